@@ -1,0 +1,404 @@
+//! The array type: a dtype, a layout and a shared buffer on a device.
+
+use std::fmt;
+
+use crate::device::Device;
+use crate::dtype::{can_cast, Casting, DType};
+use crate::element::{Element, Scalar};
+use crate::error::{fmt_shape, Error, Result};
+use crate::layout::{Layout, Order};
+use crate::storage::{CpuData, CpuStorage, Storage};
+
+/// An N-dimensional array with a dynamic dtype and rank.
+///
+/// Views (slices, transposes, reshapes that need no copy, `clone()`) share
+/// the buffer of the array they come from, as in CuPy: writing through one
+/// is seen through the others. Use [`Array::copy`] for independent data.
+#[derive(Clone)]
+pub struct Array {
+    storage: Storage,
+    layout: Layout,
+    dtype: DType,
+}
+
+impl Array {
+    /// An array over `storage` seen through `layout`.
+    pub(crate) fn from_parts(storage: Storage, layout: Layout, dtype: DType) -> Array {
+        Array {
+            storage,
+            layout,
+            dtype,
+        }
+    }
+
+    /// A new C-contiguous CPU array owning `data`; `shape` must match its length.
+    pub(crate) fn from_cpu_data(data: CpuData, shape: &[usize]) -> Array {
+        debug_assert_eq!(data.len(), shape.iter().product::<usize>());
+        let dtype = data.dtype();
+        Array {
+            storage: Storage::Cpu(CpuStorage::new(data)),
+            layout: Layout::contiguous(shape),
+            dtype,
+        }
+    }
+
+    /// A new C-contiguous CPU array owning `v`.
+    pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
+        Array::from_cpu_data(T::into_data(v), shape)
+    }
+
+    /// A view of the same buffer through another layout.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Array {
+        Array {
+            storage: self.storage.clone(),
+            layout,
+            dtype: self.dtype,
+        }
+    }
+
+    pub(crate) fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    /// The extent of each axis.
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+    /// Steps between neighbours along each axis, in elements (may be negative or 0).
+    pub fn strides(&self) -> &[isize] {
+        self.layout.strides()
+    }
+    /// Steps between neighbours along each axis, in bytes, as NumPy reports them.
+    pub fn strides_bytes(&self) -> Vec<isize> {
+        let item = self.dtype.itemsize() as isize;
+        self.strides().iter().map(|s| s * item).collect()
+    }
+    /// Shape, strides and offset.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
+    /// Extent of the first axis, as Python's `len(x)` (a 0-d array, which
+    /// NumPy refuses, reports its single element as 1).
+    pub fn len(&self) -> usize {
+        self.shape().first().copied().unwrap_or(1)
+    }
+    /// True when the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.size() == 0
+    }
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Bytes per element.
+    pub fn itemsize(&self) -> usize {
+        self.dtype.itemsize()
+    }
+    /// Bytes of the elements (not of the whole underlying buffer).
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.itemsize()
+    }
+    /// The device that holds the data.
+    pub fn device(&self) -> Device {
+        self.storage.device()
+    }
+    /// True when elements are in C order with no gaps.
+    pub fn is_c_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+    /// True when elements are in F order with no gaps.
+    pub fn is_f_contiguous(&self) -> bool {
+        self.layout.is_f_contiguous()
+    }
+    /// Whether both arrays view the same buffer.
+    pub fn shares_memory(&self, other: &Array) -> bool {
+        self.storage.same_buffer(&other.storage)
+    }
+
+    /// Runs `f` on the CPU buffer (typed) and this array's layout.
+    pub(crate) fn read_cpu<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> R {
+        match &self.storage {
+            Storage::Cpu(s) => {
+                let guard = s.read();
+                let data = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
+                f(data, &self.layout)
+            }
+        }
+    }
+
+    /// Runs `f` on the CPU buffer (typed, writable) and this array's layout.
+    pub(crate) fn write_cpu<T: Element, R>(&self, f: impl FnOnce(&mut [T], &Layout) -> R) -> R {
+        match &self.storage {
+            Storage::Cpu(s) => {
+                let mut guard = s.write();
+                let data = T::slice_mut(&mut guard)
+                    .expect("dtype of the buffer matches the array's dtype");
+                f(data, &self.layout)
+            }
+        }
+    }
+
+    /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
+    pub(crate) fn gather<T: Element>(&self) -> Vec<T> {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        self.read_cpu::<T, _>(|data, layout| {
+            if layout.is_c_contiguous() {
+                let start = layout.offset();
+                data[start..start + layout.size()].to_vec()
+            } else {
+                layout.positions().map(|p| data[p]).collect()
+            }
+        })
+    }
+
+    /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.
+    pub(crate) fn gather_as<U: Element>(&self) -> Vec<U> {
+        if self.dtype == U::DTYPE {
+            return self.gather::<U>();
+        }
+        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|data, layout| {
+            layout
+                .positions()
+                .map(|p| U::from_scalar(data[p].to_scalar()))
+                .collect()
+        }))
+    }
+
+    /// Writes `values` (C order, one per element) into this array's elements.
+    pub(crate) fn scatter<T: Element>(&self, values: &[T]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        debug_assert_eq!(values.len(), self.size());
+        self.write_cpu::<T, _>(|data, layout| {
+            if layout.is_c_contiguous() {
+                let start = layout.offset();
+                data[start..start + values.len()].copy_from_slice(values);
+            } else {
+                for (p, &v) in layout.positions().zip(values) {
+                    data[p] = v;
+                }
+            }
+        })
+    }
+
+    /// Fails unless `T` is this array's element type.
+    fn check_element<T: Element>(&self, op: &'static str) -> Result<()> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::DType {
+                op,
+                detail: format!(
+                    "the array holds {} but {} was requested; convert with .astype(cp::{}) first",
+                    self.dtype,
+                    T::DTYPE,
+                    T::DTYPE
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The elements in C order, copied to the host. `T` must match the dtype
+    /// (`f32` for float32, `half::f16`, `num_complex::Complex32`, ...).
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        self.check_element::<T>("to_vec")?;
+        Ok(self.gather::<T>())
+    }
+
+    /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
+    pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
+        let v = self.to_vec::<T>()?;
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(self.shape()), v).map_err(|e| Error::Shape {
+            op: "to_ndarray",
+            detail: e.to_string(),
+        })
+    }
+
+    /// The only element of a one-element array, as `T` (which must match the dtype).
+    pub fn item<T: Element>(&self) -> Result<T> {
+        self.check_element::<T>("item")?;
+        Ok(T::from_scalar(self.scalar()?))
+    }
+
+    /// The only element of a one-element array, as a dynamically typed scalar.
+    pub fn scalar(&self) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::Shape {
+                op: "item",
+                detail: format!(
+                    "only an array of one element converts to a scalar; this one has shape {} ({} elements)",
+                    fmt_shape(self.shape()),
+                    self.size()
+                ),
+            });
+        }
+        Ok(
+            crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|d, l| d[l.offset()].to_scalar())),
+        )
+    }
+
+    /// A new C-contiguous array of `dtype` holding these values, converted
+    /// with NumPy's unsafe casting (`x.astype(cp::f32)`).
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        self.astype_with(dtype, Casting::Unsafe)
+    }
+
+    /// As [`Array::astype`], refusing casts that `casting` forbids.
+    pub fn astype_with(&self, dtype: DType, casting: Casting) -> Result<Array> {
+        if !can_cast(self.dtype, dtype, casting) {
+            return Err(Error::Cast {
+                op: "astype",
+                from: self.dtype,
+                to: dtype,
+                casting: casting.name(),
+            });
+        }
+        let data = crate::with_dtype!(dtype, U => U::into_data(self.gather_as::<U>()));
+        Ok(Array::from_cpu_data(data, self.shape()))
+    }
+
+    /// A C-contiguous copy with its own buffer.
+    pub fn copy(&self) -> Result<Array> {
+        self.astype(self.dtype)
+    }
+
+    /// A copy in the given memory order.
+    pub fn copy_order(&self, order: Order) -> Result<Array> {
+        match order {
+            Order::C => self.copy(),
+            Order::F => {
+                // Gather in the order of the reversed axes, then view as F order.
+                let rev: Vec<usize> = (0..self.ndim()).rev().collect();
+                let t = self.with_layout(self.layout.permuted(&rev)).copy()?;
+                Ok(t.with_layout(t.layout.permuted(&rev)))
+            }
+        }
+    }
+
+    /// This array when already C-contiguous (a view), else a C-contiguous copy.
+    pub fn ascontiguousarray(&self) -> Result<Array> {
+        if self.is_c_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// This array when already F-contiguous (a view), else an F-contiguous copy.
+    pub fn asfortranarray(&self) -> Result<Array> {
+        if self.is_f_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy_order(Order::F)
+        }
+    }
+
+    /// The array on `device` (itself when already there).
+    pub fn to_device(&self, device: &Device) -> Result<Array> {
+        if *device == self.device() {
+            return Ok(self.clone());
+        }
+        device.check_available("to_device")?;
+        Ok(self.clone())
+    }
+
+    /// Copies `src` into this array's elements, broadcasting `src` and
+    /// casting under the `same_kind` rule (`np.copyto(self, src)`).
+    pub fn assign(&mut self, src: &Array) -> Result<()> {
+        self.assign_with(src, Casting::SameKind)
+    }
+
+    /// As [`Array::assign`] with an explicit casting rule.
+    pub fn assign_with(&mut self, src: &Array, casting: Casting) -> Result<()> {
+        if !can_cast(src.dtype, self.dtype, casting) {
+            return Err(Error::Cast {
+                op: "assign",
+                from: src.dtype,
+                to: self.dtype,
+                casting: casting.name(),
+            });
+        }
+        let layout = src
+            .layout
+            .broadcast_to(self.shape())
+            .map_err(|_| Error::Broadcast {
+                op: "assign",
+                shapes: vec![src.shape().to_vec(), self.shape().to_vec()],
+            })?;
+        let src = src.with_layout(layout);
+        crate::with_dtype!(self.dtype, T => {
+            let values = src.gather_as::<T>();
+            self.scatter::<T>(&values);
+        });
+        Ok(())
+    }
+
+    /// Sets every element to `value` (cast with NumPy's unsafe rule).
+    pub fn fill(&mut self, value: impl Into<Scalar>) -> Result<()> {
+        let value = value.into();
+        crate::with_dtype!(self.dtype, T => {
+            let v = T::from_scalar(value);
+            self.write_cpu::<T, _>(|data, layout| {
+                for p in layout.positions() {
+                    data[p] = v;
+                }
+            });
+        });
+        Ok(())
+    }
+}
+
+macro_rules! scalar_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(x: $t) -> Scalar { Scalar::$v(x.into()) }
+        }
+    )*};
+}
+scalar_from!(bool => Bool, i8 => Int, i16 => Int, i32 => Int, i64 => Int,
+    u8 => UInt, u16 => UInt, u32 => UInt, u64 => UInt, f32 => Float, f64 => Float,
+    num_complex::Complex64 => Complex);
+
+impl From<half::f16> for Scalar {
+    fn from(x: half::f16) -> Scalar {
+        Scalar::Float(x.to_f64())
+    }
+}
+impl From<half::bf16> for Scalar {
+    fn from(x: half::bf16) -> Scalar {
+        Scalar::Float(x.to_f64())
+    }
+}
+impl From<num_complex::Complex32> for Scalar {
+    fn from(x: num_complex::Complex32) -> Scalar {
+        Scalar::Complex(num_complex::Complex64::new(x.re as f64, x.im as f64))
+    }
+}
+impl From<isize> for Scalar {
+    fn from(x: isize) -> Scalar {
+        Scalar::Int(x as i64)
+    }
+}
+impl From<usize> for Scalar {
+    fn from(x: usize) -> Scalar {
+        Scalar::UInt(x as u64)
+    }
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", crate::format::repr(self))
+    }
+}
+
+impl fmt::Display for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", crate::format::str(self))
+    }
+}

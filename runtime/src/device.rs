@@ -1,0 +1,286 @@
+//! Devices: the CPU and CUDA GPUs, the default device and the scoped current device.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+/// Where arrays live and operations run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// The host CPU (the reference backend and the fallback).
+    Cpu,
+    /// CUDA GPU number `n` (as counted under `CUDA_VISIBLE_DEVICES`).
+    Cuda(usize),
+}
+
+impl Device {
+    /// The CPU device.
+    pub fn cpu() -> Device {
+        Device::Cpu
+    }
+
+    /// CUDA device `n`. Using it fails with a clear error when it does not exist.
+    pub fn cuda(n: usize) -> Device {
+        Device::Cuda(n)
+    }
+
+    /// True for the CPU.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self, Device::Cpu)
+    }
+
+    /// True for a CUDA device.
+    pub fn is_cuda(&self) -> bool {
+        matches!(self, Device::Cuda(_))
+    }
+
+    /// Parses `cpu`, `cuda`, `cuda:N` or `gpu:N`.
+    pub fn parse(text: &str) -> Result<Device> {
+        let t = text.trim().to_ascii_lowercase();
+        if t == "cpu" {
+            return Ok(Device::Cpu);
+        }
+        if t == "cuda" || t == "gpu" {
+            return Ok(Device::Cuda(0));
+        }
+        for prefix in ["cuda:", "gpu:"] {
+            if let Some(n) = t.strip_prefix(prefix) {
+                if let Ok(n) = n.parse() {
+                    return Ok(Device::Cuda(n));
+                }
+            }
+        }
+        Err(Error::InvalidArgument {
+            op: "Device::parse",
+            detail: format!("unknown device {text:?}; use \"cpu\" or \"cuda:N\""),
+        })
+    }
+
+    /// Checks that the device can hold arrays in this process, or says why not.
+    pub fn check_available(&self, op: &'static str) -> Result<()> {
+        match self {
+            Device::Cpu => Ok(()),
+            Device::Cuda(_) => Err(Error::NeedsCuda {
+                op,
+                reason: cuda_status().reason.clone(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Device::Cpu => f.write_str("cpu"),
+            Device::Cuda(n) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Device {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Device> {
+        Device::parse(s)
+    }
+}
+
+/// What the CUDA probe found.
+#[derive(Debug, Clone)]
+pub struct CudaStatus {
+    /// Number of CUDA devices the driver reports (0 when unavailable).
+    pub device_count: usize,
+    /// Whether arrays can be placed on CUDA devices in this build.
+    pub usable: bool,
+    /// Why CUDA is not used, or what was found.
+    pub reason: String,
+}
+
+/// Probes the CUDA driver once per process.
+pub fn cuda_status() -> &'static CudaStatus {
+    static STATUS: OnceLock<CudaStatus> = OnceLock::new();
+    STATUS.get_or_init(probe_cuda)
+}
+
+fn probe_cuda() -> CudaStatus {
+    match probe_driver() {
+        Ok(0) => CudaStatus {
+            device_count: 0,
+            usable: false,
+            reason: "the CUDA driver reports no devices".into(),
+        },
+        Ok(n) => CudaStatus {
+            device_count: n,
+            usable: false,
+            reason: format!(
+                "the CUDA driver reports {n} device(s), but this build of Cuprite has no CUDA array backend yet, so arrays stay on the CPU"
+            ),
+        },
+        Err(why) => CudaStatus {
+            device_count: 0,
+            usable: false,
+            reason: why,
+        },
+    }
+}
+
+/// Loads the driver library and counts devices, without panicking on any failure.
+fn probe_driver() -> std::result::Result<usize, String> {
+    type CuInit = unsafe extern "C" fn(u32) -> i32;
+    type CuDeviceGetCount = unsafe extern "C" fn(*mut i32) -> i32;
+    let names = ["libcuda.so.1", "libcuda.so"];
+    let mut tried = Vec::new();
+    for name in names {
+        // SAFETY: loading the CUDA driver runs no initialisers beyond the library's own.
+        let lib = match unsafe { libloading::Library::new(name) } {
+            Ok(lib) => lib,
+            Err(e) => {
+                tried.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        // SAFETY: the signatures match the CUDA driver API.
+        unsafe {
+            let init: libloading::Symbol<CuInit> = lib
+                .get(b"cuInit\0")
+                .map_err(|e| format!("{name} has no cuInit: {e}"))?;
+            let count: libloading::Symbol<CuDeviceGetCount> = lib
+                .get(b"cuDeviceGetCount\0")
+                .map_err(|e| format!("{name} has no cuDeviceGetCount: {e}"))?;
+            let rc = init(0);
+            if rc != 0 {
+                return Err(format!(
+                    "cuInit failed with CUDA error {rc} (no usable GPU or driver)"
+                ));
+            }
+            let mut n = 0i32;
+            let rc = count(&mut n);
+            if rc != 0 {
+                return Err(format!("cuDeviceGetCount failed with CUDA error {rc}"));
+            }
+            // Keep the driver loaded for the life of the process.
+            std::mem::forget(lib);
+            return Ok(n.max(0) as usize);
+        }
+    }
+    Err(format!(
+        "no CUDA driver library was found (tried {})",
+        tried.join("; ")
+    ))
+}
+
+/// Number of CUDA devices that arrays can use (0 on machines without CUDA).
+pub fn device_count() -> usize {
+    let s = cuda_status();
+    if s.usable {
+        s.device_count
+    } else {
+        0
+    }
+}
+
+/// The device new arrays go to when no scope says otherwise: `CUPRITE_DEVICE`
+/// (`cpu` or `cuda:N`) when set and valid, else `cuda:0` when usable, else the CPU.
+pub fn default_device() -> Device {
+    default_device_and_reason().0
+}
+
+/// The default device and the reason it was chosen, as text for users.
+pub fn default_device_and_reason() -> (Device, String) {
+    if let Ok(v) = std::env::var("CUPRITE_DEVICE") {
+        match Device::parse(&v) {
+            Ok(Device::Cpu) => return (Device::Cpu, "CUPRITE_DEVICE=cpu".into()),
+            Ok(Device::Cuda(n)) if n < device_count() => {
+                return (Device::Cuda(n), format!("CUPRITE_DEVICE={v}"))
+            }
+            Ok(d) => {
+                return (
+                    Device::Cpu,
+                    format!(
+                        "CUPRITE_DEVICE={v} asks for {d}, which is unavailable: {}",
+                        cuda_status().reason
+                    ),
+                )
+            }
+            Err(_) => {
+                return (
+                    Device::Cpu,
+                    format!("CUPRITE_DEVICE={v:?} is not \"cpu\" or \"cuda:N\"; using the CPU"),
+                )
+            }
+        }
+    }
+    if device_count() > 0 {
+        (Device::Cuda(0), "the first CUDA device".into())
+    } else {
+        (Device::Cpu, cuda_status().reason.clone())
+    }
+}
+
+thread_local! {
+    static DEVICE_SCOPE: RefCell<Vec<Device>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The device that new arrays go to on this thread: the innermost
+/// `with_device` scope, else the default device.
+pub fn current_device() -> Device {
+    DEVICE_SCOPE
+        .with(|s| s.borrow().last().copied())
+        .unwrap_or_else(default_device)
+}
+
+/// Runs `f` with `device` as the current device, restoring the previous one
+/// afterwards (also when `f` panics).
+pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEVICE_SCOPE.with(|s| {
+                s.borrow_mut().pop();
+            });
+        }
+    }
+    DEVICE_SCOPE.with(|s| s.borrow_mut().push(device));
+    let _restore = Restore;
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_display() {
+        assert_eq!(Device::parse("cpu").unwrap(), Device::Cpu);
+        assert_eq!(Device::parse("cuda:1").unwrap(), Device::Cuda(1));
+        assert_eq!(Device::parse("GPU:2").unwrap(), Device::Cuda(2));
+        assert!(Device::parse("tpu").is_err());
+        assert_eq!(Device::Cuda(3).to_string(), "cuda:3");
+    }
+
+    #[test]
+    fn scopes_nest_and_restore() {
+        let outer = current_device();
+        with_device(Device::Cuda(7), || {
+            assert_eq!(current_device(), Device::Cuda(7));
+            with_device(Device::Cpu, || assert_eq!(current_device(), Device::Cpu));
+            assert_eq!(current_device(), Device::Cuda(7));
+        });
+        assert_eq!(current_device(), outer);
+        let r = std::panic::catch_unwind(|| with_device(Device::Cuda(5), || panic!("boom")));
+        assert!(r.is_err());
+        assert_eq!(current_device(), outer);
+    }
+
+    #[test]
+    fn probe_never_panics_and_explains() {
+        let s = cuda_status();
+        assert!(!s.reason.is_empty());
+        let (d, why) = default_device_and_reason();
+        assert!(!why.is_empty());
+        if device_count() == 0 {
+            assert_eq!(d, Device::Cpu);
+        }
+    }
+}

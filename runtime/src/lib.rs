@@ -1,0 +1,66 @@
+//! Cuprite: NumPy/CuPy-style N-dimensional arrays for Rust, on NVIDIA GPUs
+//! through CUDA and on the CPU as the reference backend and fallback.
+//!
+//! ```
+//! use cuprite as cp;
+//! let x = cp::arange(6)?.reshape([2, 3])?.astype(cp::f32)?;
+//! let y = x.sum_axis(1)?;
+//! assert_eq!(y.to_vec::<f32>()?, vec![3.0, 12.0]);
+//! # Ok::<(), cp::Error>(())
+//! ```
+//!
+//! Differences from CuPy are documented where they occur; the main ones:
+//! out-of-bounds integer indices are an error ([`Error::IndexOutOfBounds`])
+//! rather than wrapped, and `empty` returns zero-filled memory.
+
+#![allow(clippy::module_inception)]
+
+mod array;
+mod creation;
+pub mod device;
+pub mod dtype;
+mod element;
+mod error;
+pub mod format;
+mod index;
+pub mod layout;
+mod operand;
+mod ops;
+mod reduce;
+mod shape;
+mod sort;
+mod storage;
+mod ufunc;
+
+pub use half;
+pub use num_complex;
+
+pub use array::Array;
+pub use creation::{
+    arange, arange_step, asarray, asarray_on, empty, empty_like, eye, from_shape_vec, full,
+    full_like, identity, linspace, linspace_with, ones, ones_like, zeros, zeros_like, IntoArray,
+    IntoShape, NestedData, RangeBound,
+};
+pub use device::{current_device, default_device, device_count, with_device, Device};
+pub use dtype::names::*;
+pub use dtype::{
+    can_cast, promote_types, result_type, Casting, DType, Kind, TypeOperand, WeakKind,
+};
+pub use element::{Element, Scalar};
+pub use error::{Error, Result};
+pub use format::{get_printoptions, set_printoptions, PrintOptions};
+pub use index::*;
+pub use layout::{Layout, Order};
+pub use operand::{common_device, IntoOperand, Operand};
+pub use reduce::*;
+pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape};
+pub use sort::*;
+pub use ufunc::*;
+
+/// What every notebook cell has in scope: `use cuprite::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        s, with_device, Array, Casting, DType, Device, Element, Error, IntoArray, Order, Scalar,
+    };
+    pub use num_complex::{Complex32, Complex64};
+}

@@ -1,0 +1,89 @@
+//! Shared helpers for the runtime's behaviour tests.
+//!
+//! Every test body is written once and run on each backend with
+//! [`on_every_device!`]: always on the CPU, and on CUDA device 0 when one is
+//! usable. Set `CUPRITE_REQUIRE_GPU=1` to turn a missing GPU into a failure
+//! (the GPU machine does).
+
+#![allow(dead_code)]
+
+use cuprite::{Array, DType, Element};
+
+/// Defines a module `$name` with a `cpu` and a `cuda` test running `$body`
+/// with `$dev` set and the current device scoped to it.
+#[macro_export]
+macro_rules! on_every_device {
+    ($name:ident, |$dev:ident| $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            fn run($dev: cuprite::Device) -> cuprite::Result<()> {
+                cuprite::with_device($dev, || -> cuprite::Result<()> {
+                    $body
+                    #[allow(unreachable_code)]
+                    Ok(())
+                })
+            }
+            #[test]
+            fn cpu() {
+                run(cuprite::Device::Cpu).unwrap();
+            }
+            #[test]
+            fn cuda() {
+                if let Some(dev) = $crate::common::gpu_or_skip() {
+                    run(dev).unwrap();
+                }
+            }
+        }
+    };
+}
+
+/// CUDA device 0 when usable; otherwise prints why the test is skipped
+/// (or panics when `CUPRITE_REQUIRE_GPU` is set).
+pub fn gpu_or_skip() -> Option<cuprite::Device> {
+    if cuprite::device_count() > 0 {
+        return Some(cuprite::Device::Cuda(0));
+    }
+    let why = cuprite::device::cuda_status().reason.clone();
+    if std::env::var_os("CUPRITE_REQUIRE_GPU").is_some() {
+        panic!("CUPRITE_REQUIRE_GPU is set but no CUDA device is usable: {why}");
+    }
+    eprintln!("skipped on CUDA: {why}");
+    None
+}
+
+/// Values of any real dtype as f64, in C order.
+pub fn values_f64(a: &Array) -> Vec<f64> {
+    a.astype(DType::Float64).unwrap().to_vec::<f64>().unwrap()
+}
+
+/// Checks shape, dtype and values within a relative tolerance. An expected
+/// NaN must be matched by NaN; an unexpected NaN never passes.
+#[track_caller]
+pub fn assert_close(a: &Array, shape: &[usize], dtype: DType, expected: &[f64], rtol: f64) {
+    assert_eq!(a.shape(), shape, "shape");
+    assert_eq!(a.dtype(), dtype, "dtype");
+    let got = values_f64(a);
+    assert_eq!(got.len(), expected.len(), "element count");
+    for (i, (&g, &e)) in got.iter().zip(expected).enumerate() {
+        let ok = if e.is_nan() {
+            g.is_nan()
+        } else if e.is_infinite() {
+            g == e
+        } else {
+            !g.is_nan() && (g - e).abs() <= rtol * e.abs().max(1e-300) + rtol * 1e-30
+        };
+        assert!(
+            ok,
+            "element {i}: got {g}, expected {e} (rtol {rtol}); all: {got:?}"
+        );
+    }
+}
+
+/// Checks shape, dtype and exact values.
+#[track_caller]
+pub fn assert_exact<T: Element>(a: &Array, shape: &[usize], expected: &[T]) {
+    assert_eq!(a.shape(), shape, "shape");
+    assert_eq!(a.dtype(), T::DTYPE, "dtype");
+    assert_eq!(a.to_vec::<T>().unwrap(), expected);
+}
