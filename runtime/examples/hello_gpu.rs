@@ -11,7 +11,11 @@ fn main() -> cp::Result<()> {
     let x = cp::arange(6)?.reshape([2, 3])?.astype(cp::f32)?;
     let y = x.sum_axis(1)?;
     println!("x =\n{x}");
-    println!("y = x.sum_axis(1) = {y}   shape {:?}, {}", y.shape(), y.dtype());
+    println!(
+        "y = x.sum_axis(1) = {y}   shape {:?}, {}",
+        y.shape(),
+        y.dtype()
+    );
     println!("on the host: {:?}", y.to_vec::<f32>()?);
     Ok(())
 }

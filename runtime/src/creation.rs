@@ -306,8 +306,9 @@ fn arange_step_impl(start: Scalar, stop: Scalar, step: Scalar) -> Result<Array> 
             .collect();
         Ok(Array::from_vec_shape(v, &[n]))
     } else {
-        // NumPy computes start + i * step (not repeated addition).
-        let v: Vec<f64> = (0..n).map(|i| a + i as f64 * s).collect();
+        // NumPy fills start + i * delta with delta = (start + step) - start.
+        let delta = (a + s) - a;
+        let v: Vec<f64> = (0..n).map(|i| a + i as f64 * delta).collect();
         Ok(Array::from_vec_shape(v, &[n]))
     }
 }

@@ -47,15 +47,22 @@ pub fn set_printoptions(options: PrintOptions) {
     }
 }
 
-/// Formats every value of one array so that they align.
+/// Formats every value of one array so that they align, as NumPy does:
+/// floats line up on the decimal point, complex numbers in two columns.
 struct ValueFormatter {
     dtype: DType,
     precision: usize,
-    /// Floats: print as integers with a trailing point (`3.`).
-    integral: bool,
-    /// Floats: scientific notation.
     scientific: bool,
+    /// Widths of the integer and fraction parts of real (and imaginary) floats.
+    re: Columns,
+    im: Columns,
     width: usize,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Columns {
+    int: usize,
+    frac: usize,
 }
 
 impl ValueFormatter {
@@ -63,54 +70,99 @@ impl ValueFormatter {
         let mut f = ValueFormatter {
             dtype,
             precision: opts.precision,
-            integral: true,
             scientific: false,
+            re: Columns::default(),
+            im: Columns::default(),
             width: 0,
         };
         if dtype.is_inexact() {
-            let parts: Vec<f64> = values
+            let parts =
+                |pick: fn(Scalar) -> f64| -> Vec<f64> { values.iter().map(|v| pick(*v)).collect() };
+            let re = parts(|v| v.as_c64().re);
+            let im = parts(|v| v.as_c64().im);
+            let finite_abs: Vec<f64> = re
                 .iter()
-                .flat_map(|v| {
-                    let c = v.as_c64();
-                    if dtype.is_complex() {
-                        vec![c.re, c.im]
-                    } else {
-                        vec![c.re]
-                    }
+                .chain(if dtype.is_complex() {
+                    im.iter()
+                } else {
+                    [].iter()
                 })
-                .filter(|x| x.is_finite())
+                .filter(|x| x.is_finite() && **x != 0.0)
+                .map(|x| x.abs())
                 .collect();
-            f.integral = parts.iter().all(|x| x.fract() == 0.0 && x.abs() < 1e16);
-            let nonzero: Vec<f64> = parts.iter().map(|x| x.abs()).filter(|&x| x > 0.0).collect();
             if let (Some(mx), Some(mn)) = (
-                nonzero.iter().cloned().reduce(f64::max),
-                nonzero.iter().cloned().reduce(f64::min),
+                finite_abs.iter().cloned().reduce(f64::max),
+                finite_abs.iter().cloned().reduce(f64::min),
             ) {
-                f.scientific = mx >= 1e8 || (!f.integral && (mn < 1e-4 || mx / mn > 1e3));
+                // NumPy's rule (FloatingFormat with suppress=False).
+                f.scientific = mx >= 1e8 || mn < 1e-4 || mx / mn > 1e3;
             }
+            f.re = f.columns(&re, false);
+            f.im = f.columns(&im, true);
         }
         f.width = values.iter().map(|v| f.raw(*v).len()).max().unwrap_or(0);
         f
     }
 
-    fn float(&self, x: f64) -> String {
-        if x.is_nan() {
-            return "nan".into();
-        }
-        if x.is_infinite() {
-            return if x > 0.0 { "inf".into() } else { "-inf".into() };
-        }
-        if self.scientific {
+    /// The plain text of a float before alignment (`"-3."`, `"0.25"`, `"1.5e-05"`).
+    fn plain(&self, x: f64, sign: bool) -> String {
+        let s = if x.is_nan() {
+            "nan".to_string()
+        } else if x.is_infinite() {
+            if x > 0.0 { "inf" } else { "-inf" }.to_string()
+        } else if self.scientific {
             let s = format!("{:.*e}", self.precision, x);
             let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
             let mant = trim_zeros(mant);
             let exp: i32 = exp.parse().unwrap_or(0);
-            return format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+            format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        } else {
+            trim_zeros(&format!("{:.*}", self.precision, x))
+        };
+        if sign && !s.starts_with('-') {
+            format!("+{s}")
+        } else {
+            s
         }
-        if self.integral {
-            return format!("{x:.0}.");
+    }
+
+    fn split(s: &str) -> (&str, &str) {
+        match s.find('.') {
+            Some(i) => (&s[..i], &s[i + 1..]),
+            None => (s, ""),
         }
-        trim_zeros(&format!("{:.*}", self.precision, x))
+    }
+
+    fn columns(&self, xs: &[f64], sign: bool) -> Columns {
+        let mut c = Columns::default();
+        for &x in xs.iter().filter(|x| x.is_finite()) {
+            let s = self.plain(x, sign);
+            let (int, frac) = Self::split(&s);
+            let frac = frac.split('e').next().unwrap_or("");
+            c.int = c.int.max(int.len());
+            c.frac = c.frac.max(frac.len());
+        }
+        c
+    }
+
+    /// A float aligned in its columns.
+    fn aligned(&self, x: f64, cols: Columns, sign: bool) -> String {
+        let s = self.plain(x, sign);
+        let total = cols.int + 1 + cols.frac;
+        if !x.is_finite() {
+            return format!("{s:>total$}");
+        }
+        let (int, rest) = Self::split(&s);
+        let (frac, exp) = match rest.split_once('e') {
+            Some((f, e)) => (f, format!("e{e}")),
+            None => (rest, String::new()),
+        };
+        if self.scientific {
+            // Scientific mantissas are padded with zeros, as NumPy does.
+            format!("{int:>w$}.{frac:0<f$}{exp}", w = cols.int, f = cols.frac)
+        } else {
+            format!("{int:>w$}.{frac:<f$}", w = cols.int, f = cols.frac)
+        }
     }
 
     fn raw(&self, v: Scalar) -> String {
@@ -118,11 +170,13 @@ impl ValueFormatter {
             DType::Bool => if v.as_bool() { "True" } else { "False" }.into(),
             d if d.is_complex() => {
                 let c = v.as_c64();
-                let im = self.float(c.im);
-                let sign = if im.starts_with('-') { "" } else { "+" };
-                format!("{}{sign}{im}j", self.float(c.re))
+                format!(
+                    "{}{}j",
+                    self.aligned(c.re, self.re, false),
+                    self.aligned(c.im, self.im, true)
+                )
             }
-            d if d.is_float() => self.float(v.as_f64()),
+            d if d.is_float() => self.aligned(v.as_f64(), self.re, false),
             _ => v.to_string(),
         }
     }
