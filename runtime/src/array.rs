@@ -131,6 +131,11 @@ impl Array {
                 let data = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
                 f(data, &self.layout)
             }
+            // Operations without a GPU kernel read a host copy.
+            Storage::Cuda(c) => {
+                let host = crate::cuda::transfer::download_all::<T>(c);
+                f(&host, &self.layout)
+            }
         }
     }
 
@@ -142,6 +147,13 @@ impl Array {
                 let data = T::slice_mut(&mut guard)
                     .expect("dtype of the buffer matches the array's dtype");
                 f(data, &self.layout)
+            }
+            // Operations without a GPU kernel change a host copy and write it back.
+            Storage::Cuda(c) => {
+                let mut host = crate::cuda::transfer::download_all::<T>(c);
+                let r = f(&mut host, &self.layout);
+                crate::cuda::transfer::upload_all::<T>(c, &host);
+                r
             }
         }
     }

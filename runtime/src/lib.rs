@@ -17,11 +17,13 @@
 
 mod array;
 mod creation;
+pub mod cuda;
 pub mod device;
 pub mod dtype;
 mod element;
 mod error;
 pub mod format;
+mod global;
 mod index;
 pub mod layout;
 mod operand;
