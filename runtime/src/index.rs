@@ -17,19 +17,9 @@
 //! # The `s!` syntax
 //!
 //! `s![.., 1..3, 2, 1..;2, ..;-1, 3..0;-1, NewAxis, -1, ...]`, one entry per
-//! comma, with Python's meaning:
-//!
-//! | `s!` entry   | NumPy      | effect                                       |
-//! |--------------|------------|----------------------------------------------|
-//! | `a..b`       | `a:b`      | half-open range (also `a..`, `..b`, `..`)    |
-//! | `a..=b`      | `a:b+1`    | inclusive range (`b` may be negative: `..=-1` is the whole axis) |
-//! | `r;step`     | `a:b:step` | every `step`-th element; a negative step walks backwards, with Python's defaults for omitted bounds (`..;-1` reverses) |
-//! | `i`          | `i`        | one position (negative counts from the end); removes the axis |
-//! | `NewAxis`    | `None`     | inserts an axis of extent 1 (`cp::newaxis` works too) |
-//! | `...`        | `...`      | as many `..` as needed (also `Ellipsis`); at most one |
-//!
-//! Bounds are any Rust integer expressions (`s![i..i + 2]`). Slice bounds
-//! clamp to the axis as in Python; integer positions must be in range.
+//! comma, with Python's meaning; the table of forms is in the documentation
+//! of [`s!`](crate::s). Slice bounds clamp to the axis as in Python;
+//! integer positions must be in range.
 //!
 //! # Differences from CuPy
 //!
@@ -264,11 +254,19 @@ fn fmt_index(elems: &[SliceElem]) -> String {
 /// Builds an index expression (a `Vec<SliceElem>`) with NumPy's slicing
 /// semantics: `s![.., 1..3, 2, 1..;2, ..;-1, NewAxis, -1, ...]`.
 ///
-/// See the [module documentation](crate::SliceElem) for every form; in
-/// short: ranges `a..b`, `a..`, `..b`, `..`, `a..=b`, each optionally
-/// followed by `;step` (negative steps walk backwards), integer positions
-/// (negative from the end), `NewAxis` (or `cp::newaxis`), and one `...`
-/// (or `Ellipsis`).
+/// | `s!` entry   | NumPy      | effect                                       |
+/// |--------------|------------|----------------------------------------------|
+/// | `a..b`       | `a:b`      | half-open range (also `a..`, `..b`, `..`)    |
+/// | `a..=b`      | `a:b+1`    | inclusive range (`b` may be negative: `..=-1` is the whole axis) |
+/// | `r;step`     | `a:b:step` | every `step`-th element; a negative step walks backwards, with Python's defaults for omitted bounds (`..;-1` reverses, `3..0;-1` is 3, 2, 1) |
+/// | `i`          | `i`        | one position (negative counts from the end); removes the axis |
+/// | `NewAxis`    | `None`     | inserts an axis of extent 1 (`cp::newaxis` works too) |
+/// | `...`        | `...`      | as many `..` as needed (also `Ellipsis`); at most one |
+///
+/// Bounds are any Rust integer expressions (`s![i..i + 2]`); a
+/// [`SliceElem`] value may stand as an entry too. Use the result with
+/// [`Array::slice`](crate::Array::slice) and
+/// [`Array::slice_assign`](crate::Array::slice_assign).
 ///
 /// ```
 /// use cuprite::{s, SliceElem};
@@ -293,10 +291,20 @@ macro_rules! s {
         $crate::s!(@acc [$($acc)* $crate::SliceElem::NewAxis,] $($($rest)*)?)
     };
     (@acc [$($acc:tt)*] $e:expr ; $step:expr $(, $($rest:tt)*)?) => {
-        $crate::s!(@acc [$($acc)* $crate::SliceElem::stepped($e, $step),] $($($rest)*)?)
+        $crate::s!(@acc [$($acc)* {
+            // `3..0;-1` is a backward walk, not an empty range.
+            #[allow(clippy::reversed_empty_ranges)]
+            let range = $e;
+            $crate::SliceElem::stepped(range, $step)
+        },] $($($rest)*)?)
     };
     (@acc [$($acc:tt)*] $e:expr $(, $($rest:tt)*)?) => {
-        $crate::s!(@acc [$($acc)* <$crate::SliceElem as ::std::convert::From<_>>::from($e),] $($($rest)*)?)
+        $crate::s!(@acc [$($acc)* {
+            // `8..2` is an empty slice, as `8:2` in Python.
+            #[allow(clippy::reversed_empty_ranges)]
+            let entry = $e;
+            <$crate::SliceElem as ::std::convert::From<_>>::from(entry)
+        },] $($($rest)*)?)
     };
     ($($t:tt)*) => {
         $crate::s!(@acc [] $($t)*)
@@ -613,18 +621,28 @@ fn assignment_values<T: Element>(
 // Element loops (CPU); a CUDA backend adds its kernels next to these
 // ---------------------------------------------------------------------------
 
+/// Buffer positions of the first element of every block of `a` split after
+/// its leading `lead` axes (C order), produced lazily.
+fn outer_positions(a: &Array, lead: usize) -> crate::layout::Positions {
+    let l = a.layout();
+    Layout::from_parts(
+        l.shape()[..lead].to_vec(),
+        l.strides()[..lead].to_vec(),
+        l.offset(),
+    )
+    .positions()
+}
+
 /// `out[o, k, i] = a[o, idx[k], i]` over outer × indices × inner.
 fn take_cpu<T: Element>(a: &Array, axis: usize, idx: &[usize], out_shape: &[usize]) -> Array {
     let (shape, strides) = (a.shape(), a.strides());
-    let outer = rel_offsets(&shape[..axis], &strides[..axis]);
     let inner = rel_offsets(&shape[axis + 1..], &strides[axis + 1..]);
     let step = strides[axis];
-    let mut out = Vec::with_capacity(outer.len() * idx.len() * inner.len());
-    a.read_cpu::<T, _>(|data, layout| {
-        let base = layout.offset() as isize;
-        for &o in &outer {
+    let mut out = Vec::with_capacity(out_shape.iter().product());
+    a.read_cpu::<T, _>(|data, _| {
+        for o in outer_positions(a, axis) {
             for &k in idx {
-                let p = base + o + k as isize * step;
+                let p = o as isize + k as isize * step;
                 out.extend(inner.iter().map(|&i| data[(p + i) as usize]));
             }
         }
@@ -632,16 +650,14 @@ fn take_cpu<T: Element>(a: &Array, axis: usize, idx: &[usize], out_shape: &[usiz
     Array::from_vec_shape(out, out_shape)
 }
 
-/// The elements of `a` under the leading-axes mask `m` (C order).
+/// The elements of `a` under the mask `m` of its leading `lead` axes (C order).
 fn mask_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, out_shape: &[usize]) -> Array {
     let (shape, strides) = (a.shape(), a.strides());
-    let outer = rel_offsets(&shape[..lead], &strides[..lead]);
     let inner = rel_offsets(&shape[lead..], &strides[lead..]);
     let mut out = Vec::with_capacity(out_shape.iter().product());
-    a.read_cpu::<T, _>(|data, layout| {
-        let base = layout.offset() as isize;
-        for (&o, _) in outer.iter().zip(m).filter(|(_, &keep)| keep) {
-            out.extend(inner.iter().map(|&i| data[(base + o + i) as usize]));
+    a.read_cpu::<T, _>(|data, _| {
+        for (o, _) in outer_positions(a, lead).zip(m).filter(|(_, &keep)| keep) {
+            out.extend(inner.iter().map(|&i| data[(o as isize + i) as usize]));
         }
     });
     Array::from_vec_shape(out, out_shape)
@@ -650,16 +666,12 @@ fn mask_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, out_shape: &[usize])
 /// Writes `values` (C order over the selection) into the masked elements of `a`.
 fn mask_assign_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, values: &[T]) {
     let (shape, strides) = (a.shape(), a.strides());
-    let outer = rel_offsets(&shape[..lead], &strides[..lead]);
     let inner = rel_offsets(&shape[lead..], &strides[lead..]);
-    a.write_cpu::<T, _>(|data, layout| {
-        let base = layout.offset() as isize;
+    a.write_cpu::<T, _>(|data, _| {
         let mut v = values.iter();
-        for (&o, _) in outer.iter().zip(m).filter(|(_, &keep)| keep) {
-            for &i in &inner {
-                if let Some(&x) = v.next() {
-                    data[(base + o + i) as usize] = x;
-                }
+        for (o, _) in outer_positions(a, lead).zip(m).filter(|(_, &keep)| keep) {
+            for (&i, &x) in inner.iter().zip(&mut v) {
+                data[(o as isize + i) as usize] = x;
             }
         }
     });
