@@ -459,6 +459,11 @@ fn slice_layout(op: &'static str, layout: &Layout, elems: &[SliceElem]) -> Resul
     }
     out_shape.extend_from_slice(&shape[ax..]);
     out_strides.extend_from_slice(&strides[ax..]);
+    if out_shape.contains(&0) {
+        // No element is reachable; keep an offset that lies in the buffer
+        // (positions along other axes may point past the end of an empty one).
+        offset = layout.offset() as isize;
+    }
     Ok(Layout::from_parts(out_shape, out_strides, offset as usize))
 }
 

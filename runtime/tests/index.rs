@@ -868,3 +868,79 @@ on_every_device!(errors_shapes_and_axes, |_dev| {
         Err(Error::Shape { .. })
     ));
 });
+
+// ---------------------------------------------------------------------------
+// Properties: slicing agrees with take on random shapes, bounds and steps
+// ---------------------------------------------------------------------------
+
+/// Python's `list(range(n))[start:stop:step]`, written out as a loop.
+fn python_slice(n: usize, start: Option<isize>, stop: Option<isize>, step: isize) -> Vec<i64> {
+    let n = n as isize;
+    let adjust = |v: isize, neg_floor: isize, ceil: isize| {
+        if v < 0 {
+            (v + n).max(neg_floor)
+        } else {
+            v.min(ceil)
+        }
+    };
+    let (floor, ceil) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let mut i = start.map_or(if step > 0 { 0 } else { n - 1 }, |v| adjust(v, floor, ceil));
+    let end = stop.map_or(if step > 0 { n } else { -1 }, |v| adjust(v, floor, ceil));
+    let mut out = Vec::new();
+    while (step > 0 && i < end) || (step < 0 && i > end) {
+        out.push(i as i64);
+        i += step;
+    }
+    out
+}
+
+proptest::proptest! {
+    #[test]
+    fn slice_of_a_view_equals_take_of_python_positions(
+        rows in 0usize..6,
+        cols in 1usize..6,
+        transpose in proptest::bool::ANY,
+        r0 in proptest::option::of(-8isize..8),
+        r1 in proptest::option::of(-8isize..8),
+        rs in proptest::sample::select(vec![-3isize, -2, -1, 1, 2, 3]),
+        c0 in proptest::option::of(-8isize..8),
+        c1 in proptest::option::of(-8isize..8),
+        cs in proptest::sample::select(vec![-3isize, -2, -1, 1, 2, 3]),
+    ) {
+        // A possibly transposed (non-contiguous) int32 base of shape (rows, cols).
+        let base = if transpose {
+            cp::arange((rows * cols) as i64).unwrap().astype(cp::i32).unwrap()
+                .reshape([cols as isize, rows as isize]).unwrap().t()
+        } else {
+            cp::arange((rows * cols) as i64).unwrap().astype(cp::i32).unwrap()
+                .reshape([rows as isize, cols as isize]).unwrap()
+        };
+        let elem = |a: Option<isize>, b: Option<isize>, step: isize| SliceElem::Slice {
+            start: a, end: b, inclusive: false, step,
+        };
+        let v = base.slice([elem(r0, r1, rs), elem(c0, c1, cs)]).unwrap();
+        let ri = python_slice(rows, r0, r1, rs);
+        let ci = python_slice(cols, c0, c1, cs);
+        let expect = base.take(ri.clone(), Some(0)).unwrap().take(ci.clone(), Some(1)).unwrap();
+        proptest::prop_assert_eq!(v.shape(), &[ri.len(), ci.len()][..]);
+        proptest::prop_assert_eq!(v.to_vec::<i32>().unwrap(), expect.to_vec::<i32>().unwrap());
+        proptest::prop_assert!(v.shares_memory(&base));
+    }
+}
+
+on_every_device!(take_and_mask_on_zero_size_arrays, |_dev| {
+    // np.take(np.zeros((0, 3)), [1, 2], axis=1).shape -> (0, 2)
+    let z = cp::zeros([0, 3], cp::f32)?;
+    assert_eq!(z.take([1i64, 2], Some(1))?.shape(), &[0, 2]);
+    // np.zeros((0, 3))[np.zeros(0, bool)].shape -> (0, 3)
+    assert_eq!(z.mask(cp::zeros([0], cp::bool_)?)?.shape(), &[0, 3]);
+    // z[np.zeros(0, bool)] = 1 is a no-op
+    let mut z2 = z.clone();
+    z2.mask_assign(cp::zeros([0], cp::bool_)?, 1.0)?;
+    // np.zeros((0, 3))[:, ::-1].shape -> (0, 3)
+    assert_eq!(z.slice(s![.., ..;-1])?.shape(), &[0, 3]);
+    // np.zeros((0, 3))[:, 2] -> empty (0,), readable and copyable
+    let col = z.slice(s![.., 2])?;
+    assert_exact::<f32>(&col, &[0], &[]);
+    assert_exact::<f32>(&z.slice(s![.., 1..;-1])?.copy()?, &[0, 2], &[]);
+});
