@@ -68,7 +68,10 @@ impl Device {
                 reason: if device_count() == 0 {
                     cuda_status().reason.clone()
                 } else {
-                    format!("cuda:{n} does not exist; this machine has {} CUDA device(s)", device_count())
+                    format!(
+                        "cuda:{n} does not exist; this machine has {} CUDA device(s)",
+                        device_count()
+                    )
                 },
             }),
         }

@@ -100,7 +100,10 @@ impl KernelCache {
     pub fn new(info: &DeviceInfo) -> KernelCache {
         KernelCache {
             modules: Mutex::new(HashMap::new()),
-            arch: format!("sm_{}{}", info.compute_capability.0, info.compute_capability.1),
+            arch: format!(
+                "sm_{}{}",
+                info.compute_capability.0, info.compute_capability.1
+            ),
             dir: cache_dir(),
         }
     }
@@ -127,10 +130,18 @@ impl KernelCache {
             nvrtc_text.as_bytes(),
             env!("CARGO_PKG_VERSION").as_bytes(),
         ]);
-        if let Some(m) = self.modules.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(m) = self
+            .modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return Ok(m.clone());
         }
-        let file = self.dir.as_ref().map(|d| d.join(format!("{key:016x}.cubin")));
+        let file = self
+            .dir
+            .as_ref()
+            .map(|d| d.join(format!("{key:016x}.cubin")));
         let names_file = file.as_ref().map(|f| f.with_extension("names"));
         let cached = file.as_ref().and_then(|f| std::fs::read(f).ok());
         let (image, lowered) = match cached {
@@ -143,7 +154,8 @@ impl KernelCache {
                 (image, lowered)
             }
             _ => {
-                let (image, lowered) = compile(name, source, &self.arch, options, name_expressions)?;
+                let (image, lowered) =
+                    compile(name, source, &self.arch, options, name_expressions)?;
                 if let (Some(f), Some(nf)) = (&file, &names_file) {
                     // The cache is an optimisation: failing to write it is not an error.
                     let _ = write_atomic(nf, format_lowered(&lowered).as_bytes());
@@ -213,7 +225,14 @@ fn compile(
     let mut prog: nv::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: valid C strings; no headers are passed.
     let rc = unsafe {
-        nv::nvrtcCreateProgram(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null())
+        nv::nvrtcCreateProgram(
+            &mut prog,
+            src.as_ptr(),
+            file.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        )
     };
     check(rc, "nvrtcCreateProgram").map_err(err)?;
     struct Destroy(nv::nvrtcProgram);
@@ -230,10 +249,14 @@ fn compile(
         .collect();
     for e in &exprs {
         // SAFETY: valid program and C string.
-        check(unsafe { nv::nvrtcAddNameExpression(prog, e.as_ptr()) }, "nvrtcAddNameExpression")
-            .map_err(err)?;
+        check(
+            unsafe { nv::nvrtcAddNameExpression(prog, e.as_ptr()) },
+            "nvrtcAddNameExpression",
+        )
+        .map_err(err)?;
     }
-    let mut all_opts: Vec<String> = vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()];
+    let mut all_opts: Vec<String> =
+        vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()];
     all_opts.extend(options.iter().cloned());
     let c_opts: Vec<CString> = all_opts
         .iter()
@@ -247,7 +270,11 @@ fn compile(
     }
     let mut size = 0usize;
     // SAFETY: compiled program.
-    check(unsafe { nv::nvrtcGetCUBINSize(prog, &mut size) }, "nvrtcGetCUBINSize").map_err(err)?;
+    check(
+        unsafe { nv::nvrtcGetCUBINSize(prog, &mut size) },
+        "nvrtcGetCUBINSize",
+    )
+    .map_err(err)?;
     let mut image = vec![0u8; size];
     // SAFETY: buffer of the reported size.
     check(
@@ -259,10 +286,15 @@ fn compile(
     for (e, c) in name_expressions.iter().zip(&exprs) {
         let mut out: *const std::os::raw::c_char = std::ptr::null();
         // SAFETY: the expression was added before compiling; NVRTC owns the string.
-        check(unsafe { nv::nvrtcGetLoweredName(prog, c.as_ptr(), &mut out) }, "nvrtcGetLoweredName")
-            .map_err(err)?;
+        check(
+            unsafe { nv::nvrtcGetLoweredName(prog, c.as_ptr(), &mut out) },
+            "nvrtcGetLoweredName",
+        )
+        .map_err(err)?;
         // SAFETY: NVRTC returns a NUL-terminated string valid while `prog` lives.
-        let s = unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned();
+        let s = unsafe { CStr::from_ptr(out) }
+            .to_string_lossy()
+            .into_owned();
         lowered.insert(e.clone(), s);
     }
     Ok((image, lowered))

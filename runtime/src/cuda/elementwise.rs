@@ -67,8 +67,14 @@ pub(crate) fn cast_expr(from: DType, to: DType, x: &str) -> String {
         (f, t) if f.is_complex() && t.is_complex() => {
             format!("mk<{0}>(({0}){x}.re, ({0}){x}.im)", real_c(t))
         }
-        (f, _) if f.is_complex() => format!("({})({x}.re)", ctype(to)),
+        (f, _) if f.is_complex() => cast_expr(f.real_dtype(), to, &format!("{x}.re")),
         (_, t) if t.is_complex() => format!("mk<{0}>(({0})({x}), ({0})0)", real_c(t)),
+        // Floats become integers through int64, as NumPy does on x86-64
+        // (out-of-range values wrap instead of saturating at the target).
+        (f, UInt64) if f.is_float() => {
+            format!("(({x}) < 0 ? (uint64_t)(long long)({x}) : (uint64_t)({x}))")
+        }
+        (f, t) if f.is_float() && t.is_integer() => format!("({})(long long)({x})", ctype(t)),
         _ => format!("({})({x})", ctype(to)),
     }
 }
@@ -151,10 +157,13 @@ pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<(
     let mut ops = Vec::with_capacity(inputs.len() + 1);
     for a in inputs {
         let mut o = operand(&k.name, a, ordinal)?;
-        o.layout = o.layout.broadcast_to(&shape).map_err(|_| Error::Broadcast {
-            op: leak(&k.name),
-            shapes: vec![a.shape().to_vec(), shape.clone()],
-        })?;
+        o.layout = o
+            .layout
+            .broadcast_to(&shape)
+            .map_err(|_| Error::Broadcast {
+                op: leak(&k.name),
+                shapes: vec![a.shape().to_vec(), shape.clone()],
+            })?;
         ops.push(o);
     }
     ops.push(operand(&k.name, out, ordinal)?);
@@ -190,10 +199,7 @@ pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<(
         .max(n as i128);
     let small = max_span < i32::MAX as i128;
     let dtypes: Vec<DType> = ops.iter().map(|o| o.dtype).collect();
-    let scalar_mask: Vec<bool> = mstrides
-        .iter()
-        .map(|s| s.iter().all(|&x| x == 0))
-        .collect();
+    let scalar_mask: Vec<bool> = mstrides.iter().map(|s| s.iter().all(|&x| x == 0)).collect();
     let source = generate(k, &dtypes, &scalar_mask, mshape.len(), contiguous, small);
     let fname = "cuprite_map";
     let module = session
@@ -255,7 +261,12 @@ fn generate(
     s.push_str(&k.support);
     let _ = writeln!(s, "\ntypedef {idx} idx_t;");
     if !contiguous {
-        let _ = writeln!(s, "struct Ind {{ idx_t shape[{nd}]; idx_t st[{ops}][{nd}]; }};", nd = ndim.max(1), ops = n_in + 1);
+        let _ = writeln!(
+            s,
+            "struct Ind {{ idx_t shape[{nd}]; idx_t st[{ops}][{nd}]; }};",
+            nd = ndim.max(1),
+            ops = n_in + 1
+        );
     }
     let mut params: Vec<String> = Vec::new();
     for (i, d) in dtypes.iter().enumerate().take(n_in) {
@@ -266,7 +277,11 @@ fn generate(
         params.push("Ind ind".into());
     }
     params.push("long long n".into());
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_map({}) {{", params.join(", "));
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void cuprite_map({}) {{",
+        params.join(", ")
+    );
     // Broadcast scalars are read once.
     for i in 0..n_in {
         if scalar[i] {
@@ -294,15 +309,26 @@ fn generate(
                 );
             }
         }
-        let _ = writeln!(s, "    p{n_in}[i] = {};", cast_expr(k.result, out_dt, &format!("({})", k.expr)));
+        let _ = writeln!(
+            s,
+            "    p{n_in}[i] = {};",
+            cast_expr(k.result, out_dt, &format!("({})", k.expr))
+        );
     } else {
         let _ = writeln!(s, "    idx_t rem = i;");
         for o in 0..=n_in {
             let _ = writeln!(s, "    idx_t off{o} = 0;");
         }
         let _ = writeln!(s, "    #pragma unroll");
-        let _ = writeln!(s, "    for (int ax = {} - 1; ax >= 0; --ax) {{", ndim.max(1));
-        let _ = writeln!(s, "      idx_t d = ind.shape[ax]; idx_t q = rem / d; idx_t r = rem - q * d; rem = q;");
+        let _ = writeln!(
+            s,
+            "    for (int ax = {} - 1; ax >= 0; --ax) {{",
+            ndim.max(1)
+        );
+        let _ = writeln!(
+            s,
+            "      idx_t d = ind.shape[ax]; idx_t q = rem / d; idx_t r = rem - q * d; rem = q;"
+        );
         for o in 0..=n_in {
             if o < n_in && scalar[o] {
                 continue;
@@ -331,7 +357,12 @@ fn generate(
 }
 
 /// A new C-contiguous CUDA array of `dtype` and `shape` on cuda:`ordinal` (uninitialised).
-pub(crate) fn new_array(op: &'static str, ordinal: usize, dtype: DType, shape: &[usize]) -> Result<Array> {
+pub(crate) fn new_array(
+    op: &'static str,
+    ordinal: usize,
+    dtype: DType,
+    shape: &[usize],
+) -> Result<Array> {
     let n = crate::layout::checked_size(op, shape)?;
     let storage = super::transfer::alloc(op, ordinal, dtype, n)?;
     Ok(Array::from_parts(
@@ -411,9 +442,22 @@ mod tests {
                 }
             }
         }
-        assert_eq!(cast_expr(DType::Float16, DType::Int32, "x"), "(int32_t)(to_float(x))");
-        assert_eq!(cast_expr(DType::Complex128, DType::Bool, "x"), "(x.re != 0 || x.im != 0)");
-        assert_eq!(cast_expr(DType::Float64, DType::BFloat16, "x"), "make_bf16((float)(x))");
+        assert_eq!(
+            cast_expr(DType::Float16, DType::Int32, "x"),
+            "(int32_t)(long long)(to_float(x))"
+        );
+        assert_eq!(
+            cast_expr(DType::Complex64, DType::UInt8, "x"),
+            "(uint8_t)(long long)(x.re)"
+        );
+        assert_eq!(
+            cast_expr(DType::Complex128, DType::Bool, "x"),
+            "(x.re != 0 || x.im != 0)"
+        );
+        assert_eq!(
+            cast_expr(DType::Float64, DType::BFloat16, "x"),
+            "make_bf16((float)(x))"
+        );
     }
 
     #[test]
@@ -425,11 +469,25 @@ mod tests {
             result: DType::Float32,
             support: String::new(),
         };
-        let src = generate(&k, &[DType::Float32, DType::Float32, DType::Float32], &[false, true, false], 1, true, true);
+        let src = generate(
+            &k,
+            &[DType::Float32, DType::Float32, DType::Float32],
+            &[false, true, false],
+            1,
+            true,
+            true,
+        );
         assert!(src.contains("extern \"C\" __global__ void cuprite_map("));
         assert!(src.contains("const float in1 = p1[0];"));
-        assert!(src.contains("p2[i] = ((in0 + in1));"));
-        let src = generate(&k, &[DType::Float32, DType::Float32, DType::Float16], &[false, false, false], 3, false, false);
+        assert!(src.contains("p2[i] = (in0 + in1);"));
+        let src = generate(
+            &k,
+            &[DType::Float32, DType::Float32, DType::Float16],
+            &[false, false, false],
+            3,
+            false,
+            false,
+        );
         assert!(src.contains("typedef long long idx_t;"));
         assert!(src.contains("struct Ind { idx_t shape[3]; idx_t st[3][3]; };"));
         assert!(src.contains("make_f16((float)((in0 + in1)))"));

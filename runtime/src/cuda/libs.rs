@@ -54,7 +54,12 @@ fn candidates(name: &str) -> Vec<String> {
 /// Folders to search, in order, before the dynamic loader's own search.
 fn search_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR"] {
+    for var in [
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "CUDA_ROOT",
+        "CUDA_TOOLKIT_ROOT_DIR",
+    ] {
         if let Some(root) = std::env::var_os(var) {
             let root = PathBuf::from(root);
             dirs.push(root.join("lib64"));
@@ -77,9 +82,9 @@ fn search_dirs() -> Vec<PathBuf> {
     prefixes.push("/usr/local".into());
     prefixes.push("/usr".into());
     for prefix in &prefixes {
-        if let Some(conda_lib) = Some(prefix.join("lib")).filter(|_| {
-            std::env::var_os("CONDA_PREFIX").is_some_and(|c| Path::new(&c) == prefix)
-        }) {
+        if let Some(conda_lib) = Some(prefix.join("lib"))
+            .filter(|_| std::env::var_os("CONDA_PREFIX").is_some_and(|c| Path::new(&c) == prefix))
+        {
             dirs.push(conda_lib);
         }
         for lib in ["lib", "lib64"] {
@@ -165,7 +170,8 @@ pub fn load(name: &'static str) -> LibraryInfo {
 fn open_global(file: &std::ffi::OsStr) -> Result<(), String> {
     use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
     // SAFETY: loading a CUDA library runs only its own initialisers.
-    let lib = unsafe { Library::open(Some(file), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| e.to_string())?;
+    let lib =
+        unsafe { Library::open(Some(file), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| e.to_string())?;
     std::mem::forget(lib);
     Ok(())
 }

@@ -370,7 +370,12 @@ impl PinnedPoolHandle {
 
 /// Copies host bytes to a device buffer (staged through pinned memory),
 /// returning once the copy has completed.
-pub(crate) fn upload(dst: &DeviceBuffer, offset_bytes: usize, src: &[u8], stream: &Stream) -> Result<()> {
+pub(crate) fn upload(
+    dst: &DeviceBuffer,
+    offset_bytes: usize,
+    src: &[u8],
+    stream: &Stream,
+) -> Result<()> {
     let op = "copying host data to the GPU";
     if src.is_empty() {
         return Ok(());
@@ -413,7 +418,12 @@ pub(crate) fn upload(dst: &DeviceBuffer, offset_bytes: usize, src: &[u8], stream
 }
 
 /// Copies device bytes to host memory, waiting for queued work first.
-pub(crate) fn download(src: &DeviceBuffer, offset_bytes: usize, dst: &mut [u8], stream: &Stream) -> Result<()> {
+pub(crate) fn download(
+    src: &DeviceBuffer,
+    offset_bytes: usize,
+    dst: &mut [u8],
+    stream: &Stream,
+) -> Result<()> {
     let op = "copying GPU data to the host";
     if dst.is_empty() {
         return Ok(());

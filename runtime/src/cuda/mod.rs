@@ -8,8 +8,8 @@ pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
 pub(crate) mod session;
-pub(crate) mod transfer;
 pub mod stream;
+pub(crate) mod transfer;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use session::{cuda_report, DeviceInfo};

@@ -190,7 +190,9 @@ pub(crate) fn session(ordinal: usize) -> Result<&'static DeviceSession> {
     if ordinal >= count {
         return Err(Error::InvalidArgument {
             op: "Device::cuda",
-            detail: format!("cuda:{ordinal} does not exist; this machine has {count} CUDA device(s)"),
+            detail: format!(
+                "cuda:{ordinal} does not exist; this machine has {count} CUDA device(s)"
+            ),
         });
     }
     let mut slots = p.sessions.lock().unwrap_or_else(|e| e.into_inner());

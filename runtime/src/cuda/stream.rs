@@ -37,7 +37,12 @@ impl std::fmt::Debug for Stream {
         if self.is_null() {
             write!(f, "Stream(null)")
         } else {
-            write!(f, "Stream({:p} on cuda:{})", self.0.raw.0, self.0.ordinal.unwrap_or(0))
+            write!(
+                f,
+                "Stream({:p} on cuda:{})",
+                self.0.raw.0,
+                self.0.ordinal.unwrap_or(0)
+            )
         }
     }
 }
@@ -76,9 +81,11 @@ impl Stream {
         s.bind()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: out pointer valid; context bound.
-        unsafe { sys::cuStreamCreate(&mut raw, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32) }
-            .result()
-            .op("Stream::new")?;
+        unsafe {
+            sys::cuStreamCreate(&mut raw, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
+        }
+        .result()
+        .op("Stream::new")?;
         Ok(Stream(Arc::new(StreamInner {
             raw: Handle(raw),
             ordinal: Some(ordinal),
@@ -157,7 +164,9 @@ fn async_error(op: &'static str, session: Option<&DeviceSession>, code: sys::CUr
     if let (Error::Cuda { detail, .. }, Some(s)) = (&mut e, session) {
         let last = s.last_kernel.lock().map(|k| k.clone()).unwrap_or_default();
         if !last.is_empty() {
-            detail.push_str(&format!(" (raised by queued GPU work; the last kernel launched was `{last}`)"));
+            detail.push_str(&format!(
+                " (raised by queued GPU work; the last kernel launched was `{last}`)"
+            ));
         }
     }
     e
@@ -275,7 +284,10 @@ impl Event {
         // SAFETY: both names have this signature.
         let f = ELAPSED
             .get_or_init(|| unsafe {
-                super::libs::driver_symbol::<Elapsed>(&["cuEventElapsedTime_v2", "cuEventElapsedTime"])
+                super::libs::driver_symbol::<Elapsed>(&[
+                    "cuEventElapsedTime_v2",
+                    "cuEventElapsedTime",
+                ])
             })
             .ok_or_else(|| Error::CudaUnavailable {
                 reason: "the CUDA driver has no cuEventElapsedTime".into(),

@@ -24,7 +24,11 @@ fn as_bytes_mut<T: Element>(v: &mut [T]) -> &mut [u8] {
 }
 
 /// A new device buffer on cuda:`ordinal` holding `data`.
-pub(crate) fn upload_new<T: Element>(op: &'static str, ordinal: usize, data: &[T]) -> Result<CudaStorage> {
+pub(crate) fn upload_new<T: Element>(
+    op: &'static str,
+    ordinal: usize,
+    data: &[T],
+) -> Result<CudaStorage> {
     let s = session(ordinal)?;
     let stream = current_stream();
     let buf = DeviceBuffer::alloc(op, s, std::mem::size_of_val(data), &stream)?;
@@ -37,12 +41,19 @@ pub(crate) fn upload_new<T: Element>(op: &'static str, ordinal: usize, data: &[T
 }
 
 /// A new uninitialised device buffer of `len` elements of `dtype`.
-pub(crate) fn alloc(op: &'static str, ordinal: usize, dtype: DType, len: usize) -> Result<CudaStorage> {
+pub(crate) fn alloc(
+    op: &'static str,
+    ordinal: usize,
+    dtype: DType,
+    len: usize,
+) -> Result<CudaStorage> {
     let s = session(ordinal)?;
-    let bytes = len.checked_mul(dtype.itemsize()).ok_or_else(|| crate::Error::Overflow {
-        op,
-        detail: format!("{len} elements of {dtype}"),
-    })?;
+    let bytes = len
+        .checked_mul(dtype.itemsize())
+        .ok_or_else(|| crate::Error::Overflow {
+            op,
+            detail: format!("{len} elements of {dtype}"),
+        })?;
     let buf = DeviceBuffer::alloc(op, s, bytes, &current_stream())?;
     Ok(CudaStorage {
         buffer: Arc::new(buf),
@@ -57,10 +68,19 @@ pub(crate) fn upload_data(op: &'static str, ordinal: usize, data: &CpuData) -> R
 }
 
 /// Elements `start..start+len` of a device buffer, copied to the host.
-pub(crate) fn download_range<T: Element>(c: &CudaStorage, start: usize, len: usize) -> Result<Vec<T>> {
+pub(crate) fn download_range<T: Element>(
+    c: &CudaStorage,
+    start: usize,
+    len: usize,
+) -> Result<Vec<T>> {
     let mut host = vec![T::default(); len];
     let item = std::mem::size_of::<T>();
-    download(&c.buffer, start * item, as_bytes_mut(&mut host), &current_stream())?;
+    download(
+        &c.buffer,
+        start * item,
+        as_bytes_mut(&mut host),
+        &current_stream(),
+    )?;
     Ok(host)
 }
 
