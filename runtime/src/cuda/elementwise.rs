@@ -140,10 +140,34 @@ fn leak(s: &str) -> &'static str {
     n
 }
 
+/// One input of a map kernel: an array, or a scalar passed by value.
+#[derive(Clone, Copy)]
+pub(crate) enum MapInput<'a> {
+    Array(&'a Array),
+    Scalar(crate::Scalar, DType),
+}
+
+/// How a kernel reads one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// One element per output element.
+    Each,
+    /// A broadcast scalar in device memory, read once.
+    Once,
+    /// A scalar kernel parameter.
+    Value,
+}
+
 /// Runs `k` over `inputs` (broadcast to `out`'s shape) writing `out`.
 /// All arrays must be on the same CUDA device; `out` must not overlap the
 /// inputs except by being exactly one of them.
 pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<()> {
+    let inputs: Vec<MapInput> = inputs.iter().map(|a| MapInput::Array(a)).collect();
+    run_map_inputs(k, &inputs, out)
+}
+
+/// As [`run_map`], with scalar inputs passed by value (no device copy).
+pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) -> Result<()> {
     let ordinal = match out.device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => unreachable!("run_map is only called for CUDA arrays"),
@@ -154,17 +178,20 @@ pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<(
     if n == 0 {
         return Ok(());
     }
+    // Operands held in memory (array inputs, then the output), broadcast to `shape`.
     let mut ops = Vec::with_capacity(inputs.len() + 1);
-    for a in inputs {
-        let mut o = operand(&k.name, a, ordinal)?;
-        o.layout = o
-            .layout
-            .broadcast_to(&shape)
-            .map_err(|_| Error::Broadcast {
-                op: leak(&k.name),
-                shapes: vec![a.shape().to_vec(), shape.clone()],
-            })?;
-        ops.push(o);
+    for input in inputs {
+        if let MapInput::Array(a) = input {
+            let mut o = operand(&k.name, a, ordinal)?;
+            o.layout = o
+                .layout
+                .broadcast_to(&shape)
+                .map_err(|_| Error::Broadcast {
+                    op: leak(&k.name),
+                    shapes: vec![a.shape().to_vec(), shape.clone()],
+                })?;
+            ops.push(o);
+        }
     }
     ops.push(operand(&k.name, out, ordinal)?);
     let layouts: Vec<&Layout> = ops.iter().map(|o| &o.layout).collect();
@@ -185,10 +212,9 @@ pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<(
             .iter()
             .all(|s| s.first().is_none_or(|&st| st == 1 || st == 0));
     // 32-bit indexing when every element offset fits.
-    let max_span: i128 = ops
+    let max_span: i128 = mstrides
         .iter()
-        .zip(&mstrides)
-        .map(|(_, st)| {
+        .map(|st| {
             st.iter()
                 .zip(&mshape)
                 .map(|(&s, &d)| (s.unsigned_abs() as i128) * (d as i128))
@@ -198,28 +224,57 @@ pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<(
         .unwrap_or(0)
         .max(n as i128);
     let small = max_span < i32::MAX as i128;
-    let dtypes: Vec<DType> = ops.iter().map(|o| o.dtype).collect();
-    let scalar_mask: Vec<bool> = mstrides.iter().map(|s| s.iter().all(|&x| x == 0)).collect();
-    let source = generate(k, &dtypes, &scalar_mask, mshape.len(), contiguous, small);
-    let fname = "cuprite_map";
+    // How each input is read; the output comes last.
+    let mut kinds = Vec::with_capacity(inputs.len() + 1);
+    let mut mem = ops.iter().zip(&mstrides);
+    for input in inputs {
+        match input {
+            MapInput::Scalar(_, dt) => kinds.push((*dt, Read::Value)),
+            MapInput::Array(_) => {
+                let (o, st) = mem.next().expect("one operand per array input");
+                let read = if st.iter().all(|&x| x == 0) {
+                    Read::Once
+                } else {
+                    Read::Each
+                };
+                kinds.push((o.dtype, read));
+            }
+        }
+    }
+    kinds.push((out.dtype(), Read::Each));
+    let source = generate(k, &kinds, mshape.len(), contiguous, small);
     let module = session
         .kernels
         .module(session, &k.name, &source, &[], &[])?;
-    let func = module.function(fname)?;
+    let func = module.function("cuprite_map")?;
     let mut args = KernelArgs::new();
-    for o in &ops {
-        args.push(o.ptr);
+    let mut ptrs = ops.iter().map(|o| o.ptr);
+    for input in inputs {
+        match input {
+            MapInput::Scalar(v, dt) => {
+                use crate::Element;
+                crate::with_dtype!(*dt, T => {
+                    args.push(T::from_scalar(*v));
+                });
+            }
+            MapInput::Array(_) => {
+                args.push(ptrs.next().expect("one pointer per array input"));
+            }
+        }
     }
+    args.push(ptrs.next().expect("the output pointer"));
     if !contiguous {
-        // Shape then each operand's strides, in the index width.
+        // Shape then each memory operand's strides, in the index width.
         let mut block: Vec<i64> = Vec::new();
         block.extend(mshape.iter().map(|&d| d as i64));
         for st in &mstrides {
             block.extend(st.iter().map(|&s| s as i64));
         }
         if small {
-            let b32: Vec<i32> = block.iter().map(|&v| v as i32).collect();
-            let bytes: Vec<u8> = b32.iter().flat_map(|v| v.to_ne_bytes()).collect();
+            let bytes: Vec<u8> = block
+                .iter()
+                .flat_map(|&v| (v as i32).to_ne_bytes())
+                .collect();
             args.push_bytes(&bytes, 4);
         } else {
             let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_ne_bytes()).collect();
@@ -247,14 +302,18 @@ pub(crate) fn grid_for(session: &DeviceSession, n: usize) -> LaunchConfig {
 /// The kernel source for one specialisation.
 fn generate(
     k: &MapKernel,
-    dtypes: &[DType],
-    scalar: &[bool],
+    kinds: &[(DType, Read)],
     ndim: usize,
     contiguous: bool,
     small: bool,
 ) -> String {
-    let n_in = dtypes.len() - 1;
-    let out_dt = dtypes[n_in];
+    let n_in = kinds.len() - 1;
+    let out_dt = kinds[n_in].0;
+    // Slots in `ind.st`: inputs held in memory, then the output.
+    let mem: Vec<usize> = (0..n_in)
+        .filter(|&i| kinds[i].1 != Read::Value)
+        .chain(std::iter::once(n_in))
+        .collect();
     let idx = if small { "int" } else { "long long" };
     let mut s = String::new();
     s.push_str(PRELUDE);
@@ -265,12 +324,16 @@ fn generate(
             s,
             "struct Ind {{ idx_t shape[{nd}]; idx_t st[{ops}][{nd}]; }};",
             nd = ndim.max(1),
-            ops = n_in + 1
+            ops = mem.len()
         );
     }
     let mut params: Vec<String> = Vec::new();
-    for (i, d) in dtypes.iter().enumerate().take(n_in) {
-        params.push(format!("const {}* __restrict__ p{i}", ctype(*d)));
+    for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
+        if read == Read::Value {
+            params.push(format!("const {} v{i}", ctype(d)));
+        } else {
+            params.push(format!("const {}* __restrict__ p{i}", ctype(d)));
+        }
     }
     params.push(format!("{}* __restrict__ p{n_in}", ctype(out_dt)));
     if !contiguous {
@@ -282,15 +345,23 @@ fn generate(
         "extern \"C\" __global__ void cuprite_map({}) {{",
         params.join(", ")
     );
-    // Broadcast scalars are read once.
-    for i in 0..n_in {
-        if scalar[i] {
-            let _ = writeln!(
-                s,
-                "  const {ct} in{i} = {};",
-                cast_expr(dtypes[i], k.compute[i], &format!("p{i}[0]")),
-                ct = ctype(k.compute[i])
-            );
+    let load = |i: usize, at: &str| -> String {
+        format!(
+            "const {} in{i} = {};",
+            ctype(k.compute[i]),
+            cast_expr(kinds[i].0, k.compute[i], at)
+        )
+    };
+    // Scalars are read once, before the loop.
+    for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+        match read {
+            Read::Value => {
+                let _ = writeln!(s, "  {}", load(i, &format!("v{i}")));
+            }
+            Read::Once => {
+                let _ = writeln!(s, "  {}", load(i, &format!("p{i}[0]")));
+            }
+            Read::Each => {}
         }
     }
     let _ = writeln!(s, "  idx_t stride = (idx_t)gridDim.x * blockDim.x;");
@@ -298,25 +369,17 @@ fn generate(
         s,
         "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < (idx_t)n; i += stride) {{"
     );
+    let value = cast_expr(k.result, out_dt, &format!("({})", k.expr));
     if contiguous {
-        for i in 0..n_in {
-            if !scalar[i] {
-                let _ = writeln!(
-                    s,
-                    "    const {ct} in{i} = {};",
-                    cast_expr(dtypes[i], k.compute[i], &format!("p{i}[i]")),
-                    ct = ctype(k.compute[i])
-                );
+        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+            if read == Read::Each {
+                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[i]")));
             }
         }
-        let _ = writeln!(
-            s,
-            "    p{n_in}[i] = {};",
-            cast_expr(k.result, out_dt, &format!("({})", k.expr))
-        );
+        let _ = writeln!(s, "    p{n_in}[i] = {value};");
     } else {
         let _ = writeln!(s, "    idx_t rem = i;");
-        for o in 0..=n_in {
+        for &o in &mem {
             let _ = writeln!(s, "    idx_t off{o} = 0;");
         }
         let _ = writeln!(s, "    #pragma unroll");
@@ -329,28 +392,19 @@ fn generate(
             s,
             "      idx_t d = ind.shape[ax]; idx_t q = rem / d; idx_t r = rem - q * d; rem = q;"
         );
-        for o in 0..=n_in {
-            if o < n_in && scalar[o] {
+        for (slot, &o) in mem.iter().enumerate() {
+            if o < n_in && kinds[o].1 != Read::Each {
                 continue;
             }
-            let _ = writeln!(s, "      off{o} += r * ind.st[{o}][ax];");
+            let _ = writeln!(s, "      off{o} += r * ind.st[{slot}][ax];");
         }
         let _ = writeln!(s, "    }}");
-        for i in 0..n_in {
-            if !scalar[i] {
-                let _ = writeln!(
-                    s,
-                    "    const {ct} in{i} = {};",
-                    cast_expr(dtypes[i], k.compute[i], &format!("p{i}[off{i}]")),
-                    ct = ctype(k.compute[i])
-                );
+        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+            if read == Read::Each {
+                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[off{i}]")));
             }
         }
-        let _ = writeln!(
-            s,
-            "    p{n_in}[off{n_in}] = {};",
-            cast_expr(k.result, out_dt, &format!("({})", k.expr))
-        );
+        let _ = writeln!(s, "    p{n_in}[off{n_in}] = {value};");
     }
     s.push_str("  }\n}\n");
     s
@@ -469,10 +523,10 @@ mod tests {
             result: DType::Float32,
             support: String::new(),
         };
+        let f = DType::Float32;
         let src = generate(
             &k,
-            &[DType::Float32, DType::Float32, DType::Float32],
-            &[false, true, false],
+            &[(f, Read::Each), (f, Read::Once), (f, Read::Each)],
             1,
             true,
             true,
@@ -482,8 +536,17 @@ mod tests {
         assert!(src.contains("p2[i] = (in0 + in1);"));
         let src = generate(
             &k,
-            &[DType::Float32, DType::Float32, DType::Float16],
-            &[false, false, false],
+            &[(f, Read::Each), (DType::Int8, Read::Value), (f, Read::Each)],
+            1,
+            true,
+            true,
+        );
+        assert!(src.contains("const int8_t v1"));
+        assert!(src.contains("const float in1 = (float)(v1);"));
+        let h = DType::Float16;
+        let src = generate(
+            &k,
+            &[(f, Read::Each), (f, Read::Each), (h, Read::Each)],
             3,
             false,
             false,
@@ -491,5 +554,15 @@ mod tests {
         assert!(src.contains("typedef long long idx_t;"));
         assert!(src.contains("struct Ind { idx_t shape[3]; idx_t st[3][3]; };"));
         assert!(src.contains("make_f16((float)((in0 + in1)))"));
+        // A value parameter has no stride slot: the output uses slot 1.
+        let src = generate(
+            &k,
+            &[(f, Read::Each), (f, Read::Value), (f, Read::Each)],
+            2,
+            false,
+            true,
+        );
+        assert!(src.contains("idx_t st[2][2]"));
+        assert!(src.contains("off2 += r * ind.st[1][ax];"));
     }
 }

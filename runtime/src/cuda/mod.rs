@@ -10,6 +10,7 @@ pub(crate) mod memory;
 pub(crate) mod session;
 pub mod stream;
 pub(crate) mod transfer;
+pub(crate) mod ufunc_expr;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use session::{cuda_report, DeviceInfo};
