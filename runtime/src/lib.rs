@@ -34,6 +34,8 @@ mod sort;
 mod storage;
 mod ufunc;
 
+#[doc(hidden)]
+pub use global::process_global_address_for_tests as global_address_for_tests;
 pub use half;
 pub use num_complex;
 

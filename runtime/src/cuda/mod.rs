@@ -83,3 +83,12 @@ impl<T> DriverResultExt<T> for Result<T, DriverError> {
         self.map_err(|e| driver_error(op.to_string(), e))
     }
 }
+
+/// Address of device `ordinal`'s session, for the test that checks copies of
+/// the crate share it.
+#[doc(hidden)]
+pub fn session_address_for_tests(ordinal: usize) -> Option<usize> {
+    session::session(ordinal)
+        .ok()
+        .map(|s| s as *const session::DeviceSession as usize)
+}
