@@ -7,6 +7,7 @@ pub(crate) mod elementwise;
 pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
+pub(crate) mod reduce;
 pub(crate) mod session;
 pub mod stream;
 pub(crate) mod transfer;
