@@ -36,7 +36,7 @@ pub const STYLE: &str = "<style>\
 .cuprite td.t{text-align:left}\
 .cuprite td.e,.cuprite th.e{color:var(--jp-ui-font-color2,#999);text-align:center}\
 .cuprite tbody tr:nth-child(even){background:var(--jp-rendermime-table-row-background,rgba(127,127,127,0.08))}\
-</style>";
+</style>\n";
 
 /// What a table cell holds; it decides the element, class and alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,26 +146,26 @@ impl Table {
 
     /// Appends the table's HTML to `out`.
     pub fn write_html(&self, out: &mut String) {
-        out.push_str("<table>");
+        out.push_str("<table>\n");
         if let Some(c) = &self.caption {
-            let _ = write!(out, "<caption>{}</caption>", escape(c));
+            let _ = writeln!(out, "<caption>{}</caption>", escape(c));
         }
         if let Some(h) = &self.header {
             out.push_str("<thead><tr>");
             for cell in h {
                 write_cell(out, cell, true);
             }
-            out.push_str("</tr></thead>");
+            out.push_str("</tr></thead>\n");
         }
-        out.push_str("<tbody>");
+        out.push_str("<tbody>\n");
         for row in &self.rows {
             out.push_str("<tr>");
             for cell in row {
                 write_cell(out, cell, false);
             }
-            out.push_str("</tr>");
+            out.push_str("</tr>\n");
         }
-        out.push_str("</tbody></table>");
+        out.push_str("</tbody></table>\n");
     }
 
     /// The table as plain text: columns padded to equal width, values right-aligned.
@@ -245,20 +245,20 @@ fn write_cell(out: &mut String, cell: &Cell, in_header: bool) {
 pub fn wrap(class: &str, body: &str) -> String {
     let mut out = String::with_capacity(STYLE.len() + body.len() + 64);
     out.push_str(STYLE);
-    let _ = write!(out, "<div class=\"cuprite {}\">", escape(class));
+    let _ = writeln!(out, "<div class=\"cuprite {}\">", escape(class));
     out.push_str(body);
-    out.push_str("</div>");
+    out.push_str("</div>\n");
     out
 }
 
 /// A header line (`<div class="cp-head">`) from already-plain text.
 pub fn head_line(text: &str) -> String {
-    format!("<div class=\"cp-head\">{}</div>", escape(text))
+    format!("<div class=\"cp-head\">{}</div>\n", escape(text))
 }
 
 /// A note line (`<div class="cp-note">`) from plain text.
 pub fn note_line(text: &str) -> String {
-    format!("<div class=\"cp-note\">{}</div>", escape(text))
+    format!("<div class=\"cp-note\">{}</div>\n", escape(text))
 }
 
 /// A byte count for people: `24 B`, `1.50 KiB`, `7.63 MiB`.

@@ -273,6 +273,25 @@ mod tests {
             format_elements(DType::Float64, &f64s(&[1e20, 1.0]), 8),
             ["1.e+20", "1.e+00"]
         );
+        // NumPy 2.4: np.array([np.nan, 1.0, -np.inf], dtype=np.float32) -> array([ nan,   1., -inf], ...)
+        assert_eq!(
+            format_elements(
+                DType::Float32,
+                &f64s(&[f64::NAN, 1.0, f64::NEG_INFINITY]),
+                8
+            ),
+            [" nan", "  1.", "-inf"]
+        );
+        // NumPy 2.4: np.array([123456789.0, 1.5]) -> array([1.23456789e+08, 1.50000000e+00])
+        assert_eq!(
+            format_elements(DType::Float64, &f64s(&[123456789.0, 1.5]), 8),
+            ["1.23456789e+08", "1.50000000e+00"]
+        );
+        // NumPy 2.4: np.array([-1.5, 0.25], dtype=np.float16) -> array([-1.5 ,  0.25], ...)
+        assert_eq!(
+            format_elements(DType::Float16, &f64s(&[-1.5, 0.25]), 8),
+            ["-1.5 ", " 0.25"]
+        );
         // NumPy 2.4: np.array(1/3) -> array(0.33333333)
         assert_eq!(
             format_elements(DType::Float64, &f64s(&[1.0 / 3.0]), 8),
@@ -300,6 +319,23 @@ mod tests {
         assert_eq!(
             format_elements(DType::Complex128, &v, 8),
             [" 1. +2.j  ", "-3.5-0.25j"]
+        );
+        // NumPy 2.4: np.array([1+2j, -0.5j, 3.25, 1e-3+1j])
+        //   -> [ 1.00e+00+2.j , -0.00e+00-0.5j,  3.25e+00+0.j ,  1.00e-03+1.j ]
+        let v = [
+            Scalar::Complex(Complex64::new(1.0, 2.0)),
+            Scalar::Complex(Complex64::new(-0.0, -0.5)),
+            Scalar::Complex(Complex64::new(3.25, 0.0)),
+            Scalar::Complex(Complex64::new(1e-3, 1.0)),
+        ];
+        assert_eq!(
+            format_elements(DType::Complex128, &v, 8),
+            [
+                " 1.00e+00+2.j ",
+                "-0.00e+00-0.5j",
+                " 3.25e+00+0.j ",
+                " 1.00e-03+1.j "
+            ]
         );
         // NumPy 2.4: np.array([True, False]) -> array([ True, False])
         let v = [Scalar::Bool(true), Scalar::Bool(false)];

@@ -715,15 +715,21 @@ mod tests {
     #[test]
     fn histogram_matches_numpy() {
         // NumPy 2.4: np.histogram([0.0, 0.1, 0.2, 0.3, 1.0], 3)
-        //   -> counts [3, 1, 1], edges [0., 0.33333333, 0.66666667, 1.]
+        //   -> counts [4, 0, 1], edges [0., 0.33333333, 0.66666667, 1.]
         let (e, c) = histogram_values(&[0.0, 0.1, 0.2, 0.3, 1.0], 3);
-        assert_eq!(c, vec![3, 1, 1]);
+        assert_eq!(c, vec![4, 0, 1]);
         assert_eq!(e.len(), 4);
         assert!((e[1] - 1.0 / 3.0).abs() < 1e-15);
         // NumPy 2.4: np.histogram([5., 5.], 2) -> counts [0, 2], edges [4.5, 5., 5.5]
         let (e, c) = histogram_values(&[5.0, 5.0], 2);
         assert_eq!(e, vec![4.5, 5.0, 5.5]);
         assert_eq!(c, vec![0, 2]);
+        // NumPy 2.4: x = np.sin(np.arange(1000)*0.37)*3 + np.arange(1000)%7; np.histogram(x, 10)[0]
+        let x: Vec<f64> = (0..1000)
+            .map(|i| (i as f64 * 0.37).sin() * 3.0 + (i % 7) as f64)
+            .collect();
+        let (_, c) = histogram_values(&x, 10);
+        assert_eq!(c, vec![61, 71, 94, 116, 155, 164, 114, 93, 75, 57]);
     }
 
     #[test]

@@ -248,7 +248,8 @@ fn decimate(x: &[f64], y: &[f64], columns: usize) -> Vec<(f64, f64)> {
         x.first().copied().unwrap_or(0.0),
         x.last().copied().unwrap_or(0.0),
     );
-    if n <= 4 * columns.max(1) || !sorted || !(x1 > x0) || !x0.is_finite() || !x1.is_finite() {
+    let span_ok = x0.is_finite() && x1.is_finite() && x1 > x0;
+    if n <= 4 * columns.max(1) || !sorted || !span_ok {
         return x.iter().copied().zip(y.iter().copied()).collect();
     }
     let mut out = Vec::with_capacity(4 * columns + 2);
