@@ -25,17 +25,18 @@ pub fn escape(text: &str) -> String {
 
 /// The stylesheet every Cuprite HTML output carries (scoped to `.cuprite`).
 /// It uses JupyterLab's theme variables where they exist, so dark themes work.
-pub const STYLE: &str = "<style>\
-.cuprite{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,13px);overflow-x:auto}\
-.cuprite .cp-head{font-family:var(--jp-ui-font-family,sans-serif);color:var(--jp-ui-font-color2,#555);margin:2px 0 4px 0}\
-.cuprite .cp-note{font-family:var(--jp-ui-font-family,sans-serif);color:var(--jp-ui-font-color2,#777);margin:2px 0}\
-.cuprite table{border-collapse:collapse;margin:0 0 6px 0;table-layout:auto}\
-.cuprite caption{text-align:left;color:var(--jp-ui-font-color2,#555);padding:4px 0 2px 0}\
-.cuprite th,.cuprite td{padding:1px 7px;text-align:right;white-space:pre;border:none;font-family:inherit}\
-.cuprite th{color:var(--jp-ui-font-color2,#888);font-weight:normal}\
-.cuprite td.t{text-align:left}\
-.cuprite td.e,.cuprite th.e{color:var(--jp-ui-font-color2,#999);text-align:center}\
-.cuprite tbody tr:nth-child(even){background:var(--jp-rendermime-table-row-background,rgba(127,127,127,0.08))}\
+pub const STYLE: &str = "<style>\n\
+.cuprite{font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,13px);overflow-x:auto}\n\
+.cuprite .cp-head{font-family:var(--jp-ui-font-family,sans-serif);color:var(--jp-ui-font-color2,#555);margin:2px 0 4px 0}\n\
+.cuprite .cp-title{font-family:var(--jp-ui-font-family,sans-serif);font-weight:bold;font-size:1.1em;margin:2px 0 6px 0}\n\
+.cuprite .cp-note{font-family:var(--jp-ui-font-family,sans-serif);color:var(--jp-ui-font-color2,#777);margin:2px 0}\n\
+.cuprite table{border-collapse:collapse;margin:0 0 6px 0;table-layout:auto}\n\
+.cuprite caption{text-align:left;color:var(--jp-ui-font-color2,#555);padding:4px 0 2px 0}\n\
+.cuprite th,.cuprite td{padding:1px 7px;text-align:right;white-space:pre;border:none;font-family:inherit}\n\
+.cuprite th{color:var(--jp-ui-font-color2,#888);font-weight:normal}\n\
+.cuprite td.t{text-align:left}\n\
+.cuprite td.e,.cuprite th.e{color:var(--jp-ui-font-color2,#999);text-align:center}\n\
+.cuprite tbody tr:nth-child(even){background:var(--jp-rendermime-table-row-background,rgba(127,127,127,0.08))}\n\
 </style>\n";
 
 /// What a table cell holds; it decides the element, class and alignment.

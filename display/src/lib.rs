@@ -17,10 +17,14 @@
 //! `CUPRITE_DISPLAY_SOCKET` so that [`display`] calls reach the notebook as
 //! separate `display_data` messages.
 
+#![warn(missing_docs)]
+
 pub mod array;
 pub mod bundle;
 pub mod html;
 pub mod plot;
+pub mod progress;
+pub mod report;
 pub mod sink;
 mod values;
 
@@ -31,10 +35,30 @@ pub use bundle::{
 };
 pub use html::{Cell, CellKind, Table};
 pub use plot::Figure;
+pub use progress::{progress, Progress};
+pub use report::Report;
 pub use sink::{
     display, display_with_id, new_display_id, show, update_display, DisplayHandle, EvcxrDisplay,
 };
 pub use values::format_elements;
+
+/// A fallible value shows its value, or its error as text (so a cell ending
+/// in `cp::arange(5)` without `?` still displays).
+impl<T: RichDisplay> RichDisplay for Result<T, cuprite::Error> {
+    fn bundle(&self) -> MimeBundle {
+        match self {
+            Ok(v) => v.bundle(),
+            Err(e) => MimeBundle::new(format!("Error: {e}")),
+        }
+    }
+}
+
+/// A scalar shows as NumPy prints one (`3.5`, `True`, `(1+2j)`).
+impl RichDisplay for cuprite::Scalar {
+    fn bundle(&self) -> MimeBundle {
+        MimeBundle::new(self.to_string())
+    }
+}
 
 impl RichDisplay for Table {
     fn bundle(&self) -> MimeBundle {

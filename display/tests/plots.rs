@@ -289,3 +289,29 @@ fn limits_clip_scatter_points() -> cp::Result<()> {
     assert_eq!(count(&svg, "<circle"), 2);
     Ok(())
 }
+
+#[test]
+fn report_combines_tables_figures_and_notes() -> cp::Result<()> {
+    use cuprite_display::{report::Report, Cell, Table};
+    let y = wave(20, f64::sin)?;
+    let t = Table::new()
+        .header(vec![Cell::head("stat"), Cell::head("GPU ms")])
+        .row(vec![Cell::text("mean"), Cell::num("1.250")])
+        .row(vec![Cell::text("max"), Cell::num("10.5")]);
+    let r = Report::new("Timing <axpb>")
+        .table(t)
+        .figure(plot::hist(&y, 4)?.size(300, 200))
+        .note("100 runs");
+    let b = r.bundle();
+    let html = b.get("text/html").unwrap();
+    assert!(html.contains("<div class=\"cp-title\">Timing &lt;axpb&gt;</div>"));
+    assert!(html.contains("<td>1.250</td>"));
+    assert!(html.contains("<img width=\"300\" height=\"200\""));
+    assert!(html.contains("src=\"data:image/png;base64,iVBORw0KGgo"));
+    assert_eq!(
+        b.text_plain(),
+        "Timing <axpb>\nstat  GPU ms\n------------\nmean   1.250\nmax     10.5\n\
+         <Figure 300x200, 1 panel: histogram (4 bins)>\n100 runs"
+    );
+    Ok(())
+}

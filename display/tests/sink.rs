@@ -18,7 +18,7 @@ fn socket_gets_one_json_line_per_display() -> cp::Result<()> {
     let path = dir.join("display.sock");
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).unwrap();
-    const N: usize = 5;
+    const N: usize = 7;
     let server = std::thread::spawn(move || {
         let mut lines = Vec::new();
         for _ in 0..N {
@@ -37,6 +37,11 @@ fn socket_gets_one_json_line_per_display() -> cp::Result<()> {
     update_display(&Html::new("<b>2</b>", "2"), "progress-1");
     let h = DisplayHandle::show(&Text("handle".into()));
     h.update(&Text("handle updated".into()));
+    // A quick loop: the first state and the final one (updates are throttled).
+    let sum: u32 = cuprite_display::progress(0..10u32)
+        .description("work")
+        .sum();
+    assert_eq!(sum, 45);
     std::env::remove_var(SOCKET_ENV);
     let lines = server.join().unwrap();
     let msgs: Vec<Value> = lines
@@ -71,6 +76,23 @@ fn socket_gets_one_json_line_per_display() -> cp::Result<()> {
     assert_eq!(msgs[4]["msg_type"], "update_display_data");
     assert_eq!(msgs[4]["transient"]["display_id"], id);
     assert_eq!(msgs[4]["data"]["text/plain"], "handle updated");
+
+    assert_eq!(msgs[5]["msg_type"], "display_data");
+    let bar = msgs[5]["transient"]["display_id"].clone();
+    assert!(msgs[5]["data"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .starts_with("work:   0% |"));
+    assert!(msgs[5]["data"]["text/html"]
+        .as_str()
+        .unwrap()
+        .contains("<progress value=\"0\" max=\"10\""));
+    assert_eq!(msgs[6]["msg_type"], "update_display_data");
+    assert_eq!(msgs[6]["transient"]["display_id"], bar);
+    assert!(msgs[6]["data"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .starts_with("work: 100% |##"));
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
