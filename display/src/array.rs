@@ -135,7 +135,8 @@ impl Plan {
 }
 
 /// The leading index tuples shown, with runs of omitted ones collapsed, and
-/// at most [`MAX_SLICES`] shown in all (the first and last halves).
+/// at most [`MAX_SLICES`] shown in all (the first and last halves). Tuples
+/// are streamed, so a huge leading extent never builds a huge list.
 fn leading_slices(lead: &[usize], summarize: bool, edge: usize) -> Vec<SliceItem> {
     let per_axis: Vec<Vec<Option<usize>>> = lead
         .iter()
@@ -144,15 +145,14 @@ fn leading_slices(lead: &[usize], summarize: bool, edge: usize) -> Vec<SliceItem
     if per_axis.iter().any(|v| v.is_empty()) {
         return vec![];
     }
-    // Count what each ellipsis item stands for, to report omitted slices.
-    let mut items: Vec<SliceItem> = Vec::new();
+    let mut cap = SliceCap::new(MAX_SLICES / 2);
     let mut idx = vec![0usize; lead.len()];
     loop {
         let tuple: Vec<Option<usize>> = idx.iter().zip(&per_axis).map(|(&i, v)| v[i]).collect();
         if tuple.iter().all(Option::is_some) {
-            items.push(SliceItem::Slice(tuple.into_iter().flatten().collect()));
+            cap.push(SliceItem::Slice(tuple.into_iter().flatten().collect()));
         } else {
-            // How many real slices this tuple stands for.
+            // How many real slices this tuple of indices and ellipses stands for.
             let n: usize = tuple
                 .iter()
                 .zip(lead)
@@ -161,16 +161,13 @@ fn leading_slices(lead: &[usize], summarize: bool, edge: usize) -> Vec<SliceItem
                     None => len - 2 * edge,
                 })
                 .product();
-            match items.last_mut() {
-                Some(SliceItem::Omitted(m)) => *m += n,
-                _ => items.push(SliceItem::Omitted(n)),
-            }
+            cap.push(SliceItem::Omitted(n));
         }
         // Next tuple (odometer over the per-axis item lists).
         let mut ax = lead.len();
         loop {
             if ax == 0 {
-                return cap_slices(items);
+                return cap.finish();
             }
             ax -= 1;
             idx[ax] += 1;
@@ -182,54 +179,60 @@ fn leading_slices(lead: &[usize], summarize: bool, edge: usize) -> Vec<SliceItem
     }
 }
 
-fn cap_slices(items: Vec<SliceItem>) -> Vec<SliceItem> {
-    let shown = items
-        .iter()
-        .filter(|s| matches!(s, SliceItem::Slice(_)))
-        .count();
-    if shown <= MAX_SLICES {
-        return items;
+/// Keeps the first and last `half` slices of a stream, counting the rest.
+struct SliceCap {
+    half: usize,
+    head: Vec<SliceItem>,
+    head_slices: usize,
+    tail: std::collections::VecDeque<SliceItem>,
+    tail_slices: usize,
+    dropped: usize,
+}
+
+impl SliceCap {
+    fn new(half: usize) -> SliceCap {
+        SliceCap {
+            half,
+            head: Vec::new(),
+            head_slices: 0,
+            tail: std::collections::VecDeque::new(),
+            tail_slices: 0,
+            dropped: 0,
+        }
     }
-    let half = MAX_SLICES / 2;
-    let mut out = Vec::new();
-    let mut seen = 0;
-    let mut omitted = 0;
-    for it in items {
-        match it {
-            SliceItem::Slice(s) => {
-                seen += 1;
-                if seen <= half || seen > shown - half {
-                    if omitted > 0 {
-                        out.push(SliceItem::Omitted(omitted));
-                        omitted = 0;
-                    }
-                    out.push(SliceItem::Slice(s));
-                } else {
-                    omitted += 1;
+
+    fn push(&mut self, item: SliceItem) {
+        let is_slice = matches!(item, SliceItem::Slice(_));
+        if self.head_slices < self.half {
+            self.head_slices += is_slice as usize;
+            self.head.push(item);
+            return;
+        }
+        self.tail.push_back(item);
+        self.tail_slices += is_slice as usize;
+        while self.tail_slices > self.half {
+            match self.tail.pop_front() {
+                Some(SliceItem::Slice(_)) => {
+                    self.tail_slices -= 1;
+                    self.dropped += 1;
                 }
-            }
-            SliceItem::Omitted(n) => {
-                if seen < half || seen > shown - half {
-                    out.push(SliceItem::Omitted(n + omitted));
-                    omitted = 0;
-                } else {
-                    omitted += n;
-                }
+                Some(SliceItem::Omitted(n)) => self.dropped += n,
+                None => break,
             }
         }
     }
-    if omitted > 0 {
-        out.push(SliceItem::Omitted(omitted));
-    }
-    // Merge neighbouring omitted runs.
-    let mut merged: Vec<SliceItem> = Vec::with_capacity(out.len());
-    for it in out {
-        match (merged.last_mut(), it) {
-            (Some(SliceItem::Omitted(a)), SliceItem::Omitted(b)) => *a += b,
-            (_, it) => merged.push(it),
+
+    fn finish(self) -> Vec<SliceItem> {
+        let mut merged: Vec<SliceItem> = Vec::with_capacity(self.head.len() + self.tail.len() + 1);
+        let middle = (self.dropped > 0).then_some(SliceItem::Omitted(self.dropped));
+        for it in self.head.into_iter().chain(middle).chain(self.tail) {
+            match (merged.last_mut(), it) {
+                (Some(SliceItem::Omitted(a)), SliceItem::Omitted(b)) => *a += b,
+                (_, it) => merged.push(it),
+            }
         }
+        merged
     }
-    merged
 }
 
 /// C-order flat indices of the values a plan shows, in rendering order.
@@ -456,6 +459,37 @@ mod tests {
             .count();
         assert_eq!(shown, MAX_SLICES);
         assert_eq!(p.slices[8], SliceItem::Omitted(24));
+    }
+
+    #[test]
+    fn shown_and_omitted_slices_add_up() {
+        for (lead, summarize, edge) in [
+            (vec![10, 10], false, 3),
+            (vec![10, 10], true, 3),
+            (vec![7, 1, 9], true, 2),
+            (vec![3, 3, 3, 3], false, 1),
+            (vec![100_000], false, 3),
+            (vec![5], true, 3),
+        ] {
+            let items = leading_slices(&lead, summarize, edge);
+            let shown = items
+                .iter()
+                .filter(|s| matches!(s, SliceItem::Slice(_)))
+                .count();
+            let omitted: usize = items
+                .iter()
+                .map(|s| match s {
+                    SliceItem::Omitted(n) => *n,
+                    _ => 0,
+                })
+                .sum();
+            assert!(shown <= MAX_SLICES, "{lead:?}");
+            assert_eq!(shown + omitted, lead.iter().product::<usize>(), "{lead:?}");
+            // Never two omitted runs in a row.
+            assert!(items
+                .windows(2)
+                .all(|w| !matches!(w, [SliceItem::Omitted(_), SliceItem::Omitted(_)])));
+        }
     }
 
     #[test]
