@@ -11,11 +11,28 @@
 //! # Ok::<(), cp::Error>(())
 //! ```
 //!
-//! How the kernel uses it: it puts `use cuprite_display::EvcxrDisplay;` in
-//! every cell's scope, so a cell ending in a displayable value prints that
-//! value's bundle as evcxr markers (see [`sink`]); and it sets
-//! `CUPRITE_DISPLAY_SOCKET` so that [`display`] calls reach the notebook as
-//! separate `display_data` messages.
+//! What renders what:
+//! * [`cuprite::Array`]: NumPy's `repr` as text, and an HTML header line
+//!   (shape, dtype, device, bytes) over tables, summarized with
+//!   `cp::set_printoptions` and capped at [`array::MAX_HTML_BYTES`] ([`mod@array`]).
+//! * [`plot::Figure`]: PNG (base64, with width/height metadata) and SVG, from
+//!   [`plot::line`], [`plot::line_xy`], [`plot::scatter`], [`plot::hist`],
+//!   [`plot::imshow`] and several panels ([`plot`]).
+//! * [`Report`]: a title over [`Table`]s, figures and notes (the base of
+//!   timing and memory reports); [`progress()`] bars; [`Html`], [`Markdown`],
+//!   [`Text`], [`Png`], [`Svg`] wrappers; any `cuprite::Result<T>`.
+//!
+//! # For the kernel
+//! Put `use cuprite_display::prelude::*;` in every cell's scope. Then:
+//! * a cell ending in a displayable value is shown through evcxr:
+//!   [`EvcxrDisplay`] gives every [`RichDisplay`] type the `evcxr_display`
+//!   method that evcxr calls, which prints `EVCXR_BEGIN_CONTENT <mime>` blocks
+//!   on stdout (the `execute_result`);
+//! * [`display`], [`display_with_id`], [`update_display`], [`DisplayHandle`]
+//!   and [`progress()`] send one JSON line per output to the Unix socket named
+//!   by `CUPRITE_DISPLAY_SOCKET` (protocol in [`sink`]), to become
+//!   `display_data` / `update_display_data`; without it they print evcxr
+//!   markers too (and progress bars draw on stderr).
 
 #![warn(missing_docs)]
 
@@ -41,6 +58,15 @@ pub use sink::{
     display, display_with_id, new_display_id, show, update_display, DisplayHandle, EvcxrDisplay,
 };
 pub use values::format_elements;
+
+/// What a notebook cell needs in scope: `use cuprite_display::prelude::*;`.
+pub mod prelude {
+    pub use crate::plot::{self, Axes, Figure};
+    pub use crate::{
+        display, display_with_id, progress, update_display, DisplayHandle, EvcxrDisplay, Html,
+        Markdown, MimeBundle, Report, RichDisplay, Table, Text,
+    };
+}
 
 /// A fallible value shows its value, or its error as text (so a cell ending
 /// in `cp::arange(5)` without `?` still displays).

@@ -23,7 +23,7 @@ use crate::bundle::{
 };
 use cuprite::{Array, DType, Error, Result};
 
-pub use raster::{encode_png, Colormap};
+pub use raster::{encode_png, Colormap, NAN_COLOR};
 
 /// The largest width or height of a figure, in pixels (larger sizes are scaled down).
 pub const MAX_SIDE: u32 = 2000;
@@ -91,12 +91,23 @@ pub(crate) struct Series {
     pub color: Option<Rgb>,
 }
 
-/// A heatmap: `rows × cols` values in C order.
+/// The largest side of the grid a heatmap keeps (larger arrays are
+/// averaged down in blocks, which also avoids aliasing).
+pub const MAX_HEATMAP_SIDE: usize = 1024;
+
+/// A heatmap of a `rows × cols` array, kept as a grid of at most
+/// [`MAX_HEATMAP_SIDE`] cells a side (block means of the data).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Heatmap {
+    /// The array's shape (the axes show these coordinates).
     pub rows: usize,
     pub cols: usize,
+    /// The grid drawn, in C order.
+    pub grid_rows: usize,
+    pub grid_cols: usize,
     pub values: Vec<f64>,
+    /// The finite range of the full data.
+    pub data_range: Option<(f64, f64)>,
     pub colormap: Colormap,
     pub vmin: Option<f64>,
     pub vmax: Option<f64>,
@@ -106,7 +117,7 @@ pub(crate) struct Heatmap {
 impl Heatmap {
     /// The value range mapped to the colormap's ends.
     pub fn range(&self) -> (f64, f64) {
-        let (mut lo, mut hi) = finite_range(&self.values).unwrap_or((0.0, 1.0));
+        let (mut lo, mut hi) = self.data_range.unwrap_or((0.0, 1.0));
         if let Some(v) = self.vmin {
             lo = v;
         }
@@ -244,6 +255,34 @@ fn histogram_values(v: &[f64], bins: usize) -> (Vec<f64>, Vec<u64>) {
     (edges, counts)
 }
 
+/// Averages `rows × cols` values in blocks so that no side exceeds `max`
+/// (NaN only where a block has no finite value); returns the new grid.
+fn block_means(v: &[f64], rows: usize, cols: usize, max: usize) -> (usize, usize, Vec<f64>) {
+    let (fr, fc) = (rows.div_ceil(max).max(1), cols.div_ceil(max).max(1));
+    if fr == 1 && fc == 1 {
+        return (rows, cols, v.to_vec());
+    }
+    let (gr, gc) = (rows.div_ceil(fr), cols.div_ceil(fc));
+    let mut sum = vec![0.0f64; gr * gc];
+    let mut n = vec![0u32; gr * gc];
+    for r in 0..rows {
+        let row = &v[r * cols..(r + 1) * cols];
+        let base = (r / fr) * gc;
+        for (c, &x) in row.iter().enumerate() {
+            if x.is_finite() {
+                sum[base + c / fc] += x;
+                n[base + c / fc] += 1;
+            }
+        }
+    }
+    let out = sum
+        .iter()
+        .zip(&n)
+        .map(|(s, &k)| if k == 0 { f64::NAN } else { s / k as f64 })
+        .collect();
+    (gr, gc, out)
+}
+
 impl Axes {
     /// An empty panel.
     pub fn new() -> Axes {
@@ -303,10 +342,16 @@ impl Axes {
             });
         }
         let values = to_f64(OP, a)?;
+        let (rows, cols) = (a.shape()[0], a.shape()[1]);
+        let data_range = finite_range(&values);
+        let (grid_rows, grid_cols, values) = block_means(&values, rows, cols, MAX_HEATMAP_SIDE);
         self.heatmap = Some(Heatmap {
-            rows: a.shape()[0],
-            cols: a.shape()[1],
+            rows,
+            cols,
+            grid_rows,
+            grid_cols,
             values,
+            data_range,
             colormap: Colormap::Viridis,
             vmin: None,
             vmax: None,
@@ -730,6 +775,18 @@ mod tests {
             .collect();
         let (_, c) = histogram_values(&x, 10);
         assert_eq!(c, vec![61, 71, 94, 116, 155, 164, 114, 93, 75, 57]);
+    }
+
+    #[test]
+    fn big_heatmaps_are_averaged_in_blocks() {
+        let v: Vec<f64> = (0..5 * 4).map(|i| i as f64).collect();
+        assert_eq!(block_means(&v, 5, 4, 8), (5, 4, v.clone()));
+        // 2x2 blocks (the last row block has one row): [[2.5, 4.5], [10.5, 12.5], [16.5, 18.5]]
+        let (r, c, m) = block_means(&v, 5, 4, 3);
+        assert_eq!((r, c), (3, 2));
+        assert_eq!(m, vec![2.5, 4.5, 10.5, 12.5, 16.5, 18.5]);
+        let (_, _, m) = block_means(&[f64::NAN, f64::NAN, 1.0, f64::NAN], 1, 4, 2);
+        assert!(m[0].is_nan() && m[1] == 1.0);
     }
 
     #[test]

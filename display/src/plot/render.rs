@@ -391,8 +391,8 @@ fn draw_axes<DB: DrawingBackend>(
         let rect = (px.start, py.start, px.end, py.end);
         rasters.push(Raster::heatmap(
             rect,
-            h.rows,
-            h.cols,
+            h.grid_rows,
+            h.grid_cols,
             &h.values,
             h.colormap,
             h.range(),
