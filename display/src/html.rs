@@ -34,7 +34,7 @@ pub const STYLE: &str = "<style>\n\
 .cuprite caption{text-align:left;color:var(--jp-ui-font-color2,#555);padding:4px 0 2px 0}\n\
 .cuprite th,.cuprite td{padding:1px 7px;text-align:right;white-space:pre;border:none;font-family:inherit}\n\
 .cuprite th{color:var(--jp-ui-font-color2,#888);font-weight:normal}\n\
-.cuprite td.t{text-align:left}\n\
+.cuprite td.t,.cuprite th.t{text-align:left}\n\
 .cuprite td.e,.cuprite th.e{color:var(--jp-ui-font-color2,#999);text-align:center}\n\
 .cuprite tbody tr:nth-child(even){background:var(--jp-rendermime-table-row-background,rgba(127,127,127,0.08))}\n\
 </style>\n";
@@ -153,8 +153,18 @@ impl Table {
         }
         if let Some(h) = &self.header {
             out.push_str("<thead><tr>");
-            for cell in h {
-                write_cell(out, cell, true);
+            for (i, cell) in h.iter().enumerate() {
+                // A label over a text column is left-aligned like the column.
+                let over_text = self
+                    .rows
+                    .first()
+                    .and_then(|r| r.get(i))
+                    .is_some_and(|b| b.kind == CellKind::Text);
+                if cell.kind == CellKind::Head && over_text {
+                    let _ = write!(out, "<th class=\"t\">{}</th>", escape(&cell.text));
+                } else {
+                    write_cell(out, cell, true);
+                }
             }
             out.push_str("</tr></thead>\n");
         }
@@ -192,7 +202,16 @@ impl Table {
                 }
                 let w = widths[i];
                 let pad = w.saturating_sub(c.text.chars().count());
-                match c.kind {
+                // Header labels follow the alignment of their column's values.
+                let kind = match (r, c.kind, self.header.is_some()) {
+                    (0, CellKind::Head, true) => self
+                        .rows
+                        .first()
+                        .and_then(|row| row.get(i))
+                        .map_or(CellKind::Head, |b| b.kind),
+                    _ => c.kind,
+                };
+                match kind {
                     CellKind::Text => {
                         line.push_str(&c.text);
                         line.push_str(&" ".repeat(pad));

@@ -18,8 +18,11 @@
 //! * [`plot::Figure`]: PNG (base64, with width/height metadata) and SVG, from
 //!   [`plot::line`], [`plot::line_xy`], [`plot::scatter`], [`plot::hist`],
 //!   [`plot::imshow`] and several panels ([`plot`]).
-//! * [`Report`]: a title over [`Table`]s, figures and notes (the base of
-//!   timing and memory reports); [`progress()`] bars; [`Html`], [`Markdown`],
+//! * [`Report`]: a title over [`Table`]s, figures and notes; [`Timings`]
+//!   (benchmark tables, run histograms, GB/s and FLOP/s against peak),
+//!   [`MemoryReport`] (pool tables and stacked bars), [`DeviceInfo`] — plain
+//!   data that the runtime's profiler, pools and devices will convert into;
+//!   [`progress()`] bars; [`Html`], [`Markdown`],
 //!   [`Text`], [`Png`], [`Svg`] wrappers; any `cuprite::Result<T>`.
 //!
 //! # For the kernel
@@ -39,10 +42,12 @@
 pub mod array;
 pub mod bundle;
 pub mod html;
+pub mod memory;
 pub mod plot;
 pub mod progress;
 pub mod report;
 pub mod sink;
+pub mod timing;
 mod values;
 
 pub use array::{array_bundle, array_html};
@@ -51,12 +56,14 @@ pub use bundle::{
     TEXT_PLAIN,
 };
 pub use html::{Cell, CellKind, Table};
+pub use memory::{DeviceInfo, MemoryReport, PoolStats};
 pub use plot::Figure;
 pub use progress::{progress, Progress};
 pub use report::Report;
 pub use sink::{
     display, display_with_id, new_display_id, show, update_display, DisplayHandle, EvcxrDisplay,
 };
+pub use timing::Timings;
 pub use values::format_elements;
 
 /// What a notebook cell needs in scope: `use cuprite_display::prelude::*;`.

@@ -254,3 +254,48 @@ fn formatting_matches_numpy_for_cells() -> cp::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn memory_and_device_reports() {
+    use cuprite_display::{DeviceInfo, MemoryReport, PoolStats};
+    let m = MemoryReport {
+        pools: vec![
+            PoolStats {
+                name: "device pool (cuda:0)".into(),
+                used: 3 << 30,
+                reserved: 4 << 30,
+                peak: 5 << 30,
+                limit: Some(80 << 30),
+                allocations: 42,
+            },
+            PoolStats {
+                name: "pinned host pool".into(),
+                used: 1 << 20,
+                reserved: 64 << 20,
+                peak: 2 << 20,
+                limit: None,
+                allocations: 1,
+            },
+        ],
+    };
+    let b = m.bundle();
+    check_golden("memory_pools.txt", &format!("{}\n", b.text_plain()));
+    check_golden("memory_pools.html", b.get("text/html").unwrap());
+    let d = DeviceInfo {
+        device: "cuda:0".into(),
+        name: "NVIDIA H100 80GB HBM3".into(),
+        compute_capability: Some((9, 0)),
+        multiprocessors: Some(132),
+        memory: Some(85_031_714_816),
+        extra: vec![
+            ("driver".into(), "580.65".into()),
+            ("CUDA runtime".into(), "13.0".into()),
+        ],
+    };
+    let b = d.bundle();
+    check_golden("device_info.txt", &format!("{}\n", b.text_plain()));
+    assert!(b
+        .get("text/html")
+        .unwrap()
+        .contains("<th>compute capability</th><td class=\"t\">9.0</td>"));
+}

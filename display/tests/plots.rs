@@ -315,3 +315,38 @@ fn report_combines_tables_figures_and_notes() -> cp::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn timing_report() -> cp::Result<()> {
+    use cuprite_display::Timings;
+    let t = Timings {
+        name: "axpb".into(),
+        cpu_seconds: vec![12e-6, 11e-6, 13e-6, 12e-6],
+        gpu_seconds: vec![10e-6, 10e-6, 12e-6, 8e-6],
+        bytes: Some(8e6),
+        flops: None,
+        peak_bytes_per_second: Some(1.6e12),
+        peak_flops_per_second: None,
+    };
+    let b = t.bundle();
+    check_golden("timing_axpb.txt", &format!("{}\n", b.text_plain()));
+    let html = b.get("text/html").unwrap();
+    assert!(html.contains("<div class=\"cp-title\">axpb — 4 runs</div>"));
+    assert!(html.contains("<th>mean (µs)</th>"));
+    assert!(html.contains("achieved 800.0 GB/s (GPU median), 50% of the measured peak 1.600 TB/s"));
+    assert!(html.contains("<img "), "histogram of the runs");
+    // CPU only: throughput from the CPU times, no GPU row.
+    let cpu = Timings {
+        name: "sum".into(),
+        cpu_seconds: vec![2e-3],
+        flops: Some(1e9),
+        ..Timings::default()
+    };
+    let text = cpu.bundle().text_plain().to_string();
+    assert!(
+        text.contains("achieved 500.0 GFLOP/s (CPU median)"),
+        "{text}"
+    );
+    assert!(!text.contains("GPU"), "{text}");
+    Ok(())
+}
