@@ -89,10 +89,68 @@ fn main() -> cp::Result<()> {
                 .columns(2),
         ),
     ];
+    let mut page = String::from("<!doctype html><meta charset=\"utf-8\"><body>");
     for (name, fig) in &figs {
         write(&format!("{name}.png"), &fig.to_png()?.bytes);
         write(&format!("{name}.svg"), fig.to_svg()?.as_bytes());
+        page.push_str(&format!(
+            "<h3>{name}</h3><img src=\"{name}.png\"><img src=\"{name}.svg\">"
+        ));
         println!("{name}: {}", fig.describe());
     }
+
+    let timings = cuprite_display::Timings {
+        name: "axpb (float32, 2^24 elements)".into(),
+        cpu_seconds: (0..100)
+            .map(|i| 2.1e-4 + 1e-5 * ((i * 7 % 11) as f64))
+            .collect(),
+        gpu_seconds: (0..100)
+            .map(|i| 1.9e-4 + 8e-6 * ((i * 5 % 13) as f64))
+            .collect(),
+        bytes: Some(3.0 * 4.0 * 16_777_216.0),
+        flops: Some(2.0 * 16_777_216.0),
+        peak_bytes_per_second: Some(3.35e12),
+        peak_flops_per_second: Some(6.7e13),
+    };
+    let memory = cuprite_display::MemoryReport {
+        pools: vec![
+            cuprite_display::PoolStats {
+                name: "device pool (cuda:0)".into(),
+                used: 3 << 30,
+                reserved: 5 << 30,
+                peak: 6 << 30,
+                limit: Some(80 << 30),
+                allocations: 42,
+            },
+            cuprite_display::PoolStats {
+                name: "pinned host pool".into(),
+                used: 8 << 20,
+                reserved: 64 << 20,
+                peak: 16 << 20,
+                limit: None,
+                allocations: 3,
+            },
+        ],
+    };
+    let progress = cuprite_display::progress::ProgressState {
+        description: Some("training".into()),
+        done: 40,
+        total: Some(100),
+        elapsed: 3.2,
+        finished: false,
+    };
+    for (name, b) in [
+        ("timing", timings.bundle()),
+        ("memory", memory.bundle()),
+        ("progress", progress.bundle()),
+    ] {
+        page.push_str(&format!("<h3>{name}</h3>"));
+        page.push_str(b.get("text/html").unwrap_or_default());
+        page.push_str(&format!(
+            "<pre>{}</pre>",
+            cuprite_display::html::escape(b.text_plain())
+        ));
+    }
+    write("index.html", page.as_bytes());
     Ok(())
 }
