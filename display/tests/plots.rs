@@ -350,3 +350,30 @@ fn timing_report() -> cp::Result<()> {
     assert!(!text.contains("GPU"), "{text}");
     Ok(())
 }
+
+#[test]
+fn degenerate_inputs_draw_without_panicking() -> cp::Result<()> {
+    let all_nan = cp::asarray(vec![f64::NAN; 5])?;
+    let one = cp::asarray(vec![3.0f64])?;
+    let figs = vec![
+        plot::imshow(&cp::arange(100_000)?.reshape([1, 100_000])?)?,
+        plot::imshow(&cp::arange(100_000)?.reshape([100_000, 1])?)?,
+        plot::imshow(&all_nan.reshape([1, 5])?)?,
+        plot::imshow(&cp::ones([3, 3], cp::f32)?)?,
+        plot::line(&all_nan)?.label("nothing"),
+        plot::line(&one)?,
+        plot::scatter(&one, &one)?,
+        plot::hist(&all_nan, 3)?,
+        plot::hist(&one, 10_000)?,
+        plot::line(&one)?.size(0, 0),
+        (0..20).try_fold(Figure::new(), |f, _| -> cp::Result<Figure> {
+            Ok(f.panel(Axes::new().line(&one)?))
+        })?,
+    ];
+    for f in figs {
+        let png = f.to_png()?;
+        assert_eq!(png_size(&png.bytes), f.pixel_size());
+        assert!(f.to_svg()?.starts_with("<svg"));
+    }
+    Ok(())
+}
