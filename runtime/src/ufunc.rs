@@ -850,6 +850,90 @@ fn c_expm1<C: Compute>(a: Complex<C>) -> Complex<C> {
     )
 }
 
+/// Complex square root with C99's signed-zero branch cut (`sqrt(-4 - 0i)` is
+/// `-2i`), accurate and without intermediate overflow.
+fn c_sqrt<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let (x, y) = (z.re, z.im);
+    let zero = C::zero();
+    let two = C::lit(2.0);
+    if y.is_infinite() {
+        return Complex::new(C::infinity(), y);
+    }
+    if x == zero && y == zero {
+        return Complex::new(zero, y);
+    }
+    let t = (x.abs() / two + (x / two).hypot(y / two)).sqrt();
+    if t.is_nan() {
+        return Complex::new(C::nan(), C::nan());
+    }
+    if x >= zero {
+        Complex::new(t, y / (two * t))
+    } else {
+        Complex::new(y.abs() / (two * t), t.copysign(y))
+    }
+}
+
+/// Complex arcsine (Kahan's formula; C99 branch cuts, as NumPy).
+fn c_asin<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let s1m = c_sqrt(Complex::new(C::one() - z.re, -z.im));
+    let s1p = c_sqrt(Complex::new(C::one() + z.re, z.im));
+    Complex::new(z.re.atan2((s1m * s1p).re), (s1m.conj() * s1p).im.asinh())
+}
+
+/// Complex arccosine (Kahan's formula; C99 branch cuts, as NumPy).
+fn c_acos<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let s1m = c_sqrt(Complex::new(C::one() - z.re, -z.im));
+    let s1p = c_sqrt(Complex::new(C::one() + z.re, z.im));
+    Complex::new(
+        C::lit(2.0) * s1m.re.atan2(s1p.re),
+        (s1p.conj() * s1m).im.asinh(),
+    )
+}
+
+/// Complex inverse hyperbolic cosine (Kahan's formula).
+fn c_acosh<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let sm = c_sqrt(Complex::new(z.re - C::one(), z.im));
+    let sp = c_sqrt(Complex::new(z.re + C::one(), z.im));
+    Complex::new(
+        (sm.conj() * sp).re.asinh(),
+        C::lit(2.0) * sm.im.atan2(sp.re),
+    )
+}
+
+/// Complex inverse hyperbolic tangent (Kahan's formula; the cut's sign
+/// follows the sign of the imaginary zero, as C99).
+fn c_atanh<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let (x, y) = (z.re, z.im);
+    let big = C::lit(1e150);
+    if x.abs() > big || y.abs() > big {
+        let r = c_recip(z);
+        return Complex::new(r.re, C::FRAC_PI_2().copysign(y));
+    }
+    let one = C::one();
+    let d = (one - x) * (one - x) + y * y;
+    Complex::new(
+        (C::lit(4.0) * x / d).ln_1p() / C::lit(4.0),
+        (C::lit(2.0) * y).atan2((one - x) * (one + x) - y * y) / C::lit(2.0),
+    )
+}
+
+/// Complex hyperbolic tangent, without overflow for large real parts.
+fn c_tanh<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let (x, y) = (z.re, z.im);
+    if x.abs() >= C::lit(22.0) {
+        let e = (C::lit(-2.0) * x.abs()).exp();
+        return Complex::new(C::one().copysign(x), C::lit(4.0) * y.sin() * y.cos() * e);
+    }
+    Complex::tanh(z)
+}
+
+/// `-i f(i z)`: the circular function from the hyperbolic one.
+#[inline]
+fn c_rot<C: Compute>(z: Complex<C>, f: impl Fn(Complex<C>) -> Complex<C>) -> Complex<C> {
+    let w = f(Complex::new(-z.im, z.re));
+    Complex::new(w.im, -w.re)
+}
+
 macro_rules! impl_complex {
     ($($c:ty),*) => {$(
         impl Arith for Complex<$c> {
@@ -897,7 +981,7 @@ macro_rules! impl_complex {
             #[inline]
             fn recip(self) -> Self { c_recip(self) }
             #[inline]
-            fn sqrt(self) -> Self { Complex::sqrt(self) }
+            fn sqrt(self) -> Self { c_sqrt(self) }
             #[inline]
             fn exp(self) -> Self { Complex::exp(self) }
             #[inline]
@@ -917,25 +1001,25 @@ macro_rules! impl_complex {
             #[inline]
             fn cos(self) -> Self { Complex::cos(self) }
             #[inline]
-            fn tan(self) -> Self { Complex::tan(self) }
+            fn tan(self) -> Self { c_rot(self, c_tanh) }
             #[inline]
-            fn asin(self) -> Self { Complex::asin(self) }
+            fn asin(self) -> Self { c_asin(self) }
             #[inline]
-            fn acos(self) -> Self { Complex::acos(self) }
+            fn acos(self) -> Self { c_acos(self) }
             #[inline]
-            fn atan(self) -> Self { Complex::atan(self) }
+            fn atan(self) -> Self { c_rot(self, c_atanh) }
             #[inline]
             fn sinh(self) -> Self { Complex::sinh(self) }
             #[inline]
             fn cosh(self) -> Self { Complex::cosh(self) }
             #[inline]
-            fn tanh(self) -> Self { Complex::tanh(self) }
+            fn tanh(self) -> Self { c_tanh(self) }
             #[inline]
-            fn asinh(self) -> Self { Complex::asinh(self) }
+            fn asinh(self) -> Self { let w = c_asin(Complex::new(-self.im, self.re)); Complex::new(w.im, -w.re) }
             #[inline]
-            fn acosh(self) -> Self { Complex::acosh(self) }
+            fn acosh(self) -> Self { c_acosh(self) }
             #[inline]
-            fn atanh(self) -> Self { Complex::atanh(self) }
+            fn atanh(self) -> Self { c_atanh(self) }
             #[inline]
             fn rint(self) -> Self { Complex::new(Compute::rint(self.re), Compute::rint(self.im)) }
             #[inline]
