@@ -373,8 +373,8 @@ on_every_device!(unary_table_matches_numpy, |dev| {
     );
 });
 
-/// The `_out` form of every table entry gives the same values (into a fresh
-/// array of the result dtype).
+// The `_out` form of every table entry gives the same values (into a fresh
+// array of the result dtype).
 on_every_device!(out_forms_agree_with_the_table, |dev| {
     let mut failures = Vec::new();
     for (op, dt, out_dt, want) in table::BINARY {
@@ -399,6 +399,623 @@ on_every_device!(out_forms_agree_with_the_table, |dev| {
         failures.len(),
         failures.join("\n")
     );
+});
+
+/// Complex points on and near the branch cuts (note the signed zeros).
+const BRANCH_POINTS: [(f64, f64); 12] = [
+    (2.0, 0.0),
+    (2.0, -0.0),
+    (-2.0, 0.0),
+    (-2.0, -0.0),
+    (0.0, 2.0),
+    (-0.0, 2.0),
+    (0.0, -2.0),
+    (-0.0, -2.0),
+    (0.5, 0.0),
+    (1e-8, 1e-9),
+    (30.0, 1.0),
+    (-4.0, -0.0),
+];
+
+// Complex functions follow C99's branch cuts as NumPy does, including the
+// side chosen by the sign of a zero imaginary part; zeros' signs match too.
+on_every_device!(complex_branch_cuts_match_numpy, |dev| {
+    let z = c128s(&BRANCH_POINTS);
+    let mut failures = Vec::new();
+    for (op, want) in table::BRANCH {
+        let got = unary_fn(op)(&z)?.to_vec::<Complex64>()?;
+        for (i, (g, &(re, im))) in got.iter().zip(want.iter()).enumerate() {
+            let part_ok = |g: f64, e: f64| {
+                close(g, e, 1e-10) && (e != 0.0 || g.is_sign_negative() == e.is_sign_negative())
+            };
+            if !(part_ok(g.re, re) && part_ok(g.im, im)) {
+                failures.push(format!(
+                    "{op}{:?}: got {g}, expected ({re:?}, {im:?})",
+                    BRANCH_POINTS[i]
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+});
+
+// ---------------------------------------------------------------------------
+// Broadcasting
+// ---------------------------------------------------------------------------
+
+on_every_device!(broadcasting_follows_numpy, |dev| {
+    // NumPy 2.4: np.arange(3).reshape(3, 1) + np.array([10, 20, 30, 40])
+    let a = cp::arange(3)?.reshape([3, 1])?;
+    let b = cp::asarray(vec![10i64, 20, 30, 40])?;
+    assert_exact(
+        &cp::add(&a, &b)?,
+        &[3, 4],
+        &[10i64, 20, 30, 40, 11, 21, 31, 41, 12, 22, 32, 42],
+    );
+    // (4,) + (3, 1) broadcasts the same way from the other side.
+    assert_exact(
+        &cp::add(&b, &a)?,
+        &[3, 4],
+        &[10i64, 20, 30, 40, 11, 21, 31, 41, 12, 22, 32, 42],
+    );
+    // NumPy 2.4: (np.arange(6.).reshape(2, 1, 3) * np.array([[1.], [2.], [3.], [4.]])).ravel()
+    let a = cp::arange(6)?.astype(cp::f64)?.reshape([2, 1, 3])?;
+    let b = cp::asarray([[1.0], [2.0], [3.0], [4.0]])?;
+    assert_exact(
+        &cp::multiply(&a, &b)?,
+        &[2, 4, 3],
+        &[
+            0.0, 1.0, 2.0, 0.0, 2.0, 4.0, 0.0, 3.0, 6.0, 0.0, 4.0, 8.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+            10.0, 9.0, 12.0, 15.0, 12.0, 16.0, 20.0,
+        ],
+    );
+    // A 0-d array broadcasts like a scalar but is strong: int8 + int64 0-d is int64.
+    let x = cp::asarray(vec![1i8, 2])?;
+    let zero_d = cp::asarray(5i64)?;
+    assert_exact(&cp::add(&x, &zero_d)?, &[2], &[6i64, 7]);
+    // NumPy 2.4: np.ones((3, 4)) + np.ones(5) raises "operands could not be broadcast together".
+    let e = cp::add(&cp::ones([3, 4], cp::f64)?, &cp::ones([5], cp::f64)?).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "add: cannot broadcast shapes (3, 4) and (5,)"
+    );
+    assert!(matches!(e, Error::Broadcast { op: "add", .. }));
+    let e = cp::clip(&cp::ones([3], cp::f64)?, &cp::ones([2], cp::f64)?, 1.0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "clip: cannot broadcast shapes (3,) and (2,) and ()"
+    );
+});
+
+// ---------------------------------------------------------------------------
+// Rust scalars (NEP 50 weak operands)
+// ---------------------------------------------------------------------------
+
+on_every_device!(scalars_are_weak_like_python_numbers, |dev| {
+    let i8s = cp::asarray(vec![1i8, 2, 3])?;
+    // NumPy 2.4: np.array([1, 2, 3], np.int8) + 1 -> int8 [2, 3, 4]
+    assert_exact(&cp::add(&i8s, 1)?, &[3], &[2i8, 3, 4]);
+    // NumPy 2.4: np.array([120, 3], np.int8) * 2 -> int8 [-16, 6] (wraps)
+    assert_exact(
+        &cp::multiply(&cp::asarray(vec![120i8, 3])?, 2)?,
+        &[2],
+        &[-16i8, 6],
+    );
+    // NumPy 2.4: np.array([1, 2, 3], np.int8) + 1.5 -> float64 [2.5, 3.5, 4.5]
+    assert_exact(&cp::add(&i8s, 1.5)?, &[3], &[2.5f64, 3.5, 4.5]);
+    // NumPy 2.4: np.array([1, 2, 3], np.float32) * 2.0 -> float32
+    let f32s = cp::asarray(vec![1.0f32, 2.0, 3.0])?;
+    assert_exact(&cp::multiply(&f32s, 2.0)?, &[3], &[2.0f32, 4.0, 6.0]);
+    // NumPy 2.4: np.array([1, 2, 3], np.float16) + 1.0 -> float16 [2, 3, 4]
+    let r = cp::add(&f16s(&[1.0, 2.0, 3.0]), 1.0)?;
+    assert_close(&r, &[3], cp::f16, &[2.0, 3.0, 4.0], 0.0);
+    // A Rust i64 is weak too (like a Python int): int32 array + 1i64 stays int32.
+    let i32s = cp::asarray(vec![1i32, 2, 3])?;
+    assert_exact(&cp::add(&i32s, 1i64)?, &[3], &[2i32, 3, 4]);
+    // NumPy 2.4: np.array([True, False]) + 1 -> int64 [2, 1]; + True stays bool.
+    let bools = cp::asarray(vec![true, false])?;
+    assert_exact(&cp::add(&bools, 1)?, &[2], &[2i64, 1]);
+    assert_exact(&cp::add(&bools, true)?, &[2], &[true, true]);
+    // NumPy 2.4: np.array([1, 2], np.float32) + 1j -> complex64
+    let r = cp::add(&cp::asarray(vec![1.0f32, 2.0])?, Complex64::new(0.0, 1.0))?;
+    assert_exact(
+        &r,
+        &[2],
+        &[Complex32::new(1.0, 1.0), Complex32::new(2.0, 1.0)],
+    );
+    // NumPy 2.4: np.add(1, 2) -> int64 3; np.add(1, 2.5) -> float64 3.5 (0-d results)
+    assert_exact(&cp::add(1, 2)?, &[], &[3i64]);
+    assert_exact(&cp::add(1, 2.5)?, &[], &[3.5f64]);
+    // NumPy 2.4: 2 - np.array([1, 2, 3], np.uint8) -> uint8 [1, 0, 255]
+    let u8s = cp::asarray(vec![1u8, 2, 3])?;
+    assert_exact(&cp::subtract(2, &u8s)?, &[3], &[1u8, 0, 255]);
+    // NumPy 2.4: np.array([1], np.uint8) + 300 raises OverflowError.
+    let e = cp::add(&u8s, 300).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "add: the Rust integer 300 does not fit in uint8"
+    );
+    // NumPy 2.4: np.power(np.array([2], np.uint8), -1) raises OverflowError.
+    assert!(cp::power(&u8s, -1).is_err());
+    // ... but true division converts the integer to float64 first:
+    // NumPy 2.4: np.array([1], np.uint8) / 300 -> [0.00333333]
+    let r = cp::divide(&cp::asarray(vec![1u8])?, 300)?;
+    assert_close(&r, &[1], cp::f64, &[1.0 / 300.0], 1e-15);
+});
+
+on_every_device!(comparisons_with_out_of_range_integers, |dev| {
+    let u8s = cp::asarray(vec![1u8, 2])?;
+    let i8s = cp::asarray(vec![1i8, 2])?;
+    // NumPy 2.4: u8 < 300 -> [True, True]; u8 >= -1 -> [True, True];
+    // 300 > u8 -> [True, True]; i8 == 1000 -> [False, False]; u8 != -1 -> [True, True];
+    // i8 > -1000 -> [True, True]; -1000 >= i8 -> [False, False]
+    assert_exact(&cp::less(&u8s, 300)?, &[2], &[true, true]);
+    assert_exact(&cp::greater_equal(&u8s, -1)?, &[2], &[true, true]);
+    assert_exact(&cp::greater(300, &u8s)?, &[2], &[true, true]);
+    assert_exact(&cp::equal(&i8s, 1000)?, &[2], &[false, false]);
+    assert_exact(&cp::not_equal(&u8s, -1)?, &[2], &[true, true]);
+    assert_exact(&cp::greater(&i8s, -1000)?, &[2], &[true, true]);
+    assert_exact(&cp::greater_equal(-1000, &i8s)?, &[2], &[false, false]);
+    assert_exact(&cp::less_equal(&u8s, u64::MAX)?, &[2], &[true, true]);
+    // In range, the usual comparison: NumPy 2.4: np.array([1, 2], np.uint8) < 2 -> [True, False]
+    assert_exact(&cp::less(&u8s, 2)?, &[2], &[true, false]);
+});
+
+// ---------------------------------------------------------------------------
+// Views: transposed, swapped, broadcast inputs
+// ---------------------------------------------------------------------------
+
+on_every_device!(non_contiguous_inputs, |dev| {
+    // NumPy 2.4: np.arange(6, dtype=np.int32).reshape(2, 3).T + [[1, 2], [3, 4], [5, 6]]
+    let a = cp::arange(6)?.astype(cp::i32)?.reshape([2, 3])?;
+    let at = a.t();
+    assert!(!at.is_c_contiguous());
+    let b = cp::asarray([[1i32, 2], [3, 4], [5, 6]])?;
+    assert_exact(&cp::add(&at, &b)?, &[3, 2], &[1i32, 5, 4, 8, 7, 11]);
+    // Both transposed: the result is still C-ordered.
+    assert_exact(&cp::multiply(&at, &at)?, &[3, 2], &[0i32, 9, 1, 16, 4, 25]);
+    // NumPy 2.4: np.swapaxes(np.arange(24.).reshape(2, 3, 4), 0, 2).ravel()[:8] + 0
+    let s = cp::arange(24)?
+        .astype(cp::f64)?
+        .reshape([2, 3, 4])?
+        .swapaxes(0, 2)?;
+    let r = cp::add(&s, 0.0)?;
+    assert_eq!(r.shape(), &[4, 3, 2]);
+    assert_eq!(
+        &r.to_vec::<f64>()?[..8],
+        &[0.0, 12.0, 4.0, 16.0, 8.0, 20.0, 1.0, 13.0]
+    );
+    // NumPy 2.4: np.sqrt(np.arange(6, dtype=np.float32).reshape(2, 3).T).ravel()
+    let f = cp::arange(6)?.astype(cp::f32)?.reshape([2, 3])?.t();
+    assert_close(
+        &cp::sqrt(&f)?,
+        &[3, 2],
+        cp::f32,
+        &[0.0, 1.7320508, 1.0, 2.0, 1.4142135, 2.236068],
+        1e-7,
+    );
+    // A broadcast view (stride 0) as input.
+    // NumPy 2.4: np.maximum(np.broadcast_to([1., 5., 3.], (2, 3)), [[2.], [4.]]).ravel()
+    let bc = cp::asarray(vec![1.0, 5.0, 3.0])?.broadcast_to(&[2, 3])?;
+    let col = cp::asarray([[2.0], [4.0]])?;
+    assert_exact(
+        &cp::maximum(&bc, &col)?,
+        &[2, 3],
+        &[2.0, 5.0, 3.0, 4.0, 5.0, 4.0],
+    );
+    // Mixed dtypes on a transposed view: int8ᵀ + float32 -> float32.
+    let i = cp::arange(6)?.astype(cp::i8)?.reshape([2, 3])?.t();
+    let r = cp::add(&i, 0.5f32)?;
+    assert_eq!(
+        r.dtype(),
+        cp::f64,
+        "a Rust float is weak: int8 + float -> float64"
+    );
+    assert_exact(&r, &[3, 2], &[0.5, 3.5, 1.5, 4.5, 2.5, 5.5]);
+    let r = cp::add(&i, &cp::asarray(vec![0.5f32])?)?;
+    assert_exact(&r, &[3, 2], &[0.5f32, 3.5, 1.5, 4.5, 2.5, 5.5]);
+});
+
+on_every_device!(zero_size_inputs, |dev| {
+    let empty = cp::zeros([0, 3], cp::f32)?;
+    let row = cp::asarray(vec![1.0f32, 2.0, 3.0])?;
+    let r = cp::add(&empty, &row)?;
+    assert_eq!((r.shape(), r.dtype()), (&[0usize, 3][..], cp::f32));
+    assert_eq!(cp::sqrt(&empty)?.shape(), &[0, 3]);
+    assert_eq!(cp::less(&empty, 1)?.dtype(), cp::bool_);
+    // (0,) broadcasts against (1,): NumPy 2.4: (np.zeros(0) + np.ones(1)).shape == (0,)
+    assert_eq!(
+        cp::add(&cp::zeros([0], cp::f64)?, &cp::ones([1], cp::f64)?)?.shape(),
+        &[0]
+    );
+    // (0,) against (2,) does not broadcast.
+    assert!(cp::add(&cp::zeros([0], cp::f64)?, &cp::ones([2], cp::f64)?).is_err());
+    // No negative-exponent error when nothing is computed.
+    let e = cp::zeros([0], cp::i32)?;
+    assert_eq!(cp::power(&e, -1)?.shape(), &[0]);
+    let mut out = cp::zeros([0, 3], cp::f64)?;
+    cp::multiply_out(&empty, &row, &mut out)?;
+    assert_eq!(cp::clip(&empty.t(), 0, 1)?.shape(), &[3, 0]);
+});
+
+// ---------------------------------------------------------------------------
+// out=
+// ---------------------------------------------------------------------------
+
+on_every_device!(out_into_views_and_aliases, |dev| {
+    // Into a transposed view: the base array sees the values.
+    let m = cp::zeros([2, 3], cp::f64)?;
+    let mut mt = m.t();
+    let a = cp::asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])?;
+    cp::add_out(&a, 10.0, &mut mt)?;
+    // NumPy 2.4: m = np.zeros((2, 3)); np.add(a, 10., out=m.T); m.ravel()
+    assert_exact(&m, &[2, 3], &[11.0, 13.0, 15.0, 12.0, 14.0, 16.0]);
+    // Aliasing an input: x = x * 2 in place.
+    let mut x = cp::asarray(vec![1i32, 2, 3])?;
+    let view = x.clone();
+    cp::multiply_out(&view, 2, &mut x)?;
+    assert_exact(&x, &[3], &[2i32, 4, 6]);
+    // out overlapping its input in another order: m + m.T into m.
+    // NumPy 2.4: m = np.array([[1, 2], [3, 4]]); np.add(m, m.T, out=m) -> [[2, 5], [5, 8]]
+    let mut sq = cp::asarray([[1i64, 2], [3, 4]])?;
+    let (s1, s2) = (sq.clone(), sq.t());
+    cp::add_out(&s1, &s2, &mut sq)?;
+    assert_exact(&sq, &[2, 2], &[2i64, 5, 5, 8]);
+    // Unary into itself.
+    let mut y = cp::asarray(vec![-1.5, 2.0])?;
+    let yv = y.clone();
+    cp::abs_out(&yv, &mut y)?;
+    assert_exact(&y, &[2], &[1.5, 2.0]);
+    // Inputs broadcast to out's shape.
+    // NumPy 2.4: np.add(np.ones(3), np.ones(3), out=np.empty((2, 3))) -> all 2.
+    let mut big = cp::zeros([2, 3], cp::f64)?;
+    cp::add_out(&cp::ones([3], cp::f64)?, 1.0, &mut big)?;
+    assert_exact(&big, &[2, 3], &[2.0; 6]);
+    cp::sqrt_out(4.0, &mut big)?;
+    assert_exact(&big, &[2, 3], &[2.0; 6]);
+    // The loop runs in the inputs' dtype, then casts into out.
+    // NumPy 2.4: np.add(i8, i8, out=np.empty(3, np.int16)) with i8 = [100, -128, 5] -> [-56, 0, 10]
+    let i8s = cp::asarray(vec![100i8, -128, 5])?;
+    let mut o16 = cp::zeros([3], cp::i16)?;
+    cp::add_out(&i8s, &i8s, &mut o16)?;
+    assert_exact(&o16, &[3], &[-56i16, 0, 10]);
+    let mut of32 = cp::zeros([3], cp::f32)?;
+    cp::add_out(&i8s, &i8s, &mut of32)?;
+    assert_exact(&of32, &[3], &[-56.0f32, 0.0, 10.0]);
+    // Comparisons into a bool view; clip and round into out.
+    let mut flags = cp::zeros([3], cp::bool_)?;
+    cp::greater_out(&i8s, 0, &mut flags)?;
+    assert_exact(&flags, &[3], &[true, false, true]);
+    let mut c = cp::zeros([3], cp::i8)?;
+    cp::clip_out(&i8s, -10, 10, &mut c)?;
+    assert_exact(&c, &[3], &[10i8, -10, 5]);
+    let mut r = cp::zeros([2], cp::f64)?;
+    cp::round_decimals_out(&cp::asarray(vec![1.25, 1.35])?, 1, &mut r)?;
+    assert_close(&r, &[2], cp::f64, &[1.2, 1.4], 1e-15);
+});
+
+on_every_device!(out_errors, |dev| {
+    let a = cp::ones([3], cp::f64)?;
+    // NumPy 2.4: np.add(np.ones(3), np.ones((2, 1)), out=np.empty(3)) raises
+    // "non-broadcastable output operand with shape (3,) doesn't match the broadcast shape (2,3)".
+    let mut small = cp::zeros([3], cp::f64)?;
+    let e = cp::add_out(&a, &cp::ones([2, 1], cp::f64)?, &mut small).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "add: out has shape (3,) but the inputs broadcast to (2, 3); out must have the broadcast shape"
+    );
+    let mut wrong = cp::zeros([4], cp::f64)?;
+    assert!(matches!(
+        cp::sqrt_out(&a, &mut wrong),
+        Err(Error::Shape { op: "sqrt", .. })
+    ));
+    // NumPy 2.4: np.add(np.array([1.5]), 1, out=np.empty(1, np.int64)) raises
+    // "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int64') with casting rule 'same_kind'".
+    let mut ints = cp::zeros([3], cp::i64)?;
+    let e = cp::add_out(&a, 1, &mut ints).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "add: cannot cast float64 to int64 under the 'same_kind' casting rule"
+    );
+    let mut bools = cp::zeros([3], cp::bool_)?;
+    assert!(matches!(
+        cp::abs_out(&a, &mut bools),
+        Err(Error::Cast { op: "abs", .. })
+    ));
+    // The out array is untouched after an error.
+    assert_exact(&ints, &[3], &[0i64, 0, 0]);
+    // A broadcast view (repeated elements) cannot be written.
+    let mut rep = cp::zeros([1], cp::f64)?.broadcast_to(&[3])?;
+    let e = cp::add_out(&a, 1.0, &mut rep).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { op: "add", .. }), "{e}");
+    // Errors of the operation itself come before any write.
+    let mut o = cp::zeros([2], cp::bool_)?;
+    let bools_in = cp::asarray(vec![true, false])?;
+    assert!(cp::subtract_out(&bools_in, &bools_in, &mut o).is_err());
+});
+
+// ---------------------------------------------------------------------------
+// Errors and special values
+// ---------------------------------------------------------------------------
+
+on_every_device!(dtype_errors_name_the_valid_dtypes, |dev| {
+    let f = cp::asarray(vec![1.0, 2.0])?;
+    let i = cp::asarray(vec![1i64, 2])?;
+    // NumPy 2.4: np.bitwise_and(np.array([1.0]), 1) raises TypeError.
+    let e = cp::bitwise_and(&f, 1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "bitwise_and: inputs float64 and a Rust integer (common dtype float64) are not supported; \
+         valid dtypes: bool and integer dtypes (int8 to int64, uint8 to uint64)"
+    );
+    assert!(matches!(
+        e,
+        Error::DType {
+            op: "bitwise_and",
+            ..
+        }
+    ));
+    // NumPy 2.4: np.bitwise_and(np.uint64(3), np.int64(1)) raises (they promote to float64).
+    let u = cp::asarray(vec![3u64])?;
+    let e = cp::bitwise_or(&u, &cp::asarray(vec![1i64])?).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("uint64 and int64 (common dtype float64)"),
+        "{e}"
+    );
+    // NumPy 2.4: np.invert(np.array([1.0])) raises TypeError.
+    let e = cp::invert(&f).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "bitwise_not: input dtype float64 is not supported; \
+         valid dtypes: bool and integer dtypes (int8 to int64, uint8 to uint64)"
+    );
+    // NumPy 2.4: np.floor(np.array([1j])) raises TypeError.
+    let c = cp::asarray(vec![Complex64::new(1.0, 1.0)])?;
+    let e = cp::floor(&c).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("valid dtypes: bool, integer and real floating"),
+        "{e}"
+    );
+    assert!(cp::arctan2(&c, 1.0).is_err());
+    assert!(cp::remainder(&c, 1.0).is_err());
+    // NumPy 2.4: np.array([True]) - np.array([True]) raises TypeError.
+    let b = cp::asarray(vec![true])?;
+    let e = cp::subtract(&b, &b).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "subtract: boolean subtract (the `-` operator) is not supported; \
+         use bitwise_xor (the `^` operator) or logical_xor instead"
+    );
+    assert!(cp::negative(&b)
+        .unwrap_err()
+        .to_string()
+        .contains("boolean negative"));
+    assert!(cp::positive(&b).is_err());
+    assert!(cp::sign(&b).is_err());
+    // NumPy 2.4: np.array([2], np.int8) ** np.array([-1], np.int8) raises ValueError.
+    let e = cp::power(&i, -1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "power: integers to negative integer powers are not allowed; \
+         convert the base to a float dtype first (x.astype(cp::f64))"
+    );
+    assert!(cp::power(&i, &cp::asarray(vec![1i64, -2])?).is_err());
+    // Shifts are integer-only.
+    assert!(cp::left_shift(&f, 1).is_err());
+});
+
+on_every_device!(integer_and_float_special_values, |dev| {
+    // NumPy 2.4: np.array([7, -7], np.int32) // 2 -> [3, -4]; % -2 -> [-1, -1]
+    let i = cp::asarray(vec![7i32, -7])?;
+    assert_exact(&cp::floor_divide(&i, 2)?, &[2], &[3i32, -4]);
+    assert_exact(&cp::remainder(&i, -2)?, &[2], &[-1i32, -1]);
+    // Division and remainder by zero give 0 for integers: np.array([5, -5], np.int8) // 0 -> [0, 0]
+    let i8s = cp::asarray(vec![5i8, -5])?;
+    assert_exact(&cp::floor_divide(&i8s, 0)?, &[2], &[0i8, 0]);
+    assert_exact(&cp::remainder(&i8s, 0)?, &[2], &[0i8, 0]);
+    // NumPy 2.4: np.array([-128], np.int8) // np.array([-1], np.int8) -> [-128]
+    let m = cp::asarray(vec![i8::MIN])?;
+    assert_exact(&cp::floor_divide(&m, -1)?, &[1], &[i8::MIN]);
+    // NumPy 2.4: np.floor_divide([-5., 5., 1., -1., 0.], [3., -3., 0., 0., 0.]) -> [-2, -2, inf, -inf, nan]
+    let a = cp::asarray(vec![-5.0, 5.0, 1.0, -1.0, 0.0])?;
+    let b = cp::asarray(vec![3.0, -3.0, 0.0, 0.0, 0.0])?;
+    assert_close(
+        &cp::floor_divide(&a, &b)?,
+        &[5],
+        cp::f64,
+        &[-2.0, -2.0, INF, -INF, NAN],
+        0.0,
+    );
+    // NumPy 2.4: np.remainder([-5., 5., -0., 5.], [3., -3., 3., 0.]) -> [1, -1, 0, nan]
+    let r = cp::remainder(
+        &cp::asarray(vec![-5.0, 5.0, -0.0, 5.0])?,
+        &cp::asarray(vec![3.0, -3.0, 3.0, 0.0])?,
+    )?;
+    assert_close(&r, &[4], cp::f64, &[1.0, -1.0, 0.0, NAN], 0.0);
+    // NumPy 2.4: np.power(np.array([2, 3]), 62) -> [4611686018427387904, 5069619362125685561] (wraps)
+    let p = cp::power(&cp::asarray(vec![2i64, 3])?, 62)?;
+    assert_exact(&p, &[2], &[4611686018427387904i64, 5069619362125685561]);
+    // NumPy 2.4: np.array([1, -1, 3], np.int32) ** np.array([0, 0, 2], np.int32) -> [1, 1, 9]
+    let p = cp::power(
+        &cp::asarray(vec![1i32, -1, 3])?,
+        &cp::asarray(vec![0i32, 0, 2])?,
+    )?;
+    assert_exact(&p, &[3], &[1i32, 1, 9]);
+    // NumPy 2.4: np.power(np.array([2], np.uint8), np.array([3], np.int8)) -> int16 [8]
+    let p = cp::power(&cp::asarray(vec![2u8])?, &cp::asarray(vec![3i8])?)?;
+    assert_exact(&p, &[1], &[8i16]);
+    // True division: NumPy 2.4: int8 / int8 -> float64; float16 / int8 -> float16;
+    // float16 / int16 -> float32 [1.6666666, 1.5]
+    let r = cp::divide(&cp::asarray(vec![5i8, 6])?, &cp::asarray(vec![2i8, 4])?)?;
+    assert_exact(&r, &[2], &[2.5f64, 1.5]);
+    let r = cp::divide(&f16s(&[5.0, 6.0]), &cp::asarray(vec![2i8, 4])?)?;
+    assert_close(&r, &[2], cp::f16, &[2.5, 1.5], 0.0);
+    let r = cp::divide(&f16s(&[5.0, 6.0]), &cp::asarray(vec![3i16, 4])?)?;
+    assert_close(&r, &[2], cp::f32, &[1.6666666, 1.5], 1e-7);
+    // NumPy 2.4: np.array([-1, 5], np.int16) >> 1 -> [-1, 2]
+    assert_exact(
+        &cp::right_shift(&cp::asarray(vec![-1i16, 5])?, 1)?,
+        &[2],
+        &[-1i16, 2],
+    );
+    // NumPy 2.4: np.float16(65504) + np.float16(65504) -> inf
+    let r = cp::add(&f16s(&[65504.0]), &f16s(&[65504.0]))?;
+    assert_close(&r, &[1], cp::f16, &[INF], 0.0);
+});
+
+// ---------------------------------------------------------------------------
+// clip and round
+// ---------------------------------------------------------------------------
+
+on_every_device!(clip_follows_numpy, |dev| {
+    // NumPy 2.4: np.clip(np.array([1., nan, 5., -3.]), 0, 2) -> [1, nan, 2, 0]
+    let x = cp::asarray(vec![1.0, NAN, 5.0, -3.0])?;
+    assert_close(
+        &cp::clip(&x, 0, 2)?,
+        &[4],
+        cp::f64,
+        &[1.0, NAN, 2.0, 0.0],
+        0.0,
+    );
+    // NumPy 2.4: np.clip(np.arange(6).reshape(2, 3), [[1], [4]], [2, 3, 9]) -> [[1, 1, 2], [2, 3, 5]]
+    let a = cp::arange(6)?.reshape([2, 3])?;
+    let lo = cp::asarray([[1i64], [4]])?;
+    let hi = cp::asarray(vec![2i64, 3, 9])?;
+    assert_exact(&cp::clip(&a, &lo, &hi)?, &[2, 3], &[1i64, 1, 2, 2, 3, 5]);
+    // Bounds outside an integer dtype are clamped to its range:
+    // NumPy 2.4: np.clip(np.array([-100, 0, 100], np.int8), -1000, 50) -> int8 [-100, 0, 50]
+    let i8s = cp::asarray(vec![-100i8, 0, 100])?;
+    assert_exact(&cp::clip(&i8s, -1000, 50)?, &[3], &[-100i8, 0, 50]);
+    // NumPy 2.4: np.clip(np.array([1, 2, 3], np.uint8), -5, 300) -> uint8 [1, 2, 3]
+    let u8s = cp::asarray(vec![1u8, 2, 3])?;
+    assert_exact(&cp::clip(&u8s, -5, 300)?, &[3], &[1u8, 2, 3]);
+    // NumPy 2.4: np.clip(np.array([1., 2., 3.]), np.nan, 2.) -> all nan
+    let f = cp::asarray(vec![1.0, 2.0, 3.0])?;
+    assert_close(&cp::clip(&f, NAN, 2.0)?, &[3], cp::f64, &[NAN; 3], 0.0);
+    // NumPy 2.4: np.clip(np.array([1, 5, 9]), 7, 3) -> [3, 3, 3] (max wins)
+    assert_exact(
+        &cp::clip(&cp::asarray(vec![1i64, 5, 9])?, 7, 3)?,
+        &[3],
+        &[3i64, 3, 3],
+    );
+    // NumPy 2.4: np.clip(np.array([0.5, 2.5], np.float32), 1, 2) -> float32 [1, 2]
+    let f32s = cp::asarray(vec![0.5f32, 2.5])?;
+    assert_exact(&cp::clip(&f32s, 1, 2)?, &[2], &[1.0f32, 2.0]);
+    // NumPy 2.4: np.clip(np.array([1, 2]), 1.5, 2) -> float64 [1.5, 2]
+    assert_exact(
+        &cp::clip(&cp::asarray(vec![1i64, 2])?, 1.5, 2)?,
+        &[2],
+        &[1.5f64, 2.0],
+    );
+    // NumPy 2.4: np.clip(np.array([True, False]), 0, 1) -> int64 [1, 0]
+    let b = cp::asarray(vec![true, false])?;
+    assert_exact(&cp::clip(&b, 0, 1)?, &[2], &[1i64, 0]);
+    // NumPy 2.4: np.clip(np.array([1+2j, 3+1j]), 2, 3) -> [2+0j, 3+0j] (lexicographic order)
+    let c = cp::asarray(vec![Complex64::new(1.0, 2.0), Complex64::new(3.0, 1.0)])?;
+    assert_exact(
+        &cp::clip(&c, 2, 3)?,
+        &[2],
+        &[Complex64::new(2.0, 0.0), Complex64::new(3.0, 0.0)],
+    );
+    // The method form.
+    assert_exact(&f32s.clip(1, 2)?, &[2], &[1.0f32, 2.0]);
+});
+
+on_every_device!(round_half_to_even, |dev| {
+    // NumPy 2.4: np.round([0.5, 1.5, 2.5, -0.5, -1.5]) -> [0, 2, 2, -0, -2]
+    let x = cp::asarray(vec![0.5, 1.5, 2.5, -0.5, -1.5])?;
+    assert_exact(&cp::round(&x)?, &[5], &[0.0, 2.0, 2.0, -0.0, -2.0]);
+    assert_exact(&x.round()?, &[5], &[0.0, 2.0, 2.0, -0.0, -2.0]);
+    // NumPy 2.4: np.round(np.array([1.25, 1.35, -1.25, 2.5]), 1) -> [1.2, 1.4, -1.2, 2.5]
+    let x = cp::asarray(vec![1.25, 1.35, -1.25, 2.5])?;
+    assert_close(
+        &cp::round_decimals(&x, 1)?,
+        &[4],
+        cp::f64,
+        &[1.2, 1.4, -1.2, 2.5],
+        1e-15,
+    );
+    let x32 = x.astype(cp::f32)?;
+    assert_close(
+        &cp::round_decimals(&x32, 1)?,
+        &[4],
+        cp::f32,
+        &[1.2, 1.4, -1.2, 2.5],
+        1e-7,
+    );
+    // NumPy 2.4: np.round(np.array([123.456, -0.5]), -1) -> [120, -0]
+    let r = cp::round_decimals(&cp::asarray(vec![123.456, -0.5])?, -1)?;
+    assert_exact(&r, &[2], &[120.0, -0.0]);
+    // NumPy 2.4: np.round(np.array([125, 135, -125, 15]), -1) -> [120, 140, -120, 20]
+    let i = cp::asarray(vec![125i64, 135, -125, 15])?;
+    assert_exact(&cp::round_decimals(&i, -1)?, &[4], &[120i64, 140, -120, 20]);
+    assert_exact(&cp::round_decimals(&i, 2)?, &[4], &[125i64, 135, -125, 15]);
+    // NumPy 2.4: np.round(np.array([1.25+2.35j]), 1) -> [1.2+2.4j]
+    let c = cp::asarray(vec![Complex64::new(1.25, 2.35)])?;
+    let r = cp::round_decimals(&c, 1)?.to_vec::<Complex64>()?;
+    assert!((r[0] - Complex64::new(1.2, 2.4)).norm() < 1e-15, "{r:?}");
+    // NumPy 2.4: np.round(np.array([True, False])) -> float16 [1, 0]
+    let b = cp::round(&cp::asarray(vec![true, false])?)?;
+    assert_close(&b, &[2], cp::f16, &[1.0, 0.0], 0.0);
+});
+
+// ---------------------------------------------------------------------------
+// bfloat16 (NumPy has no bfloat16: expected values are float32 results
+// rounded by hand to bfloat16's 8 significant bits, ties to even)
+// ---------------------------------------------------------------------------
+
+on_every_device!(bfloat16_computes_in_f32_and_rounds_once, |dev| {
+    let bf = |v: &[f32]| cp::asarray(v.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>());
+    let a = bf(&[1.5, 256.0, 3.0, -2.0])?;
+    let b = bf(&[2.25, 1.0, 0.0, 0.5])?;
+    // 1.5 + 2.25 = 3.75 (exact); 256 + 1 = 257 -> 256 (tie, 8 bits: even mantissa);
+    // 3 + 0 = 3; -2 + 0.5 = -1.5
+    assert_close(
+        &cp::add(&a, &b)?,
+        &[4],
+        cp::bf16,
+        &[3.75, 256.0, 3.0, -1.5],
+        0.0,
+    );
+    // 1.5 / 2.25 = 0.6666667 -> 0.66796875 (nearest bf16); 3 / 0 = inf
+    let r = cp::divide(&a, &b)?;
+    assert_close(&r, &[4], cp::bf16, &[0.66796875, 256.0, INF, -4.0], 0.0);
+    // sqrt(3) = 1.7320508 -> 1.734375; sqrt(-2) = nan; sqrt(256) = 16; sqrt(1.5) = 1.2247449 -> 1.2265625
+    let r = cp::sqrt(&a)?;
+    assert_close(&r, &[4], cp::bf16, &[1.2265625, 16.0, 1.734375, NAN], 0.0);
+    // bfloat16 with int8 stays bfloat16 (ml_dtypes' promotion); with a Rust float too.
+    let i = cp::asarray(vec![1i8, 2, 3, 4])?;
+    assert_eq!(cp::add(&a, &i)?.dtype(), cp::bf16);
+    assert_eq!(cp::multiply(&a, 2.0)?.dtype(), cp::bf16);
+    assert_eq!(
+        cp::less(&a, &b)?.to_vec::<bool>()?,
+        vec![true, false, false, true]
+    );
+});
+
+on_every_device!(array_methods_call_the_functions, |dev| {
+    let x = cp::asarray(vec![-4.0f32, 9.0])?;
+    assert_exact(&x.abs()?, &[2], &[4.0f32, 9.0]);
+    assert_exact(&x.abs()?.sqrt()?, &[2], &[2.0f32, 3.0]);
+    assert_exact(&x.square()?, &[2], &[16.0f32, 81.0]);
+    assert_exact(&x.pow(2)?, &[2], &[16.0f32, 81.0]);
+    assert_exact(&x.floor()?, &[2], &[-4.0f32, 9.0]);
+    assert_exact(&x.ceil()?, &[2], &[-4.0f32, 9.0]);
+    // NumPy 2.4: np.exp(np.float32(0)), np.log(np.float32(1)), sin, cos, tan, tanh of 0
+    let z = cp::zeros([1], cp::f32)?;
+    assert_exact(&z.exp()?, &[1], &[1.0f32]);
+    assert_exact(&z.exp()?.log()?, &[1], &[0.0f32]);
+    assert_exact(&z.sin()?, &[1], &[0.0f32]);
+    assert_exact(&z.cos()?, &[1], &[1.0f32]);
+    assert_exact(&z.tan()?, &[1], &[0.0f32]);
+    assert_exact(&z.tanh()?, &[1], &[0.0f32]);
 });
 
 type BinOutFn = fn(&Array, &Array, &mut Array) -> cp::Result<()>;
@@ -1317,5 +1934,24 @@ mod table {
         ("reciprocal", Float64, Float64, F(&[2.0, -0.4444444444444444, INF, 1e-300, NAN, -0.0, -0.2, 0.13333333333333333])),
         ("reciprocal", Complex64, Complex64, C(&[(0.20000000298023224, -0.4000000059604645), (-1.600000023841858, -0.800000011920929), (NAN, NAN), (0.11999999731779099, 0.1599999964237213), (0.0, -2.0), (0.5, -0.0)])),
         ("reciprocal", Complex128, Complex128, C(&[(0.2, -0.4), (-1.6, -0.8), (NAN, NAN), (0.12, 0.16), (0.0, -2.0), (0.5, -0.0)])),
+    ];
+
+    /// NumPy 2.4 on points on and near the branch cuts, with signed zeros:
+    /// `np.<op>(np.array(BRANCH_POINTS))`.
+    pub const BRANCH: &[(&str, &[(f64, f64)])] = &[
+        ("sqrt", &[(1.4142135623730951, 0.0), (1.4142135623730951, -0.0), (0.0, 1.4142135623730951), (0.0, -1.4142135623730951), (1.0, 1.0), (1.0, 1.0), (1.0, -1.0), (1.0, -1.0), (0.7071067811865476, 0.0), (0.00010012461141278125, 4.993777183700244e-06), (5.477986036839053, 0.09127442031387754), (0.0, -2.0)]),
+        ("log", &[(0.6931471805599453, 0.0), (0.6931471805599453, -0.0), (0.6931471805599453, 3.141592653589793), (0.6931471805599453, -3.141592653589793), (0.6931471805599453, 1.5707963267948966), (0.6931471805599453, 1.5707963267948966), (0.6931471805599453, -1.5707963267948966), (0.6931471805599453, -1.5707963267948966), (-0.6931471805599453, 0.0), (-18.41570557852578, 0.09966865249116204), (3.401752628804169, 0.033320995878247196), (1.3862943611198906, -3.141592653589793)]),
+        ("arcsin", &[(1.5707963267948966, 1.3169578969248166), (1.5707963267948966, -1.3169578969248166), (-1.5707963267948966, 1.3169578969248166), (-1.5707963267948966, -1.3169578969248166), (0.0, 1.4436354751788103), (-0.0, 1.4436354751788103), (0.0, -1.4436354751788103), (-0.0, -1.4436354751788103), (0.5235987755982989, 0.0), (1.0000000000000002e-08, 9.999999999999999e-10), (1.5374568381211224, 4.094622841270689), (-1.5707963267948966, -2.0634370688955608)]),
+        ("arccos", &[(0.0, -1.3169578969248166), (0.0, 1.3169578969248166), (3.141592653589793, -1.3169578969248166), (3.141592653589793, 1.3169578969248166), (1.5707963267948966, -1.4436354751788103), (1.5707963267948966, -1.4436354751788103), (1.5707963267948966, 1.4436354751788103), (1.5707963267948966, 1.4436354751788103), (1.0471975511965976, -0.0), (1.5707963167948966, -9.999999999999999e-10), (0.03333948867377417, -4.094622841270689), (3.141592653589793, 2.0634370688955608)]),
+        ("arctan", &[(1.1071487177940904, 0.0), (1.1071487177940904, -0.0), (-1.1071487177940904, 0.0), (-1.1071487177940904, -0.0), (1.5707963267948966, 0.5493061443340549), (-1.5707963267948966, 0.5493061443340549), (1.5707963267948966, -0.5493061443340549), (-1.5707963267948966, -0.5493061443340549), (0.4636476090008061, 0.0), (1.0000000000000002e-08, 9.999999999999999e-10), (1.5375122449069847, 0.0011086492669664366), (-1.3258176636680326, -0.0)]),
+        ("arcsinh", &[(1.4436354751788103, 0.0), (1.4436354751788103, -0.0), (-1.4436354751788103, 0.0), (-1.4436354751788103, -0.0), (1.3169578969248166, 1.5707963267948966), (-1.3169578969248166, 1.5707963267948966), (1.3169578969248166, -1.5707963267948966), (-1.3169578969248166, -1.5707963267948966), (0.48121182505960347, 0.0), (1e-08, 1.0000000000000003e-09), (4.095176548537999, 0.0333025337760095), (-2.0947125472611012, -0.0)]),
+        ("arccosh", &[(1.3169578969248166, 0.0), (1.3169578969248166, -0.0), (1.3169578969248166, 3.141592653589793), (1.3169578969248166, -3.141592653589793), (1.4436354751788103, 1.5707963267948966), (1.4436354751788103, 1.5707963267948966), (1.4436354751788103, -1.5707963267948966), (1.4436354751788103, -1.5707963267948966), (0.0, 1.0471975511965976), (9.999999999999999e-10, 1.5707963167948966), (4.094622841270689, 0.03333948867377417), (2.0634370688955608, -3.141592653589793)]),
+        ("arctanh", &[(0.5493061443340549, 1.5707963267948966), (0.5493061443340549, -1.5707963267948966), (-0.5493061443340549, 1.5707963267948966), (-0.5493061443340549, -1.5707963267948966), (0.0, 1.1071487177940904), (-0.0, 1.1071487177940904), (0.0, -1.1071487177940904), (-0.0, -1.1071487177940904), (0.5493061443340549, 0.0), (1e-08, 1.0000000000000003e-09), (0.03330860910584494, 1.5696852175127696), (-0.25541281188299536, -1.5707963267948966)]),
+        ("tanh", &[(0.9640275800758168, 0.0), (0.9640275800758168, -0.0), (-0.9640275800758168, 0.0), (-0.9640275800758168, -0.0), (0.0, -2.185039863261519), (-0.0, -2.185039863261519), (0.0, 2.185039863261519), (-0.0, 2.185039863261519), (0.46211715726000974, 0.0), (1.0000000000000002e-08, 1e-09), (1.0, 1.5924545408982667e-26), (-0.999329299739067, -0.0)]),
+        ("tan", &[(-2.185039863261519, 0.0), (-2.185039863261519, -0.0), (2.185039863261519, 0.0), (2.185039863261519, -0.0), (0.0, 0.9640275800758168), (-0.0, 0.9640275800758168), (0.0, -0.9640275800758168), (-0.0, -0.9640275800758168), (0.5463024898437905, 0.0), (1e-08, 1e-09), (-0.10848191924054486, 1.290797467745879), (-1.1578212823495775, -0.0)]),
+        ("log1p", &[(1.0986122886681098, 0.0), (1.0986122886681098, -0.0), (0.0, 3.141592653589793), (0.0, -3.141592653589793), (0.8047189562170503, 1.1071487177940904), (0.8047189562170503, 1.1071487177940904), (0.8047189562170503, -1.1071487177940904), (0.8047189562170503, -1.1071487177940904), (0.4054651081081644, 0.0), (9.999999889225291e-09, 9.999999900000002e-10), (3.4345072253328532, 0.03224688243525392), (1.0986122886681098, -3.141592653589793)]),
+        ("expm1", &[(6.38905609893065, 0.0), (6.38905609893065, -0.0), (-0.8646647167633873, 0.0), (-0.8646647167633873, -0.0), (-1.4161468365471424, 0.9092974268256817), (-1.4161468365471424, 0.9092974268256817), (-1.4161468365471424, -0.9092974268256817), (-1.4161468365471424, -0.9092974268256817), (0.6487212707001282, 0.0), (1.0000000049500002e-08, 1.00000001e-09), (5773926857997.931, 8992358290239.943), (-0.9816843611112658, -0.0)]),
+        ("exp2", &[(4.0, 0.0), (4.0, -0.0), (0.25, 0.0), (0.25, -0.0), (0.18345697474330172, 0.9830277404112437), (0.18345697474330172, 0.9830277404112437), (0.18345697474330172, -0.9830277404112437), (0.18345697474330172, -0.9830277404112437), (1.414213562373095, 0.0), (1.0000000069314718, 6.931471853644755e-10), (825963981.0423068, 686079446.2943696), (0.0625, -0.0)]),
+        ("log2", &[(1.0, 0.0), (1.0, -0.0), (1.0, 4.532360141827193), (1.0, -4.532360141827193), (1.0, 2.2661800709135966), (1.0, 2.2661800709135966), (1.0, -2.2661800709135966), (1.0, -2.2661800709135966), (-1.0, 0.0), (-26.56824711261036, 0.1437914706810849), (4.907691647906769, 0.04807203551102882), (2.0, -4.532360141827193)]),
     ];
 }
