@@ -26,6 +26,20 @@
 //! broadcast to `out`'s shape, and the result is cast into `out`'s dtype
 //! under the `same_kind` rule (int8 into float32 is allowed, float64 into
 //! int64 is not), as NumPy's `out=` argument.
+//!
+//! ```
+//! use cuprite as cp;
+//! let x = cp::asarray(vec![1i8, 2, 100])?;
+//! let y = cp::add(&x, 100)?; // int8: wraps like NumPy
+//! assert_eq!(y.to_vec::<i8>()?, vec![101, 102, -56]);
+//! assert_eq!(cp::divide(&x, 2)?.dtype(), cp::float64);
+//! assert_eq!(cp::sqrt(&x)?.dtype(), cp::float16);
+//! let mut out = cp::zeros([2, 3], cp::f32)?; // the input broadcasts to (2, 3)
+//! cp::multiply_out(&x, 0.5, &mut out)?;
+//! assert_eq!(out.to_vec::<f32>()?, vec![0.5, 1.0, 50.0, 0.5, 1.0, 50.0]);
+//! assert!(cp::add(&x, 300).is_err()); // 300 does not fit int8
+//! # Ok::<(), cp::Error>(())
+//! ```
 
 use half::{bf16, f16};
 use num_complex::Complex;

@@ -44,6 +44,12 @@ on_every_device!(arithmetic_operators, |dev| {
     assert_exact(&r, &[3], &[-3.0, -9.0, -17.0]);
     let r = &a * (&b - 4.0);
     assert_exact(&r, &[3], &[0.0, 2.0, 6.0]);
+    // Untyped literals chain with the array on the left; a literal on the
+    // left of a chain is typed. NumPy 2.4: (a + 1.0) * 2 + (1.0 - a) * 3 -> [4, 3, 2]
+    let r = (&a + 1.0) * 2 + (1.0f64 - &a) * 3;
+    assert_exact(&r, &[3], &[4.0, 3.0, 2.0]);
+    let r = (2i64 * &a + 1) / 2;
+    assert_exact(&r, &[3], &[1.5, 2.5, 3.5]);
     // Broadcasting: NumPy 2.4: np.arange(3).reshape(3, 1) * np.arange(2)
     let col = cp::arange(3)?.reshape([3, 1])?;
     let row = cp::arange(2)?;
