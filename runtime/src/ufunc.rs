@@ -296,6 +296,8 @@ trait RealOnly: Element {
     fn atan2(self, o: Self) -> Self;
 }
 
+// Type resolution rejects bool `subtract`, `negative` and `sign` (as NumPy
+// does), so those three methods are never called for bool.
 impl Arith for bool {
     #[inline]
     fn add(self, o: bool) -> bool {
@@ -1243,6 +1245,10 @@ fn unsupported(name: &'static str, inputs: &[&Operand<'_>], common: DType, valid
         [one] if one.as_array().is_some() => {
             format!("input dtype {common} is not supported; valid dtypes: {valid}")
         }
+        [_] => format!(
+            "{} input ({common}) is not supported; valid dtypes: {valid}",
+            names[0]
+        ),
         _ => format!(
             "inputs {} (common dtype {common}) are not supported; valid dtypes: {valid}",
             names.join(" and ")

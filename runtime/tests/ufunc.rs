@@ -812,6 +812,12 @@ on_every_device!(dtype_errors_name_the_valid_dtypes, |dev| {
     assert!(cp::power(&i, &cp::asarray(vec![1i64, -2])?).is_err());
     // Shifts are integer-only.
     assert!(cp::left_shift(&f, 1).is_err());
+    // A lone Rust scalar is named as such.
+    assert_eq!(
+        cp::invert(1.5).unwrap_err().to_string(),
+        "bitwise_not: a Rust float input (float64) is not supported; \
+         valid dtypes: bool and integer dtypes (int8 to int64, uint8 to uint64)"
+    );
 });
 
 on_every_device!(integer_and_float_special_values, |dev| {
