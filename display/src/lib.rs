@@ -1,1 +1,102 @@
+//! Rich notebook display for Cuprite: values become MIME bundles
+//! (`text/plain` always, plus `text/html`, `image/png`, `image/svg+xml`).
+//!
+//! ```
+//! use cuprite as cp;
+//! use cuprite_display::RichDisplay;
+//! let x = cp::arange(6)?.reshape([2, 3])?.astype(cp::f32)?;
+//! let b = x.bundle();
+//! assert!(b.get("text/plain").unwrap().starts_with("array("));
+//! assert!(b.get("text/html").unwrap().contains("<table>"));
+//! # Ok::<(), cp::Error>(())
+//! ```
+//!
+//! What renders what:
+//! * [`cuprite::Array`]: NumPy's `repr` as text, and an HTML header line
+//!   (shape, dtype, device, bytes) over tables, summarized with
+//!   `cp::set_printoptions` and capped at [`array::MAX_HTML_BYTES`] ([`mod@array`]).
+//! * [`plot::Figure`]: PNG (base64, with width/height metadata) and SVG, from
+//!   [`plot::line`], [`plot::line_xy`], [`plot::scatter`], [`plot::hist`],
+//!   [`plot::imshow`] and several panels ([`plot`]).
+//! * [`Report`]: a title over [`Table`]s, figures and notes; [`Timings`]
+//!   (benchmark tables, run histograms, GB/s and FLOP/s against peak),
+//!   [`MemoryReport`] (pool tables and stacked bars), [`DeviceInfo`] — plain
+//!   data that the runtime's profiler, pools and devices will convert into;
+//!   [`progress()`] bars; [`Html`], [`Markdown`],
+//!   [`Text`], [`Png`], [`Svg`] wrappers; any `cuprite::Result<T>`.
+//!
+//! # For the kernel
+//! Put `use cuprite_display::prelude::*;` in every cell's scope. Then:
+//! * a cell ending in a displayable value is shown through evcxr:
+//!   [`EvcxrDisplay`] gives every [`RichDisplay`] type the `evcxr_display`
+//!   method that evcxr calls, which prints `EVCXR_BEGIN_CONTENT <mime>` blocks
+//!   on stdout (the `execute_result`);
+//! * [`display`], [`display_with_id`], [`update_display`], [`DisplayHandle`]
+//!   and [`progress()`] send one JSON line per output to the Unix socket named
+//!   by `CUPRITE_DISPLAY_SOCKET` (protocol in [`sink`]), to become
+//!   `display_data` / `update_display_data`; without it they print evcxr
+//!   markers too (and progress bars draw on stderr).
 
+#![warn(missing_docs)]
+
+pub mod array;
+pub mod bundle;
+pub mod html;
+pub mod memory;
+pub mod plot;
+pub mod progress;
+pub mod report;
+pub mod sink;
+pub mod timing;
+mod values;
+
+pub use array::{array_bundle, array_html};
+pub use bundle::{
+    Html, Markdown, MimeBundle, Png, RichDisplay, Svg, Text, IMAGE_PNG, IMAGE_SVG, TEXT_HTML,
+    TEXT_PLAIN,
+};
+pub use html::{Cell, CellKind, Table};
+pub use memory::{DeviceInfo, MemoryReport, PoolStats};
+pub use plot::Figure;
+pub use progress::{progress, Progress};
+pub use report::Report;
+pub use sink::{
+    display, display_with_id, new_display_id, show, update_display, DisplayHandle, EvcxrDisplay,
+};
+pub use timing::Timings;
+pub use values::format_elements;
+
+/// What a notebook cell needs in scope: `use cuprite_display::prelude::*;`.
+pub mod prelude {
+    pub use crate::plot::{self, Axes, Figure};
+    pub use crate::{
+        display, display_with_id, progress, update_display, DisplayHandle, EvcxrDisplay, Html,
+        Markdown, MimeBundle, Report, RichDisplay, Table, Text,
+    };
+}
+
+/// A fallible value shows its value, or its error as text (so a cell ending
+/// in `cp::arange(5)` without `?` still displays).
+impl<T: RichDisplay> RichDisplay for Result<T, cuprite::Error> {
+    fn bundle(&self) -> MimeBundle {
+        match self {
+            Ok(v) => v.bundle(),
+            Err(e) => MimeBundle::new(format!("Error: {e}")),
+        }
+    }
+}
+
+/// A scalar shows as NumPy prints one (`3.5`, `True`, `(1+2j)`).
+impl RichDisplay for cuprite::Scalar {
+    fn bundle(&self) -> MimeBundle {
+        MimeBundle::new(self.to_string())
+    }
+}
+
+impl RichDisplay for Table {
+    fn bundle(&self) -> MimeBundle {
+        let mut body = String::new();
+        self.write_html(&mut body);
+        MimeBundle::new(self.to_text()).with(TEXT_HTML, html::wrap("cp-table", &body))
+    }
+}
