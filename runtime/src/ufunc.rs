@@ -2424,7 +2424,7 @@ mod tests {
     use super::*;
 
     fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
-        Array::from_vec_shape(v, shape)
+        Array::from_cpu_data(T::into_data(v), shape)
     }
 
     /// A view of `a` with its last axis reversed (negative stride).
