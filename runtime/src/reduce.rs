@@ -886,8 +886,9 @@ impl<T: Num, const MAX: bool> Reducer for ExtremeR<T, MAX> {
     #[inline(always)]
     fn step(&self, a: T, x: T, _: ()) -> T {
         let better = if MAX { x.gt(a) } else { x.lt(a) };
-        // Once the accumulator is NaN, nothing compares better than it.
-        if better || (x.is_nan() && !a.is_nan()) {
+        // The first NaN wins and stays (a complex NaN may still compare
+        // by its other part, so test the accumulator explicitly).
+        if !a.is_nan() && (better || x.is_nan()) {
             x
         } else {
             a
