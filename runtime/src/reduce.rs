@@ -1346,8 +1346,147 @@ pub fn cumprod(x: &Array, axis: Option<isize>) -> Result<Array> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::layout::Layout;
+
+    /// A view of `x`'s buffer with the given shape, strides (in elements,
+    /// possibly negative) and offset, as NumPy slicing with steps makes.
+    pub(crate) fn view(x: &Array, shape: &[usize], strides: &[isize], offset: usize) -> Array {
+        x.with_layout(Layout::from_parts(shape.to_vec(), strides.to_vec(), offset))
+    }
+
+    fn f64s(a: &Array) -> Vec<f64> {
+        a.to_vec::<f64>().unwrap()
+    }
+
+    // NumPy 2.4: a = np.arange(24.).reshape(2, 3, 4); r = a[:, ::-1, ::-2]
+    // (shape (2, 3, 2), strides (12, -4, -2) elements, first element a[0, 2, 3]).
+    fn reversed() -> Array {
+        let a = crate::arange(24)
+            .unwrap()
+            .astype(crate::DType::Float64)
+            .unwrap();
+        view(&a, &[2, 3, 2], &[12, -4, -2], 11)
+    }
+
+    #[test]
+    fn negative_strides_reduce_like_numpy() {
+        let r = reversed();
+        // r.ravel() -> [11, 9, 7, 5, 3, 1, 23, 21, 19, 17, 15, 13]
+        assert_eq!(
+            f64s(&r.copy().unwrap()),
+            [11.0, 9.0, 7.0, 5.0, 3.0, 1.0, 23.0, 21.0, 19.0, 17.0, 15.0, 13.0]
+        );
+        // r.sum() -> 144; r.sum(axis=(1, 2)) -> [36, 108]; r.sum(axis=0).ravel() -> [34, 30, 26, 22, 18, 14]
+        assert_eq!(f64s(&r.sum().unwrap()), [144.0]);
+        assert_eq!(f64s(&r.sum_axes([1, 2], false).unwrap()), [36.0, 108.0]);
+        assert_eq!(
+            f64s(&r.sum_axis(0).unwrap()),
+            [34.0, 30.0, 26.0, 22.0, 18.0, 14.0]
+        );
+        // r.min(axis=-1).ravel() -> [9, 5, 1, 21, 17, 13]
+        assert_eq!(
+            f64s(&r.min_axis(-1).unwrap()),
+            [9.0, 5.0, 1.0, 21.0, 17.0, 13.0]
+        );
+        // r.argmax(axis=1).ravel() -> [0, 0, 0, 0]; r.argmin() -> 5; r.argmax() -> 6
+        assert_eq!(
+            r.argmax_axis(1, false).unwrap().to_vec::<i64>().unwrap(),
+            [0, 0, 0, 0]
+        );
+        assert_eq!(r.argmin().unwrap().to_vec::<i64>().unwrap(), [5]);
+        assert_eq!(r.argmax().unwrap().to_vec::<i64>().unwrap(), [6]);
+        // r.mean() -> 12.0; r.var(axis=-1).ravel() -> [1.0] * 6; r.std(ddof=1) -> 7.211102550927978
+        assert_eq!(f64s(&r.mean().unwrap()), [12.0]);
+        assert_eq!(f64s(&r.var_axis(-1, 0).unwrap()), [1.0; 6]);
+        let sd = f64s(&r.std(1).unwrap())[0];
+        assert!((sd - 7.211102550927978).abs() < 1e-14, "{sd}");
+    }
+
+    #[test]
+    fn negative_strides_scan_like_numpy() {
+        let r = reversed();
+        // r.cumsum(axis=1).ravel()
+        assert_eq!(
+            f64s(&r.cumsum(Some(1)).unwrap()),
+            [11.0, 9.0, 18.0, 14.0, 21.0, 15.0, 23.0, 21.0, 42.0, 38.0, 57.0, 51.0]
+        );
+        // r.cumsum()
+        assert_eq!(
+            f64s(&r.cumsum(None).unwrap()),
+            [11.0, 20.0, 27.0, 32.0, 35.0, 36.0, 59.0, 80.0, 99.0, 116.0, 131.0, 144.0]
+        );
+        // r.cumsum(axis=0).ravel()
+        assert_eq!(
+            f64s(&r.cumsum(Some(0)).unwrap()),
+            [11.0, 9.0, 7.0, 5.0, 3.0, 1.0, 34.0, 30.0, 26.0, 22.0, 18.0, 14.0]
+        );
+    }
+
+    #[test]
+    fn negative_strides_of_every_loop_shape() {
+        // NumPy 2.4: b = np.arange(10, dtype=np.int8)[::-1]
+        let a = crate::arange(10)
+            .unwrap()
+            .astype(crate::DType::Int8)
+            .unwrap();
+        let b = view(&a, &[10], &[-1], 9);
+        // b.sum() -> 45; b.cumsum() -> [9, 17, 24, 30, 35, 39, 42, 44, 45, 45]; b.argmax() -> 0; b.argmin() -> 9
+        assert_eq!(b.sum().unwrap().to_vec::<i64>().unwrap(), [45]);
+        assert_eq!(
+            b.cumsum(None).unwrap().to_vec::<i64>().unwrap(),
+            [9, 17, 24, 30, 35, 39, 42, 44, 45, 45]
+        );
+        assert_eq!(b.argmax().unwrap().to_vec::<i64>().unwrap(), [0]);
+        assert_eq!(b.argmin().unwrap().to_vec::<i64>().unwrap(), [9]);
+
+        // Row-wise loop over a reversed leading axis:
+        // c = np.arange(48., dtype=np.float32).reshape(3, 16)[::-1]
+        // c.sum(axis=0) -> 48 + 3 * np.arange(16); c.max(axis=0) -> 32 + np.arange(16)
+        let a = crate::arange(48)
+            .unwrap()
+            .astype(crate::DType::Float32)
+            .unwrap();
+        let c = view(&a, &[3, 16], &[-16, 1], 32);
+        let sums: Vec<f32> = (0..16).map(|j| 48.0 + 3.0 * j as f32).collect();
+        let maxs: Vec<f32> = (0..16).map(|j| 32.0 + j as f32).collect();
+        assert_eq!(c.sum_axis(0).unwrap().to_vec::<f32>().unwrap(), sums);
+        assert_eq!(c.max_axis(0).unwrap().to_vec::<f32>().unwrap(), maxs);
+        // c.var(axis=0) -> [170.66667] * 16 (rows 32+j, 16+j, j)
+        for v in c.var_axis(0, 0).unwrap().to_vec::<f32>().unwrap() {
+            assert!((v - 170.66667).abs() < 1e-4, "{v}");
+        }
+
+        // Gaps and a reversed axis: g = np.arange(40.).reshape(4, 10)[::-1, ::2]
+        // g.sum(axis=0) -> [60, 68, 76, 84, 92]; g.var(axis=0) -> [125] * 5; g.sum(axis=1) -> [170, 120, 70, 20]
+        let a = crate::arange(40)
+            .unwrap()
+            .astype(crate::DType::Float64)
+            .unwrap();
+        let g = view(&a, &[4, 5], &[-10, 2], 30);
+        assert_eq!(
+            f64s(&g.sum_axis(0).unwrap()),
+            [60.0, 68.0, 76.0, 84.0, 92.0]
+        );
+        assert_eq!(f64s(&g.var_axis(0, 0).unwrap()), [125.0; 5]);
+        assert_eq!(f64s(&g.sum_axis(1).unwrap()), [170.0, 120.0, 70.0, 20.0]);
+    }
+
+    #[test]
+    fn plan_walks_reduced_axes_in_memory_order() {
+        // A transposed C array reduced over every axis is one contiguous run.
+        let a = crate::zeros([4, 6], crate::DType::Float32).unwrap();
+        let p = Plan::new(&a.t(), &[true, true], false);
+        assert_eq!((p.inner_shape, p.inner_strides), (vec![24], vec![1]));
+        // A reversed axis is walked forwards from its lowest address.
+        let r = reversed();
+        let p = Plan::new(&r, &[false, true, true], false);
+        // r[0] covers positions 11, 9, ..., 1: one run of 6 with stride 2 from 1.
+        assert_eq!(p.base, 1);
+        assert_eq!((p.inner_shape, p.inner_strides), (vec![6], vec![2]));
+        assert_eq!(p.outer_shape, vec![2]);
+    }
 
     #[test]
     fn merge_joins_contiguous_axes() {

@@ -93,3 +93,47 @@ fn sort_cpu<T: Num, const ARG: bool>(x: &Array, axis: usize) -> Array {
         Array::from_vec_shape(vals, shape)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::reduce::tests::view;
+
+    #[test]
+    fn negative_strides_sort_like_numpy() {
+        // NumPy 2.4: a = np.arange(24.).reshape(2, 3, 4); r = a[:, ::-1, ::-2]
+        let a = crate::arange(24)
+            .unwrap()
+            .astype(crate::DType::Float64)
+            .unwrap();
+        let r = view(&a, &[2, 3, 2], &[12, -4, -2], 11);
+        // np.sort(r, axis=1).ravel()
+        assert_eq!(
+            r.sort_axis(1).unwrap().to_vec::<f64>().unwrap(),
+            [3.0, 1.0, 7.0, 5.0, 11.0, 9.0, 15.0, 13.0, 19.0, 17.0, 23.0, 21.0]
+        );
+        // np.argsort(r, axis=1, stable=True).ravel()
+        assert_eq!(
+            r.argsort_axis(1).unwrap().to_vec::<i64>().unwrap(),
+            [2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0]
+        );
+        // np.sort(r, axis=-1).ravel()
+        assert_eq!(
+            r.sort_axis(-1).unwrap().to_vec::<f64>().unwrap(),
+            [9.0, 11.0, 5.0, 7.0, 1.0, 3.0, 21.0, 23.0, 17.0, 19.0, 13.0, 15.0]
+        );
+        // b = np.arange(10, dtype=np.int8)[::-1]: np.sort(b) -> 0..9; np.argsort(b, stable=True) -> [9, 8, ..., 0]
+        let a = crate::arange(10)
+            .unwrap()
+            .astype(crate::DType::Int8)
+            .unwrap();
+        let b = view(&a, &[10], &[-1], 9);
+        assert_eq!(
+            b.sort_axis(0).unwrap().to_vec::<i8>().unwrap(),
+            (0..10).collect::<Vec<i8>>()
+        );
+        assert_eq!(
+            b.argsort_axis(0).unwrap().to_vec::<i64>().unwrap(),
+            (0..10).rev().collect::<Vec<i64>>()
+        );
+    }
+}
