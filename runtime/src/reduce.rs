@@ -7,10 +7,16 @@
 //! and complex dtypes (float16 and bfloat16 accumulate in float32). `mean`
 //! gives float64 for bool and integers; `var` and `std` give float64 for
 //! integers and the real dtype for complex input. Float sums use pairwise
-//! summation, as NumPy does, so long float32 sums stay accurate.
+//! summation, as NumPy does, so long float32 sums stay accurate; reductions
+//! over leading axes (`x.sum_axis(0)`) sum blocks of rows pairwise too,
+//! where NumPy adds row by row.
+//!
+//! Differences from NumPy: float16 and bfloat16 scans keep a float32
+//! running value and round each output (NumPy rounds every partial sum to
+//! float16), and `ddof` is an unsigned integer.
 //!
 //! The public functions validate and resolve types; the element loops are
-//! small private generic functions over a [`Reducer`], so that a CUDA
+//! small private generic functions over a `Reducer`, so that a CUDA
 //! backend can be added by matching on the device.
 
 use std::cmp::Ordering;
@@ -234,6 +240,20 @@ pub(crate) trait Num: Element {
     fn gt(self, o: Self) -> bool;
     /// NumPy's sort order: a total order with NaNs last.
     fn sort_cmp(self, o: Self) -> Ordering;
+
+    /// The maximum (`MAX`) or minimum of `init` and a contiguous run; the
+    /// first NaN wins. Floats override this with a loop that vectorizes.
+    #[inline]
+    fn extreme_run<const MAX: bool>(xs: &[Self], init: Self) -> Self {
+        let mut a = init;
+        for &x in xs {
+            let better = if MAX { x.gt(a) } else { x.lt(a) };
+            if !a.is_nan() && (better || x.is_nan()) {
+                a = x;
+            }
+        }
+        a
+    }
 }
 
 /// Orders two real floats with NaNs last (NaNs equal to each other).
@@ -365,6 +385,35 @@ macro_rules! num_float {
             fn sort_cmp(self, o: Self) -> Ordering {
                 nan_last_cmp(self, o, self.is_nan(), o.is_nan())
             }
+            /// Eight branch-free lanes (NaN noted on the side), then one
+            /// more pass to return the first NaN when there is one.
+            fn extreme_run<const MAX: bool>(xs: &[Self], init: Self) -> Self {
+                let mut acc = [init; 8];
+                let mut nan = [false; 8];
+                let mut chunks = xs.chunks_exact(8);
+                for c in &mut chunks {
+                    for k in 0..8 {
+                        let x = c[k];
+                        let better = if MAX { x > acc[k] } else { x < acc[k] };
+                        acc[k] = if better { x } else { acc[k] };
+                        nan[k] |= x != x;
+                    }
+                }
+                let mut a = init;
+                let mut any_nan = nan.iter().any(|&n| n);
+                for &x in acc.iter().chain(chunks.remainder()) {
+                    if if MAX { x > a } else { x < a } {
+                        a = x;
+                    }
+                    any_nan |= x != x;
+                }
+                if any_nan {
+                    if let Some(&first) = xs.iter().find(|x| x.is_nan()) {
+                        return first;
+                    }
+                }
+                a
+            }
         }
     )*};
     (@widen f16, f32, $x:expr) => { $x.to_f32() };
@@ -455,6 +504,13 @@ trait Reducer {
     fn identity(&self) -> Self::Acc;
     fn step(&self, acc: Self::Acc, x: Self::In, aux: Self::Aux) -> Self::Acc;
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// Folds a contiguous run (reducers with a faster loop override it).
+    fn fold_run(&self, xs: &[Self::In], aux: Self::Aux) -> Self::Acc
+    where
+        Self: Sized,
+    {
+        fold_slice(self, xs, aux)
+    }
 }
 
 /// Up to this many elements a contiguous run is folded in one block.
@@ -503,7 +559,7 @@ fn fold_strided<R: Reducer>(
 ) -> R::Acc {
     if stride == 1 {
         let b = base as usize;
-        return fold_slice(r, &data[b..b + n], aux);
+        return r.fold_run(&data[b..b + n], aux);
     }
     if R::PAIRWISE && n > BLOCK {
         let mid = (n / 2) & !7;
@@ -898,6 +954,9 @@ impl<T: Num, const MAX: bool> Reducer for ExtremeR<T, MAX> {
     fn combine(&self, a: T, b: T) -> T {
         self.step(a, b, ())
     }
+    fn fold_run(&self, xs: &[T], _: ()) -> T {
+        T::extreme_run::<MAX>(xs, self.identity())
+    }
 }
 
 /// `all` (`ANY == false`) or `any` (`ANY == true`).
@@ -1018,11 +1077,36 @@ fn arg_scan<T: Num, const MAX: bool>(mut xs: impl Iterator<Item = T>) -> usize {
     at
 }
 
+/// As [`arg_scan`] for a contiguous run: finds the extreme with the
+/// vectorized loop, then its first position.
+fn arg_run<T: Num, const MAX: bool>(xs: &[T]) -> usize {
+    let init = if MAX { T::MAX_ID } else { T::MIN_ID };
+    let m = T::extreme_run::<MAX>(xs, init);
+    let at = if m.is_nan() {
+        first_where(xs, |x| x.is_nan())
+    } else {
+        first_where(xs, |x| x == m)
+    };
+    at.unwrap_or(0)
+}
+
+/// The first index where `pred` holds, testing blocks without branches.
+fn first_where<T: Copy>(xs: &[T], pred: impl Fn(T) -> bool) -> Option<usize> {
+    let mut start = 0;
+    for block in xs.chunks(64) {
+        if block.iter().fold(false, |hit, &x| hit | pred(x)) {
+            return block.iter().position(|&x| pred(x)).map(|i| start + i);
+        }
+        start += block.len();
+    }
+    None
+}
+
 fn arg_flat_cpu<T: Num, const MAX: bool>(x: &Array) -> usize {
     x.read_cpu::<T, _>(|data, layout| {
         if layout.is_c_contiguous() {
             let start = layout.offset();
-            arg_scan::<T, MAX>(data[start..start + layout.size()].iter().copied())
+            arg_run::<T, MAX>(&data[start..start + layout.size()])
         } else {
             arg_scan::<T, MAX>(layout.positions().map(|i| data[i]))
         }
@@ -1037,10 +1121,42 @@ fn arg_axis_cpu<T: Num, const MAX: bool>(x: &Array, axis: usize, out_shape: &[us
     os.remove(axis);
     ot.remove(axis);
     let mut out: Vec<i64> = Vec::with_capacity(os.iter().product());
+    let (inner_shape, inner_strides) = merge(&shape[axis + 1..], &strides[axis + 1..]);
     x.read_cpu::<T, _>(|data, layout| {
-        for_each_offset(&os, &ot, layout.offset() as isize, |base| {
-            let lane = (0..n).map(|i| data[(base + i as isize * s) as usize]);
-            out.push(arg_scan::<T, MAX>(lane) as i64);
+        let offset = layout.offset() as isize;
+        if s != 1 && inner_strides == [1] && inner_shape[0] >= 8 {
+            // Row-wise: each index along `axis` updates a contiguous row of
+            // running extremes and their indices.
+            let m = inner_shape[0];
+            let mut best: Vec<T> = vec![T::default(); m];
+            let mut at: Vec<i64> = vec![0; m];
+            for_each_offset(&shape[..axis], &strides[..axis], offset, |base| {
+                let b = base as usize;
+                best.copy_from_slice(&data[b..b + m]);
+                at.fill(0);
+                for k in 1..n {
+                    let row = (base + k as isize * s) as usize;
+                    let xs = &data[row..row + m];
+                    for ((a, i), &x) in best.iter_mut().zip(at.iter_mut()).zip(xs) {
+                        let better = if MAX { x.gt(*a) } else { x.lt(*a) };
+                        if !a.is_nan() && (better || x.is_nan()) {
+                            *a = x;
+                            *i = k as i64;
+                        }
+                    }
+                }
+                out.extend_from_slice(&at);
+            });
+            return;
+        }
+        for_each_offset(&os, &ot, offset, |base| {
+            let i = if s == 1 {
+                let b = base as usize;
+                arg_run::<T, MAX>(&data[b..b + n])
+            } else {
+                arg_scan::<T, MAX>((0..n).map(|i| data[(base + i as isize * s) as usize]))
+            };
+            out.push(i as i64);
         });
     });
     Array::from_vec_shape(out, out_shape)
@@ -1515,11 +1631,39 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn vectorized_extremes_and_their_first_positions() {
+        // NumPy 2.4: x = np.array([(i * 7) % 13 - 6 for i in range(20)], np.float32)
+        // x.max() -> 6.0, x.argmax() -> 11; x.min() -> -6.0, x.argmin() -> 0
+        let x: Vec<f32> = (0..20).map(|i| ((i * 7) % 13 - 6) as f32).collect();
+        assert_eq!(f32::extreme_run::<true>(&x, f32::MAX_ID), 6.0);
+        assert_eq!(f32::extreme_run::<false>(&x, f32::MIN_ID), -6.0);
+        assert_eq!(arg_run::<f32, true>(&x), 11);
+        assert_eq!(arg_run::<f32, false>(&x), 0);
+        // y = x.copy(); y[11] = y[17] = np.nan: y.max() -> nan, y.argmax() -> 11, y.argmin() -> 11
+        let mut y = x.clone();
+        y[11] = f32::NAN;
+        y[17] = f32::NAN;
+        assert!(f32::extreme_run::<true>(&y, f32::MAX_ID).is_nan());
+        assert!(f32::extreme_run::<false>(&y[12..], f32::MIN_ID).is_nan()); // NaN in the tail
+        assert_eq!(arg_run::<f32, true>(&y), 11);
+        assert_eq!(arg_run::<f32, false>(&y), 11);
+        // z = np.array([0.0, -0.0] * 6): z.argmax() -> 0, z.argmin() -> 0 (equal values)
+        let z: Vec<f64> = (0..12)
+            .map(|i| if i % 2 == 0 { 0.0 } else { -0.0 })
+            .collect();
+        assert_eq!(arg_run::<f64, true>(&z), 0);
+        assert_eq!(arg_run::<f64, false>(&z), 0);
+        // Integers use the generic loop: np.argmax(np.array([3, 9, 9, -1], np.int16)) -> 1
+        assert_eq!(arg_run::<i16, true>(&[3, 9, 9, -1]), 1);
+        assert_eq!(i16::extreme_run::<false>(&[3, 9, 9, -1], i16::MIN_ID), -1);
+    }
+
+    #[test]
     fn complex_sort_order_matches_numpy() {
         // NumPy 2.4: np.sort([1+nanj, nan+0j, 2+3j, nan+nanj, 0+nanj, 3-1j])
         // -> [2+3j, 3-1j, 0+nanj, 1+nanj, nan+0j, nan+nanj]
         let n = f32::NAN;
-        let mut v = vec![
+        let mut v = [
             Complex32::new(1.0, n),
             Complex32::new(n, 0.0),
             Complex32::new(2.0, 3.0),

@@ -1827,12 +1827,8 @@ on_every_device!(broadcast_input, |_dev| {
 on_every_device!(row_wise_reductions_over_leading_axes, |_dev| {
     // Reducing axis 0 of C-ordered rows of >= 8 elements takes the row-wise loop.
     // NumPy 2.4: x = ((np.arange(80) * 13) % 29 - 14).astype(np.int32).reshape(5, 16)
-    let x = cp::asarray(
-        (0..80)
-            .map(|i| ((i * 13) % 29 - 14) as i32)
-            .collect::<Vec<_>>(),
-    )?
-    .reshape([5, 16])?;
+    let x = cp::asarray((0..80i32).map(|i| (i * 13) % 29 - 14).collect::<Vec<_>>())?
+        .reshape([5, 16])?;
     // x.sum(axis=0)
     assert_exact(
         &x.sum_axis(0)?,
