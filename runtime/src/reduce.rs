@@ -478,7 +478,8 @@ macro_rules! num_complex {
             /// NumPy's complex order: non-NaN values lexicographically,
             /// then `R+nanj`, then `nan+Rj`, then `nan+nanj`.
             fn sort_cmp(self, o: Self) -> Ordering {
-                let (an, bn) = ((self.re.is_nan(), self.im.is_nan()), (o.re.is_nan(), o.im.is_nan()));
+                let an = (self.re.is_nan(), self.im.is_nan());
+                let bn = (o.re.is_nan(), o.im.is_nan());
                 an.cmp(&bn)
                     .then_with(|| nan_last_cmp(self.re, o.re, an.0, bn.0))
                     .then_with(|| nan_last_cmp(self.im, o.im, an.1, bn.1))
