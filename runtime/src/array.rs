@@ -42,6 +42,11 @@ impl Array {
         }
     }
 
+    /// A new C-contiguous CPU array owning `v` (for CPU implementations).
+    pub(crate) fn from_vec_cpu<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
+        Array::from_cpu_data(T::into_data(v), shape)
+    }
+
     /// A new C-contiguous array holding `v` on the current device (where
     /// CuPy puts the results of operations).
     pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {

@@ -183,6 +183,59 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         3,
         || x.to_vec::<f32>().map(drop),
     )?;
+    let y = cp::asarray(host_random(n, 2))?;
+    b.case("axpb_f32_64M", Some(16.0 * n as f64), None, 20, 3, || {
+        cp::multiply_out(&x, 2.0, &mut out)?;
+        let o2 = out.clone();
+        cp::add_out(&o2, 1.0, &mut out)
+    })?;
+    b.case("add_f32_64M", Some(12.0 * n as f64), None, 20, 3, || {
+        cp::add_out(&x, &y, &mut out)
+    })?;
+    let xs = x.slice(cp::s![..1 << 24])?;
+    b.case(
+        "tanh_sin_expr_16M",
+        Some(8.0 * (1 << 24) as f64),
+        None,
+        20,
+        3,
+        || {
+            cp::tanh(&(cp::sin(&xs)? + &(&xs * 0.1)))?;
+            Ok(())
+        },
+    )?;
+    b.case("sum_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
+        x.sum().map(drop)
+    })?;
+    b.case("max_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
+        x.max().map(drop)
+    })?;
+    let m = x.reshape([8192, 8192])?;
+    b.case(
+        "sum_axis0_8192sq",
+        Some(4.0 * n as f64),
+        None,
+        20,
+        3,
+        || m.sum_axis(0).map(drop),
+    )?;
+    b.case(
+        "sum_axis1_8192sq",
+        Some(4.0 * n as f64),
+        None,
+        20,
+        3,
+        || m.sum_axis(1).map(drop),
+    )?;
+    let small = cp::arange(1000)?.astype(cp::f32)?;
+    b.case("100_small_adds_latency", None, None, 20, 3, || {
+        let mut a = small.clone();
+        for _ in 0..100 {
+            a = cp::add(&a, 1.0)?;
+        }
+        drop(a);
+        Ok(())
+    })?;
     // The pool's allocate + free + synchronize cycle (issue's figure, not a CuPy case).
     b.case("alloc_free_sync_4MB", None, None, 200, 10, || {
         drop(cp::empty([1 << 20], cp::f32)?);

@@ -8,6 +8,7 @@ pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
 pub(crate) mod reduce;
+pub(crate) mod reduce_spec;
 pub(crate) mod session;
 pub mod stream;
 pub(crate) mod transfer;
