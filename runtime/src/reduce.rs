@@ -1489,6 +1489,15 @@ pub fn cumprod(x: &Array, axis: Option<isize>) -> Result<Array> {
     scan(x, true, axis)
 }
 
+/// Runs the CPU implementation for a GPU array that has no GPU kernel for
+/// this operation: copies it to the host, computes, and moves the result back.
+pub(crate) fn on_host(x: &Array, f: impl FnOnce(&Array) -> Result<Array>) -> Result<Array> {
+    let device = x.device();
+    let host = x.to_device(&Device::Cpu)?;
+    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
+    r.to_device(&device)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -1714,13 +1723,4 @@ pub(crate) mod tests {
             assert!(g.1.total_cmp(&w.1).is_eq() || (g.1.is_nan() && w.1.is_nan()));
         }
     }
-}
-
-/// Runs the CPU implementation for a GPU array that has no GPU kernel for
-/// this operation: copies it to the host, computes, and moves the result back.
-pub(crate) fn on_host(x: &Array, f: impl FnOnce(&Array) -> Result<Array>) -> Result<Array> {
-    let device = x.device();
-    let host = x.to_device(&Device::Cpu)?;
-    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
-    r.to_device(&device)
 }

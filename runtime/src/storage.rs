@@ -81,12 +81,11 @@ impl CpuStorage {
     }
 }
 
-/// A device buffer shared by views, holding `len` elements of `dtype`.
+/// A device buffer shared by views, holding `len` elements.
 #[derive(Debug, Clone)]
 pub struct CudaStorage {
     pub buffer: Arc<crate::cuda::memory::DeviceBuffer>,
     pub len: usize,
-    pub dtype: DType,
 }
 
 /// Where an array's elements live.

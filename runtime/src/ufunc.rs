@@ -1544,10 +1544,8 @@ fn check_integer_exponent(b: &Array, shape: &[usize]) -> Result<()> {
     if !b.dtype().is_signed_integer() || shape.iter().product::<usize>() == 0 {
         return Ok(());
     }
-    let negative = ints!(b.dtype(), T => {
-        let flags = map1(b, <T as Integer>::is_negative);
-        flags.read_cpu::<bool, _>(|d, _| d.iter().any(|&v| v))
-    });
+    // Runs where `b` lives (a GPU reduction for GPU arrays).
+    let negative = less(b, 0i64)?.any()?.item::<bool>()?;
     if negative {
         return Err(Error::InvalidArgument {
             op: "power",

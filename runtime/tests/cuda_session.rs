@@ -18,15 +18,19 @@ fn report_names_the_libraries() {
     }
 }
 
+/// Pool figures are process-wide: tests that read them run one at a time.
+static POOL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn pool_counts_allocations_and_recovers_from_out_of_memory() {
+    let _serial = POOL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let Some(dev) = gpu_or_skip() else { return };
     cp::with_device(dev, || {
         let pool = cp::cuda::memory_pool().unwrap();
         let before = pool.stats().unwrap();
         let a = cp::zeros([1 << 20], cp::f32).unwrap();
         let during = pool.stats().unwrap();
-        assert_eq!(during.used_bytes, before.used_bytes + 4 << 20);
+        assert_eq!(during.used_bytes, before.used_bytes + (4 << 20));
         assert_eq!(during.allocations, before.allocations + 1);
         assert!(during.reserved_bytes >= during.used_bytes);
         drop(a);
@@ -52,6 +56,7 @@ fn pool_counts_allocations_and_recovers_from_out_of_memory() {
 
 #[test]
 fn allocate_free_cycle_is_cheap() {
+    let _serial = POOL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let Some(dev) = gpu_or_skip() else { return };
     cp::with_device(dev, || {
         // Warm the pool, then time allocate + free + synchronize.
@@ -73,6 +78,7 @@ fn allocate_free_cycle_is_cheap() {
 
 #[test]
 fn events_time_work_on_streams() {
+    let _serial = POOL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let Some(dev) = gpu_or_skip() else { return };
     cp::with_device(dev, || {
         let s = Stream::new().unwrap();

@@ -65,6 +65,9 @@ impl Module {
 /// Compiled modules of one device, by key.
 pub(crate) struct KernelCache {
     modules: Mutex<HashMap<u64, Arc<Module>>>,
+    /// Generated kernels by a compact key of what they compute, so a warm
+    /// call neither builds nor hashes its source.
+    specialized: Mutex<HashMap<u64, Function>>,
     arch: String,
     dir: Option<PathBuf>,
 }
@@ -100,6 +103,7 @@ impl KernelCache {
     pub fn new(info: &DeviceInfo) -> KernelCache {
         KernelCache {
             modules: Mutex::new(HashMap::new()),
+            specialized: Mutex::new(HashMap::new()),
             arch: format!(
                 "sm_{}{}",
                 info.compute_capability.0, info.compute_capability.1
@@ -182,9 +186,32 @@ impl KernelCache {
         Ok(module)
     }
 
-    /// Number of modules held in memory.
-    pub fn len(&self) -> usize {
-        self.modules.lock().map(|m| m.len()).unwrap_or(0)
+    /// The kernel `fname` of a generated source identified by `key` (which
+    /// must determine the source): from memory, or built by `source` and
+    /// compiled (or loaded from disk) on first use.
+    pub fn specialized(
+        &self,
+        session: &DeviceSession,
+        key: u64,
+        name: &str,
+        fname: &str,
+        source: impl FnOnce() -> String,
+    ) -> Result<Function> {
+        if let Some(f) = self
+            .specialized
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(*f);
+        }
+        let module = self.module(session, name, &source(), &[], &[])?;
+        let f = module.function(fname)?;
+        self.specialized
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, f);
+        Ok(f)
     }
 }
 

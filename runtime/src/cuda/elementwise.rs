@@ -13,6 +13,7 @@ use super::compile::PRELUDE;
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
+use super::DriverResultExt;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -148,7 +149,7 @@ pub(crate) enum MapInput<'a> {
 }
 
 /// How a kernel reads one input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Read {
     /// One element per output element.
     Each,
@@ -242,11 +243,20 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
         }
     }
     kinds.push((out.dtype(), Read::Each));
-    let source = generate(k, &kinds, mshape.len(), contiguous, small);
-    let module = session
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // The support code is determined by the name and expression.
+        (&k.name, &k.expr, &k.compute, k.result, k.support.len()).hash(&mut h);
+        (&kinds, mshape.len(), contiguous, small).hash(&mut h);
+        h.finish()
+    };
+    let func = session
         .kernels
-        .module(session, &k.name, &source, &[], &[])?;
-    let func = module.function("cuprite_map")?;
+        .specialized(session, key, &k.name, "cuprite_map", || {
+            generate(k, &kinds, mshape.len(), contiguous, small)
+        })?;
+
     let mut args = KernelArgs::new();
     let mut ptrs = ops.iter().map(|o| o.ptr);
     for input in inputs {
@@ -367,10 +377,39 @@ fn generate(
     let _ = writeln!(s, "  idx_t stride = (idx_t)gridDim.x * blockDim.x;");
     let _ = writeln!(
         s,
-        "  for (idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; i < (idx_t)n; i += stride) {{"
+        "  idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x;"
     );
     let value = cast_expr(k.result, out_dt, &format!("({})", k.expr));
     if contiguous {
+        // Four elements per thread and step, every load issued before the
+        // first store, so more memory requests are in flight.
+        let at = |u: usize| {
+            if u == 0 {
+                "i".to_string()
+            } else {
+                format!("i + {u} * stride")
+            }
+        };
+        let _ = writeln!(s, "  for (; i + 3 * stride < (idx_t)n; i += 4 * stride) {{");
+        for u in 0..4 {
+            for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
+                if read == Read::Each {
+                    let _ = writeln!(s, "    const {} r{i}_{u} = p{i}[{}];", ctype(d), at(u));
+                }
+            }
+        }
+        for u in 0..4 {
+            let _ = writeln!(s, "    {{");
+            for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+                if read == Read::Each {
+                    let _ = writeln!(s, "      {}", load(i, &format!("r{i}_{u}")));
+                }
+            }
+            let _ = writeln!(s, "      p{n_in}[{}] = {value};", at(u));
+            let _ = writeln!(s, "    }}");
+        }
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
         for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
             if read == Read::Each {
                 let _ = writeln!(s, "    {}", load(i, &format!("p{i}[i]")));
@@ -378,6 +417,8 @@ fn generate(
         }
         let _ = writeln!(s, "    p{n_in}[i] = {value};");
     } else {
+        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
+
         let _ = writeln!(s, "    idx_t rem = i;");
         for &o in &mem {
             let _ = writeln!(s, "    idx_t off{o} = 0;");
@@ -428,6 +469,36 @@ pub(crate) fn new_array(
 
 /// `out[...] = cast(src)` with broadcasting (copies, casts, `assign`).
 pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
+    // Same dtype and both contiguous: the driver's device-to-device copy.
+    if src.dtype() == out.dtype()
+        && src.shape() == out.shape()
+        && src.is_c_contiguous()
+        && out.is_c_contiguous()
+        && src.device() == out.device()
+        && !src.shares_memory(out)
+    {
+        if let (Storage::Cuda(a), Storage::Cuda(b)) = (src.storage(), out.storage()) {
+            let item = src.dtype().itemsize() as u64;
+            let bytes = src.size() * src.dtype().itemsize();
+            if bytes == 0 {
+                return Ok(());
+            }
+            a.buffer.session.bind()?;
+            // SAFETY: both ranges lie inside their buffers (checked layouts)
+            // and do not overlap (different buffers).
+            return unsafe {
+                cudarc::driver::sys::cuMemcpyDtoDAsync_v2(
+                    b.buffer.ptr + out.layout().offset() as u64 * item,
+                    a.buffer.ptr + src.layout().offset() as u64 * item,
+                    bytes,
+                    current_stream().raw(),
+                )
+            }
+            .result()
+            .op("copy");
+        }
+    }
+
     let k = MapKernel {
         name: "copy".into(),
         compute: vec![src.dtype()],

@@ -49,11 +49,6 @@ impl KernelArgs {
         self.offsets.push(start);
         self
     }
-
-    /// Number of arguments.
-    pub fn len(&self) -> usize {
-        self.offsets.len()
-    }
 }
 
 /// Grid and block sizes plus dynamic shared memory.

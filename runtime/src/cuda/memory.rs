@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use cudarc::driver::sys;
 
@@ -463,6 +463,3 @@ pub(crate) fn download(
     }
     Ok(())
 }
-
-/// A device buffer shared by views.
-pub(crate) type SharedBuffer = Arc<DeviceBuffer>;

@@ -15,7 +15,7 @@ pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
-pub use session::{cuda_report, DeviceInfo};
+pub use session::{cuda_report, request_interrupt, DeviceInfo};
 pub use stream::{with_stream, Event, Stream};
 
 use cudarc::driver::result::DriverError;

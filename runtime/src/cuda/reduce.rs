@@ -146,7 +146,23 @@ fn header(spec: &ReduceSpec, in_dt: DType) -> String {
 
 const ROW_THREADS: usize = 256;
 
-/// Row strategy: grid (row blocks, splits per row).
+/// Allocates `n` zeroed u32 counters on the current stream (for the
+/// "last block finishes" pattern).
+fn counters(s: &DeviceSession, name: &'static str, n: usize) -> Result<Array> {
+    let c = new_array(name, s.info.ordinal, DType::UInt32, &[n])?;
+    s.bind()?;
+    // SAFETY: the buffer holds `n` u32 values.
+    unsafe {
+        cudarc::driver::sys::cuMemsetD8Async(device_ptr(&c)?, 0, n * 4, current_stream().raw())
+    }
+    .result()
+    .map_err(|e| super::driver_error(name, e))?;
+    Ok(c)
+}
+
+/// Row strategy: grid (row blocks, splits per row). With several splits per
+/// row, each block writes a partial and the last block of the row to finish
+/// folds the partials and writes the result (one launch).
 #[allow(clippy::too_many_arguments)]
 fn rows_pass(
     s: &DeviceSession,
@@ -169,101 +185,63 @@ fn rows_pass(
             .clamp(1, len.div_ceil(per_block).max(1))
             .min(65535)
     };
-    let final_pass = splits == 1;
-    let partial = if final_pass {
-        None
+    let (partial, count) = if splits > 1 {
+        (
+            Some(new_array(
+                spec.name,
+                s.info.ordinal,
+                spec.acc,
+                &[rows, splits],
+            )?),
+            Some(counters(s, spec.name, rows)?),
+        )
     } else {
-        Some(new_array(
-            spec.name,
-            s.info.ordinal,
-            spec.acc,
-            &[rows, splits],
-        )?)
+        (None, None)
     };
-    let dst = partial.as_ref().unwrap_or(out);
     let (kshape, kstrides) = &plan.kept;
     let (rshape, rstrides) = &plan.red;
     let kd = kshape.len().max(1);
     let rd = rshape.len().max(1);
-    let mut src = header(spec, in_dt);
-    let _ = writeln!(src, "struct Geo {{ long long kshape[{kd}]; long long kst[{kd}]; long long rshape[{rd}]; long long rst[{rd}]; }};");
-    let out_t = if final_pass {
-        ctype(spec.result)
-    } else {
-        "acc_t"
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            "rows",
+            spec.name,
+            &spec.map,
+            &spec.combine,
+            &spec.post,
+            &spec.identity,
+        )
+            .hash(&mut h);
+        (
+            spec.compute,
+            spec.acc,
+            spec.result,
+            in_dt,
+            kshape.len(),
+            rshape.len(),
+        )
+            .hash(&mut h);
+        (contiguous_rows, splits > 1, spec.support.len()).hash(&mut h);
+        h.finish()
     };
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void cuprite_reduce_rows(const in_t* __restrict__ x, {out_t}* __restrict__ out, Geo g, long long rows, long long len, long long count) {{"
-    );
-    let _ = writeln!(src, "  __shared__ acc_t sh[{ROW_THREADS}];");
-    let _ = writeln!(src, "  const int tid = threadIdx.x;");
-    let _ = writeln!(src, "  const long long splits = gridDim.y;");
-    let _ = writeln!(
-        src,
-        "  const long long chunk = (len + splits - 1) / splits;"
-    );
-    let _ = writeln!(
-        src,
-        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
-    );
-    // Base offset of this row from the kept-axis decomposition.
-    let _ = writeln!(src, "    long long base = 0, rem = row;");
-    let _ = writeln!(src, "    for (int ax = {} - 1; ax >= 0; --ax) {{ long long d = g.kshape[ax]; long long q = rem / d; base += (rem - q * d) * g.kst[ax]; rem = q; }}", kshape.len());
-    let _ = writeln!(src, "    const long long lo = blockIdx.y * chunk;");
-    let _ = writeln!(
-        src,
-        "    const long long hi = lo + chunk < len ? lo + chunk : len;"
-    );
-    let _ = writeln!(src, "    acc_t acc = {};", spec.identity);
-    if contiguous_rows {
-        // Four independent accumulators keep several loads in flight.
-        let _ = writeln!(src, "    const in_t* p = x + base;");
-        let _ = writeln!(src, "    acc_t a1 = acc, a2 = acc, a3 = acc;");
-        let _ = writeln!(src, "    long long j = lo + tid;");
-        let _ = writeln!(
-            src,
-            "    for (; j + 3 * {ROW_THREADS} < hi; j += 4 * {ROW_THREADS}) {{"
-        );
-        let _ = writeln!(src, "      acc_t v0 = map_one(p[j]), v1 = map_one(p[j + {ROW_THREADS}]), v2 = map_one(p[j + 2 * {ROW_THREADS}]), v3 = map_one(p[j + 3 * {ROW_THREADS}]);");
-        let _ = writeln!(src, "      acc = combine(acc, v0); a1 = combine(a1, v1); a2 = combine(a2, v2); a3 = combine(a3, v3);");
-        let _ = writeln!(src, "    }}");
-        let _ = writeln!(
-            src,
-            "    for (; j < hi; j += {ROW_THREADS}) acc = combine(acc, map_one(p[j]));"
-        );
-        let _ = writeln!(src, "    acc = combine(combine(acc, a1), combine(a2, a3));");
-    } else {
-        let _ = writeln!(
-            src,
-            "    for (long long j = lo + tid; j < hi; j += {ROW_THREADS}) {{"
-        );
-        let _ = writeln!(src, "      long long off = base, r2 = j;");
-        let _ = writeln!(src, "      for (int ax = {} - 1; ax >= 0; --ax) {{ long long d = g.rshape[ax]; long long q = r2 / d; off += (r2 - q * d) * g.rst[ax]; r2 = q; }}", rshape.len());
-        let _ = writeln!(src, "      acc = combine(acc, map_one(x[off]));");
-        let _ = writeln!(src, "    }}");
-    }
-    block_reduce(&mut src, ROW_THREADS);
-    if final_pass {
-        let _ = writeln!(
-            src,
-            "    if (tid == 0) {{ acc_t acc = sh[0]; out[row] = {}; }}",
-            cast_expr(spec.result, spec.result, &format!("({})", spec.post))
-        );
-    } else {
-        let _ = writeln!(
-            src,
-            "    if (tid == 0) out[row * splits + blockIdx.y] = sh[0];"
-        );
-    }
-    let _ = writeln!(src, "    __syncthreads();");
-    let _ = writeln!(src, "  }}\n}}");
-
-    let module = s.kernels.module(s, spec.name, &src, &[], &[])?;
-    let f = module.function("cuprite_reduce_rows")?;
+    let f = s
+        .kernels
+        .specialized(s, key, spec.name, "cuprite_reduce_rows", || {
+            rows_source(spec, in_dt, kshape.len(), rshape.len(), contiguous_rows)
+        })?;
     let mut args = KernelArgs::new();
     args.push(ptr);
-    args.push(device_ptr(dst)?);
+    args.push(device_ptr(out)?);
+    args.push(match &partial {
+        Some(p) => device_ptr(p)?,
+        None => 0u64,
+    });
+    args.push(match &count {
+        Some(c) => device_ptr(c)?,
+        None => 0u64,
+    });
     let mut geo: Vec<i64> = Vec::new();
     let pad = |v: &mut Vec<i64>, xs: Vec<i64>, n: usize| {
         let mut xs = xs;
@@ -278,84 +256,109 @@ fn rows_pass(
     args.push_bytes(&bytes, 8);
     args.push(rows as i64);
     args.push(len as i64);
-    args.push(len as i64);
     let cfg = LaunchConfig {
-        grid: (rows.min(65535 * 16) as u32, splits as u32, 1),
-        block: (ROW_THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch(s, spec.name, f, cfg, &current_stream(), &mut args)?;
-    if let Some(p) = partial {
-        // Second pass: reduce each row's partials (contiguous, acc dtype).
-        let finish = ReduceSpec {
-            compute: spec.acc,
-            map: "in0".into(),
-            ..spec.clone()
-        };
-        let fplan = Plan {
-            kept: (vec![rows], vec![splits as isize]),
-            red: (vec![splits], vec![1]),
-        };
-        rows_final(s, &finish, &p, &fplan, rows, splits, len, out)?;
-    }
-    Ok(())
-}
-
-/// The second pass of the row strategy: one block per row, `count` is the
-/// number of original elements.
-#[allow(clippy::too_many_arguments)]
-fn rows_final(
-    s: &DeviceSession,
-    spec: &ReduceSpec,
-    partial: &Array,
-    plan: &Plan,
-    rows: usize,
-    len: usize,
-    count: usize,
-    out: &Array,
-) -> Result<()> {
-    let mut src = header(spec, spec.acc);
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void cuprite_reduce_finish(const in_t* __restrict__ x, {}* __restrict__ out, long long rows, long long len, long long count) {{",
-        ctype(spec.result)
-    );
-    let _ = writeln!(src, "  __shared__ acc_t sh[{ROW_THREADS}];");
-    let _ = writeln!(src, "  const int tid = threadIdx.x;");
-    let _ = writeln!(
-        src,
-        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
-    );
-    let _ = writeln!(src, "    acc_t acc = {};", spec.identity);
-    let _ = writeln!(src, "    for (long long j = tid; j < len; j += {ROW_THREADS}) acc = combine(acc, map_one(x[row * len + j]));");
-    block_reduce(&mut src, ROW_THREADS);
-    let _ = writeln!(
-        src,
-        "    if (tid == 0) {{ acc_t acc = sh[0]; out[row] = {}; }}",
-        spec.post
-    );
-    let _ = writeln!(src, "    __syncthreads();");
-    let _ = writeln!(src, "  }}\n}}");
-    let _ = plan;
-    let module = s.kernels.module(s, spec.name, &src, &[], &[])?;
-    let f = module.function("cuprite_reduce_finish")?;
-    let mut args = KernelArgs::new();
-    args.push(device_ptr(partial)?);
-    args.push(device_ptr(out)?);
-    args.push(rows as i64);
-    args.push(len as i64);
-    args.push(count as i64);
-    let cfg = LaunchConfig {
-        grid: (rows.min(65535 * 16) as u32, 1, 1),
+        grid: (rows.min(1 << 30) as u32, splits as u32, 1),
         block: (ROW_THREADS as u32, 1, 1),
         shared_mem_bytes: 0,
     };
     launch(s, spec.name, f, cfg, &current_stream(), &mut args)
 }
 
+fn rows_source(
+    spec: &ReduceSpec,
+    in_dt: DType,
+    kdims: usize,
+    rdims: usize,
+    contiguous_rows: bool,
+) -> String {
+    let kd = kdims.max(1);
+    let rd = rdims.max(1);
+    let t = ROW_THREADS;
+    let mut src = header(spec, in_dt);
+    let _ = writeln!(src, "struct Geo {{ long long kshape[{kd}]; long long kst[{kd}]; long long rshape[{rd}]; long long rst[{rd}]; }};");
+    let _ = writeln!(src, "extern \"C\" __global__ void cuprite_reduce_rows(const in_t* __restrict__ x, {}* __restrict__ out, acc_t* partial, unsigned* counters, Geo g, long long rows, long long len) {{", ctype(spec.result));
+    let _ = writeln!(src, "  __shared__ acc_t sh[{t}];");
+    let _ = writeln!(src, "  __shared__ bool last;");
+    let _ = writeln!(src, "  const int tid = threadIdx.x;");
+    let _ = writeln!(src, "  const long long splits = gridDim.y;");
+    let _ = writeln!(
+        src,
+        "  const long long chunk = (len + splits - 1) / splits;"
+    );
+    let _ = writeln!(src, "  const long long count = len;");
+    let _ = writeln!(
+        src,
+        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
+    );
+    let _ = writeln!(src, "    long long base = 0, rem = row;");
+    let _ = writeln!(src, "    for (int ax = {kdims} - 1; ax >= 0; --ax) {{ long long d = g.kshape[ax]; long long q = rem / d; base += (rem - q * d) * g.kst[ax]; rem = q; }}");
+    let _ = writeln!(src, "    const long long lo = blockIdx.y * chunk;");
+    let _ = writeln!(
+        src,
+        "    const long long hi = lo + chunk < len ? lo + chunk : len;"
+    );
+    let _ = writeln!(src, "    acc_t acc = {};", spec.identity);
+    if contiguous_rows {
+        // Four independent accumulators keep several loads in flight.
+        let _ = writeln!(src, "    const in_t* p = x + base;");
+        let _ = writeln!(src, "    acc_t a1 = acc, a2 = acc, a3 = acc;");
+        let _ = writeln!(src, "    long long j = lo + tid;");
+        let _ = writeln!(src, "    for (; j + 3 * {t} < hi; j += 4 * {t}) {{");
+        let _ = writeln!(
+            src,
+            "      in_t x0 = p[j], x1 = p[j + {t}], x2 = p[j + 2 * {t}], x3 = p[j + 3 * {t}];"
+        );
+        let _ = writeln!(src, "      acc = combine(acc, map_one(x0)); a1 = combine(a1, map_one(x1)); a2 = combine(a2, map_one(x2)); a3 = combine(a3, map_one(x3));");
+        let _ = writeln!(src, "    }}");
+        let _ = writeln!(
+            src,
+            "    for (; j < hi; j += {t}) acc = combine(acc, map_one(p[j]));"
+        );
+        let _ = writeln!(src, "    acc = combine(combine(acc, a1), combine(a2, a3));");
+    } else {
+        let _ = writeln!(src, "    for (long long j = lo + tid; j < hi; j += {t}) {{");
+        let _ = writeln!(src, "      long long off = base, r2 = j;");
+        let _ = writeln!(src, "      for (int ax = {rdims} - 1; ax >= 0; --ax) {{ long long d = g.rshape[ax]; long long q = r2 / d; off += (r2 - q * d) * g.rst[ax]; r2 = q; }}");
+        let _ = writeln!(src, "      acc = combine(acc, map_one(x[off]));");
+        let _ = writeln!(src, "    }}");
+    }
+    block_reduce(&mut src, t);
+    let _ = writeln!(src, "    if (splits == 1) {{");
+    let _ = writeln!(
+        src,
+        "      if (tid == 0) {{ acc_t acc = sh[0]; out[row] = {}; }}",
+        spec.post
+    );
+    let _ = writeln!(src, "    }} else {{");
+    let _ = writeln!(src, "      if (tid == 0) {{");
+    let _ = writeln!(src, "        partial[row * splits + blockIdx.y] = sh[0];");
+    let _ = writeln!(src, "        __threadfence();");
+    let _ = writeln!(
+        src,
+        "        last = atomicAdd(&counters[row], 1u) == (unsigned)(splits - 1);"
+    );
+    let _ = writeln!(src, "      }}");
+    let _ = writeln!(src, "      __syncthreads();");
+    let _ = writeln!(src, "      if (last) {{");
+    let _ = writeln!(src, "        __threadfence();");
+    let _ = writeln!(src, "        acc = {};", spec.identity);
+    let _ = writeln!(src, "        for (long long j = tid; j < splits; j += {t}) acc = combine(acc, partial[row * splits + j]);");
+    block_reduce(&mut src, t);
+    let _ = writeln!(
+        src,
+        "        if (tid == 0) {{ acc_t acc = sh[0]; out[row] = {}; }}",
+        spec.post
+    );
+    let _ = writeln!(src, "      }}");
+    let _ = writeln!(src, "    }}");
+    let _ = writeln!(src, "    __syncthreads();");
+    let _ = writeln!(src, "  }}\n}}");
+    src
+}
+
 /// Column strategy: `len` rows of `cols` contiguous columns, row stride
-/// `row_stride`; blocks of 32 columns x 8 row lanes, rows split across
-/// `gridDim.y` blocks and finished by a second pass.
+/// `row_stride`; blocks of 32 columns x 8 row lanes. Rows are split across
+/// `gridDim.y` blocks; the last block of a column group folds the partials.
 #[allow(clippy::too_many_arguments)]
 fn columns(
     s: &DeviceSession,
@@ -369,123 +372,102 @@ fn columns(
 ) -> Result<()> {
     let col_blocks = cols.div_ceil(32);
     let target_blocks = s.info.sm_count * 8;
-    let splits = (target_blocks.div_ceil(col_blocks))
-        .clamp(1, len.div_ceil(64).max(1))
+    // At least 64 rows per lane keeps the sequential part short and the
+    // partials few (accuracy), while filling the device.
+    let splits = target_blocks
+        .div_ceil(col_blocks)
+        .clamp(1, len.div_ceil(8 * 64).max(1))
         .min(65535);
-    let final_pass = splits == 1;
-    let partial = if final_pass {
-        None
+    let (partial, count) = if splits > 1 {
+        (
+            Some(new_array(
+                spec.name,
+                s.info.ordinal,
+                spec.acc,
+                &[splits, cols],
+            )?),
+            Some(counters(s, spec.name, col_blocks)?),
+        )
     } else {
-        Some(new_array(
+        (None, None)
+    };
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            "cols",
             spec.name,
-            s.info.ordinal,
+            &spec.map,
+            &spec.combine,
+            &spec.post,
+            &spec.identity,
+        )
+            .hash(&mut h);
+        (
+            spec.compute,
             spec.acc,
-            &[splits, cols],
-        )?)
+            spec.result,
+            in_dt,
+            spec.support.len(),
+        )
+            .hash(&mut h);
+        h.finish()
     };
-    let dst = partial.as_ref().unwrap_or(out);
-    let mut src = header(spec, in_dt);
-    let out_t = if final_pass {
-        ctype(spec.result)
-    } else {
-        "acc_t"
-    };
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, {out_t}* __restrict__ out, long long cols, long long len, long long rs, long long count) {{"
-    );
-    let _ = writeln!(src, "  __shared__ acc_t sh[8][33];");
-    let _ = writeln!(src, "  const int tx = threadIdx.x, ty = threadIdx.y;");
-    let _ = writeln!(
-        src,
-        "  const long long c = (long long)blockIdx.x * 32 + tx;"
-    );
-    let _ = writeln!(
-        src,
-        "  const long long chunk = (len + gridDim.y - 1) / gridDim.y;"
-    );
-    let _ = writeln!(src, "  const long long lo = blockIdx.y * chunk;");
-    let _ = writeln!(
-        src,
-        "  const long long hi = lo + chunk < len ? lo + chunk : len;"
-    );
-    let _ = writeln!(src, "  acc_t acc = {}, a1 = acc;", spec.identity);
-    let _ = writeln!(src, "  if (c < cols) {{");
-    let _ = writeln!(src, "    long long r = lo + ty;");
-    let _ = writeln!(src, "    for (; r + 8 < hi; r += 16) {{ acc = combine(acc, map_one(x[r * rs + c])); a1 = combine(a1, map_one(x[(r + 8) * rs + c])); }}");
-    let _ = writeln!(
-        src,
-        "    for (; r < hi; r += 8) acc = combine(acc, map_one(x[r * rs + c]));"
-    );
-    let _ = writeln!(src, "  }}");
-    let _ = writeln!(src, "  acc = combine(acc, a1);");
-    let _ = writeln!(src, "  sh[ty][tx] = acc; __syncthreads();");
-    let _ = writeln!(src, "  if (ty == 0 && c < cols) {{");
-    let _ = writeln!(
-        src,
-        "    for (int k = 1; k < 8; ++k) {{ acc_t a = acc, b = sh[k][tx]; acc = COMBINE; }}"
-    );
-    if final_pass {
-        let _ = writeln!(src, "    out[c] = {};", spec.post);
-    } else {
-        let _ = writeln!(src, "    out[blockIdx.y * cols + c] = acc;");
-    }
-    let _ = writeln!(src, "  }}\n}}");
-    let module = s.kernels.module(s, spec.name, &src, &[], &[])?;
-    let f = module.function("cuprite_reduce_cols")?;
+    let f = s.kernels.specialized(s, key, spec.name, "cuprite_reduce_cols", || {
+        let mut src = header(spec, in_dt);
+        let _ = writeln!(src, "extern \"C\" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, {}* __restrict__ out, acc_t* partial, unsigned* counters, long long cols, long long len, long long rs) {{", ctype(spec.result));
+        let _ = writeln!(src, "  __shared__ acc_t sh[8][33];");
+        let _ = writeln!(src, "  __shared__ bool last;");
+        let _ = writeln!(src, "  const int tx = threadIdx.x, ty = threadIdx.y;");
+        let _ = writeln!(src, "  const long long c = (long long)blockIdx.x * 32 + tx;");
+        let _ = writeln!(src, "  const long long splits = gridDim.y;");
+        let _ = writeln!(src, "  const long long count = len;");
+        let _ = writeln!(src, "  const long long chunk = (len + splits - 1) / splits;");
+        let _ = writeln!(src, "  const long long lo = blockIdx.y * chunk;");
+        let _ = writeln!(src, "  const long long hi = lo + chunk < len ? lo + chunk : len;");
+        let _ = writeln!(src, "  acc_t acc = {}, a1 = acc;", spec.identity);
+        let _ = writeln!(src, "  if (c < cols) {{");
+        let _ = writeln!(src, "    long long r = lo + ty;");
+        let _ = writeln!(src, "    for (; r + 8 < hi; r += 16) {{ in_t x0 = x[r * rs + c], x1 = x[(r + 8) * rs + c]; acc = combine(acc, map_one(x0)); a1 = combine(a1, map_one(x1)); }}");
+        let _ = writeln!(src, "    for (; r < hi; r += 8) acc = combine(acc, map_one(x[r * rs + c]));");
+        let _ = writeln!(src, "  }}");
+        let _ = writeln!(src, "  acc = combine(acc, a1);");
+        let _ = writeln!(src, "  sh[ty][tx] = acc; __syncthreads();");
+        let _ = writeln!(src, "  if (ty == 0) {{ for (int k = 1; k < 8; ++k) acc = combine(acc, sh[k][tx]); }}");
+        let _ = writeln!(src, "  if (splits == 1) {{ if (ty == 0 && c < cols) out[c] = {}; return; }}", spec.post);
+        let _ = writeln!(src, "  if (ty == 0 && c < cols) partial[blockIdx.y * cols + c] = acc;");
+        let _ = writeln!(src, "  __threadfence();");
+        let _ = writeln!(src, "  __syncthreads();");
+        let _ = writeln!(src, "  if (tx == 0 && ty == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(splits - 1);");
+        let _ = writeln!(src, "  __syncthreads();");
+        let _ = writeln!(src, "  if (!last) return;");
+        let _ = writeln!(src, "  __threadfence();");
+        let _ = writeln!(src, "  acc = {};", spec.identity);
+        let _ = writeln!(src, "  if (c < cols) for (long long j = ty; j < splits; j += 8) acc = combine(acc, partial[j * cols + c]);");
+        let _ = writeln!(src, "  __syncthreads();");
+        let _ = writeln!(src, "  sh[ty][tx] = acc; __syncthreads();");
+        let _ = writeln!(src, "  if (ty == 0 && c < cols) {{ for (int k = 1; k < 8; ++k) acc = combine(acc, sh[k][tx]); out[c] = {}; }}", spec.post);
+        let _ = writeln!(src, "}}");
+        src
+    })?;
     let mut args = KernelArgs::new();
     args.push(ptr);
-    args.push(device_ptr(dst)?);
+    args.push(device_ptr(out)?);
+    args.push(match &partial {
+        Some(p) => device_ptr(p)?,
+        None => 0u64,
+    });
+    args.push(match &count {
+        Some(c) => device_ptr(c)?,
+        None => 0u64,
+    });
     args.push(cols as i64);
     args.push(len as i64);
     args.push(row_stride as i64);
-    args.push(len as i64);
     let cfg = LaunchConfig {
         grid: (col_blocks as u32, splits as u32, 1),
         block: (32, 8, 1),
         shared_mem_bytes: 0,
     };
-    launch(s, spec.name, f, cfg, &current_stream(), &mut args)?;
-    if let Some(p) = partial {
-        let finish = ReduceSpec {
-            compute: spec.acc,
-            map: "in0".into(),
-            ..spec.clone()
-        };
-        // Partials are `splits` rows of `cols` columns: a small column pass.
-        let ptr = device_ptr(&p)?;
-        let mut src = header(&finish, spec.acc);
-        let _ = writeln!(
-            src,
-            "extern \"C\" __global__ void cuprite_reduce_cols_finish(const in_t* __restrict__ x, {}* __restrict__ out, long long cols, long long len, long long count) {{",
-            ctype(spec.result)
-        );
-        let _ = writeln!(
-            src,
-            "  long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
-        );
-        let _ = writeln!(src, "  if (c >= cols) return;");
-        let _ = writeln!(src, "  acc_t acc = {};", finish.identity);
-        let _ = writeln!(
-            src,
-            "  for (long long r = 0; r < len; ++r) acc = combine(acc, x[r * cols + c]);"
-        );
-        let _ = writeln!(src, "  out[c] = {};", finish.post);
-        let _ = writeln!(src, "}}");
-        let module = s.kernels.module(s, spec.name, &src, &[], &[])?;
-        let f = module.function("cuprite_reduce_cols_finish")?;
-        let mut args = KernelArgs::new();
-        args.push(ptr);
-        args.push(device_ptr(out)?);
-        args.push(cols as i64);
-        args.push(splits as i64);
-        args.push(len as i64);
-        let cfg = LaunchConfig {
-            grid: (cols.div_ceil(256) as u32, 1, 1),
-            block: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        launch(s, spec.name, f, cfg, &current_stream(), &mut args)?;
-    }
-    Ok(())
+    launch(s, spec.name, f, cfg, &current_stream(), &mut args)
 }

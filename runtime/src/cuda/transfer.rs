@@ -36,7 +36,6 @@ pub(crate) fn upload_new<T: Element>(
     Ok(CudaStorage {
         buffer: Arc::new(buf),
         len: data.len(),
-        dtype: T::DTYPE,
     })
 }
 
@@ -58,7 +57,6 @@ pub(crate) fn alloc(
     Ok(CudaStorage {
         buffer: Arc::new(buf),
         len,
-        dtype,
     })
 }
 
