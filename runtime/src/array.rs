@@ -42,9 +42,15 @@ impl Array {
         }
     }
 
-    /// A new C-contiguous CPU array owning `v`.
-    pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
+    /// A new C-contiguous CPU array owning `v` (for CPU implementations).
+    pub(crate) fn from_vec_cpu<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
         Array::from_cpu_data(T::into_data(v), shape)
+    }
+
+    /// A new C-contiguous array holding `v` on the current device (where
+    /// CuPy puts the results of operations).
+    pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
+        Array::from_host(T::into_data(v), shape, crate::device::current_device())
     }
 
     /// A view of the same buffer through another layout.
@@ -131,6 +137,11 @@ impl Array {
                 let data = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
                 f(data, &self.layout)
             }
+            // Operations without a GPU kernel read a host copy.
+            Storage::Cuda(c) => {
+                let host = crate::cuda::transfer::download_all::<T>(c);
+                f(&host, &self.layout)
+            }
         }
     }
 
@@ -142,6 +153,13 @@ impl Array {
                 let data = T::slice_mut(&mut guard)
                     .expect("dtype of the buffer matches the array's dtype");
                 f(data, &self.layout)
+            }
+            // Operations without a GPU kernel change a host copy and write it back.
+            Storage::Cuda(c) => {
+                let mut host = crate::cuda::transfer::download_all::<T>(c);
+                let r = f(&mut host, &self.layout);
+                crate::cuda::transfer::upload_all::<T>(c, &host);
+                r
             }
         }
     }
@@ -259,8 +277,29 @@ impl Array {
                 casting: casting.name(),
             });
         }
+        if let Device::Cuda(n) = self.device() {
+            let out = crate::cuda::elementwise::new_array("astype", n, dtype, self.shape())?;
+            crate::cuda::elementwise::copy_cast(self, &out)?;
+            return Ok(out);
+        }
         let data = crate::with_dtype!(dtype, U => U::into_data(self.gather_as::<U>()));
         Ok(Array::from_cpu_data(data, self.shape()))
+    }
+
+    /// A new C-contiguous array holding `data` on `device`.
+    pub(crate) fn from_host(data: CpuData, shape: &[usize], device: Device) -> Result<Array> {
+        match device {
+            Device::Cpu => Ok(Array::from_cpu_data(data, shape)),
+            Device::Cuda(n) => {
+                device.check_available("creating an array")?;
+                let storage = crate::cuda::transfer::upload_data("creating an array", n, &data)?;
+                Ok(Array::from_parts(
+                    Storage::Cuda(storage),
+                    Layout::contiguous(shape),
+                    data.dtype(),
+                ))
+            }
+        }
     }
 
     /// A C-contiguous copy with its own buffer.
@@ -305,7 +344,9 @@ impl Array {
             return Ok(self.clone());
         }
         device.check_available("to_device")?;
-        Ok(self.clone())
+        // Staged through the host; peer-to-peer copies come with multi-GPU support.
+        let data = crate::with_dtype!(self.dtype, T => T::into_data(self.gather::<T>()));
+        Array::from_host(data, self.shape(), *device)
     }
 
     /// Copies `src` into this array's elements, broadcasting `src` and
@@ -332,6 +373,10 @@ impl Array {
                 shapes: vec![src.shape().to_vec(), self.shape().to_vec()],
             })?;
         let src = src.with_layout(layout);
+        if self.device().is_cuda() {
+            let src = src.to_device(&self.device())?;
+            return crate::cuda::elementwise::copy_cast(&src, self);
+        }
         crate::with_dtype!(self.dtype, T => {
             let values = src.gather_as::<T>();
             self.scatter::<T>(&values);
@@ -342,6 +387,9 @@ impl Array {
     /// Sets every element to `value` (cast with NumPy's unsafe rule).
     pub fn fill(&mut self, value: impl Into<Scalar>) -> Result<()> {
         let value = value.into();
+        if self.device().is_cuda() {
+            return crate::cuda::elementwise::fill(self, value);
+        }
         crate::with_dtype!(self.dtype, T => {
             let v = T::from_scalar(value);
             self.write_cpu::<T, _>(|data, layout| {

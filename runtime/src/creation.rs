@@ -150,7 +150,7 @@ impl IntoArray for &Array {
 
 fn host_array<T: Element>(flat: Vec<T>, shape: &[usize], device: Device) -> Result<Array> {
     device.check_available("asarray")?;
-    Ok(Array::from_vec_shape(flat, shape))
+    Array::from_host(T::into_data(flat), shape, device)
 }
 
 /// An array from host data on the current device (`cp.asarray`).
@@ -166,7 +166,13 @@ pub fn asarray_on(data: impl IntoArray, device: Device) -> Result<Array> {
 /// A new C-contiguous array of `dtype` filled with `value` on the current device.
 fn filled(op: &'static str, shape: &[usize], dtype: DType, value: Scalar) -> Result<Array> {
     let n = checked_size(op, shape)?;
-    current_device().check_available(op)?;
+    let device = current_device();
+    device.check_available(op)?;
+    if let Device::Cuda(ordinal) = device {
+        let mut a = crate::cuda::elementwise::new_array(op, ordinal, dtype, shape)?;
+        a.fill(value)?;
+        return Ok(a);
+    }
     let data = crate::with_dtype!(dtype, T => T::into_data(vec![T::from_scalar(value); n]));
     Ok(Array::from_cpu_data(data, shape))
 }
@@ -217,10 +223,19 @@ pub fn ones(shape: impl IntoShape, dtype: DType) -> Result<Array> {
     filled("ones", &shape.into_shape(), dtype, Scalar::Int(1))
 }
 
-/// An uninitialised array in CuPy; here it is zero-filled, since reading
-/// uninitialised host memory is undefined behaviour in Rust.
+/// An array whose contents are unspecified, as in CuPy: on a GPU its memory
+/// is not initialised (except bool arrays, which are set to false); on the
+/// CPU it is zero-filled, since reading uninitialised host memory is
+/// undefined behaviour in Rust.
 pub fn empty(shape: impl IntoShape, dtype: DType) -> Result<Array> {
-    filled("empty", &shape.into_shape(), dtype, Scalar::Int(0))
+    let shape = shape.into_shape();
+    if let Device::Cuda(ordinal) = current_device() {
+        if dtype != DType::Bool {
+            current_device().check_available("empty")?;
+            return crate::cuda::elementwise::new_array("empty", ordinal, dtype, &shape);
+        }
+    }
+    filled("empty", &shape, dtype, Scalar::Int(0))
 }
 
 /// An array filled with `value`, cast to `dtype` (`cp.full`).
@@ -304,12 +319,12 @@ fn arange_step_impl(start: Scalar, stop: Scalar, step: Scalar) -> Result<Array> 
         let v: Vec<i64> = (0..n as i64)
             .map(|i| a.wrapping_add(i.wrapping_mul(s)))
             .collect();
-        Ok(Array::from_vec_shape(v, &[n]))
+        Array::from_vec_shape(v, &[n])
     } else {
         // NumPy fills start + i * delta with delta = (start + step) - start.
         let delta = (a + s) - a;
         let v: Vec<f64> = (0..n).map(|i| a + i as f64 * delta).collect();
-        Ok(Array::from_vec_shape(v, &[n]))
+        Array::from_host(f64::into_data(v), &[n], current_device())
     }
 }
 
@@ -345,7 +360,7 @@ pub fn linspace_with(
     if endpoint && num > 1 {
         v[num - 1] = stop;
     }
-    let a = Array::from_vec_shape(v, &[num]);
+    let a = Array::from_host(f64::into_data(v), &[num], current_device())?;
     if dtype == DType::Float64 {
         Ok(a)
     } else {
@@ -395,7 +410,6 @@ pub fn from_shape_vec<T: Element>(
             ),
         });
     }
-    current_device().check_available("from_shape_vec")?;
-    let flat = Array::from_vec_shape(data, &[n]);
+    let flat = Array::from_host(T::into_data(data), &[n], current_device())?;
     flat.reshape_order(shape, order)
 }

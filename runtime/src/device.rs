@@ -62,9 +62,17 @@ impl Device {
     pub fn check_available(&self, op: &'static str) -> Result<()> {
         match self {
             Device::Cpu => Ok(()),
-            Device::Cuda(_) => Err(Error::NeedsCuda {
+            Device::Cuda(n) if *n < device_count() => Ok(()),
+            Device::Cuda(n) => Err(Error::NeedsCuda {
                 op,
-                reason: cuda_status().reason.clone(),
+                reason: if device_count() == 0 {
+                    cuda_status().reason.clone()
+                } else {
+                    format!(
+                        "cuda:{n} does not exist; this machine has {} CUDA device(s)",
+                        device_count()
+                    )
+                },
             }),
         }
     }
@@ -104,70 +112,12 @@ pub fn cuda_status() -> &'static CudaStatus {
 }
 
 fn probe_cuda() -> CudaStatus {
-    match probe_driver() {
-        Ok(0) => CudaStatus {
-            device_count: 0,
-            usable: false,
-            reason: "the CUDA driver reports no devices".into(),
-        },
-        Ok(n) => CudaStatus {
-            device_count: n,
-            usable: false,
-            reason: format!(
-                "the CUDA driver reports {n} device(s), but this build of Cuprite has no CUDA array backend yet, so arrays stay on the CPU"
-            ),
-        },
-        Err(why) => CudaStatus {
-            device_count: 0,
-            usable: false,
-            reason: why,
-        },
+    let n = crate::cuda::session::usable_device_count();
+    CudaStatus {
+        device_count: n,
+        usable: n > 0,
+        reason: crate::cuda::session::availability_text(),
     }
-}
-
-/// Loads the driver library and counts devices, without panicking on any failure.
-fn probe_driver() -> std::result::Result<usize, String> {
-    type CuInit = unsafe extern "C" fn(u32) -> i32;
-    type CuDeviceGetCount = unsafe extern "C" fn(*mut i32) -> i32;
-    let names = ["libcuda.so.1", "libcuda.so"];
-    let mut tried = Vec::new();
-    for name in names {
-        // SAFETY: loading the CUDA driver runs no initialisers beyond the library's own.
-        let lib = match unsafe { libloading::Library::new(name) } {
-            Ok(lib) => lib,
-            Err(e) => {
-                tried.push(format!("{name}: {e}"));
-                continue;
-            }
-        };
-        // SAFETY: the signatures match the CUDA driver API.
-        unsafe {
-            let init: libloading::Symbol<CuInit> = lib
-                .get(b"cuInit\0")
-                .map_err(|e| format!("{name} has no cuInit: {e}"))?;
-            let count: libloading::Symbol<CuDeviceGetCount> = lib
-                .get(b"cuDeviceGetCount\0")
-                .map_err(|e| format!("{name} has no cuDeviceGetCount: {e}"))?;
-            let rc = init(0);
-            if rc != 0 {
-                return Err(format!(
-                    "cuInit failed with CUDA error {rc} (no usable GPU or driver)"
-                ));
-            }
-            let mut n = 0i32;
-            let rc = count(&mut n);
-            if rc != 0 {
-                return Err(format!("cuDeviceGetCount failed with CUDA error {rc}"));
-            }
-            // Keep the driver loaded for the life of the process.
-            std::mem::forget(lib);
-            return Ok(n.max(0) as usize);
-        }
-    }
-    Err(format!(
-        "no CUDA driver library was found (tried {})",
-        tried.join("; ")
-    ))
 }
 
 /// Number of CUDA devices that arrays can use (0 on machines without CUDA).

@@ -377,11 +377,6 @@ macro_rules! with_dtype {
     }};
 }
 
-/// Converts a slice of one element type to another with NumPy's unsafe-cast semantics.
-pub fn cast_slice<T: Element, U: Element>(src: &[T]) -> Vec<U> {
-    src.iter().map(|&x| U::from_scalar(x.to_scalar())).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

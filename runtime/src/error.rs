@@ -76,6 +76,42 @@ pub enum Error {
     /// CUDA (driver or a library) could not be loaded or has no device.
     #[error("CUDA is unavailable: {reason}")]
     CudaUnavailable { reason: String },
+    /// A CUDA call failed; `detail` names the CUDA error. A sticky error
+    /// (such as an illegal address) says so and that the session must restart.
+    #[error("{op}: CUDA error {detail}")]
+    Cuda { op: String, detail: String },
+    /// The device memory pool could not satisfy a request, even after
+    /// releasing its cached blocks.
+    #[error("{op}: out of memory on {device} allocating {} ({}); {detail}", fmt_bytes(*.requested), .requested)]
+    OutOfMemory {
+        op: &'static str,
+        device: String,
+        requested: usize,
+        detail: String,
+    },
+    /// A kernel failed to compile; `log` is NVRTC's log with line numbers of
+    /// the user's source.
+    #[error("compiling `{name}` failed:\n{log}")]
+    Compile { name: String, log: String },
+    /// The operation was interrupted (Jupyter's interrupt, Ctrl-C).
+    #[error("{op}: interrupted")]
+    Interrupted { op: &'static str },
+}
+
+/// A byte count for people: `1.50 GiB`.
+pub fn fmt_bytes(n: usize) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
 }
 
 /// Shorthand for `Result<T, cuprite::Error>`.

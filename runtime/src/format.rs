@@ -197,7 +197,7 @@ fn trim_zeros(s: &str) -> String {
 
 /// Collects the shown elements (all, or the edges of a summarized array).
 fn shown_values(a: &Array, summarize: bool, edge: usize) -> Vec<Scalar> {
-    let all: Vec<Scalar> = crate::with_dtype!(a.dtype(), T => a.gather::<T>().into_iter().map(|x| crate::Element::to_scalar(x)).collect());
+    let all: Vec<Scalar> = crate::with_dtype!(a.dtype(), T => a.gather::<T>().into_iter().map(crate::Element::to_scalar).collect());
     if !summarize {
         return all;
     }
@@ -221,6 +221,7 @@ fn shown_values(a: &Array, summarize: bool, edge: usize) -> Vec<Scalar> {
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn render(
     a: &Array,
     values: &[Scalar],

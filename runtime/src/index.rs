@@ -639,7 +639,12 @@ fn outer_positions(a: &Array, lead: usize) -> crate::layout::Positions {
 }
 
 /// `out[o, k, i] = a[o, idx[k], i]` over outer × indices × inner.
-fn take_cpu<T: Element>(a: &Array, axis: usize, idx: &[usize], out_shape: &[usize]) -> Array {
+fn take_cpu<T: Element>(
+    a: &Array,
+    axis: usize,
+    idx: &[usize],
+    out_shape: &[usize],
+) -> Result<Array> {
     let (shape, strides) = (a.shape(), a.strides());
     let inner = rel_offsets(&shape[axis + 1..], &strides[axis + 1..]);
     let step = strides[axis];
@@ -656,7 +661,7 @@ fn take_cpu<T: Element>(a: &Array, axis: usize, idx: &[usize], out_shape: &[usiz
 }
 
 /// The elements of `a` under the mask `m` of its leading `lead` axes (C order).
-fn mask_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, out_shape: &[usize]) -> Array {
+fn mask_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, out_shape: &[usize]) -> Result<Array> {
     let (shape, strides) = (a.shape(), a.strides());
     let inner = rel_offsets(&shape[lead..], &strides[lead..]);
     let mut out = Vec::with_capacity(out_shape.iter().product());
@@ -707,7 +712,7 @@ fn nonzero_cpu<T: Element>(a: &Array) -> Vec<Vec<i64>> {
 }
 
 /// `cond ? x : y` elementwise over C-order values of equal length.
-fn where_cpu<T: Element>(cond: &[bool], x: &[T], y: &[T], shape: &[usize]) -> Array {
+fn where_cpu<T: Element>(cond: &[bool], x: &[T], y: &[T], shape: &[usize]) -> Result<Array> {
     let out: Vec<T> = cond
         .iter()
         .zip(x.iter().zip(y))
@@ -834,7 +839,7 @@ impl Array {
         let mut shape = vec![count];
         shape.extend_from_slice(&self.shape()[m.ndim()..]);
         checked_size(op, &shape)?;
-        Ok(crate::with_dtype!(self.dtype(), T => mask_cpu::<T>(self, &mvals, m.ndim(), &shape)))
+        crate::with_dtype!(self.dtype(), T => mask_cpu::<T>(self, &mvals, m.ndim(), &shape))
     }
 
     /// Writes `value` into the elements where `mask` is true (`x[mask] = v`):
@@ -970,7 +975,7 @@ fn take_impl(
     shape.extend_from_slice(idx.shape());
     shape.extend_from_slice(&src.shape()[ax + 1..]);
     checked_size(op, &shape)?;
-    Ok(crate::with_dtype!(src.dtype(), T => take_cpu::<T>(&src, ax, &resolved, &shape)))
+    crate::with_dtype!(src.dtype(), T => take_cpu::<T>(&src, ax, &resolved, &shape))
 }
 
 /// Writes `values` into `a` at positions `indices` of the flattened array
@@ -1021,13 +1026,13 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
     }
     a.device().check_available(op)?;
     let coords = crate::with_dtype!(a.dtype(), T => nonzero_cpu::<T>(a));
-    Ok(coords
+    coords
         .into_iter()
         .map(|c| {
             let n = c.len();
             Array::from_vec_shape(c, &[n])
         })
-        .collect())
+        .collect()
 }
 
 /// Positions of the non-zero elements of `a` flattened in C order, as int64
@@ -1071,11 +1076,11 @@ pub fn where_<'a, 'b>(
         Ok(a.with_layout(layout))
     };
     let c = view(&cond)?.gather_as::<bool>();
-    Ok(crate::with_dtype!(dtype, T => {
+    crate::with_dtype!(dtype, T => {
         let xv = view(&xa)?.gather_as::<T>();
         let yv = view(&ya)?.gather_as::<T>();
         where_cpu::<T>(&c, &xv, &yv, &shape)
-    }))
+    })
 }
 
 #[cfg(test)]

@@ -17,11 +17,13 @@
 
 mod array;
 mod creation;
+pub mod cuda;
 pub mod device;
 pub mod dtype;
 mod element;
 mod error;
 pub mod format;
+mod global;
 mod index;
 pub mod layout;
 mod operand;
@@ -32,6 +34,8 @@ mod sort;
 mod storage;
 mod ufunc;
 
+#[doc(hidden)]
+pub use global::process_global_address_for_tests as global_address_for_tests;
 pub use half;
 pub use num_complex;
 

@@ -102,7 +102,7 @@ impl Operand<'_> {
                 }
                 device.check_available(op)?;
                 let data = crate::with_dtype!(dtype, T => T::into_data(vec![T::from_scalar(*s)]));
-                Ok(Array::from_cpu_data(data, &[]))
+                Array::from_host(data, &[], device)
             }
         }
     }

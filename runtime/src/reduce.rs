@@ -26,6 +26,7 @@ use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
 use crate::array::Array;
+use crate::device::Device;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::{normalize_axes, normalize_axis};
@@ -1006,7 +1007,7 @@ fn sum_cpu<T: Num>(x: &Array, p: &Plan, prod: bool) -> Array {
         }
     });
     let out: Vec<T::SumOut> = acc.into_iter().map(T::sum_out).collect();
-    Array::from_vec_shape(out, &p.out_shape)
+    Array::from_vec_cpu(out, &p.out_shape)
 }
 
 /// The means of each output, in the accumulator type.
@@ -1022,7 +1023,7 @@ fn means<T: Num>(data: &[T], p: &Plan) -> Vec<T::Mean> {
 fn mean_cpu<T: Num>(x: &Array, p: &Plan) -> Array {
     let m = x.read_cpu::<T, _>(|data, _| means(data, p));
     let out: Vec<T::MeanOut> = m.into_iter().map(T::mean_out).collect();
-    Array::from_vec_shape(out, &p.out_shape)
+    Array::from_vec_cpu(out, &p.out_shape)
 }
 
 fn var_cpu<T: Num>(x: &Array, p: &Plan, ddof: usize, sqrt: bool) -> Array {
@@ -1039,20 +1040,20 @@ fn var_cpu<T: Num>(x: &Array, p: &Plan, ddof: usize, sqrt: bool) -> Array {
             T::var_out(if sqrt { v.sqrt() } else { v })
         })
         .collect();
-    Array::from_vec_shape(out, &p.out_shape)
+    Array::from_vec_cpu(out, &p.out_shape)
 }
 
 fn extreme_cpu<T: Num, const MAX: bool>(x: &Array, p: &Plan) -> Array {
     let out = x.read_cpu::<T, _>(|data, _| {
         run(&ExtremeR::<T, MAX>(PhantomData), data, p, &no_aux(p.n_out))
     });
-    Array::from_vec_shape(out, &p.out_shape)
+    Array::from_vec_cpu(out, &p.out_shape)
 }
 
 fn truth_cpu<T: Num, const ANY: bool>(x: &Array, p: &Plan) -> Array {
     let out = x
         .read_cpu::<T, _>(|data, _| run(&TruthR::<T, ANY>(PhantomData), data, p, &no_aux(p.n_out)));
-    Array::from_vec_shape(out, &p.out_shape)
+    Array::from_vec_cpu(out, &p.out_shape)
 }
 
 /// Index of the first maximum (`MAX`) or minimum; a NaN counts as the
@@ -1160,7 +1161,7 @@ fn arg_axis_cpu<T: Num, const MAX: bool>(x: &Array, axis: usize, out_shape: &[us
             out.push(i as i64);
         });
     });
-    Array::from_vec_shape(out, out_shape)
+    Array::from_vec_cpu(out, out_shape)
 }
 
 /// Running sums (`PROD == false`) or products along `axis` of `x`, or over
@@ -1180,7 +1181,7 @@ fn scan_cpu<T: Num, const PROD: bool>(x: &Array, axis: Option<usize>) -> Array {
         vec![x.size()]
     };
     if x.size() == 0 {
-        return Array::from_vec_shape(Vec::<T::SumOut>::new(), &out_shape);
+        return Array::from_vec_cpu(Vec::<T::SumOut>::new(), &out_shape);
     }
     let mut out: Vec<T::SumOut> = Vec::with_capacity(x.size());
     x.read_cpu::<T, _>(|data, layout| {
@@ -1228,7 +1229,7 @@ fn scan_cpu<T: Num, const PROD: bool>(x: &Array, axis: Option<usize>) -> Array {
             }
         });
     });
-    Array::from_vec_shape(out, &out_shape)
+    Array::from_vec_cpu(out, &out_shape)
 }
 
 // ---------------------------------------------------------------------------
@@ -1277,6 +1278,26 @@ fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
             shape: x.shape().to_vec(),
         });
     }
+    if let Device::Cuda(ordinal) = x.device() {
+        let axes: Vec<usize> = (0..x.ndim()).filter(|&a| mask[a]).collect();
+        if let Some(spec) = crate::cuda::reduce_spec::spec(name, x.dtype()) {
+            let kept: Vec<usize> = (0..x.ndim())
+                .filter(|a| !mask[*a])
+                .map(|a| x.shape()[a])
+                .collect();
+            let out = crate::cuda::elementwise::new_array(name, ordinal, spec.result, &kept)?;
+            crate::cuda::reduce::run_reduce(&spec, x, &axes, &out)?;
+            return out.reshape(plan.out_shape.as_slice());
+        }
+        return on_host(x, |h| {
+            reduce(
+                h,
+                op,
+                Axes::Many(axes.iter().map(|&a| a as isize).collect()),
+                keepdims,
+            )
+        });
+    }
     Ok(crate::with_dtype!(x.dtype(), T => match op {
         Op::Sum => sum_cpu::<T>(x, &plan, false),
         Op::Prod => sum_cpu::<T>(x, &plan, true),
@@ -1295,6 +1316,9 @@ fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
 fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Result<Array> {
     let name = if max { "argmax" } else { "argmin" };
     x.device().check_available(name)?;
+    if x.device().is_cuda() {
+        return on_host(x, |h| arg_reduce(h, max, axis, keepdims));
+    }
     let empty = || Error::EmptyReduction {
         op: name,
         shape: x.shape().to_vec(),
@@ -1309,7 +1333,7 @@ fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Resu
             arg_flat_cpu::<T, false>(x)
         });
         let shape = if keepdims { vec![1; x.ndim()] } else { vec![] };
-        return Ok(Array::from_vec_shape(vec![i as i64], &shape));
+        return Ok(Array::from_vec_cpu(vec![i as i64], &shape));
     };
     let axis = normalize_axis(name, axis, x.ndim())?;
     if x.shape()[axis] == 0 {
@@ -1332,6 +1356,9 @@ fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Resu
 fn scan(x: &Array, prod: bool, axis: Option<isize>) -> Result<Array> {
     let name = if prod { "cumprod" } else { "cumsum" };
     x.device().check_available(name)?;
+    if x.device().is_cuda() {
+        return on_host(x, |h| scan(h, prod, axis));
+    }
     let axis = axis
         .map(|a| normalize_axis(name, a, x.ndim()))
         .transpose()?;
@@ -1460,6 +1487,15 @@ pub fn cumsum(x: &Array, axis: Option<isize>) -> Result<Array> {
 /// Running products along `axis` (`None`: over the flattened array), as `np.cumprod`.
 pub fn cumprod(x: &Array, axis: Option<isize>) -> Result<Array> {
     scan(x, true, axis)
+}
+
+/// Runs the CPU implementation for a GPU array that has no GPU kernel for
+/// this operation: copies it to the host, computes, and moves the result back.
+pub(crate) fn on_host(x: &Array, f: impl FnOnce(&Array) -> Result<Array>) -> Result<Array> {
+    let device = x.device();
+    let host = x.to_device(&Device::Cpu)?;
+    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
+    r.to_device(&device)
 }
 
 #[cfg(test)]

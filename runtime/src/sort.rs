@@ -25,6 +25,9 @@ impl Array {
 pub fn sort(x: &Array, axis: isize) -> Result<Array> {
     x.device().check_available("sort")?;
     let axis = normalize_axis("sort", axis, x.ndim())?;
+    if x.device().is_cuda() {
+        return crate::reduce::on_host(x, |h| sort(h, axis as isize));
+    }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis)))
 }
 
@@ -33,6 +36,9 @@ pub fn sort(x: &Array, axis: isize) -> Result<Array> {
 pub fn argsort(x: &Array, axis: isize) -> Result<Array> {
     x.device().check_available("argsort")?;
     let axis = normalize_axis("argsort", axis, x.ndim())?;
+    if x.device().is_cuda() {
+        return crate::reduce::on_host(x, |h| argsort(h, axis as isize));
+    }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis)))
 }
 
@@ -91,9 +97,9 @@ fn sort_cpu<T: Num, const ARG: bool>(x: &Array, axis: usize) -> Array {
         });
     }
     if ARG {
-        Array::from_vec_shape(idx, shape)
+        Array::from_vec_cpu(idx, shape)
     } else {
-        Array::from_vec_shape(vals, shape)
+        Array::from_vec_cpu(vals, shape)
     }
 }
 

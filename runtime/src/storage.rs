@@ -81,10 +81,18 @@ impl CpuStorage {
     }
 }
 
+/// A device buffer shared by views, holding `len` elements.
+#[derive(Debug, Clone)]
+pub struct CudaStorage {
+    pub buffer: Arc<crate::cuda::memory::DeviceBuffer>,
+    pub len: usize,
+}
+
 /// Where an array's elements live.
 #[derive(Debug, Clone)]
 pub enum Storage {
     Cpu(CpuStorage),
+    Cuda(CudaStorage),
 }
 
 impl Storage {
@@ -92,6 +100,7 @@ impl Storage {
     pub fn device(&self) -> Device {
         match self {
             Storage::Cpu(_) => Device::Cpu,
+            Storage::Cuda(c) => Device::Cuda(c.buffer.session.info.ordinal),
         }
     }
 
@@ -99,6 +108,8 @@ impl Storage {
     pub fn same_buffer(&self, other: &Storage) -> bool {
         match (self, other) {
             (Storage::Cpu(a), Storage::Cpu(b)) => a.same_buffer(b),
+            (Storage::Cuda(a), Storage::Cuda(b)) => Arc::ptr_eq(&a.buffer, &b.buffer),
+            _ => false,
         }
     }
 }

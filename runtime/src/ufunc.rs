@@ -1066,6 +1066,9 @@ fn with_slices<T: Element, R, const N: usize>(
             which[i] = guards.len();
             guards.push(match arrays[i].storage() {
                 Storage::Cpu(s) => s.read(),
+                Storage::Cuda(_) => {
+                    unreachable!("CPU loops run on host arrays only (see `on_host`)")
+                }
             });
         }
     }
@@ -1134,7 +1137,7 @@ fn map1<T: Element, O: Element>(x: &Array, f: impl Fn(T) -> O) -> Array {
             });
         });
     }
-    Array::from_vec_shape(out, x.shape())
+    Array::from_cpu_data(O::into_data(out), x.shape())
 }
 
 /// `f` of `a` and `b` (element type `T`) broadcast to `shape`, as a new
@@ -1178,7 +1181,7 @@ fn map2<T: Element, O: Element>(
             });
         });
     }
-    Array::from_vec_shape(out, shape)
+    Array::from_cpu_data(O::into_data(out), shape)
 }
 
 /// `f` of three arrays (element type `T`) broadcast to `shape`.
@@ -1218,7 +1221,7 @@ fn map3<T: Element, O: Element>(
             );
         });
     }
-    Array::from_vec_shape(out, shape)
+    Array::from_cpu_data(O::into_data(out), shape)
 }
 
 // ---------------------------------------------------------------------------
@@ -1327,7 +1330,7 @@ fn check_out(
 
 /// Writes a freshly computed C-contiguous `result` (of `out`'s shape) into `out`.
 fn store(result: &Array, out: &mut Array) -> Result<()> {
-    if result.dtype() == out.dtype() && result.is_c_contiguous() {
+    if result.dtype() == out.dtype() && result.is_c_contiguous() && out.device().is_cpu() {
         crate::with_dtype!(out.dtype(), T => {
             let out_view: &Array = out;
             result.read_cpu::<T, _>(|d, l| {
@@ -1541,10 +1544,8 @@ fn check_integer_exponent(b: &Array, shape: &[usize]) -> Result<()> {
     if !b.dtype().is_signed_integer() || shape.iter().product::<usize>() == 0 {
         return Ok(());
     }
-    let negative = ints!(b.dtype(), T => {
-        let flags = map1(b, <T as Integer>::is_negative);
-        flags.read_cpu::<bool, _>(|d, _| d.iter().any(|&v| v))
-    });
+    // Runs where `b` lives (a GPU reduction for GPU arrays).
+    let negative = less(b, 0i64)?.any()?.item::<bool>()?;
     if negative {
         return Err(Error::InvalidArgument {
             op: "power",
@@ -1609,8 +1610,33 @@ fn binary_compute(
     if op.is_comparison() && plan.loop_dt.is_integer() {
         if let Some(v) = out_of_range_comparison(op, a, b, plan.loop_dt) {
             let n: usize = shape.iter().product();
-            return Ok(Array::from_vec_shape(vec![v; n], shape));
+            return Array::from_host(bool::into_data(vec![v; n]), shape, plan.device);
         }
+    }
+    if let Device::Cuda(ordinal) = plan.device {
+        if op == Bin::Power && plan.loop_dt.is_signed_integer() {
+            check_integer_exponent(&operand_as(b, name, plan.loop_dt, plan.device)?, shape)?;
+        }
+        if let Some(k) = gpu_binary_kernel(op, plan.loop_dt) {
+            let out = crate::cuda::elementwise::new_array(name, ordinal, plan.out_dt, shape)?;
+            crate::cuda::elementwise::run_map_inputs(
+                &k,
+                &[
+                    gpu_input(a, name, plan.loop_dt)?,
+                    gpu_input(b, name, plan.loop_dt)?,
+                ],
+                &out,
+            )?;
+            return Ok(out);
+        }
+        let cpu_plan = BinPlan {
+            device: Device::Cpu,
+            shape: plan.shape.clone(),
+            ..*plan
+        };
+        return on_host(plan.device, &[a, b], |ops| {
+            binary_compute(op, &cpu_plan, &ops[0], &ops[1], shape)
+        });
     }
     let x = operand_as(a, name, plan.loop_dt, plan.device)?;
     let y = operand_as(b, name, plan.loop_dt, plan.device)?;
@@ -1622,6 +1648,84 @@ fn binary_compute(
     Ok(r)
 }
 
+/// The generated GPU kernel of a binary ufunc, when one exists for `dt`.
+fn gpu_binary_kernel(op: Bin, dt: DType) -> Option<crate::cuda::elementwise::MapKernel> {
+    let e = crate::cuda::ufunc_expr::binary(op.name(), dt)?;
+    Some(crate::cuda::elementwise::MapKernel {
+        name: op.name().into(),
+        compute: vec![e.compute; 2],
+        expr: e.expr,
+        result: e.result,
+        support: e.support.into(),
+    })
+}
+
+/// The generated GPU kernel of a unary ufunc, when one exists for `dt`.
+fn gpu_unary_kernel(op: Un, dt: DType) -> Option<crate::cuda::elementwise::MapKernel> {
+    if matches!(op, Un::Round(_)) {
+        return None;
+    }
+    let e = crate::cuda::ufunc_expr::unary(op.name(), dt)?;
+    Some(crate::cuda::elementwise::MapKernel {
+        name: op.name().into(),
+        compute: vec![e.compute],
+        expr: e.expr,
+        result: e.result,
+        support: e.support.into(),
+    })
+}
+
+/// An operand as a kernel input: arrays as they are (the kernel converts
+/// them), weak scalars by value in the loop dtype (checked to fit, as NumPy).
+fn gpu_input<'a>(
+    o: &'a Operand<'_>,
+    name: &'static str,
+    loop_dt: DType,
+) -> Result<crate::cuda::elementwise::MapInput<'a>> {
+    use crate::cuda::elementwise::MapInput;
+    match o {
+        Operand::Array(a) => Ok(MapInput::Array(a)),
+        Operand::Scalar(v) => {
+            if loop_dt.is_integer() && !v.fits(loop_dt) {
+                return Err(Error::InvalidArgument {
+                    op: name,
+                    detail: format!("the Rust integer {v} does not fit in {loop_dt}"),
+                });
+            }
+            Ok(MapInput::Scalar(*v, loop_dt))
+        }
+    }
+}
+
+/// Whether `out` may be written while the inputs are read (it is one of them
+/// exactly, or shares no memory with them).
+fn gpu_out_is_safe(out: &Array, ops: &[&Operand<'_>]) -> bool {
+    ops.iter().all(|o| match o {
+        Operand::Array(a) => !a.shares_memory(out) || a.layout() == out.layout(),
+        Operand::Scalar(_) => true,
+    })
+}
+
+/// Runs a CPU implementation for operands on a GPU that have no GPU kernel:
+/// copies them to the host, computes there and moves the result back.
+fn on_host(
+    device: Device,
+    ops: &[&Operand<'_>],
+    f: impl FnOnce(&[Operand<'static>]) -> Result<Array>,
+) -> Result<Array> {
+    let host: Vec<Operand<'static>> = ops
+        .iter()
+        .map(|o| match o {
+            Operand::Array(a) => Ok(Operand::Array(std::borrow::Cow::Owned(
+                a.to_device(&Device::Cpu)?,
+            ))),
+            Operand::Scalar(s) => Ok(Operand::Scalar(*s)),
+        })
+        .collect::<Result<_>>()?;
+    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
+    r.to_device(&device)
+}
+
 fn binary(op: Bin, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
     let plan = plan_binary(op, &a, &b)?;
     binary_compute(op, &plan, &a, &b, &plan.shape)
@@ -1630,6 +1734,22 @@ fn binary(op: Bin, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
 fn binary_out(op: Bin, a: Operand<'_>, b: Operand<'_>, out: &mut Array) -> Result<()> {
     let plan = plan_binary(op, &a, &b)?;
     check_out(op.name(), &plan.shape, plan.out_dt, plan.device, out)?;
+    if plan.device.is_cuda() && gpu_out_is_safe(out, &[&a, &b]) {
+        if let Some(k) = gpu_binary_kernel(op, plan.loop_dt) {
+            let name = op.name();
+            if op == Bin::Power && plan.loop_dt.is_signed_integer() {
+                check_integer_exponent(
+                    &operand_as(&b, name, plan.loop_dt, plan.device)?,
+                    out.shape(),
+                )?;
+            }
+            let inputs = [
+                gpu_input(&a, name, plan.loop_dt)?,
+                gpu_input(&b, name, plan.loop_dt)?,
+            ];
+            return crate::cuda::elementwise::run_map_inputs(&k, &inputs, out);
+        }
+    }
     let shape = out.shape().to_vec();
     let r = binary_compute(op, &plan, &a, &b, &shape)?;
     store(&r, out)
@@ -1959,6 +2079,22 @@ fn plan_unary(op: Un, a: &Operand<'_>) -> Result<UnPlan> {
 }
 
 fn unary_compute(op: Un, plan: &UnPlan, a: &Operand<'_>) -> Result<Array> {
+    if let Device::Cuda(ordinal) = plan.device {
+        if let Some(k) = gpu_unary_kernel(op, plan.loop_dt) {
+            let shape = a.shape().to_vec();
+            let out = crate::cuda::elementwise::new_array(op.name(), ordinal, plan.out_dt, &shape)?;
+            let input = gpu_input(a, op.name(), plan.loop_dt)?;
+            crate::cuda::elementwise::run_map_inputs(&k, &[input], &out)?;
+            return Ok(out);
+        }
+        let cpu_plan = UnPlan {
+            device: Device::Cpu,
+            ..*plan
+        };
+        return on_host(plan.device, &[a], |ops| {
+            unary_compute(op, &cpu_plan, &ops[0])
+        });
+    }
     let x = operand_as(a, op.name(), plan.loop_dt, plan.device)?;
     let r = unary_kernel(op, plan.loop_dt, &x);
     debug_assert_eq!(r.dtype(), plan.out_dt);
@@ -1973,6 +2109,12 @@ fn unary(op: Un, a: Operand<'_>) -> Result<Array> {
 fn unary_out(op: Un, a: Operand<'_>, out: &mut Array) -> Result<()> {
     let plan = plan_unary(op, &a)?;
     check_out(op.name(), a.shape(), plan.out_dt, plan.device, out)?;
+    if plan.device.is_cuda() && gpu_out_is_safe(out, &[&a]) {
+        if let Some(k) = gpu_unary_kernel(op, plan.loop_dt) {
+            let input = gpu_input(&a, op.name(), plan.loop_dt)?;
+            return crate::cuda::elementwise::run_map_inputs(&k, &[input], out);
+        }
+    }
     let r = unary_compute(op, &plan, &a)?;
     let r = if r.shape() == out.shape() {
         r
@@ -2160,6 +2302,16 @@ fn clip_compute(
     shape: &[usize],
 ) -> Result<Array> {
     let name = "clip";
+    if plan.device.is_cuda() {
+        let cpu_plan = ClipPlan {
+            device: Device::Cpu,
+            shape: plan.shape.clone(),
+            ..*plan
+        };
+        return on_host(plan.device, &[a, lo, hi], |ops| {
+            clip_compute(&cpu_plan, &ops[0], &ops[1], &ops[2], shape)
+        });
+    }
     let conv = |o: &Operand<'_>| match saturate(o, plan.dt) {
         Some(s) => Operand::Scalar(s).to_array(name, plan.dt, plan.device),
         None => operand_as(o, name, plan.dt, plan.device),
@@ -2270,7 +2422,7 @@ mod tests {
     use super::*;
 
     fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
-        Array::from_vec_shape(v, shape)
+        Array::from_cpu_data(T::into_data(v), shape)
     }
 
     /// A view of `a` with its last axis reversed (negative stride).

@@ -1,0 +1,245 @@
+//! Cuprite's side of the performance comparison with CuPy.
+//!
+//! Runs the cases of `shared/bench/cupy_bench.py` that the runtime covers,
+//! with the same case names and JSON fields (`case`, `gpu_ms`, `cpu_us`,
+//! `GB_s` / `TFLOP_s`), timed like `cupyx.profiler.benchmark`: CUDA events
+//! around each call for the GPU time, the host clock for the CPU time,
+//! medians after warm-up.
+//!
+//! `cuprite-bench [--json OUT.json] [--case NAME]...`
+
+use std::time::Instant;
+
+use cuprite as cp;
+use cuprite::cuda::{Event, Stream};
+
+struct Row {
+    case: String,
+    gpu_ms: f64,
+    cpu_us: f64,
+    gb_s: Option<f64>,
+    tflop_s: Option<f64>,
+}
+
+impl Row {
+    fn json(&self) -> String {
+        let mut s = format!(
+            "{{\"case\": \"{}\", \"gpu_ms\": {:.4}, \"cpu_us\": {:.2}",
+            self.case, self.gpu_ms, self.cpu_us
+        );
+        if let Some(g) = self.gb_s {
+            s.push_str(&format!(", \"GB_s\": {g:.1}"));
+        }
+        if let Some(t) = self.tflop_s {
+            s.push_str(&format!(", \"TFLOP_s\": {t:.2}"));
+        }
+        s.push('}');
+        s
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+struct Bench {
+    rows: Vec<Row>,
+    only: Vec<String>,
+}
+
+impl Bench {
+    fn wanted(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == name)
+    }
+
+    /// Times `f` as cupyx.profiler.benchmark does.
+    fn case(
+        &mut self,
+        name: &str,
+        bytes: Option<f64>,
+        flops: Option<f64>,
+        n_repeat: usize,
+        n_warmup: usize,
+        mut f: impl FnMut() -> cp::Result<()>,
+    ) -> cp::Result<()> {
+        if !self.wanted(name) {
+            return Ok(());
+        }
+        let stream = Stream::null();
+        for _ in 0..n_warmup {
+            f()?;
+        }
+        stream.synchronize()?;
+        let (start, end) = (Event::new()?, Event::new()?);
+        let mut gpu = Vec::with_capacity(n_repeat);
+        let mut cpu = Vec::with_capacity(n_repeat);
+        for _ in 0..n_repeat {
+            start.record(&stream)?;
+            let t = Instant::now();
+            f()?;
+            cpu.push(t.elapsed().as_secs_f64() * 1e6);
+            end.record(&stream)?;
+            gpu.push(Event::elapsed_ms(&start, &end)? as f64);
+        }
+        let gpu_ms = median(gpu);
+        let row = Row {
+            case: name.to_string(),
+            gpu_ms,
+            cpu_us: median(cpu),
+            gb_s: bytes.map(|b| b / (gpu_ms * 1e-3) / 1e9),
+            tflop_s: flops.map(|f| f / (gpu_ms * 1e-3) / 1e12),
+        };
+        println!("{}", row.json());
+        self.rows.push(row);
+        Ok(())
+    }
+}
+
+/// Uniform [0, 1) float32 values from a fixed-seed xorshift generator.
+fn host_random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.max(1);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .collect()
+}
+
+fn main() -> cp::Result<()> {
+    let mut json_out = None;
+    let mut only = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--json" => json_out = args.next(),
+            "--case" => only.extend(args.next()),
+            "-h" | "--help" => {
+                println!("usage: cuprite-bench [--json OUT.json] [--case NAME]...");
+                return Ok(());
+            }
+            other => {
+                eprintln!("unknown argument {other:?}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let dev = match cp::device_count() {
+        0 => {
+            eprintln!(
+                "cuprite-bench needs a CUDA device: {}",
+                cp::device::cuda_status().reason
+            );
+            std::process::exit(1);
+        }
+        _ => cp::Device::cuda(0),
+    };
+    let mut b = Bench {
+        rows: Vec::new(),
+        only,
+    };
+    cp::with_device(dev, || run_cases(&mut b))?;
+    if let Some(path) = json_out {
+        let body: Vec<String> = b.rows.iter().map(|r| format!(" {}", r.json())).collect();
+        std::fs::write(&path, format!("[\n{}\n]\n", body.join(",\n")))
+            .unwrap_or_else(|e| eprintln!("writing {path}: {e}"));
+    }
+    Ok(())
+}
+
+fn run_cases(b: &mut Bench) -> cp::Result<()> {
+    println!(
+        "{{\"device\": \"cuda:0\", \"cuprite\": \"{}\"}}",
+        env!("CARGO_PKG_VERSION")
+    );
+    let n: usize = 1 << 26;
+    let host = host_random(n, 1);
+    let x = cp::asarray(&host)?;
+    let mut out = cp::empty_like(&x)?;
+    b.case("copy_f32_64M", Some(8.0 * n as f64), None, 20, 3, || {
+        out.assign(&x)
+    })?;
+    b.case(
+        "h2d_pageable_256MB",
+        Some(4.0 * n as f64),
+        None,
+        5,
+        3,
+        || cp::asarray(&host).map(drop),
+    )?;
+    b.case(
+        "d2h_pageable_256MB",
+        Some(4.0 * n as f64),
+        None,
+        5,
+        3,
+        || x.to_vec::<f32>().map(drop),
+    )?;
+    let y = cp::asarray(host_random(n, 2))?;
+    b.case("axpb_f32_64M", Some(16.0 * n as f64), None, 20, 3, || {
+        cp::multiply_out(&x, 2.0, &mut out)?;
+        let o2 = out.clone();
+        cp::add_out(&o2, 1.0, &mut out)
+    })?;
+    b.case("add_f32_64M", Some(12.0 * n as f64), None, 20, 3, || {
+        cp::add_out(&x, &y, &mut out)
+    })?;
+    let xs = x.slice(cp::s![..1 << 24])?;
+    b.case(
+        "tanh_sin_expr_16M",
+        Some(8.0 * (1 << 24) as f64),
+        None,
+        20,
+        3,
+        || {
+            cp::tanh(&(cp::sin(&xs)? + &(&xs * 0.1)))?;
+            Ok(())
+        },
+    )?;
+    b.case("sum_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
+        x.sum().map(drop)
+    })?;
+    b.case("max_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
+        x.max().map(drop)
+    })?;
+    let m = x.reshape([8192, 8192])?;
+    b.case(
+        "sum_axis0_8192sq",
+        Some(4.0 * n as f64),
+        None,
+        20,
+        3,
+        || m.sum_axis(0).map(drop),
+    )?;
+    b.case(
+        "sum_axis1_8192sq",
+        Some(4.0 * n as f64),
+        None,
+        20,
+        3,
+        || m.sum_axis(1).map(drop),
+    )?;
+    let small = cp::arange(1000)?.astype(cp::f32)?;
+    b.case("100_small_adds_latency", None, None, 20, 3, || {
+        let mut a = small.clone();
+        for _ in 0..100 {
+            a = cp::add(&a, 1.0)?;
+        }
+        drop(a);
+        Ok(())
+    })?;
+    // The pool's allocate + free + synchronize cycle (issue's figure, not a CuPy case).
+    b.case("alloc_free_sync_4MB", None, None, 200, 10, || {
+        drop(cp::empty([1 << 20], cp::f32)?);
+        Stream::null().synchronize()
+    })?;
+    Ok(())
+}

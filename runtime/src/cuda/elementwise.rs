@@ -1,0 +1,639 @@
+//! Generated elementwise kernels: N inputs and one output of any dtypes,
+//! any shapes (broadcast) and strides, one expression per element.
+//!
+//! Axes that are contiguous together in every operand are merged first
+//! (CuPy's `_reduce_dims`), so contiguous arrays of any rank run as 1-D with
+//! plain pointer indexing; other layouts pass shape and strides by value.
+//! Kernels are specialised on (expression, dtypes, merged rank, contiguity,
+//! 32/64-bit indexing) and cached by the session's kernel cache.
+
+use std::fmt::Write;
+
+use super::compile::PRELUDE;
+use super::launch::{launch, KernelArgs, LaunchConfig};
+use super::session::{session, DeviceSession};
+use super::stream::current_stream;
+use super::DriverResultExt;
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::storage::Storage;
+
+/// Largest merged rank a generated kernel handles (more axes are an error).
+pub(crate) const MAX_DIMS: usize = 16;
+
+/// The C type that holds a dtype in kernels.
+pub(crate) fn ctype(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::Int8 => "int8_t",
+        DType::Int16 => "int16_t",
+        DType::Int32 => "int32_t",
+        DType::Int64 => "int64_t",
+        DType::UInt8 => "uint8_t",
+        DType::UInt16 => "uint16_t",
+        DType::UInt32 => "uint32_t",
+        DType::UInt64 => "uint64_t",
+        DType::Float16 => "f16",
+        DType::BFloat16 => "bf16",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+        DType::Complex64 => "c64",
+        DType::Complex128 => "c128",
+    }
+}
+
+/// A C expression converting `x` of dtype `from` to dtype `to` with NumPy's
+/// unsafe-cast semantics (bool is "non-zero"; complex to real keeps the real part).
+pub(crate) fn cast_expr(from: DType, to: DType, x: &str) -> String {
+    use DType::*;
+    if from == to {
+        return x.to_string();
+    }
+    let half = |d: DType| matches!(d, Float16 | BFloat16);
+    match (from, to) {
+        (Bool, _) if to.is_complex() => format!("mk<{}>({x} ? 1 : 0, 0)", real_c(to)),
+        (Bool, Float16) => format!("make_f16({x} ? 1.0f : 0.0f)"),
+        (Bool, BFloat16) => format!("make_bf16({x} ? 1.0f : 0.0f)"),
+        (Bool, _) => format!("({})({x} ? 1 : 0)", ctype(to)),
+        (_, Bool) if from.is_complex() => format!("({x}.re != 0 || {x}.im != 0)"),
+        (_, Bool) if half(from) => format!("(to_float({x}) != 0.0f)"),
+        (_, Bool) => format!("({x} != 0)"),
+        (f, _) if half(f) => cast_expr(Float32, to, &format!("to_float({x})")),
+        (_, Float16) if from.is_complex() => format!("make_f16((float){x}.re)"),
+        (_, BFloat16) if from.is_complex() => format!("make_bf16((float){x}.re)"),
+        (_, Float16) => format!("make_f16((float)({x}))"),
+        (_, BFloat16) => format!("make_bf16((float)({x}))"),
+        (f, t) if f.is_complex() && t.is_complex() => {
+            format!("mk<{0}>(({0}){x}.re, ({0}){x}.im)", real_c(t))
+        }
+        (f, _) if f.is_complex() => cast_expr(f.real_dtype(), to, &format!("{x}.re")),
+        (_, t) if t.is_complex() => format!("mk<{0}>(({0})({x}), ({0})0)", real_c(t)),
+        // Floats become integers through int64, as NumPy does on x86-64
+        // (out-of-range values wrap instead of saturating at the target).
+        (f, UInt64) if f.is_float() => {
+            format!("(({x}) < 0 ? (uint64_t)(long long)({x}) : (uint64_t)({x}))")
+        }
+        (f, t) if f.is_float() && t.is_integer() => format!("({})(long long)({x})", ctype(t)),
+        _ => format!("({})({x})", ctype(to)),
+    }
+}
+
+fn real_c(d: DType) -> &'static str {
+    if d == DType::Complex64 {
+        "float"
+    } else {
+        "double"
+    }
+}
+
+/// What to compute: `out = expr(in0, in1, ...)`, where `in<k>` is input k
+/// converted to `compute[k]` and the expression's value has dtype `result`.
+#[derive(Debug, Clone)]
+pub(crate) struct MapKernel {
+    /// Short name for messages and the kernel symbol (`add`, `astype`).
+    pub name: String,
+    /// The dtype each input is converted to before `expr` sees it.
+    pub compute: Vec<DType>,
+    /// C expression over `in0`, `in1`, ...
+    pub expr: String,
+    /// The dtype of `expr`'s value.
+    pub result: DType,
+    /// Extra C definitions the expression needs (helper functions).
+    pub support: String,
+}
+
+/// A view of one operand for a launch: device pointer of element 0 plus layout.
+struct Operand {
+    ptr: u64,
+    dtype: DType,
+    layout: Layout,
+}
+
+fn operand(op: &str, a: &Array, ordinal: usize) -> Result<Operand> {
+    match a.storage() {
+        Storage::Cuda(c) if c.buffer.session.info.ordinal == ordinal => Ok(Operand {
+            ptr: c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64,
+            dtype: a.dtype(),
+            layout: Layout::from_parts(a.shape().to_vec(), a.strides().to_vec(), 0),
+        }),
+        _ => Err(Error::DeviceMismatch {
+            op: leak(op),
+            a: format!("cuda:{ordinal}"),
+            b: a.device().to_string(),
+        }),
+    }
+}
+
+fn leak(s: &str) -> &'static str {
+    // Operation names are a small fixed set; interning keeps `Error` cheap.
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut g = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let set = g.get_or_insert_with(HashSet::new);
+    if let Some(n) = set.get(s) {
+        return n;
+    }
+    let n: &'static str = Box::leak(s.to_string().into_boxed_str());
+    set.insert(n);
+    n
+}
+
+/// One input of a map kernel: an array, or a scalar passed by value.
+#[derive(Clone, Copy)]
+pub(crate) enum MapInput<'a> {
+    Array(&'a Array),
+    Scalar(crate::Scalar, DType),
+}
+
+/// How a kernel reads one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Read {
+    /// One element per output element.
+    Each,
+    /// A broadcast scalar in device memory, read once.
+    Once,
+    /// A scalar kernel parameter.
+    Value,
+}
+
+/// Runs `k` over `inputs` (broadcast to `out`'s shape) writing `out`.
+/// All arrays must be on the same CUDA device; `out` must not overlap the
+/// inputs except by being exactly one of them.
+pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<()> {
+    let inputs: Vec<MapInput> = inputs.iter().map(|a| MapInput::Array(a)).collect();
+    run_map_inputs(k, &inputs, out)
+}
+
+/// As [`run_map`], with scalar inputs passed by value (no device copy).
+pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) -> Result<()> {
+    let ordinal = match out.device() {
+        crate::Device::Cuda(n) => n,
+        crate::Device::Cpu => unreachable!("run_map is only called for CUDA arrays"),
+    };
+    let session = session(ordinal)?;
+    let shape = out.shape().to_vec();
+    let n = out.size();
+    if n == 0 {
+        return Ok(());
+    }
+    // Operands held in memory (array inputs, then the output), broadcast to `shape`.
+    let mut ops = Vec::with_capacity(inputs.len() + 1);
+    for input in inputs {
+        if let MapInput::Array(a) = input {
+            let mut o = operand(&k.name, a, ordinal)?;
+            o.layout = o
+                .layout
+                .broadcast_to(&shape)
+                .map_err(|_| Error::Broadcast {
+                    op: leak(&k.name),
+                    shapes: vec![a.shape().to_vec(), shape.clone()],
+                })?;
+            ops.push(o);
+        }
+    }
+    ops.push(operand(&k.name, out, ordinal)?);
+    let layouts: Vec<&Layout> = ops.iter().map(|o| &o.layout).collect();
+    let (mshape, mstrides) = Layout::merge_axes(&layouts);
+    if mshape.len() > MAX_DIMS {
+        return Err(Error::Shape {
+            op: leak(&k.name),
+            detail: format!(
+                "the operands need {} dimensions after merging; GPU kernels support up to {MAX_DIMS}",
+                mshape.len()
+            ),
+        });
+    }
+    // Contiguous: every operand is unit-stride over the single merged axis,
+    // or a broadcast scalar (stride 0).
+    let contiguous = mshape.len() <= 1
+        && mstrides
+            .iter()
+            .all(|s| s.first().is_none_or(|&st| st == 1 || st == 0));
+    // 32-bit indexing when every element offset fits.
+    let max_span: i128 = mstrides
+        .iter()
+        .map(|st| {
+            st.iter()
+                .zip(&mshape)
+                .map(|(&s, &d)| (s.unsigned_abs() as i128) * (d as i128))
+                .sum::<i128>()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(n as i128);
+    let small = max_span < i32::MAX as i128;
+    // How each input is read; the output comes last.
+    let mut kinds = Vec::with_capacity(inputs.len() + 1);
+    let mut mem = ops.iter().zip(&mstrides);
+    for input in inputs {
+        match input {
+            MapInput::Scalar(_, dt) => kinds.push((*dt, Read::Value)),
+            MapInput::Array(_) => {
+                let (o, st) = mem.next().expect("one operand per array input");
+                let read = if st.iter().all(|&x| x == 0) {
+                    Read::Once
+                } else {
+                    Read::Each
+                };
+                kinds.push((o.dtype, read));
+            }
+        }
+    }
+    kinds.push((out.dtype(), Read::Each));
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // The support code is determined by the name and expression.
+        (&k.name, &k.expr, &k.compute, k.result, k.support.len()).hash(&mut h);
+        (&kinds, mshape.len(), contiguous, small).hash(&mut h);
+        h.finish()
+    };
+    let func = session
+        .kernels
+        .specialized(session, key, &k.name, "cuprite_map", || {
+            generate(k, &kinds, mshape.len(), contiguous, small)
+        })?;
+
+    let mut args = KernelArgs::new();
+    let mut ptrs = ops.iter().map(|o| o.ptr);
+    for input in inputs {
+        match input {
+            MapInput::Scalar(v, dt) => {
+                use crate::Element;
+                crate::with_dtype!(*dt, T => {
+                    args.push(T::from_scalar(*v));
+                });
+            }
+            MapInput::Array(_) => {
+                args.push(ptrs.next().expect("one pointer per array input"));
+            }
+        }
+    }
+    args.push(ptrs.next().expect("the output pointer"));
+    if !contiguous {
+        // Shape then each memory operand's strides, in the index width.
+        let mut block: Vec<i64> = Vec::new();
+        block.extend(mshape.iter().map(|&d| d as i64));
+        for st in &mstrides {
+            block.extend(st.iter().map(|&s| s as i64));
+        }
+        if small {
+            let bytes: Vec<u8> = block
+                .iter()
+                .flat_map(|&v| (v as i32).to_ne_bytes())
+                .collect();
+            args.push_bytes(&bytes, 4);
+        } else {
+            let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_ne_bytes()).collect();
+            args.push_bytes(&bytes, 8);
+        }
+    }
+    args.push(n as i64);
+    let cfg = grid_for(session, n);
+    launch(session, &k.name, func, cfg, &current_stream(), &mut args)
+}
+
+/// Threads per block and a grid that fills the device several times over
+/// (each thread loops over the elements with a grid stride).
+pub(crate) fn grid_for(session: &DeviceSession, n: usize) -> LaunchConfig {
+    let threads = 256u32;
+    let needed = n.div_ceil(threads as usize * 4).max(1);
+    let cap = session.info.sm_count.max(1) * 32;
+    LaunchConfig {
+        grid: (needed.min(cap) as u32, 1, 1),
+        block: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The kernel source for one specialisation.
+fn generate(
+    k: &MapKernel,
+    kinds: &[(DType, Read)],
+    ndim: usize,
+    contiguous: bool,
+    small: bool,
+) -> String {
+    let n_in = kinds.len() - 1;
+    let out_dt = kinds[n_in].0;
+    // Slots in `ind.st`: inputs held in memory, then the output.
+    let mem: Vec<usize> = (0..n_in)
+        .filter(|&i| kinds[i].1 != Read::Value)
+        .chain(std::iter::once(n_in))
+        .collect();
+    let idx = if small { "int" } else { "long long" };
+    let mut s = String::new();
+    s.push_str(PRELUDE);
+    s.push_str(&k.support);
+    let _ = writeln!(s, "\ntypedef {idx} idx_t;");
+    if !contiguous {
+        let _ = writeln!(
+            s,
+            "struct Ind {{ idx_t shape[{nd}]; idx_t st[{ops}][{nd}]; }};",
+            nd = ndim.max(1),
+            ops = mem.len()
+        );
+    }
+    let mut params: Vec<String> = Vec::new();
+    for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
+        if read == Read::Value {
+            params.push(format!("const {} v{i}", ctype(d)));
+        } else {
+            params.push(format!("const {}* __restrict__ p{i}", ctype(d)));
+        }
+    }
+    params.push(format!("{}* __restrict__ p{n_in}", ctype(out_dt)));
+    if !contiguous {
+        params.push("Ind ind".into());
+    }
+    params.push("long long n".into());
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void cuprite_map({}) {{",
+        params.join(", ")
+    );
+    let load = |i: usize, at: &str| -> String {
+        format!(
+            "const {} in{i} = {};",
+            ctype(k.compute[i]),
+            cast_expr(kinds[i].0, k.compute[i], at)
+        )
+    };
+    // Scalars are read once, before the loop.
+    for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+        match read {
+            Read::Value => {
+                let _ = writeln!(s, "  {}", load(i, &format!("v{i}")));
+            }
+            Read::Once => {
+                let _ = writeln!(s, "  {}", load(i, &format!("p{i}[0]")));
+            }
+            Read::Each => {}
+        }
+    }
+    let _ = writeln!(s, "  idx_t stride = (idx_t)gridDim.x * blockDim.x;");
+    let _ = writeln!(
+        s,
+        "  idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x;"
+    );
+    let value = cast_expr(k.result, out_dt, &format!("({})", k.expr));
+    if contiguous {
+        // Four elements per thread and step, every load issued before the
+        // first store, so more memory requests are in flight.
+        let at = |u: usize| {
+            if u == 0 {
+                "i".to_string()
+            } else {
+                format!("i + {u} * stride")
+            }
+        };
+        let _ = writeln!(s, "  for (; i + 3 * stride < (idx_t)n; i += 4 * stride) {{");
+        for u in 0..4 {
+            for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
+                if read == Read::Each {
+                    let _ = writeln!(s, "    const {} r{i}_{u} = p{i}[{}];", ctype(d), at(u));
+                }
+            }
+        }
+        for u in 0..4 {
+            let _ = writeln!(s, "    {{");
+            for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+                if read == Read::Each {
+                    let _ = writeln!(s, "      {}", load(i, &format!("r{i}_{u}")));
+                }
+            }
+            let _ = writeln!(s, "      p{n_in}[{}] = {value};", at(u));
+            let _ = writeln!(s, "    }}");
+        }
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
+        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+            if read == Read::Each {
+                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[i]")));
+            }
+        }
+        let _ = writeln!(s, "    p{n_in}[i] = {value};");
+    } else {
+        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
+
+        let _ = writeln!(s, "    idx_t rem = i;");
+        for &o in &mem {
+            let _ = writeln!(s, "    idx_t off{o} = 0;");
+        }
+        let _ = writeln!(s, "    #pragma unroll");
+        let _ = writeln!(
+            s,
+            "    for (int ax = {} - 1; ax >= 0; --ax) {{",
+            ndim.max(1)
+        );
+        let _ = writeln!(
+            s,
+            "      idx_t d = ind.shape[ax]; idx_t q = rem / d; idx_t r = rem - q * d; rem = q;"
+        );
+        for (slot, &o) in mem.iter().enumerate() {
+            if o < n_in && kinds[o].1 != Read::Each {
+                continue;
+            }
+            let _ = writeln!(s, "      off{o} += r * ind.st[{slot}][ax];");
+        }
+        let _ = writeln!(s, "    }}");
+        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+            if read == Read::Each {
+                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[off{i}]")));
+            }
+        }
+        let _ = writeln!(s, "    p{n_in}[off{n_in}] = {value};");
+    }
+    s.push_str("  }\n}\n");
+    s
+}
+
+/// A new C-contiguous CUDA array of `dtype` and `shape` on cuda:`ordinal` (uninitialised).
+pub(crate) fn new_array(
+    op: &'static str,
+    ordinal: usize,
+    dtype: DType,
+    shape: &[usize],
+) -> Result<Array> {
+    let n = crate::layout::checked_size(op, shape)?;
+    let storage = super::transfer::alloc(op, ordinal, dtype, n)?;
+    Ok(Array::from_parts(
+        Storage::Cuda(storage),
+        Layout::contiguous(shape),
+        dtype,
+    ))
+}
+
+/// `out[...] = cast(src)` with broadcasting (copies, casts, `assign`).
+pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
+    // Same dtype and both contiguous: the driver's device-to-device copy.
+    if src.dtype() == out.dtype()
+        && src.shape() == out.shape()
+        && src.is_c_contiguous()
+        && out.is_c_contiguous()
+        && src.device() == out.device()
+        && !src.shares_memory(out)
+    {
+        if let (Storage::Cuda(a), Storage::Cuda(b)) = (src.storage(), out.storage()) {
+            let item = src.dtype().itemsize() as u64;
+            let bytes = src.size() * src.dtype().itemsize();
+            if bytes == 0 {
+                return Ok(());
+            }
+            a.buffer.session.bind()?;
+            // SAFETY: both ranges lie inside their buffers (checked layouts)
+            // and do not overlap (different buffers).
+            return unsafe {
+                cudarc::driver::sys::cuMemcpyDtoDAsync_v2(
+                    b.buffer.ptr + out.layout().offset() as u64 * item,
+                    a.buffer.ptr + src.layout().offset() as u64 * item,
+                    bytes,
+                    current_stream().raw(),
+                )
+            }
+            .result()
+            .op("copy");
+        }
+    }
+
+    let k = MapKernel {
+        name: "copy".into(),
+        compute: vec![src.dtype()],
+        expr: "in0".into(),
+        result: src.dtype(),
+        support: String::new(),
+    };
+    run_map(&k, &[src], out)
+}
+
+/// Every element of `out` set to `value` (given as a 0-d array of out's dtype on the host).
+pub(crate) fn fill(out: &Array, value: crate::Scalar) -> Result<()> {
+    let dt = out.dtype();
+    let literal = scalar_literal(value, dt);
+    let k = MapKernel {
+        name: "fill".into(),
+        compute: vec![],
+        expr: literal,
+        result: dt,
+        support: String::new(),
+    };
+    run_map(&k, &[], out)
+}
+
+/// A C expression for a constant of dtype `dt`.
+pub(crate) fn scalar_literal(v: crate::Scalar, dt: DType) -> String {
+    use crate::Element;
+    crate::with_dtype!(dt, T => {
+        let x = T::from_scalar(v).to_scalar();
+        let c = x.as_c64();
+        let f = |x: f64| {
+            if x.is_nan() {
+                "__longlong_as_double(0x7ff8000000000000LL)".to_string()
+            } else if x.is_infinite() {
+                if x > 0.0 { "__longlong_as_double(0x7ff0000000000000LL)".to_string() } else { "__longlong_as_double(0xfff0000000000000LL)".to_string() }
+            } else {
+                format!("{:e}", x)
+            }
+        };
+        match dt {
+            DType::Bool => if x.as_bool() { "true".into() } else { "false".into() },
+            d if d.is_signed_integer() => format!("(({})({}LL))", ctype(d), x.as_i64()),
+            d if d.is_unsigned_integer() => format!("(({})({}ULL))", ctype(d), x.as_u64()),
+            DType::Float16 => format!("make_f16((float)({}))", f(c.re)),
+            DType::BFloat16 => format!("make_bf16((float)({}))", f(c.re)),
+            DType::Float32 => format!("((float)({}))", f(c.re)),
+            DType::Float64 => format!("((double)({}))", f(c.re)),
+            DType::Complex64 => format!("mk<float>((float)({}), (float)({}))", f(c.re), f(c.im)),
+            _ => format!("mk<double>((double)({}), (double)({}))", f(c.re), f(c.im)),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn casts_are_spelled_for_every_pair() {
+        for from in DType::ALL {
+            for to in DType::ALL {
+                let e = cast_expr(from, to, "x");
+                assert!(!e.is_empty());
+                if from == to {
+                    assert_eq!(e, "x");
+                }
+            }
+        }
+        assert_eq!(
+            cast_expr(DType::Float16, DType::Int32, "x"),
+            "(int32_t)(long long)(to_float(x))"
+        );
+        assert_eq!(
+            cast_expr(DType::Complex64, DType::UInt8, "x"),
+            "(uint8_t)(long long)(x.re)"
+        );
+        assert_eq!(
+            cast_expr(DType::Complex128, DType::Bool, "x"),
+            "(x.re != 0 || x.im != 0)"
+        );
+        assert_eq!(
+            cast_expr(DType::Float64, DType::BFloat16, "x"),
+            "make_bf16((float)(x))"
+        );
+    }
+
+    #[test]
+    fn generated_source_has_one_kernel_with_the_expression() {
+        let k = MapKernel {
+            name: "add".into(),
+            compute: vec![DType::Float32, DType::Float32],
+            expr: "in0 + in1".into(),
+            result: DType::Float32,
+            support: String::new(),
+        };
+        let f = DType::Float32;
+        let src = generate(
+            &k,
+            &[(f, Read::Each), (f, Read::Once), (f, Read::Each)],
+            1,
+            true,
+            true,
+        );
+        assert!(src.contains("extern \"C\" __global__ void cuprite_map("));
+        assert!(src.contains("const float in1 = p1[0];"));
+        assert!(src.contains("p2[i] = (in0 + in1);"));
+        let src = generate(
+            &k,
+            &[(f, Read::Each), (DType::Int8, Read::Value), (f, Read::Each)],
+            1,
+            true,
+            true,
+        );
+        assert!(src.contains("const int8_t v1"));
+        assert!(src.contains("const float in1 = (float)(v1);"));
+        let h = DType::Float16;
+        let src = generate(
+            &k,
+            &[(f, Read::Each), (f, Read::Each), (h, Read::Each)],
+            3,
+            false,
+            false,
+        );
+        assert!(src.contains("typedef long long idx_t;"));
+        assert!(src.contains("struct Ind { idx_t shape[3]; idx_t st[3][3]; };"));
+        assert!(src.contains("make_f16((float)((in0 + in1)))"));
+        // A value parameter has no stride slot: the output uses slot 1.
+        let src = generate(
+            &k,
+            &[(f, Read::Each), (f, Read::Value), (f, Read::Each)],
+            2,
+            false,
+            true,
+        );
+        assert!(src.contains("idx_t st[2][2]"));
+        assert!(src.contains("off2 += r * ind.st[1][ax];"));
+    }
+}

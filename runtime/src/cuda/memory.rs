@@ -1,0 +1,465 @@
+//! Device memory from the driver's stream-ordered pool, with the counters
+//! users see in `cp::memory_pool()`, and a pool of pinned host blocks for
+//! staging transfers.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use cudarc::driver::sys;
+
+use super::session::{session, DeviceSession};
+use super::stream::Stream;
+use super::{driver_error, DriverResultExt};
+use crate::error::{fmt_bytes, Error, Result};
+
+/// Live counters of one device's pool (shared by all copies of the crate).
+#[derive(Debug, Default)]
+pub(crate) struct PoolCounters {
+    used: AtomicUsize,
+    peak: AtomicUsize,
+    live: AtomicUsize,
+    total: AtomicUsize,
+    /// 0 means no limit.
+    limit: AtomicUsize,
+}
+
+/// A snapshot of a memory pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolStats {
+    /// Bytes held by live arrays.
+    pub used_bytes: usize,
+    /// Bytes the pool holds from the device (used plus cached for reuse).
+    pub reserved_bytes: usize,
+    /// Highest `used_bytes` seen.
+    pub peak_bytes: usize,
+    /// Live allocations.
+    pub allocations: usize,
+    /// Allocations made since the session started.
+    pub total_allocations: usize,
+    /// The limit set with `set_limit` (0: none).
+    pub limit_bytes: usize,
+}
+
+/// A device buffer; freed (stream-ordered) on the stream it was allocated on.
+pub(crate) struct DeviceBuffer {
+    pub ptr: sys::CUdeviceptr,
+    pub bytes: usize,
+    pub session: &'static DeviceSession,
+    pub stream: Stream,
+}
+
+impl std::fmt::Debug for DeviceBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DeviceBuffer({:#x}, {} bytes, cuda:{})",
+            self.ptr, self.bytes, self.session.info.ordinal
+        )
+    }
+}
+
+impl DeviceBuffer {
+    /// Allocates `bytes` on `stream`'s device from the pool. On out-of-memory
+    /// the pool's cached blocks are released and the request retried once.
+    pub fn alloc(
+        op: &'static str,
+        session: &'static DeviceSession,
+        bytes: usize,
+        stream: &Stream,
+    ) -> Result<DeviceBuffer> {
+        let c = &session.memory;
+        let limit = c.limit.load(Ordering::Relaxed);
+        let oom = |why: String| Error::OutOfMemory {
+            op,
+            device: format!("cuda:{}", session.info.ordinal),
+            requested: bytes,
+            detail: why,
+        };
+        if limit != 0 && c.used.load(Ordering::Relaxed).saturating_add(bytes) > limit {
+            return Err(oom(format!(
+                "the pool's limit is {} and {} are in use",
+                fmt_bytes(limit),
+                fmt_bytes(c.used.load(Ordering::Relaxed))
+            )));
+        }
+        let ptr = if bytes == 0 {
+            0
+        } else {
+            session.bind()?;
+            match raw_alloc(session, bytes, stream) {
+                Ok(p) => p,
+                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                    // Give cached blocks back to the device and retry once.
+                    stream.synchronize_raw(op)?;
+                    // SAFETY: the pool belongs to this session's device.
+                    unsafe { sys::cuMemPoolTrimTo(session.pool.0, 0) }
+                        .result()
+                        .op(op)?;
+                    raw_alloc(session, bytes, stream).map_err(|e| {
+                        if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                            let s = stats(session);
+                            oom(format!(
+                                "{} in use by arrays, {} reserved by the pool, {} on the device; free arrays or call cp::memory_pool().free_all_blocks()",
+                                fmt_bytes(s.used_bytes),
+                                fmt_bytes(s.reserved_bytes),
+                                fmt_bytes(session.info.total_memory)
+                            ))
+                        } else {
+                            driver_error(op, e)
+                        }
+                    })?
+                }
+                Err(e) => return Err(driver_error(op, e)),
+            }
+        };
+        let used = c.used.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        c.peak.fetch_max(used, Ordering::Relaxed);
+        c.live.fetch_add(1, Ordering::Relaxed);
+        c.total.fetch_add(1, Ordering::Relaxed);
+        Ok(DeviceBuffer {
+            ptr,
+            bytes,
+            session,
+            stream: stream.clone(),
+        })
+    }
+}
+
+fn raw_alloc(
+    session: &DeviceSession,
+    bytes: usize,
+    stream: &Stream,
+) -> std::result::Result<sys::CUdeviceptr, cudarc::driver::DriverError> {
+    let mut ptr: sys::CUdeviceptr = 0;
+    // SAFETY: the pool and stream belong to this device; `ptr` is an out pointer.
+    unsafe { sys::cuMemAllocFromPoolAsync(&mut ptr, bytes, session.pool.0, stream.raw()) }
+        .result()?;
+    Ok(ptr)
+}
+
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        let c = &self.session.memory;
+        c.used.fetch_sub(self.bytes, Ordering::Relaxed);
+        c.live.fetch_sub(1, Ordering::Relaxed);
+        if self.ptr != 0 && self.session.bind().is_ok() {
+            // SAFETY: the pointer came from this pool and is freed once, in
+            // stream order after all work queued on its stream.
+            // A failure here (sticky context error) cannot be reported from drop.
+            let _ = unsafe { sys::cuMemFreeAsync(self.ptr, self.stream.raw()) };
+        }
+    }
+}
+
+fn stats(session: &DeviceSession) -> PoolStats {
+    let c = &session.memory;
+    let mut reserved: u64 = 0;
+    // SAFETY: the attribute takes a u64 by pointer.
+    let _ = unsafe {
+        sys::cuMemPoolGetAttribute(
+            session.pool.0,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+            &mut reserved as *mut u64 as *mut std::ffi::c_void,
+        )
+    };
+    PoolStats {
+        used_bytes: c.used.load(Ordering::Relaxed),
+        reserved_bytes: reserved as usize,
+        peak_bytes: c.peak.load(Ordering::Relaxed),
+        allocations: c.live.load(Ordering::Relaxed),
+        total_allocations: c.total.load(Ordering::Relaxed),
+        limit_bytes: c.limit.load(Ordering::Relaxed),
+    }
+}
+
+/// A device's memory pool, as returned by [`memory_pool`].
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryPool {
+    ordinal: usize,
+}
+
+/// The memory pool of the current CUDA device (`cp.get_default_memory_pool()`).
+pub fn memory_pool() -> Result<MemoryPool> {
+    let ordinal = match crate::device::current_device() {
+        crate::Device::Cuda(n) => n,
+        crate::Device::Cpu => 0,
+    };
+    session(ordinal)?;
+    Ok(MemoryPool { ordinal })
+}
+
+impl MemoryPool {
+    /// Device number.
+    pub fn device(&self) -> crate::Device {
+        crate::Device::Cuda(self.ordinal)
+    }
+    /// Current figures.
+    pub fn stats(&self) -> Result<PoolStats> {
+        Ok(stats(session(self.ordinal)?))
+    }
+    /// Bytes held by live arrays.
+    pub fn used_bytes(&self) -> Result<usize> {
+        Ok(self.stats()?.used_bytes)
+    }
+    /// Bytes reserved from the device.
+    pub fn total_bytes(&self) -> Result<usize> {
+        Ok(self.stats()?.reserved_bytes)
+    }
+    /// Returns every cached (unused) block to the device, after waiting for
+    /// queued work.
+    pub fn free_all_blocks(&self) -> Result<()> {
+        let s = session(self.ordinal)?;
+        s.bind()?;
+        // SAFETY: synchronising the current context is always allowed.
+        unsafe { sys::cuCtxSynchronize() }
+            .result()
+            .op("free_all_blocks")?;
+        // SAFETY: the pool belongs to this device.
+        unsafe { sys::cuMemPoolTrimTo(s.pool.0, 0) }
+            .result()
+            .op("free_all_blocks")
+    }
+    /// Caps the bytes arrays may hold (0 removes the cap); requests beyond it
+    /// fail with `Error::OutOfMemory`.
+    pub fn set_limit(&self, bytes: usize) -> Result<()> {
+        session(self.ordinal)?
+            .memory
+            .limit
+            .store(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// A pinned (page-locked, portable) host block.
+pub(crate) struct PinnedBlock {
+    pub ptr: *mut u8,
+    pub capacity: usize,
+}
+unsafe impl Send for PinnedBlock {}
+
+/// Reusable pinned blocks by capacity (powers of two), with counters.
+#[derive(Default)]
+pub(crate) struct PinnedPool {
+    free: Mutex<BTreeMap<usize, Vec<PinnedBlock>>>,
+    counters: PoolCounters,
+    reserved: AtomicUsize,
+}
+
+/// Largest transfer staged through pinned memory; larger ones go direct.
+pub(crate) const PINNED_STAGING_LIMIT: usize = 1 << 30;
+
+impl PinnedPool {
+    /// A block of at least `bytes`, reused when one is cached.
+    pub fn take(&self, session: &DeviceSession, bytes: usize) -> Result<PinnedLease<'_>> {
+        let capacity = bytes.max(4096).next_power_of_two();
+        let reused = {
+            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+            free.get_mut(&capacity).and_then(|v| v.pop())
+        };
+        let block = match reused {
+            Some(b) => b,
+            None => {
+                session.bind()?;
+                let mut p = std::ptr::null_mut();
+                // SAFETY: out pointer valid; PORTABLE makes it usable from every context.
+                unsafe { sys::cuMemHostAlloc(&mut p, capacity, sys::CU_MEMHOSTALLOC_PORTABLE) }
+                    .result()
+                    .op("allocating pinned host memory")?;
+                self.reserved.fetch_add(capacity, Ordering::Relaxed);
+                PinnedBlock {
+                    ptr: p as *mut u8,
+                    capacity,
+                }
+            }
+        };
+        let c = &self.counters;
+        let used = c.used.fetch_add(capacity, Ordering::Relaxed) + capacity;
+        c.peak.fetch_max(used, Ordering::Relaxed);
+        c.live.fetch_add(1, Ordering::Relaxed);
+        c.total.fetch_add(1, Ordering::Relaxed);
+        Ok(PinnedLease {
+            pool: self,
+            block: Some(block),
+        })
+    }
+
+    fn give_back(&self, block: PinnedBlock) {
+        let c = &self.counters;
+        c.used.fetch_sub(block.capacity, Ordering::Relaxed);
+        c.live.fetch_sub(1, Ordering::Relaxed);
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.entry(block.capacity).or_default().push(block);
+    }
+
+    /// Current figures.
+    pub fn stats(&self) -> PoolStats {
+        let c = &self.counters;
+        PoolStats {
+            used_bytes: c.used.load(Ordering::Relaxed),
+            reserved_bytes: self.reserved.load(Ordering::Relaxed),
+            peak_bytes: c.peak.load(Ordering::Relaxed),
+            allocations: c.live.load(Ordering::Relaxed),
+            total_allocations: c.total.load(Ordering::Relaxed),
+            limit_bytes: 0,
+        }
+    }
+
+    /// Frees every cached block.
+    pub fn free_all_blocks(&self) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, blocks) in std::mem::take(&mut *free) {
+            for b in blocks {
+                // SAFETY: allocated by cuMemHostAlloc and no longer leased.
+                unsafe { sys::cuMemFreeHost(b.ptr as *mut std::ffi::c_void) };
+                self.reserved.fetch_sub(b.capacity, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// A pinned block on loan; returned to the pool on drop.
+pub(crate) struct PinnedLease<'a> {
+    pool: &'a PinnedPool,
+    block: Option<PinnedBlock>,
+}
+
+impl PinnedLease<'_> {
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.block.as_ref().map_or(std::ptr::null_mut(), |b| b.ptr)
+    }
+}
+
+impl Drop for PinnedLease<'_> {
+    fn drop(&mut self) {
+        if let Some(b) = self.block.take() {
+            self.pool.give_back(b);
+        }
+    }
+}
+
+/// The pinned host pool used for staging on the current device.
+pub fn pinned_memory_pool() -> Result<PinnedPoolHandle> {
+    let ordinal = match crate::device::current_device() {
+        crate::Device::Cuda(n) => n,
+        crate::Device::Cpu => 0,
+    };
+    Ok(PinnedPoolHandle(session(ordinal)?))
+}
+
+/// A handle to a device session's pinned host pool.
+#[derive(Clone, Copy)]
+pub struct PinnedPoolHandle(&'static DeviceSession);
+
+impl std::fmt::Debug for PinnedPoolHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PinnedPool({:?})", self.stats())
+    }
+}
+
+impl PinnedPoolHandle {
+    /// Current figures.
+    pub fn stats(&self) -> PoolStats {
+        self.0.pinned.stats()
+    }
+    /// Frees every cached pinned block.
+    pub fn free_all_blocks(&self) {
+        self.0.pinned.free_all_blocks()
+    }
+}
+
+/// Copies host bytes to a device buffer (staged through pinned memory),
+/// returning once the copy has completed.
+pub(crate) fn upload(
+    dst: &DeviceBuffer,
+    offset_bytes: usize,
+    src: &[u8],
+    stream: &Stream,
+) -> Result<()> {
+    let op = "copying host data to the GPU";
+    if src.is_empty() {
+        return Ok(());
+    }
+    let s = dst.session;
+    s.bind()?;
+    let dptr = dst.ptr + offset_bytes as u64;
+    if src.len() <= PINNED_STAGING_LIMIT {
+        let mut lease = s.pinned.take(s, src.len())?;
+        // SAFETY: the lease holds at least src.len() bytes; regions do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), lease.as_mut_ptr(), src.len()) };
+        // SAFETY: valid device range and pinned source; we wait before the lease ends.
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dptr,
+                lease.as_mut_ptr() as *const std::ffi::c_void,
+                src.len(),
+                stream.raw(),
+            )
+        }
+        .result()
+        .op(op)?;
+        stream.synchronize_raw(op)?;
+    } else {
+        // SAFETY: pageable source is read before the call returns (synchronous
+        // with respect to the host for pageable memory after the stream sync).
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dptr,
+                src.as_ptr() as *const std::ffi::c_void,
+                src.len(),
+                stream.raw(),
+            )
+        }
+        .result()
+        .op(op)?;
+        stream.synchronize_raw(op)?;
+    }
+    Ok(())
+}
+
+/// Copies device bytes to host memory, waiting for queued work first.
+pub(crate) fn download(
+    src: &DeviceBuffer,
+    offset_bytes: usize,
+    dst: &mut [u8],
+    stream: &Stream,
+) -> Result<()> {
+    let op = "copying GPU data to the host";
+    if dst.is_empty() {
+        return Ok(());
+    }
+    let s = src.session;
+    s.bind()?;
+    let sptr = src.ptr + offset_bytes as u64;
+    if dst.len() <= PINNED_STAGING_LIMIT {
+        let mut lease = s.pinned.take(s, dst.len())?;
+        // SAFETY: valid device range and pinned destination of sufficient size.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                lease.as_mut_ptr() as *mut std::ffi::c_void,
+                sptr,
+                dst.len(),
+                stream.raw(),
+            )
+        }
+        .result()
+        .op(op)?;
+        stream.synchronize_raw(op)?;
+        // SAFETY: the copy completed; sizes checked above.
+        unsafe { std::ptr::copy_nonoverlapping(lease.as_mut_ptr(), dst.as_mut_ptr(), dst.len()) };
+    } else {
+        // SAFETY: valid ranges; we wait for completion before returning.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.as_mut_ptr() as *mut std::ffi::c_void,
+                sptr,
+                dst.len(),
+                stream.raw(),
+            )
+        }
+        .result()
+        .op(op)?;
+        stream.synchronize_raw(op)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! The CUDA backend: per-device sessions, memory pools, streams and events,
+//! NVRTC-compiled kernels with a cache, and the generated kernels of the
+//! built-in operations.
+
+pub(crate) mod compile;
+pub(crate) mod elementwise;
+pub(crate) mod launch;
+pub mod libs;
+pub(crate) mod memory;
+pub(crate) mod reduce;
+pub(crate) mod reduce_spec;
+pub(crate) mod session;
+pub mod stream;
+pub(crate) mod transfer;
+pub(crate) mod ufunc_expr;
+
+pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
+pub use session::{cuda_report, request_interrupt, DeviceInfo};
+pub use stream::{with_stream, Event, Stream};
+
+use cudarc::driver::result::DriverError;
+use cudarc::driver::sys::CUresult;
+
+use crate::error::Error;
+
+/// Raw CUDA handles are plain pointers; the driver allows their use from any thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Handle<T>(pub T);
+unsafe impl<T> Send for Handle<T> {}
+unsafe impl<T> Sync for Handle<T> {}
+
+/// Errors after which the CUDA context cannot be used again.
+pub(crate) fn is_sticky(code: CUresult) -> bool {
+    matches!(
+        code,
+        CUresult::CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUresult::CUDA_ERROR_LAUNCH_FAILED
+            | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUresult::CUDA_ERROR_INVALID_PC
+            | CUresult::CUDA_ERROR_ASSERT
+            | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
+    )
+}
+
+/// `CUDA_ERROR_X (description)` for a driver error.
+pub(crate) fn describe(e: &DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
+    let text = e
+        .error_string()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if text.is_empty() {
+        name
+    } else {
+        format!("{name} ({text})")
+    }
+}
+
+/// A CUDA driver error as a `cuprite::Error` naming the operation.
+pub(crate) fn driver_error(op: impl Into<String>, e: DriverError) -> Error {
+    let mut detail = describe(&e);
+    if is_sticky(e.0) {
+        detail.push_str(
+            "; this error is sticky: the GPU context can no longer be used, restart the kernel (or process) to continue",
+        );
+    }
+    Error::Cuda {
+        op: op.into(),
+        detail,
+    }
+}
+
+/// Adds the operation name to a driver result.
+pub(crate) trait DriverResultExt<T> {
+    fn op(self, op: &str) -> Result<T, Error>;
+}
+
+impl<T> DriverResultExt<T> for Result<T, DriverError> {
+    fn op(self, op: &str) -> Result<T, Error> {
+        self.map_err(|e| driver_error(op.to_string(), e))
+    }
+}
+
+/// Address of device `ordinal`'s session, for the test that checks copies of
+/// the crate share it.
+#[doc(hidden)]
+pub fn session_address_for_tests(ordinal: usize) -> Option<usize> {
+    session::session(ordinal)
+        .ok()
+        .map(|s| s as *const session::DeviceSession as usize)
+}

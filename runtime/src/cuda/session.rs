@@ -1,0 +1,297 @@
+//! One session per CUDA device per process: context, memory pool, kernel
+//! cache and counters, created lazily and shared by every array on that
+//! device (and by every copy of this crate in the process).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use cudarc::driver::{result as cu, sys};
+
+use super::compile::KernelCache;
+use super::libs::{self, LibraryInfo};
+use super::memory::{PinnedPool, PoolCounters};
+use super::{DriverResultExt, Handle};
+use crate::error::{Error, Result};
+use crate::global::process_global;
+
+/// What the driver says about a device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceInfo {
+    /// Device number.
+    pub ordinal: usize,
+    /// Marketing name, e.g. "NVIDIA H200".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sm_count: usize,
+    /// Device memory in bytes.
+    pub total_memory: usize,
+    /// Largest dynamic shared memory a block may opt into, in bytes.
+    pub max_shared_memory_per_block_optin: usize,
+    /// Threads per block limit.
+    pub max_threads_per_block: usize,
+    /// L2 cache size in bytes.
+    pub l2_cache_bytes: usize,
+    /// Driver's CUDA version, e.g. 13000.
+    pub driver_version: i32,
+    /// NVRTC version (major, minor), when NVRTC was found.
+    pub nvrtc_version: Option<(i32, i32)>,
+}
+
+/// Everything CUDA in this process: libraries, device count, sessions.
+pub(crate) struct CudaProcess {
+    /// The driver and NVRTC as found.
+    pub libraries: Vec<LibraryInfo>,
+    /// Number of devices, or why CUDA cannot be used.
+    pub availability: std::result::Result<usize, String>,
+    pub driver_version: i32,
+    pub nvrtc_version: Option<(i32, i32)>,
+    sessions: Mutex<Vec<Option<&'static DeviceSession>>>,
+    /// Set by an interrupt (Jupyter, Ctrl-C); checked in waits and between operations.
+    pub interrupt: AtomicBool,
+}
+
+/// The process-wide CUDA state, probing the libraries on first use.
+pub(crate) fn process() -> &'static CudaProcess {
+    process_global("cuda", probe)
+}
+
+fn probe() -> CudaProcess {
+    let driver = libs::load("cuda");
+    let nvrtc = libs::load("nvrtc");
+    let mut availability: std::result::Result<usize, String>;
+    let mut driver_version = 0;
+    let mut nvrtc_version = None;
+    if driver.path.is_none() {
+        availability = Err(format!(
+            "no CUDA driver library was found (tried {})",
+            driver.tried.join("; ")
+        ));
+    } else {
+        let missing = libs::missing_symbols(&driver, libs::DRIVER_SYMBOLS);
+        if !missing.is_empty() {
+            availability = Err(format!(
+                "the CUDA driver at {} is too old: it lacks {} (a driver for CUDA 12 or newer is needed)",
+                driver.describe(),
+                missing.join(", ")
+            ));
+        } else if let Err(e) = cu::init() {
+            availability = Err(format!("cuInit failed: {}", super::describe(&e)));
+        } else {
+            let mut v = 0;
+            // SAFETY: the symbol exists (checked above) and `v` is a valid out pointer.
+            unsafe { sys::cuDriverGetVersion(&mut v) };
+            driver_version = v;
+            availability = cu::device::get_count()
+                .map(|n| n.max(0) as usize)
+                .map_err(|e| format!("cuDeviceGetCount failed: {}", super::describe(&e)));
+        }
+    }
+    if nvrtc.path.is_some() && libs::missing_symbols(&nvrtc, libs::NVRTC_SYMBOLS).is_empty() {
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: the symbol exists (checked above).
+        let rc = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+        if rc == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+            nvrtc_version = Some((major, minor));
+        }
+    }
+    if let Ok(0) = availability {
+        availability = Err("the CUDA driver reports no devices".into());
+    }
+    if availability.is_ok() && nvrtc_version.is_none() {
+        availability = Err(format!(
+            "NVRTC (the runtime compiler for the GPU kernels) was not found or is incomplete (tried {}); install the CUDA toolkit or `pip install nvidia-cuda-nvrtc-cu12`, or set CUDA_HOME",
+            nvrtc.tried.join("; ")
+        ));
+    }
+    CudaProcess {
+        libraries: vec![driver, nvrtc],
+        availability,
+        driver_version,
+        nvrtc_version,
+        sessions: Mutex::new(Vec::new()),
+        interrupt: AtomicBool::new(false),
+    }
+}
+
+/// Number of usable CUDA devices (0 when CUDA is unavailable).
+pub(crate) fn usable_device_count() -> usize {
+    process().availability.clone().unwrap_or(0)
+}
+
+/// Why CUDA is unavailable, or what was found.
+pub(crate) fn availability_text() -> String {
+    let p = process();
+    match &p.availability {
+        Ok(n) => format!(
+            "{n} CUDA device(s); driver CUDA {}.{}; NVRTC {}",
+            p.driver_version / 1000,
+            (p.driver_version % 1000) / 10,
+            p.nvrtc_version
+                .map(|(a, b)| format!("{a}.{b}"))
+                .unwrap_or_else(|| "missing".into())
+        ),
+        Err(why) => why.clone(),
+    }
+}
+
+/// A multi-line report of the CUDA libraries and devices (for `%gpu`).
+pub fn cuda_report() -> String {
+    let p = process();
+    let mut out = vec![format!("CUDA: {}", availability_text())];
+    for l in &p.libraries {
+        out.push(format!("  {}", l.describe()));
+    }
+    if let Ok(n) = p.availability {
+        for i in 0..n {
+            match session(i) {
+                Ok(s) => {
+                    let d = &s.info;
+                    out.push(format!(
+                        "  cuda:{i}: {} (sm_{}{}, {} SMs, {:.1} GiB)",
+                        d.name,
+                        d.compute_capability.0,
+                        d.compute_capability.1,
+                        d.sm_count,
+                        d.total_memory as f64 / (1u64 << 30) as f64
+                    ));
+                }
+                Err(e) => out.push(format!("  cuda:{i}: {e}")),
+            }
+        }
+    }
+    out.join("\n")
+}
+
+/// A device's context, memory pool, kernel cache and counters.
+pub(crate) struct DeviceSession {
+    pub info: DeviceInfo,
+    pub ctx: Handle<sys::CUcontext>,
+    pub pool: Handle<sys::CUmemoryPool>,
+    pub memory: PoolCounters,
+    pub pinned: PinnedPool,
+    pub kernels: KernelCache,
+    /// Name of the last kernel launched, to name a kernel that faulted.
+    pub last_kernel: Mutex<String>,
+}
+
+/// The session of device `ordinal`, created on first use.
+pub(crate) fn session(ordinal: usize) -> Result<&'static DeviceSession> {
+    let p = process();
+    let count = match &p.availability {
+        Ok(n) => *n,
+        Err(why) => {
+            return Err(Error::CudaUnavailable {
+                reason: why.clone(),
+            })
+        }
+    };
+    if ordinal >= count {
+        return Err(Error::InvalidArgument {
+            op: "Device::cuda",
+            detail: format!(
+                "cuda:{ordinal} does not exist; this machine has {count} CUDA device(s)"
+            ),
+        });
+    }
+    let mut slots = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
+    if slots.len() < count {
+        slots.resize(count, None);
+    }
+    if let Some(s) = slots[ordinal] {
+        return Ok(s);
+    }
+    let s: &'static DeviceSession = Box::leak(Box::new(create_session(ordinal, p)?));
+    slots[ordinal] = Some(s);
+    Ok(s)
+}
+
+fn create_session(ordinal: usize, p: &CudaProcess) -> Result<DeviceSession> {
+    let op = "creating the CUDA session";
+    let dev = cu::device::get(ordinal as i32).op(op)?;
+    // SAFETY: `dev` is a valid device; the primary context is retained for
+    // the life of the process (never released).
+    let ctx = unsafe { cu::primary_ctx::retain(dev) }.op(op)?;
+    unsafe { cu::ctx::set_current(ctx) }.op(op)?;
+    let attr = |a: sys::CUdevice_attribute| -> Result<usize> {
+        // SAFETY: valid device and attribute.
+        Ok(unsafe { cu::device::get_attribute(dev, a) }.op(op)?.max(0) as usize)
+    };
+    use sys::CUdevice_attribute as A;
+    let info = DeviceInfo {
+        ordinal,
+        name: cu::device::get_name(dev).op(op)?,
+        compute_capability: (
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as i32,
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as i32,
+        ),
+        sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        // SAFETY: valid device.
+        total_memory: unsafe { cu::device::total_mem(dev) }.op(op)?,
+        max_shared_memory_per_block_optin: attr(
+            A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?,
+        max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        l2_cache_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+        driver_version: p.driver_version,
+        nvrtc_version: p.nvrtc_version,
+    };
+    // The device's default stream-ordered pool, keeping freed memory cached
+    // instead of releasing it at every synchronisation (~106 us -> ~3 us per
+    // allocate/free cycle measured on an H200).
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: valid device and out pointer.
+    unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, dev) }
+        .result()
+        .op(op)?;
+    let mut threshold: u64 = u64::MAX;
+    // SAFETY: the attribute takes a u64 by pointer.
+    unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            &mut threshold as *mut u64 as *mut std::ffi::c_void,
+        )
+    }
+    .result()
+    .op(op)?;
+    Ok(DeviceSession {
+        kernels: KernelCache::new(&info),
+        info,
+        ctx: Handle(ctx),
+        pool: Handle(pool),
+        memory: PoolCounters::default(),
+        pinned: PinnedPool::default(),
+        last_kernel: Mutex::new(String::new()),
+    })
+}
+
+impl DeviceSession {
+    /// Makes this session's context current on the calling thread.
+    pub fn bind(&self) -> Result<()> {
+        let mut cur = std::ptr::null_mut();
+        // SAFETY: out pointer is valid.
+        unsafe { sys::cuCtxGetCurrent(&mut cur) }
+            .result()
+            .op("binding the CUDA context")?;
+        if cur != self.ctx.0 {
+            // SAFETY: the context is retained for the process's life.
+            unsafe { cu::ctx::set_current(self.ctx.0) }.op("binding the CUDA context")?;
+        }
+        Ok(())
+    }
+}
+
+/// Returns `Error::Interrupted` when an interrupt was requested, clearing it.
+pub(crate) fn check_interrupt(op: &'static str) -> Result<()> {
+    if process().interrupt.swap(false, Ordering::SeqCst) {
+        return Err(Error::Interrupted { op });
+    }
+    Ok(())
+}
+
+/// Requests that running GPU work stop at the next check (used by the kernel's interrupt).
+pub fn request_interrupt() {
+    process().interrupt.store(true, Ordering::SeqCst);
+}

@@ -1,0 +1,302 @@
+//! Streams and events: the order GPU work runs in, and how it is timed.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::sys;
+
+use super::session::{check_interrupt, session, DeviceSession};
+use super::{driver_error, DriverResultExt, Handle};
+use crate::device::{current_device, Device};
+use crate::error::{Error, Result};
+
+struct StreamInner {
+    raw: Handle<sys::CUstream>,
+    /// The device the stream belongs to (the null stream belongs to each).
+    ordinal: Option<usize>,
+    owned: bool,
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: created by cuStreamCreate and destroyed once; pending
+            // work still completes (the driver defers destruction).
+            let _ = unsafe { sys::cuStreamDestroy_v2(self.raw.0) };
+        }
+    }
+}
+
+/// A CUDA stream: work queued on one stream runs in order.
+#[derive(Clone)]
+pub struct Stream(Arc<StreamInner>);
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_null() {
+            write!(f, "Stream(null)")
+        } else {
+            write!(
+                f,
+                "Stream({:p} on cuda:{})",
+                self.0.raw.0,
+                self.0.ordinal.unwrap_or(0)
+            )
+        }
+    }
+}
+
+impl PartialEq for Stream {
+    fn eq(&self, other: &Stream) -> bool {
+        self.0.raw == other.0.raw
+    }
+}
+
+impl Stream {
+    /// The default (legacy null) stream, which synchronises with other blocking streams.
+    pub fn null() -> Stream {
+        thread_local! {
+            static NULL: Stream = Stream(Arc::new(StreamInner {
+                raw: Handle(std::ptr::null_mut()),
+                ordinal: None,
+                owned: false,
+            }));
+        }
+        NULL.with(|s| s.clone())
+    }
+
+    /// A new non-blocking stream on the current CUDA device.
+    pub fn new() -> Result<Stream> {
+        let ordinal = match current_device() {
+            Device::Cuda(n) => n,
+            Device::Cpu => {
+                return Err(Error::NeedsCuda {
+                    op: "Stream::new",
+                    reason: "the current device is the CPU".into(),
+                })
+            }
+        };
+        let s = session(ordinal)?;
+        s.bind()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: out pointer valid; context bound.
+        unsafe {
+            sys::cuStreamCreate(&mut raw, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
+        }
+        .result()
+        .op("Stream::new")?;
+        Ok(Stream(Arc::new(StreamInner {
+            raw: Handle(raw),
+            ordinal: Some(ordinal),
+            owned: true,
+        })))
+    }
+
+    /// The raw handle (null for the default stream).
+    pub(crate) fn raw(&self) -> sys::CUstream {
+        self.0.raw.0
+    }
+
+    /// True for the default stream.
+    pub fn is_null(&self) -> bool {
+        self.0.raw.0.is_null()
+    }
+
+    /// Waits until all work queued on the stream has finished. Returns early
+    /// with `Error::Interrupted` when an interrupt is requested; reports an
+    /// asynchronous error of earlier work as `Error::Cuda`.
+    pub fn synchronize(&self) -> Result<()> {
+        self.synchronize_raw("Stream::synchronize")
+    }
+
+    pub(crate) fn synchronize_raw(&self, op: &'static str) -> Result<()> {
+        if let Some(n) = self.0.ordinal {
+            session(n)?.bind()?;
+        }
+        wait_until(op, None, || {
+            // SAFETY: a valid (or null) stream of the bound context.
+            match unsafe { sys::cuStreamQuery(self.raw()) } {
+                sys::CUresult::CUDA_SUCCESS => Ok(true),
+                sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+                e => Err(e),
+            }
+        })
+    }
+
+    /// Makes future work on this stream wait for `event`.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        // SAFETY: valid stream and event.
+        unsafe { sys::cuStreamWaitEvent(self.raw(), event.raw.0, 0) }
+            .result()
+            .op("Stream::wait_event")
+    }
+}
+
+/// Polls `ready` until it says done, checking for interrupts; spins briefly
+/// first so short waits stay cheap.
+pub(crate) fn wait_until(
+    op: &'static str,
+    session: Option<&DeviceSession>,
+    mut ready: impl FnMut() -> std::result::Result<bool, sys::CUresult>,
+) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        match ready() {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(code) => return Err(async_error(op, session, code)),
+        }
+        check_interrupt(op)?;
+        let waited = start.elapsed();
+        if waited < Duration::from_micros(200) {
+            std::hint::spin_loop();
+        } else if waited < Duration::from_millis(20) {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+}
+
+fn async_error(op: &'static str, session: Option<&DeviceSession>, code: sys::CUresult) -> Error {
+    let mut e = driver_error(op, cudarc::driver::DriverError(code));
+    if let (Error::Cuda { detail, .. }, Some(s)) = (&mut e, session) {
+        let last = s.last_kernel.lock().map(|k| k.clone()).unwrap_or_default();
+        if !last.is_empty() {
+            detail.push_str(&format!(
+                " (raised by queued GPU work; the last kernel launched was `{last}`)"
+            ));
+        }
+    }
+    e
+}
+
+thread_local! {
+    static STREAM_SCOPE: RefCell<Vec<Stream>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The stream new GPU work goes to on this thread: the innermost
+/// `with_stream` scope, else the default stream.
+pub fn current_stream() -> Stream {
+    STREAM_SCOPE
+        .with(|s| s.borrow().last().cloned())
+        .unwrap_or_else(Stream::null)
+}
+
+/// Runs `f` with `stream` as the current stream (`with cp.cuda.Stream():`).
+pub fn with_stream<R>(stream: &Stream, f: impl FnOnce() -> R) -> R {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STREAM_SCOPE.with(|s| {
+                s.borrow_mut().pop();
+            });
+        }
+    }
+    STREAM_SCOPE.with(|s| s.borrow_mut().push(stream.clone()));
+    let _restore = Restore;
+    f()
+}
+
+/// A CUDA event: a point in a stream, for ordering and timing.
+pub struct Event {
+    raw: Handle<sys::CUevent>,
+    session: &'static DeviceSession,
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Event(cuda:{})", self.session.info.ordinal)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created by cuEventCreate, destroyed once.
+        let _ = unsafe { sys::cuEventDestroy_v2(self.raw.0) };
+    }
+}
+
+impl Event {
+    /// A new event with timing enabled, on the current CUDA device.
+    pub fn new() -> Result<Event> {
+        let ordinal = match current_device() {
+            Device::Cuda(n) => n,
+            Device::Cpu => {
+                return Err(Error::NeedsCuda {
+                    op: "Event::new",
+                    reason: "the current device is the CPU".into(),
+                })
+            }
+        };
+        let session = session(ordinal)?;
+        session.bind()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: out pointer valid; default flags keep timing on.
+        unsafe { sys::cuEventCreate(&mut raw, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) }
+            .result()
+            .op("Event::new")?;
+        Ok(Event {
+            raw: Handle(raw),
+            session,
+        })
+    }
+
+    /// Records the event at the current end of `stream`.
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        self.session.bind()?;
+        // SAFETY: valid event and stream of this context.
+        unsafe { sys::cuEventRecord(self.raw.0, stream.raw()) }
+            .result()
+            .op("Event::record")
+    }
+
+    /// Waits until the work before the recorded point has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.session.bind()?;
+        wait_until("Event::synchronize", Some(self.session), || {
+            // SAFETY: valid event.
+            match unsafe { sys::cuEventQuery(self.raw.0) } {
+                sys::CUresult::CUDA_SUCCESS => Ok(true),
+                sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+                e => Err(e),
+            }
+        })
+    }
+
+    /// Whether the work before the recorded point has finished.
+    pub fn done(&self) -> Result<bool> {
+        // SAFETY: valid event.
+        match unsafe { sys::cuEventQuery(self.raw.0) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            e => Err(async_error("Event::done", Some(self.session), e)),
+        }
+    }
+
+    /// Milliseconds between two recorded events (waits for `end`).
+    pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
+        end.synchronize()?;
+        type Elapsed = unsafe extern "C" fn(*mut f32, sys::CUevent, sys::CUevent) -> sys::CUresult;
+        static ELAPSED: std::sync::OnceLock<Option<Elapsed>> = std::sync::OnceLock::new();
+        // CUDA 13 renamed the function; older drivers only have the first name.
+        // SAFETY: both names have this signature.
+        let f = ELAPSED
+            .get_or_init(|| unsafe {
+                super::libs::driver_symbol::<Elapsed>(&[
+                    "cuEventElapsedTime_v2",
+                    "cuEventElapsedTime",
+                ])
+            })
+            .ok_or_else(|| Error::CudaUnavailable {
+                reason: "the CUDA driver has no cuEventElapsedTime".into(),
+            })?;
+        let mut ms = 0f32;
+        // SAFETY: both events are recorded and complete.
+        unsafe { f(&mut ms, start.raw.0, end.raw.0) }
+            .result()
+            .op("Event::elapsed_ms")?;
+        Ok(ms)
+    }
+}

@@ -1,0 +1,104 @@
+//! Moving array data between host and device.
+
+use std::sync::Arc;
+
+use super::memory::{download, upload, DeviceBuffer};
+use super::session::session;
+use super::stream::current_stream;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::Result;
+use crate::storage::{CpuData, CudaStorage};
+
+/// The bytes of a typed slice (every element type is plain data; `bool` is one byte 0/1).
+pub(crate) fn as_bytes<T: Element>(v: &[T]) -> &[u8] {
+    // SAFETY: Element types have no padding and every bit pattern of their
+    // bytes is readable as u8.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+fn as_bytes_mut<T: Element>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: the bytes written come from a buffer of the same element type
+    // (for bool only 0 and 1 are ever stored on the device by our kernels).
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
+}
+
+/// A new device buffer on cuda:`ordinal` holding `data`.
+pub(crate) fn upload_new<T: Element>(
+    op: &'static str,
+    ordinal: usize,
+    data: &[T],
+) -> Result<CudaStorage> {
+    let s = session(ordinal)?;
+    let stream = current_stream();
+    let buf = DeviceBuffer::alloc(op, s, std::mem::size_of_val(data), &stream)?;
+    upload(&buf, 0, as_bytes(data), &stream)?;
+    Ok(CudaStorage {
+        buffer: Arc::new(buf),
+        len: data.len(),
+    })
+}
+
+/// A new uninitialised device buffer of `len` elements of `dtype`.
+pub(crate) fn alloc(
+    op: &'static str,
+    ordinal: usize,
+    dtype: DType,
+    len: usize,
+) -> Result<CudaStorage> {
+    let s = session(ordinal)?;
+    let bytes = len
+        .checked_mul(dtype.itemsize())
+        .ok_or_else(|| crate::Error::Overflow {
+            op,
+            detail: format!("{len} elements of {dtype}"),
+        })?;
+    let buf = DeviceBuffer::alloc(op, s, bytes, &current_stream())?;
+    Ok(CudaStorage {
+        buffer: Arc::new(buf),
+        len,
+    })
+}
+
+/// A new device buffer holding host data of any dtype.
+pub(crate) fn upload_data(op: &'static str, ordinal: usize, data: &CpuData) -> Result<CudaStorage> {
+    crate::with_dtype!(data.dtype(), T => upload_new::<T>(op, ordinal, T::slice(data).expect("dtype matches")))
+}
+
+/// Elements `start..start+len` of a device buffer, copied to the host.
+pub(crate) fn download_range<T: Element>(
+    c: &CudaStorage,
+    start: usize,
+    len: usize,
+) -> Result<Vec<T>> {
+    let mut host = vec![T::default(); len];
+    let item = std::mem::size_of::<T>();
+    download(
+        &c.buffer,
+        start * item,
+        as_bytes_mut(&mut host),
+        &current_stream(),
+    )?;
+    Ok(host)
+}
+
+/// Host values written to elements `start..` of a device buffer.
+pub(crate) fn upload_range<T: Element>(c: &CudaStorage, start: usize, values: &[T]) -> Result<()> {
+    let item = std::mem::size_of::<T>();
+    upload(&c.buffer, start * item, as_bytes(values), &current_stream())
+}
+
+/// The whole buffer on the host. Used by operations that have no GPU kernel
+/// yet; a CUDA failure here cannot be returned through their signatures, so
+/// it panics with the CUDA error (the notebook kernel reports the panic and
+/// keeps the session).
+pub(crate) fn download_all<T: Element>(c: &CudaStorage) -> Vec<T> {
+    download_range::<T>(c, 0, c.len)
+        .unwrap_or_else(|e| panic!("copying a GPU array to the host failed: {e}"))
+}
+
+/// Writes the whole buffer from the host (see [`download_all`] on failures).
+pub(crate) fn upload_all<T: Element>(c: &CudaStorage, values: &[T]) {
+    upload_range::<T>(c, 0, values)
+        .unwrap_or_else(|e| panic!("copying host data to a GPU array failed: {e}"))
+}
