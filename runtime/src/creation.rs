@@ -91,7 +91,8 @@ impl<T: Element> IntoArray for &Vec<T> {
 
 impl<T: Element> IntoArray for &[T] {
     fn into_array_on(self, device: Device) -> Result<Array> {
-        host_array(self.to_vec(), &[self.len()], device)
+        device.check_available("asarray")?;
+        Array::from_host_slice(self, &[self.len()], device)
     }
 }
 
