@@ -313,6 +313,7 @@ impl Array {
             crate::cuda::elementwise::copy_cast(self, &out)?;
             return Ok(out);
         }
+        crate::layout::check_host_room("astype", self.size(), dtype.itemsize())?;
         let data = crate::with_dtype!(dtype, U => U::into_data(self.gather_as::<U>()));
         Ok(Array::from_cpu_data(data, self.shape()))
     }
