@@ -226,7 +226,38 @@ impl Array {
     /// (`f32` for float32, `half::f16`, `num_complex::Complex32`, ...).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         self.check_element::<T>("to_vec")?;
+        if let Storage::Cuda(c) = &self.storage {
+            // One copy of exactly the elements, made contiguous on the GPU first.
+            if self.is_c_contiguous() {
+                return crate::cuda::transfer::download_range::<T>(
+                    c,
+                    self.layout.offset(),
+                    self.size(),
+                );
+            }
+            return self.copy()?.to_vec::<T>();
+        }
         Ok(self.gather::<T>())
+    }
+
+    /// A new C-contiguous array holding a copy of `data` on `device`.
+    pub(crate) fn from_host_slice<T: Element>(
+        data: &[T],
+        shape: &[usize],
+        device: Device,
+    ) -> Result<Array> {
+        match device {
+            Device::Cpu => Ok(Array::from_vec_cpu(data.to_vec(), shape)),
+            Device::Cuda(n) => {
+                device.check_available("creating an array")?;
+                let storage = crate::cuda::transfer::upload_new("creating an array", n, data)?;
+                Ok(Array::from_parts(
+                    Storage::Cuda(storage),
+                    Layout::contiguous(shape),
+                    T::DTYPE,
+                ))
+            }
+        }
     }
 
     /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
@@ -282,6 +313,7 @@ impl Array {
             crate::cuda::elementwise::copy_cast(self, &out)?;
             return Ok(out);
         }
+        crate::layout::check_host_room("astype", self.size(), dtype.itemsize())?;
         let data = crate::with_dtype!(dtype, U => U::into_data(self.gather_as::<U>()));
         Ok(Array::from_cpu_data(data, self.shape()))
     }

@@ -91,7 +91,8 @@ impl<T: Element> IntoArray for &Vec<T> {
 
 impl<T: Element> IntoArray for &[T] {
     fn into_array_on(self, device: Device) -> Result<Array> {
-        host_array(self.to_vec(), &[self.len()], device)
+        device.check_available("asarray")?;
+        Array::from_host_slice(self, &[self.len()], device)
     }
 }
 
@@ -168,6 +169,9 @@ fn filled(op: &'static str, shape: &[usize], dtype: DType, value: Scalar) -> Res
     let n = checked_size(op, shape)?;
     let device = current_device();
     device.check_available(op)?;
+    if device.is_cpu() {
+        crate::layout::check_host_room(op, n, dtype.itemsize())?;
+    }
     if let Device::Cuda(ordinal) = device {
         let mut a = crate::cuda::elementwise::new_array(op, ordinal, dtype, shape)?;
         a.fill(value)?;
@@ -313,6 +317,7 @@ fn arange_step_impl(start: Scalar, stop: Scalar, step: Scalar) -> Result<Array> 
         });
     }
     let n = count as usize;
+    crate::layout::check_host_room(op, n, 8)?;
     current_device().check_available(op)?;
     if is_int(start) && is_int(stop) && is_int(step) {
         let (a, s) = (start.as_i64(), step.as_i64());
@@ -349,6 +354,7 @@ pub fn linspace_with(
         });
     }
     checked_size(op, &[num])?;
+    crate::layout::check_host_room(op, num, 8)?;
     current_device().check_available(op)?;
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let step = if div > 0 {

@@ -137,7 +137,13 @@ pub fn default_device() -> Device {
 }
 
 /// The default device and the reason it was chosen, as text for users.
+/// Decided once per process (`CUPRITE_DEVICE` is read at first use).
 pub fn default_device_and_reason() -> (Device, String) {
+    static CHOSEN: OnceLock<(Device, String)> = OnceLock::new();
+    CHOSEN.get_or_init(choose_default_device).clone()
+}
+
+fn choose_default_device() -> (Device, String) {
     if let Ok(v) = std::env::var("CUPRITE_DEVICE") {
         match Device::parse(&v) {
             Ok(Device::Cpu) => return (Device::Cpu, "CUPRITE_DEVICE=cpu".into()),
@@ -177,7 +183,10 @@ thread_local! {
 pub fn current_device() -> Device {
     DEVICE_SCOPE
         .with(|s| s.borrow().last().copied())
-        .unwrap_or_else(default_device)
+        .unwrap_or_else(|| {
+            static DEFAULT: OnceLock<Device> = OnceLock::new();
+            *DEFAULT.get_or_init(default_device)
+        })
 }
 
 /// Runs `f` with `device` as the current device, restoring the previous one

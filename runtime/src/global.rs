@@ -27,9 +27,9 @@ pub(crate) fn process_global<T: Send + Sync + 'static>(
     }
     let leaked: &'static T = Box::leak(Box::new(init()));
     let addr = leaked as *const T as usize;
-    // SAFETY (of the later dereference): the box is leaked, so the address
-    // stays valid for the life of the process.
-    std::env::set_var(&var, format!("{addr:#x}"));
+    // The value names this process: child processes inherit the environment
+    // and must not take the parent's address for their own.
+    std::env::set_var(&var, format!("{}:{addr:#x}", std::process::id()));
     leaked
 }
 
@@ -48,7 +48,11 @@ fn env_name<T>(key: &str) -> String {
 
 fn published<T>(var: &str) -> Option<&'static T> {
     let text = std::env::var(var).ok()?;
-    let addr = usize::from_str_radix(text.trim_start_matches("0x"), 16).ok()?;
+    let (pid, addr) = text.split_once(':')?;
+    if pid.parse::<u32>().ok()? != std::process::id() {
+        return None;
+    }
+    let addr = usize::from_str_radix(addr.trim_start_matches("0x"), 16).ok()?;
     if addr == 0 || addr % std::mem::align_of::<T>() != 0 {
         return None;
     }
@@ -71,6 +75,21 @@ pub fn process_global_address_for_tests() -> usize {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[test]
+    fn an_address_published_by_another_process_is_ignored() {
+        let var = env_name::<AtomicU32>("inherited");
+        // As a child would inherit it from its parent.
+        std::env::set_var(
+            &var,
+            format!("{}:0x1000", std::process::id().wrapping_add(1)),
+        );
+        let a: &AtomicU32 = process_global("inherited", || AtomicU32::new(7));
+        assert_eq!(a.load(Ordering::SeqCst), 7);
+        assert!(std::env::var(&var)
+            .unwrap()
+            .starts_with(&format!("{}:", std::process::id())));
+    }
 
     #[test]
     fn same_key_gives_the_same_object() {

@@ -34,6 +34,30 @@ pub fn checked_size(op: &'static str, shape: &[usize]) -> Result<usize> {
         })
 }
 
+/// Checks that the host can hold `n` elements of `itemsize` bytes before a
+/// CPU result is allocated, so an impossible request (a typo in a shape, a
+/// broadcast of two long vectors) is an `OutOfMemory` error rather than an
+/// aborted process.
+pub fn check_host_room(op: &'static str, n: usize, itemsize: usize) -> Result<()> {
+    let bytes = n.checked_mul(itemsize).ok_or_else(|| Error::Overflow {
+        op,
+        detail: format!("{n} elements of {itemsize} bytes"),
+    })?;
+    // Small requests cannot fail in a useful way; skip the probe.
+    if bytes < (64 << 20) {
+        return Ok(());
+    }
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(bytes)
+        .map_err(|_| Error::OutOfMemory {
+            op,
+            device: "cpu".into(),
+            requested: bytes,
+            detail: "the host cannot allocate that much memory".into(),
+        })
+}
+
 /// Normalizes a possibly negative axis against `ndim`.
 pub fn normalize_axis(op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
     let n = ndim as isize;

@@ -1503,6 +1503,10 @@ fn plan_binary(op: Bin, a: &Operand<'_>, b: &Operand<'_>) -> Result<BinPlan> {
             (d, d)
         }
     };
+    if device.is_cpu() {
+        let item = out_dt.itemsize().max(loop_dt.itemsize());
+        crate::layout::check_host_room(name, shape.iter().product(), item)?;
+    }
     Ok(BinPlan {
         loop_dt,
         out_dt,
@@ -2291,6 +2295,9 @@ fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<Clip
     let shape = broadcast_shapes(name, &[a.shape(), lo.shape(), hi.shape()])?;
     let ops: Vec<TypeOperand> = [a, lo, hi].iter().map(|o| o.type_operand()).collect();
     let dt = result_type(&ops)?;
+    if device.is_cpu() {
+        crate::layout::check_host_room(name, shape.iter().product(), dt.itemsize())?;
+    }
     Ok(ClipPlan { dt, shape, device })
 }
 

@@ -220,3 +220,27 @@ on_every_device!(assign_and_fill, |_dev| {
         "{err}"
     );
 });
+
+// Requests no host can satisfy are errors, not an aborted process (a kernel
+// must survive a typo in a shape).
+#[test]
+fn impossible_host_allocations_are_errors() {
+    cp::with_device(cp::Device::Cpu, || {
+        let err = cp::zeros([1usize << 45], cp::f64).unwrap_err();
+        assert!(
+            matches!(err, Error::OutOfMemory { op: "zeros", .. }),
+            "{err}"
+        );
+        let a = cp::ones([1usize << 23, 1], cp::f32).unwrap();
+        let b = cp::ones([1, 1usize << 23], cp::f32).unwrap();
+        let err = cp::add(&a, &b).unwrap_err();
+        assert!(matches!(err, Error::OutOfMemory { op: "add", .. }), "{err}");
+        let err = a
+            .broadcast_to(&[1 << 23, 1 << 23])
+            .unwrap()
+            .copy()
+            .unwrap_err();
+        assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
+        assert!(cp::arange(1e18).is_err());
+    });
+}

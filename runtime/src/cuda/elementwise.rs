@@ -119,6 +119,7 @@ fn operand(op: &str, a: &Array, ordinal: usize) -> Result<Operand> {
             layout: Layout::from_parts(a.shape().to_vec(), a.strides().to_vec(), 0),
         }),
         _ => Err(Error::DeviceMismatch {
+            // Only on this error path is the name interned.
             op: leak(op),
             a: format!("cuda:{ordinal}"),
             b: a.device().to_string(),

@@ -246,9 +246,6 @@ pub(crate) struct PinnedPool {
     reserved: AtomicUsize,
 }
 
-/// Largest transfer staged through pinned memory; larger ones go direct.
-pub(crate) const PINNED_STAGING_LIMIT: usize = 1 << 30;
-
 impl PinnedPool {
     /// A block of at least `bytes`, reused when one is cached.
     pub fn take(&self, session: &DeviceSession, bytes: usize) -> Result<PinnedLease<'_>> {
@@ -368,7 +365,47 @@ impl PinnedPoolHandle {
     }
 }
 
-/// Copies host bytes to a device buffer (staged through pinned memory),
+/// Bytes per staging chunk: large transfers go through two pinned chunks so
+/// the host copy of one overlaps the DMA of the other.
+const CHUNK: usize = 32 << 20;
+
+/// Two events for the double-buffered staging loop.
+struct ChunkEvents([sys::CUevent; 2]);
+
+impl ChunkEvents {
+    fn new(op: &'static str) -> Result<ChunkEvents> {
+        let mut ev = [std::ptr::null_mut(); 2];
+        for e in ev.iter_mut() {
+            // SAFETY: out pointer valid; the context is bound by the caller.
+            unsafe { sys::cuEventCreate(e, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }
+                .result()
+                .op(op)?;
+        }
+        Ok(ChunkEvents(ev))
+    }
+}
+
+impl Drop for ChunkEvents {
+    fn drop(&mut self) {
+        for e in self.0 {
+            // SAFETY: created above, destroyed once.
+            unsafe { sys::cuEventDestroy_v2(e) };
+        }
+    }
+}
+
+fn wait_event(op: &'static str, session: &DeviceSession, e: sys::CUevent) -> Result<()> {
+    super::stream::wait_until(op, Some(session), || {
+        // SAFETY: a valid, recorded event.
+        match unsafe { sys::cuEventQuery(e) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            code => Err(code),
+        }
+    })
+}
+
+/// Copies host bytes to a device buffer, staged through pinned memory,
 /// returning once the copy has completed.
 pub(crate) fn upload(
     dst: &DeviceBuffer,
@@ -383,41 +420,41 @@ pub(crate) fn upload(
     let s = dst.session;
     s.bind()?;
     let dptr = dst.ptr + offset_bytes as u64;
-    if src.len() <= PINNED_STAGING_LIMIT {
-        let mut lease = s.pinned.take(s, src.len())?;
-        // SAFETY: the lease holds at least src.len() bytes; regions do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), lease.as_mut_ptr(), src.len()) };
-        // SAFETY: valid device range and pinned source; we wait before the lease ends.
+    let chunk = CHUNK.min(src.len());
+    let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
+    let events = ChunkEvents::new(op)?;
+    let mut recorded = [false; 2];
+    for (k, piece) in src.chunks(CHUNK).enumerate() {
+        let b = k % 2;
+        if recorded[b] {
+            wait_event(op, s, events.0[b])?;
+        }
+        // SAFETY: the pinned block holds at least `chunk` >= piece.len() bytes
+        // and its previous DMA has completed (event above).
+        unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), bufs[b].as_mut_ptr(), piece.len()) };
+        // SAFETY: valid device range; the pinned source stays alive until the
+        // final synchronisation below.
         unsafe {
             sys::cuMemcpyHtoDAsync_v2(
-                dptr,
-                lease.as_mut_ptr() as *const std::ffi::c_void,
-                src.len(),
+                dptr + (k * CHUNK) as u64,
+                bufs[b].as_mut_ptr() as *const std::ffi::c_void,
+                piece.len(),
                 stream.raw(),
             )
         }
         .result()
         .op(op)?;
-        stream.synchronize_raw(op)?;
-    } else {
-        // SAFETY: pageable source is read before the call returns (synchronous
-        // with respect to the host for pageable memory after the stream sync).
-        unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
-                dptr,
-                src.as_ptr() as *const std::ffi::c_void,
-                src.len(),
-                stream.raw(),
-            )
-        }
-        .result()
-        .op(op)?;
-        stream.synchronize_raw(op)?;
+        // SAFETY: valid event and stream.
+        unsafe { sys::cuEventRecord(events.0[b], stream.raw()) }
+            .result()
+            .op(op)?;
+        recorded[b] = true;
     }
-    Ok(())
+    stream.synchronize_raw(op)
 }
 
-/// Copies device bytes to host memory, waiting for queued work first.
+/// Copies device bytes to host memory (waiting for queued work first),
+/// staged through two pinned chunks.
 pub(crate) fn download(
     src: &DeviceBuffer,
     offset_bytes: usize,
@@ -431,35 +468,44 @@ pub(crate) fn download(
     let s = src.session;
     s.bind()?;
     let sptr = src.ptr + offset_bytes as u64;
-    if dst.len() <= PINNED_STAGING_LIMIT {
-        let mut lease = s.pinned.take(s, dst.len())?;
-        // SAFETY: valid device range and pinned destination of sufficient size.
+    let chunk = CHUNK.min(dst.len());
+    let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
+    let events = ChunkEvents::new(op)?;
+    let total = dst.len();
+    let n = total.div_ceil(CHUNK);
+    let issue = |k: usize, buf: *mut u8| -> Result<()> {
+        let len = CHUNK.min(total - k * CHUNK);
+        // SAFETY: valid device range and a pinned destination of `chunk` bytes.
         unsafe {
             sys::cuMemcpyDtoHAsync_v2(
-                lease.as_mut_ptr() as *mut std::ffi::c_void,
-                sptr,
-                dst.len(),
+                buf as *mut std::ffi::c_void,
+                sptr + (k * CHUNK) as u64,
+                len,
                 stream.raw(),
             )
         }
         .result()
         .op(op)?;
-        stream.synchronize_raw(op)?;
-        // SAFETY: the copy completed; sizes checked above.
-        unsafe { std::ptr::copy_nonoverlapping(lease.as_mut_ptr(), dst.as_mut_ptr(), dst.len()) };
-    } else {
-        // SAFETY: valid ranges; we wait for completion before returning.
+        // SAFETY: valid event and stream.
+        unsafe { sys::cuEventRecord(events.0[k % 2], stream.raw()) }
+            .result()
+            .op(op)
+    };
+    for k in 0..n.min(2) {
+        issue(k, bufs[k % 2].as_mut_ptr())?;
+    }
+    for k in 0..n {
+        let b = k % 2;
+        wait_event(op, s, events.0[b])?;
+        let start = k * CHUNK;
+        let len = CHUNK.min(dst.len() - start);
+        // SAFETY: the DMA into this pinned chunk completed (event above).
         unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                dst.as_mut_ptr() as *mut std::ffi::c_void,
-                sptr,
-                dst.len(),
-                stream.raw(),
-            )
+            std::ptr::copy_nonoverlapping(bufs[b].as_mut_ptr(), dst[start..].as_mut_ptr(), len)
+        };
+        if k + 2 < n {
+            issue(k + 2, bufs[b].as_mut_ptr())?;
         }
-        .result()
-        .op(op)?;
-        stream.synchronize_raw(op)?;
     }
     Ok(())
 }

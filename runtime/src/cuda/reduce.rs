@@ -202,6 +202,21 @@ fn rows_pass(
     let (rshape, rstrides) = &plan.red;
     let kd = kshape.len().max(1);
     let rd = rshape.len().max(1);
+    // 16-byte loads when every row starts on a 16-byte boundary.
+    let item = in_dt.itemsize();
+    let vec = if contiguous_rows && 16 % item == 0 && item < 16 {
+        let row_aligned = kstrides
+            .iter()
+            .zip(kshape)
+            .all(|(&st, &d)| d == 1 || (st as i64 * item as i64) % 16 == 0);
+        if ptr % 16 == 0 && row_aligned {
+            16 / item
+        } else {
+            1
+        }
+    } else {
+        1
+    };
     let key = {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -223,13 +238,20 @@ fn rows_pass(
             rshape.len(),
         )
             .hash(&mut h);
-        (contiguous_rows, splits > 1, spec.support.len()).hash(&mut h);
+        (contiguous_rows, vec, spec.support.len()).hash(&mut h);
         h.finish()
     };
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_rows", || {
-            rows_source(spec, in_dt, kshape.len(), rshape.len(), contiguous_rows)
+            rows_source(
+                spec,
+                in_dt,
+                kshape.len(),
+                rshape.len(),
+                contiguous_rows,
+                vec,
+            )
         })?;
     let mut args = KernelArgs::new();
     args.push(ptr);
@@ -270,6 +292,7 @@ fn rows_source(
     kdims: usize,
     rdims: usize,
     contiguous_rows: bool,
+    vec: usize,
 ) -> String {
     let kd = kdims.max(1);
     let rd = rdims.max(1);
@@ -298,7 +321,34 @@ fn rows_source(
         "    const long long hi = lo + chunk < len ? lo + chunk : len;"
     );
     let _ = writeln!(src, "    acc_t acc = {};", spec.identity);
-    if contiguous_rows {
+    if contiguous_rows && vec > 1 {
+        // 16-byte loads, two per step, into two accumulators.
+        let _ = writeln!(src, "    struct __align__(16) vec_t {{ in_t v[{vec}]; }};");
+        let _ = writeln!(src, "    const in_t* p = x + base;");
+        let _ = writeln!(
+            src,
+            "    const vec_t* pv = reinterpret_cast<const vec_t*>(p + (lo < hi ? lo : 0));"
+        );
+        let _ = writeln!(
+            src,
+            "    const long long nv = hi > lo ? (hi - lo) / {vec} : 0;"
+        );
+        let _ = writeln!(src, "    acc_t a1 = acc;");
+        let _ = writeln!(src, "    long long k = tid;");
+        let _ = writeln!(src, "    for (; k + {t} < nv; k += 2 * {t}) {{");
+        let _ = writeln!(src, "      vec_t w0 = pv[k], w1 = pv[k + {t}];");
+        let _ = writeln!(src, "      #pragma unroll");
+        let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ acc = combine(acc, map_one(w0.v[e])); a1 = combine(a1, map_one(w1.v[e])); }}");
+        let _ = writeln!(src, "    }}");
+        let _ = writeln!(src, "    for (; k < nv; k += {t}) {{ vec_t w0 = pv[k];");
+        let _ = writeln!(src, "      #pragma unroll");
+        let _ = writeln!(
+            src,
+            "      for (int e = 0; e < {vec}; ++e) acc = combine(acc, map_one(w0.v[e])); }}"
+        );
+        let _ = writeln!(src, "    for (long long j = lo + nv * {vec} + tid; j < hi; j += {t}) acc = combine(acc, map_one(p[j]));");
+        let _ = writeln!(src, "    acc = combine(acc, a1);");
+    } else if contiguous_rows {
         // Four independent accumulators keep several loads in flight.
         let _ = writeln!(src, "    const in_t* p = x + base;");
         let _ = writeln!(src, "    acc_t a1 = acc, a2 = acc, a3 = acc;");
@@ -357,8 +407,10 @@ fn rows_source(
 }
 
 /// Column strategy: `len` rows of `cols` contiguous columns, row stride
-/// `row_stride`; blocks of 32 columns x 8 row lanes. Rows are split across
-/// `gridDim.y` blocks; the last block of a column group folds the partials.
+/// `row_stride`; blocks of 32 x 8 threads, each thread reading `vec`
+/// neighbouring columns with one 16-byte load when alignment allows. Rows
+/// are split across `gridDim.y` blocks; the last block of a column group to
+/// finish folds the partials (one launch).
 #[allow(clippy::too_many_arguments)]
 fn columns(
     s: &DeviceSession,
@@ -370,7 +422,19 @@ fn columns(
     row_stride: isize,
     out: &Array,
 ) -> Result<()> {
-    let col_blocks = cols.div_ceil(32);
+    let item = in_dt.itemsize();
+    let vec = if 16 % item == 0
+        && item < 16
+        && ptr % 16 == 0
+        && cols % (16 / item) == 0
+        && (row_stride as i64 * item as i64) % 16 == 0
+    {
+        16 / item
+    } else {
+        1
+    };
+    let cols_per_block = 32 * vec;
+    let col_blocks = cols.div_ceil(cols_per_block);
     let target_blocks = s.info.sm_count * 8;
     // At least 64 rows per lane keeps the sequential part short and the
     // partials few (accuracy), while filling the device.
@@ -409,47 +473,16 @@ fn columns(
             spec.result,
             in_dt,
             spec.support.len(),
+            vec,
         )
             .hash(&mut h);
         h.finish()
     };
-    let f = s.kernels.specialized(s, key, spec.name, "cuprite_reduce_cols", || {
-        let mut src = header(spec, in_dt);
-        let _ = writeln!(src, "extern \"C\" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, {}* __restrict__ out, acc_t* partial, unsigned* counters, long long cols, long long len, long long rs) {{", ctype(spec.result));
-        let _ = writeln!(src, "  __shared__ acc_t sh[8][33];");
-        let _ = writeln!(src, "  __shared__ bool last;");
-        let _ = writeln!(src, "  const int tx = threadIdx.x, ty = threadIdx.y;");
-        let _ = writeln!(src, "  const long long c = (long long)blockIdx.x * 32 + tx;");
-        let _ = writeln!(src, "  const long long splits = gridDim.y;");
-        let _ = writeln!(src, "  const long long count = len;");
-        let _ = writeln!(src, "  const long long chunk = (len + splits - 1) / splits;");
-        let _ = writeln!(src, "  const long long lo = blockIdx.y * chunk;");
-        let _ = writeln!(src, "  const long long hi = lo + chunk < len ? lo + chunk : len;");
-        let _ = writeln!(src, "  acc_t acc = {}, a1 = acc;", spec.identity);
-        let _ = writeln!(src, "  if (c < cols) {{");
-        let _ = writeln!(src, "    long long r = lo + ty;");
-        let _ = writeln!(src, "    for (; r + 8 < hi; r += 16) {{ in_t x0 = x[r * rs + c], x1 = x[(r + 8) * rs + c]; acc = combine(acc, map_one(x0)); a1 = combine(a1, map_one(x1)); }}");
-        let _ = writeln!(src, "    for (; r < hi; r += 8) acc = combine(acc, map_one(x[r * rs + c]));");
-        let _ = writeln!(src, "  }}");
-        let _ = writeln!(src, "  acc = combine(acc, a1);");
-        let _ = writeln!(src, "  sh[ty][tx] = acc; __syncthreads();");
-        let _ = writeln!(src, "  if (ty == 0) {{ for (int k = 1; k < 8; ++k) acc = combine(acc, sh[k][tx]); }}");
-        let _ = writeln!(src, "  if (splits == 1) {{ if (ty == 0 && c < cols) out[c] = {}; return; }}", spec.post);
-        let _ = writeln!(src, "  if (ty == 0 && c < cols) partial[blockIdx.y * cols + c] = acc;");
-        let _ = writeln!(src, "  __threadfence();");
-        let _ = writeln!(src, "  __syncthreads();");
-        let _ = writeln!(src, "  if (tx == 0 && ty == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(splits - 1);");
-        let _ = writeln!(src, "  __syncthreads();");
-        let _ = writeln!(src, "  if (!last) return;");
-        let _ = writeln!(src, "  __threadfence();");
-        let _ = writeln!(src, "  acc = {};", spec.identity);
-        let _ = writeln!(src, "  if (c < cols) for (long long j = ty; j < splits; j += 8) acc = combine(acc, partial[j * cols + c]);");
-        let _ = writeln!(src, "  __syncthreads();");
-        let _ = writeln!(src, "  sh[ty][tx] = acc; __syncthreads();");
-        let _ = writeln!(src, "  if (ty == 0 && c < cols) {{ for (int k = 1; k < 8; ++k) acc = combine(acc, sh[k][tx]); out[c] = {}; }}", spec.post);
-        let _ = writeln!(src, "}}");
-        src
-    })?;
+    let f = s
+        .kernels
+        .specialized(s, key, spec.name, "cuprite_reduce_cols", || {
+            columns_source(spec, in_dt, vec)
+        })?;
     let mut args = KernelArgs::new();
     args.push(ptr);
     args.push(device_ptr(out)?);
@@ -470,4 +503,117 @@ fn columns(
         shared_mem_bytes: 0,
     };
     launch(s, spec.name, f, cfg, &current_stream(), &mut args)
+}
+
+fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
+    let mut src = header(spec, in_dt);
+    let w = 32 * vec;
+    let _ = writeln!(
+        src,
+        "struct __align__({}) vec_t {{ in_t v[{vec}]; }};",
+        vec * in_dt.itemsize()
+    );
+    let _ = writeln!(src, "extern \"C\" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, {}* __restrict__ out, acc_t* partial, unsigned* counters, long long cols, long long len, long long rs) {{", ctype(spec.result));
+    let _ = writeln!(src, "  __shared__ acc_t sh[8][{}];", w + 1);
+    let _ = writeln!(src, "  __shared__ bool last;");
+    let _ = writeln!(src, "  const int tx = threadIdx.x, ty = threadIdx.y;");
+    let _ = writeln!(
+        src,
+        "  const long long c0 = ((long long)blockIdx.x * 32 + tx) * {vec};"
+    );
+    let _ = writeln!(src, "  const bool live = c0 < cols;");
+    let _ = writeln!(src, "  const long long splits = gridDim.y;");
+    let _ = writeln!(src, "  const long long count = len;");
+    let _ = writeln!(
+        src,
+        "  const long long chunk = (len + splits - 1) / splits;"
+    );
+    let _ = writeln!(src, "  const long long lo = blockIdx.y * chunk;");
+    let _ = writeln!(
+        src,
+        "  const long long hi = lo + chunk < len ? lo + chunk : len;"
+    );
+    let _ = writeln!(src, "  acc_t acc[{vec}], a1[{vec}];");
+    let _ = writeln!(src, "  #pragma unroll");
+    let _ = writeln!(
+        src,
+        "  for (int e = 0; e < {vec}; ++e) {{ acc[e] = {}; a1[e] = acc[e]; }}",
+        spec.identity
+    );
+    let _ = writeln!(src, "  if (live) {{");
+    let _ = writeln!(src, "    long long r = lo + ty;");
+    let _ = writeln!(src, "    for (; r + 8 < hi; r += 16) {{");
+    let _ = writeln!(
+        src,
+        "      vec_t w0 = *reinterpret_cast<const vec_t*>(x + r * rs + c0);"
+    );
+    let _ = writeln!(
+        src,
+        "      vec_t w1 = *reinterpret_cast<const vec_t*>(x + (r + 8) * rs + c0);"
+    );
+    let _ = writeln!(src, "      #pragma unroll");
+    let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ acc[e] = combine(acc[e], map_one(w0.v[e])); a1[e] = combine(a1[e], map_one(w1.v[e])); }}");
+    let _ = writeln!(src, "    }}");
+    let _ = writeln!(src, "    for (; r < hi; r += 8) {{");
+    let _ = writeln!(
+        src,
+        "      vec_t w0 = *reinterpret_cast<const vec_t*>(x + r * rs + c0);"
+    );
+    let _ = writeln!(src, "      #pragma unroll");
+    let _ = writeln!(
+        src,
+        "      for (int e = 0; e < {vec}; ++e) acc[e] = combine(acc[e], map_one(w0.v[e]));"
+    );
+    let _ = writeln!(src, "    }}");
+    let _ = writeln!(src, "  }}");
+    // Fold the 8 row lanes through shared memory.
+    let _ = writeln!(src, "  #pragma unroll");
+    let _ = writeln!(
+        src,
+        "  for (int e = 0; e < {vec}; ++e) sh[ty][tx * {vec} + e] = combine(acc[e], a1[e]);"
+    );
+    let _ = writeln!(src, "  __syncthreads();");
+    let _ = writeln!(src, "  if (ty == 0) {{");
+    let _ = writeln!(src, "    #pragma unroll");
+    let _ = writeln!(src, "    for (int e = 0; e < {vec}; ++e) {{ acc[e] = sh[0][tx * {vec} + e]; for (int k = 1; k < 8; ++k) acc[e] = combine(acc[e], sh[k][tx * {vec} + e]); }}");
+    let _ = writeln!(src, "  }}");
+    let _ = writeln!(src, "  if (splits == 1) {{");
+    let _ = writeln!(src, "    if (ty == 0 && live) {{ for (int e = 0; e < {vec}; ++e) {{ acc_t acc1 = acc[e]; {{ acc_t acc = acc1; out[c0 + e] = {}; }} }} }}", spec.post);
+    let _ = writeln!(src, "    return;");
+    let _ = writeln!(src, "  }}");
+    let _ = writeln!(src, "  if (ty == 0 && live) {{ for (int e = 0; e < {vec}; ++e) partial[blockIdx.y * cols + c0 + e] = acc[e]; }}");
+    let _ = writeln!(src, "  __threadfence();");
+    let _ = writeln!(src, "  __syncthreads();");
+    let _ = writeln!(src, "  if (tx == 0 && ty == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(splits - 1);");
+    let _ = writeln!(src, "  __syncthreads();");
+    let _ = writeln!(src, "  if (!last) return;");
+    let _ = writeln!(src, "  __threadfence();");
+    let _ = writeln!(src, "  #pragma unroll");
+    let _ = writeln!(
+        src,
+        "  for (int e = 0; e < {vec}; ++e) acc[e] = {};",
+        spec.identity
+    );
+    let _ = writeln!(
+        src,
+        "  if (live) for (long long j = ty; j < splits; j += 8) {{"
+    );
+    let _ = writeln!(src, "    #pragma unroll");
+    let _ = writeln!(
+        src,
+        "    for (int e = 0; e < {vec}; ++e) acc[e] = combine(acc[e], partial[j * cols + c0 + e]);"
+    );
+    let _ = writeln!(src, "  }}");
+    let _ = writeln!(src, "  __syncthreads();");
+    let _ = writeln!(src, "  #pragma unroll");
+    let _ = writeln!(
+        src,
+        "  for (int e = 0; e < {vec}; ++e) sh[ty][tx * {vec} + e] = acc[e];"
+    );
+    let _ = writeln!(src, "  __syncthreads();");
+    let _ = writeln!(src, "  if (ty == 0 && live) {{");
+    let _ = writeln!(src, "    for (int e = 0; e < {vec}; ++e) {{ acc_t acc1 = sh[0][tx * {vec} + e]; for (int k = 1; k < 8; ++k) acc1 = combine(acc1, sh[k][tx * {vec} + e]); {{ acc_t acc = acc1; out[c0 + e] = {}; }} }}", spec.post);
+    let _ = writeln!(src, "  }}");
+    let _ = writeln!(src, "}}");
+    src
 }

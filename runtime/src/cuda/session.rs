@@ -54,7 +54,10 @@ pub(crate) struct CudaProcess {
 
 /// The process-wide CUDA state, probing the libraries on first use.
 pub(crate) fn process() -> &'static CudaProcess {
-    process_global("cuda", probe)
+    // The process-wide lookup reads the environment; remember its answer in
+    // this copy of the crate so hot paths never repeat it.
+    static THIS_COPY: std::sync::OnceLock<&'static CudaProcess> = std::sync::OnceLock::new();
+    THIS_COPY.get_or_init(|| process_global("cuda", probe))
 }
 
 fn probe() -> CudaProcess {

@@ -17,12 +17,6 @@ pub(crate) fn as_bytes<T: Element>(v: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
-fn as_bytes_mut<T: Element>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: the bytes written come from a buffer of the same element type
-    // (for bool only 0 and 1 are ever stored on the device by our kernels).
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
-}
-
 /// A new device buffer on cuda:`ordinal` holding `data`.
 pub(crate) fn upload_new<T: Element>(
     op: &'static str,
@@ -71,14 +65,22 @@ pub(crate) fn download_range<T: Element>(
     start: usize,
     len: usize,
 ) -> Result<Vec<T>> {
-    let mut host = vec![T::default(); len];
     let item = std::mem::size_of::<T>();
-    download(
-        &c.buffer,
-        start * item,
-        as_bytes_mut(&mut host),
-        &current_stream(),
-    )?;
+    let mut host: Vec<T> = Vec::new();
+    host.try_reserve_exact(len)
+        .map_err(|_| crate::Error::OutOfMemory {
+            op: "copying GPU data to the host",
+            device: "cpu".into(),
+            requested: len * item,
+            detail: "the host has no room for the copy".into(),
+        })?;
+    // SAFETY: the bytes are fully written by `download` before any element
+    // is read; every element type is plain data (bool bytes are 0 or 1, as
+    // written by this crate's kernels and uploads).
+    let bytes = unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr() as *mut u8, len * item) };
+    download(&c.buffer, start * item, bytes, &current_stream())?;
+    // SAFETY: all `len` elements were initialised by the download.
+    unsafe { host.set_len(len) };
     Ok(host)
 }
 
