@@ -354,7 +354,8 @@ fn array2string(a: &Array, opts: &PrintOptions, sep: &str, prefix: &str, suffix:
         sep,
     };
     let hanging = " ".repeat(1 + prefix.chars().count());
-    let width = opts.linewidth as isize - suffix.chars().count() as isize;
+    let width =
+        isize::try_from(opts.linewidth).unwrap_or(isize::MAX) - suffix.chars().count() as isize;
     lines.render(0, 0, &hanging, width)
 }
 
@@ -573,7 +574,8 @@ struct FloatFormat {
 
 impl FloatFormat {
     fn new(values: &[f64], ty: FloatType, opts: &PrintOptions, sign: Sign) -> FloatFormat {
-        let precision = i32::try_from(opts.precision).unwrap_or(i32::MAX);
+        // NumPy's digit buffer holds 16384 characters.
+        let precision = opts.precision.min(16_000) as i32;
         let plus = sign == Sign::Plus;
         let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
         let mut f = FloatFormat {
