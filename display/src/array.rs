@@ -2,11 +2,11 @@
 //! header line plus tables (0-d: one cell, 1-D: one row, 2-D: a grid, N-D:
 //! the leading 2-D slices), summarized with edge items like NumPy.
 
+use cuprite::format::ElementFormat;
 use cuprite::{Array, DType, PrintOptions, Scalar};
 
 use crate::bundle::{MimeBundle, RichDisplay, TEXT_HTML};
 use crate::html::{self, Cell, Table};
-use crate::values::format_elements;
 
 /// The most HTML bytes one array may produce.
 pub const MAX_HTML_BYTES: usize = 100_000;
@@ -305,7 +305,7 @@ pub fn array_html_with(a: &Array, opts: &PrintOptions) -> String {
             return html::wrap("cp-array", &body);
         }
     };
-    let mut tables = render_tables(a, &plan, &values, opts.precision);
+    let mut tables = render_tables(a, &plan, &values, opts);
     // A last guard on bytes (long complex numbers): fewer edge items again.
     while tables.len() + body.len() + html::STYLE.len() > MAX_HTML_BYTES && edge > 1 {
         edge = (edge / 2).max(1);
@@ -314,7 +314,7 @@ pub fn array_html_with(a: &Array, opts: &PrintOptions) -> String {
         let Ok(values) = values_at(a, &flat) else {
             break;
         };
-        tables = render_tables(a, &plan, &values, opts.precision);
+        tables = render_tables(a, &plan, &values, opts);
     }
     if plan.summarize {
         let why = if user_summarize {
@@ -338,10 +338,14 @@ pub fn array_html_with(a: &Array, opts: &PrintOptions) -> String {
 }
 
 /// The tables of a plan, from the shown values in plan order.
-fn render_tables(a: &Array, plan: &Plan, values: &[Scalar], precision: usize) -> String {
-    let text = format_elements(a.dtype(), values, precision);
+fn render_tables(a: &Array, plan: &Plan, values: &[Scalar], opts: &PrintOptions) -> String {
     let shape = a.shape();
     let nd = shape.len();
+    // The runtime's element formatter, as `repr` (`text/plain`) uses it.
+    let text: Vec<String> = match values {
+        [v] if nd == 0 => vec![ElementFormat::for_0d(a.dtype(), *v, opts).format(*v)],
+        _ => cuprite::format::format_elements(a.dtype(), values, opts),
+    };
     let mut out = String::new();
     let mut next = text.iter();
     if nd == 0 {
@@ -425,11 +429,14 @@ fn render_tables(a: &Array, plan: &Plan, values: &[Scalar], precision: usize) ->
     out
 }
 
-/// Formats a dynamic scalar of `dtype` as NumPy prints one element.
+/// Formats a dynamic scalar of `dtype` as NumPy prints one element (the
+/// value of a 0-d array in its `repr`), at `precision` digits at most.
 pub fn format_scalar(dtype: DType, value: Scalar, precision: usize) -> String {
-    format_elements(dtype, &[value], precision)
-        .pop()
-        .unwrap_or_default()
+    let opts = PrintOptions {
+        precision,
+        ..cuprite::get_printoptions()
+    };
+    ElementFormat::for_0d(dtype, value, &opts).format(value)
 }
 
 #[cfg(test)]

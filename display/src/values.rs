@@ -1,247 +1,30 @@
 //! NumPy-style text for individual elements, all of one array formatted
 //! together so that they align (`np.array2string`'s element formatters).
 //!
-//! Floats print the shortest digits that identify the value *in its own
-//! dtype* (so float32 `0.3` prints `0.3`), at most `precision` after the
-//! point; the array switches to scientific notation by NumPy's rule
-//! (`max >= 1e8`, `min < 1e-4` or `max / min > 1e3` over finite non-zero
-//! magnitudes). Complex numbers format their real and imaginary parts
-//! separately, as NumPy does.
+//! This is the runtime's formatter ([`cuprite::format::ElementFormat`]), the
+//! one behind `text/plain` (`repr`), so the HTML tables and the text agree:
+//! shortest digits in the element's own dtype, NumPy's switch to scientific
+//! notation, complex parts formatted separately, and the current print
+//! options (`suppress`, `sign`).
 
-use cuprite::half::{bf16, f16};
+use cuprite::format::PrintOptions;
 use cuprite::{DType, Scalar};
 
-/// Which float type a value came from (decides its shortest digits).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FloatType {
-    F16,
-    BF16,
-    F32,
-    F64,
-}
-
-impl FloatType {
-    fn of(dtype: DType) -> FloatType {
-        match dtype {
-            DType::Float16 => FloatType::F16,
-            DType::BFloat16 => FloatType::BF16,
-            DType::Float32 | DType::Complex64 => FloatType::F32,
-            _ => FloatType::F64,
-        }
-    }
-
-    /// True when `text` parses back to the same value of this type as `x`.
-    fn round_trips(self, text: &str, x: f64) -> bool {
-        let Ok(y) = text.parse::<f64>() else {
-            return false;
-        };
-        match self {
-            FloatType::F64 => y == x,
-            FloatType::F32 => y as f32 == x as f32,
-            FloatType::F16 => f16::from_f64(y) == f16::from_f64(x),
-            FloatType::BF16 => bf16::from_f64(y) == bf16::from_f64(x),
-        }
-    }
-}
-
-/// `x` in positional notation with the fewest fraction digits (at most
-/// `precision`) that identify it; trailing zeros trimmed, the point kept.
-fn positional(x: f64, ty: FloatType, precision: usize) -> String {
-    let mut text = format!("{x:.precision$}");
-    for k in 0..precision {
-        let s = format!("{x:.k$}");
-        if ty.round_trips(&s, x) {
-            text = s;
-            break;
-        }
-    }
-    trim_fraction(&text)
-}
-
-/// `x` in scientific notation: (mantissa with the point kept, exponent).
-fn scientific(x: f64, ty: FloatType, precision: usize) -> (String, i32) {
-    let mut text = format!("{x:.precision$e}");
-    for k in 0..precision {
-        let s = format!("{x:.k$e}");
-        if ty.round_trips(&s, x) {
-            text = s;
-            break;
-        }
-    }
-    let (mant, exp) = text.split_once('e').unwrap_or((&text, "0"));
-    (trim_fraction(mant), exp.parse().unwrap_or(0))
-}
-
-/// `"2.500"` → `"2.5"`, `"3"` → `"3."`, `"-0"` → `"-0."`.
-fn trim_fraction(s: &str) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').to_string()
-    } else {
-        format!("{s}.")
-    }
-}
-
-fn split_point(s: &str) -> (&str, &str) {
-    match s.find('.') {
-        Some(i) => (&s[..i], &s[i + 1..]),
-        None => (s, ""),
-    }
-}
-
-/// One float column's format, decided from all the values shown.
-struct FloatFormat {
-    ty: FloatType,
-    precision: usize,
-    sign_plus: bool,
-    scientific: bool,
-    pad_left: usize,
-    pad_right: usize,
-    exp_digits: usize,
-}
-
-impl FloatFormat {
-    fn new(values: &[f64], ty: FloatType, precision: usize, sign_plus: bool) -> FloatFormat {
-        let mut f = FloatFormat {
-            ty,
-            precision,
-            sign_plus,
-            scientific: false,
-            pad_left: 0,
-            pad_right: 0,
-            exp_digits: 2,
-        };
-        let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-        let nonzero = finite.iter().filter(|x| **x != 0.0).map(|x| x.abs());
-        let (mut mn, mut mx) = (f64::INFINITY, 0.0f64);
-        for a in nonzero {
-            mn = mn.min(a);
-            mx = mx.max(a);
-        }
-        if mx > 0.0 {
-            f.scientific = mx >= 1e8 || mn < 1e-4 || mx / mn > 1e3;
-        }
-        for &x in &finite {
-            let (int, frac, exp) = f.parts(x);
-            f.pad_left = f.pad_left.max(int.len());
-            f.pad_right = f.pad_right.max(frac.len());
-            if let Some(e) = exp {
-                f.exp_digits = f.exp_digits.max(e.unsigned_abs().to_string().len());
-            }
-        }
-        if finite.len() != values.len() {
-            // Room for nan / inf / -inf, as NumPy makes.
-            let neg_inf = values.iter().any(|x| x.is_infinite() && *x < 0.0) || sign_plus;
-            let offset = f.pad_right + 1;
-            f.pad_left = f
-                .pad_left
-                .max(3usize.saturating_sub(offset))
-                .max((3 + neg_inf as usize).saturating_sub(offset));
-        }
-        f
-    }
-
-    /// Integer part (with sign), fraction digits and exponent of a finite value.
-    fn parts(&self, x: f64) -> (String, String, Option<i32>) {
-        let (text, exp) = if self.scientific {
-            let (m, e) = scientific(x, self.ty, self.precision);
-            (m, Some(e))
-        } else {
-            (positional(x, self.ty, self.precision), None)
-        };
-        let (int, frac) = split_point(&text);
-        let int = if self.sign_plus && !int.starts_with('-') {
-            format!("+{int}")
-        } else {
-            int.to_string()
-        };
-        (int, frac.to_string(), exp)
-    }
-
-    fn format(&self, x: f64) -> String {
-        if !x.is_finite() {
-            let word = if x.is_nan() {
-                "nan"
-            } else if x > 0.0 {
-                "inf"
-            } else {
-                "-inf"
-            };
-            let word = if self.sign_plus && !word.starts_with('-') {
-                format!("+{word}")
-            } else {
-                word.to_string()
-            };
-            let width = self.pad_left + self.pad_right + 1;
-            return format!("{word:>width$}");
-        }
-        let (int, frac, exp) = self.parts(x);
-        match exp {
-            Some(e) => {
-                // Scientific mantissas are padded with zeros (`1.0e-05, 1.5e-05`).
-                let sign = if e < 0 { '-' } else { '+' };
-                format!(
-                    "{int:>l$}.{frac:0<r$}e{sign}{:0>d$}",
-                    e.unsigned_abs(),
-                    l = self.pad_left,
-                    r = self.pad_right,
-                    d = self.exp_digits
-                )
-            }
-            None => format!(
-                "{int:>l$}.{frac:<r$}",
-                l = self.pad_left,
-                r = self.pad_right
-            ),
-        }
-    }
-}
-
-/// Formats the elements of one array (of `dtype`) together; returns one
-/// string per value, all padded to the same width.
+/// Formats the elements of one array (of `dtype`) together, with the
+/// current print options but `precision` digits at most after the point;
+/// returns one string per value, all padded to the same width.
 pub fn format_elements(dtype: DType, values: &[Scalar], precision: usize) -> Vec<String> {
-    let raw: Vec<String> = if dtype.is_bool() {
-        values
-            .iter()
-            .map(|v| if v.as_bool() { "True" } else { "False" }.to_string())
-            .collect()
-    } else if dtype.is_complex() {
-        let ty = FloatType::of(dtype);
-        let re: Vec<f64> = values.iter().map(|v| v.as_c64().re).collect();
-        let im: Vec<f64> = values.iter().map(|v| v.as_c64().im).collect();
-        let fre = FloatFormat::new(&re, ty, precision, false);
-        let fim = FloatFormat::new(&im, ty, precision, true);
-        re.iter()
-            .zip(&im)
-            .map(|(r, i)| {
-                let i = fim.format(*i);
-                let used = i.trim_end().len();
-                format!(
-                    "{}{}j{}",
-                    fre.format(*r),
-                    &i[..used],
-                    " ".repeat(i.len() - used)
-                )
-            })
-            .collect()
-    } else if dtype.is_float() {
-        let xs: Vec<f64> = values.iter().map(|v| v.as_f64()).collect();
-        let f = FloatFormat::new(&xs, FloatType::of(dtype), precision, false);
-        xs.iter().map(|x| f.format(*x)).collect()
-    } else {
-        values.iter().map(|v| v.to_string()).collect()
+    let opts = PrintOptions {
+        precision,
+        ..cuprite::get_printoptions()
     };
-    let width = raw.iter().map(|s| s.chars().count()).max().unwrap_or(0);
-    raw.into_iter()
-        .map(|s| {
-            let pad = width - s.chars().count();
-            format!("{}{s}", " ".repeat(pad))
-        })
-        .collect()
+    cuprite::format::format_elements(dtype, values, &opts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cuprite::half::f16;
 
     fn f64s(xs: &[f64]) -> Vec<Scalar> {
         xs.iter().map(|x| Scalar::Float(*x)).collect()
