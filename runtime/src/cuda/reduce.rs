@@ -304,9 +304,10 @@ fn rows_source(
     let _ = writeln!(src, "  __shared__ bool last;");
     let _ = writeln!(src, "  const int tid = threadIdx.x;");
     let _ = writeln!(src, "  const long long splits = gridDim.y;");
+    // Chunks are whole vectors so every block's vector loads stay aligned.
     let _ = writeln!(
         src,
-        "  const long long chunk = (len + splits - 1) / splits;"
+        "  const long long chunk = ((len + splits - 1) / splits + {vec} - 1) / {vec} * {vec};"
     );
     let _ = writeln!(src, "  const long long count = len;");
     let _ = writeln!(
@@ -616,4 +617,30 @@ fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
     let _ = writeln!(src, "  }}");
     let _ = writeln!(src, "}}");
     src
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sum_f32() -> ReduceSpec {
+        super::super::reduce_spec::spec("sum", DType::Float32).unwrap()
+    }
+
+    #[test]
+    fn vector_loads_only_with_whole_vector_chunks() {
+        let src = rows_source(&sum_f32(), DType::Float32, 0, 1, true, 4);
+        // Every block's chunk starts on a vector boundary.
+        assert!(src.contains("/ 4 * 4;"), "{src}");
+        assert!(src.contains("struct __align__(16) vec_t { in_t v[4]; };"));
+        let scalar = rows_source(&sum_f32(), DType::Float32, 0, 1, true, 1);
+        assert!(!scalar.contains("vec_t"));
+    }
+
+    #[test]
+    fn column_kernels_read_whole_vectors() {
+        let src = columns_source(&sum_f32(), DType::Float32, 4);
+        assert!(src.contains("struct __align__(16) vec_t { in_t v[4]; };"));
+        assert!(src.contains("const long long c0 = ((long long)blockIdx.x * 32 + tx) * 4;"));
+    }
 }
