@@ -74,11 +74,18 @@ impl Default for PrintOptions {
 }
 
 // Process-wide, as NumPy's print options are.
-static OPTIONS: RwLock<Option<PrintOptions>> = RwLock::new(None);
+/// The print options, one set per process: every notebook cell links its
+/// own copy of this crate, and `set_printoptions` in one cell must hold in
+/// the next.
+fn options_lock() -> &'static RwLock<Option<PrintOptions>> {
+    static THIS_COPY: std::sync::OnceLock<&'static RwLock<Option<PrintOptions>>> =
+        std::sync::OnceLock::new();
+    THIS_COPY.get_or_init(|| crate::global::process_global("printoptions", || RwLock::new(None)))
+}
 
 /// The current print options.
 pub fn get_printoptions() -> PrintOptions {
-    match OPTIONS.read() {
+    match options_lock().read() {
         Ok(o) => o.clone().unwrap_or_default(),
         Err(poisoned) => poisoned.into_inner().clone().unwrap_or_default(),
     }
@@ -88,7 +95,7 @@ pub fn get_printoptions() -> PrintOptions {
 /// display (process-wide). `set_printoptions(PrintOptions::default())`
 /// restores NumPy's defaults.
 pub fn set_printoptions(options: PrintOptions) {
-    match OPTIONS.write() {
+    match options_lock().write() {
         Ok(mut o) => *o = Some(options),
         Err(poisoned) => *poisoned.into_inner() = Some(options),
     }
