@@ -236,6 +236,26 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         drop(a);
         Ok(())
     })?;
+    // Where the host time of a small operation goes (not CuPy cases).
+    let mut small_out = cp::empty_like(&small)?;
+    b.case("latency_fill_x100", None, None, 20, 3, || {
+        for _ in 0..100 {
+            small_out.fill(1.0)?;
+        }
+        Ok(())
+    })?;
+    b.case("latency_add_out_x100", None, None, 20, 3, || {
+        for _ in 0..100 {
+            cp::add_out(&small, 1.0, &mut small_out)?;
+        }
+        Ok(())
+    })?;
+    b.case("latency_empty_x100", None, None, 20, 3, || {
+        for _ in 0..100 {
+            drop(cp::empty([1000], cp::f32)?);
+        }
+        Ok(())
+    })?;
     // The pool's allocate + free + synchronize cycle (issue's figure, not a CuPy case).
     b.case("alloc_free_sync_4MB", None, None, 200, 10, || {
         drop(cp::empty([1 << 20], cp::f32)?);
