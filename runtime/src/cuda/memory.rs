@@ -39,14 +39,76 @@ pub struct PoolStats {
     pub total_allocations: usize,
     /// The limit set with `set_limit` (0: none).
     pub limit_bytes: usize,
+    /// Bytes of freed blocks kept for reuse (part of `reserved_bytes`).
+    pub cached_bytes: usize,
 }
 
 /// A device buffer; freed (stream-ordered) on the stream it was allocated on.
 pub(crate) struct DeviceBuffer {
     pub ptr: sys::CUdeviceptr,
     pub bytes: usize,
+    /// The size class the block was allocated with (see [`BlockCache`]).
+    class: usize,
     pub session: &'static DeviceSession,
     pub stream: Stream,
+}
+
+/// Blocks freed by arrays, kept for reuse by later allocations on the same
+/// stream (as CuPy's pool does), so a warm allocate/free makes no driver
+/// call. Stream order makes reuse on the same stream safe without waiting.
+#[derive(Default)]
+pub(crate) struct BlockCache {
+    free: Mutex<std::collections::HashMap<(usize, usize), Vec<sys::CUdeviceptr>>>,
+    cached: AtomicUsize,
+}
+
+/// The bytes actually reserved for a request: powers of two up to 1 MiB,
+/// then whole MiB, so blocks of similar sizes can be reused.
+fn size_class(bytes: usize) -> usize {
+    if bytes <= 1 << 20 {
+        bytes.next_power_of_two().max(512)
+    } else {
+        bytes.div_ceil(1 << 20) << 20
+    }
+}
+
+impl BlockCache {
+    fn take(&self, stream: &Stream, class: usize) -> Option<sys::CUdeviceptr> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        let p = free.get_mut(&(stream.raw() as usize, class))?.pop()?;
+        self.cached.fetch_sub(class, Ordering::Relaxed);
+        Some(p)
+    }
+
+    fn put(&self, stream: &Stream, class: usize, ptr: sys::CUdeviceptr) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.entry((stream.raw() as usize, class))
+            .or_default()
+            .push(ptr);
+        self.cached.fetch_add(class, Ordering::Relaxed);
+    }
+
+    /// Returns cached blocks to the driver's pool (all, or those of one stream).
+    pub fn release(&self, only_stream: Option<usize>) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.retain(|&(stream, class), ptrs| {
+            if only_stream.is_some_and(|s| s != stream) {
+                return true;
+            }
+            for &p in ptrs.iter() {
+                // SAFETY: a cached block of this pool, freed once in the
+                // order of the stream it was last used on.
+                let _ = unsafe { sys::cuMemFreeAsync(p, stream as sys::CUstream) };
+                self.cached.fetch_sub(class, Ordering::Relaxed);
+            }
+            false
+        });
+    }
+
+    /// Bytes held in the cache.
+    pub fn cached_bytes(&self) -> usize {
+        self.cached.load(Ordering::Relaxed)
+    }
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -83,20 +145,31 @@ impl DeviceBuffer {
                 fmt_bytes(c.used.load(Ordering::Relaxed))
             )));
         }
+        let class = if bytes == 0 { 0 } else { size_class(bytes) };
+        let cached = if bytes == 0 {
+            None
+        } else {
+            session.blocks.take(stream, class)
+        };
         let ptr = if bytes == 0 {
             0
+        } else if let Some(p) = cached {
+            p
         } else {
             session.bind()?;
-            match raw_alloc(session, bytes, stream) {
+            match raw_alloc(session, class, stream) {
                 Ok(p) => p,
                 Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
                     // Give cached blocks back to the device and retry once.
+                    session.blocks.release(None);
                     stream.synchronize_raw(op)?;
+                    // SAFETY: synchronising the current context is always allowed.
+                    unsafe { sys::cuCtxSynchronize() }.result().op(op)?;
                     // SAFETY: the pool belongs to this session's device.
                     unsafe { sys::cuMemPoolTrimTo(session.pool.0, 0) }
                         .result()
                         .op(op)?;
-                    raw_alloc(session, bytes, stream).map_err(|e| {
+                    raw_alloc(session, class, stream).map_err(|e| {
                         if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
                             let s = stats(session);
                             oom(format!(
@@ -120,6 +193,7 @@ impl DeviceBuffer {
         Ok(DeviceBuffer {
             ptr,
             bytes,
+            class,
             session,
             stream: stream.clone(),
         })
@@ -143,11 +217,9 @@ impl Drop for DeviceBuffer {
         let c = &self.session.memory;
         c.used.fetch_sub(self.bytes, Ordering::Relaxed);
         c.live.fetch_sub(1, Ordering::Relaxed);
-        if self.ptr != 0 && self.session.bind().is_ok() {
-            // SAFETY: the pointer came from this pool and is freed once, in
-            // stream order after all work queued on its stream.
-            // A failure here (sticky context error) cannot be reported from drop.
-            let _ = unsafe { sys::cuMemFreeAsync(self.ptr, self.stream.raw()) };
+        if self.ptr != 0 {
+            // Kept for the next allocation of this size on this stream.
+            self.session.blocks.put(&self.stream, self.class, self.ptr);
         }
     }
 }
@@ -170,6 +242,7 @@ fn stats(session: &DeviceSession) -> PoolStats {
         allocations: c.live.load(Ordering::Relaxed),
         total_allocations: c.total.load(Ordering::Relaxed),
         limit_bytes: c.limit.load(Ordering::Relaxed),
+        cached_bytes: session.blocks.cached_bytes(),
     }
 }
 
@@ -211,6 +284,7 @@ impl MemoryPool {
     pub fn free_all_blocks(&self) -> Result<()> {
         let s = session(self.ordinal)?;
         s.bind()?;
+        s.blocks.release(None);
         // SAFETY: synchronising the current context is always allowed.
         unsafe { sys::cuCtxSynchronize() }
             .result()
@@ -299,6 +373,7 @@ impl PinnedPool {
             allocations: c.live.load(Ordering::Relaxed),
             total_allocations: c.total.load(Ordering::Relaxed),
             limit_bytes: 0,
+            cached_bytes: 0,
         }
     }
 
@@ -369,6 +444,9 @@ impl PinnedPoolHandle {
 /// the host copy of one overlaps the DMA of the other.
 const CHUNK: usize = 32 << 20;
 
+/// Copies larger than this use the driver's pageable path directly.
+const DIRECT: usize = 64 << 20;
+
 /// Two events for the double-buffered staging loop.
 struct ChunkEvents([sys::CUevent; 2]);
 
@@ -420,6 +498,22 @@ pub(crate) fn upload(
     let s = dst.session;
     s.bind()?;
     let dptr = dst.ptr + offset_bytes as u64;
+    if src.len() > DIRECT {
+        // Large copies: the driver's own pageable path pins and streams the
+        // pages faster than a host copy through our staging chunks.
+        // SAFETY: valid device range; the source outlives the synchronisation.
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dptr,
+                src.as_ptr() as *const std::ffi::c_void,
+                src.len(),
+                stream.raw(),
+            )
+        }
+        .result()
+        .op(op)?;
+        return stream.synchronize_raw(op);
+    }
     let chunk = CHUNK.min(src.len());
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;
@@ -468,6 +562,20 @@ pub(crate) fn download(
     let s = src.session;
     s.bind()?;
     let sptr = src.ptr + offset_bytes as u64;
+    if dst.len() > DIRECT {
+        // SAFETY: valid device range; the destination outlives the synchronisation.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.as_mut_ptr() as *mut std::ffi::c_void,
+                sptr,
+                dst.len(),
+                stream.raw(),
+            )
+        }
+        .result()
+        .op(op)?;
+        return stream.synchronize_raw(op);
+    }
     let chunk = CHUNK.min(dst.len());
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;

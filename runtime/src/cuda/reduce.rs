@@ -146,18 +146,11 @@ fn header(spec: &ReduceSpec, in_dt: DType) -> String {
 
 const ROW_THREADS: usize = 256;
 
-/// Allocates `n` zeroed u32 counters on the current stream (for the
-/// "last block finishes" pattern).
-fn counters(s: &DeviceSession, name: &'static str, n: usize) -> Result<Array> {
-    let c = new_array(name, s.info.ordinal, DType::UInt32, &[n])?;
-    s.bind()?;
-    // SAFETY: the buffer holds `n` u32 values.
-    unsafe {
-        cudarc::driver::sys::cuMemsetD8Async(device_ptr(&c)?, 0, n * 4, current_stream().raw())
-    }
-    .result()
-    .map_err(|e| super::driver_error(name, e))?;
-    Ok(c)
+/// The stream's zeroed reduction counters (`n` of them are used; the last
+/// block of each group sets its counter back to zero).
+fn counters(s: &DeviceSession, n: usize) -> Result<u64> {
+    debug_assert!(n <= super::session::REDUCE_COUNTERS);
+    s.counters(&current_stream())
 }
 
 /// Row strategy: grid (row blocks, splits per row). With several splits per
@@ -193,7 +186,7 @@ fn rows_pass(
                 spec.acc,
                 &[rows, splits],
             )?),
-            Some(counters(s, spec.name, rows)?),
+            Some(counters(s, rows)?),
         )
     } else {
         (None, None)
@@ -260,10 +253,7 @@ fn rows_pass(
         Some(p) => device_ptr(p)?,
         None => 0u64,
     });
-    args.push(match &count {
-        Some(c) => device_ptr(c)?,
-        None => 0u64,
-    });
+    args.push(count.unwrap_or(0));
     let mut geo: Vec<i64> = Vec::new();
     let pad = |v: &mut Vec<i64>, xs: Vec<i64>, n: usize| {
         let mut xs = xs;
@@ -336,8 +326,14 @@ fn rows_source(
         );
         let _ = writeln!(src, "    acc_t a1 = acc;");
         let _ = writeln!(src, "    long long k = tid;");
-        let _ = writeln!(src, "    for (; k + {t} < nv; k += 2 * {t}) {{");
-        let _ = writeln!(src, "      vec_t w0 = pv[k], w1 = pv[k + {t}];");
+        let _ = writeln!(src, "    acc_t a2 = acc, a3 = acc;");
+        let _ = writeln!(src, "    for (; k + 3 * {t} < nv; k += 4 * {t}) {{");
+        let _ = writeln!(
+            src,
+            "      vec_t w0 = pv[k], w1 = pv[k + {t}], w2 = pv[k + 2 * {t}], w3 = pv[k + 3 * {t}];"
+        );
+        let _ = writeln!(src, "      #pragma unroll");
+        let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ a2 = combine(a2, map_one(w2.v[e])); a3 = combine(a3, map_one(w3.v[e])); }}");
         let _ = writeln!(src, "      #pragma unroll");
         let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ acc = combine(acc, map_one(w0.v[e])); a1 = combine(a1, map_one(w1.v[e])); }}");
         let _ = writeln!(src, "    }}");
@@ -348,7 +344,7 @@ fn rows_source(
             "      for (int e = 0; e < {vec}; ++e) acc = combine(acc, map_one(w0.v[e])); }}"
         );
         let _ = writeln!(src, "    for (long long j = lo + nv * {vec} + tid; j < hi; j += {t}) acc = combine(acc, map_one(p[j]));");
-        let _ = writeln!(src, "    acc = combine(acc, a1);");
+        let _ = writeln!(src, "    acc = combine(combine(acc, a1), combine(a2, a3));");
     } else if contiguous_rows {
         // Four independent accumulators keep several loads in flight.
         let _ = writeln!(src, "    const in_t* p = x + base;");
@@ -391,6 +387,7 @@ fn rows_source(
     let _ = writeln!(src, "      }}");
     let _ = writeln!(src, "      __syncthreads();");
     let _ = writeln!(src, "      if (last) {{");
+    let _ = writeln!(src, "        if (tid == 0) counters[row] = 0;");
     let _ = writeln!(src, "        __threadfence();");
     let _ = writeln!(src, "        acc = {};", spec.identity);
     let _ = writeln!(src, "        for (long long j = tid; j < splits; j += {t}) acc = combine(acc, partial[row * splits + j]);");
@@ -451,7 +448,7 @@ fn columns(
                 spec.acc,
                 &[splits, cols],
             )?),
-            Some(counters(s, spec.name, col_blocks)?),
+            Some(counters(s, col_blocks)?),
         )
     } else {
         (None, None)
@@ -491,10 +488,7 @@ fn columns(
         Some(p) => device_ptr(p)?,
         None => 0u64,
     });
-    args.push(match &count {
-        Some(c) => device_ptr(c)?,
-        None => 0u64,
-    });
+    args.push(count.unwrap_or(0));
     args.push(cols as i64);
     args.push(len as i64);
     args.push(row_stride as i64);
@@ -588,6 +582,7 @@ fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
     let _ = writeln!(src, "  if (tx == 0 && ty == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(splits - 1);");
     let _ = writeln!(src, "  __syncthreads();");
     let _ = writeln!(src, "  if (!last) return;");
+    let _ = writeln!(src, "  if (tx == 0 && ty == 0) counters[blockIdx.x] = 0;");
     let _ = writeln!(src, "  __threadfence();");
     let _ = writeln!(src, "  #pragma unroll");
     let _ = writeln!(

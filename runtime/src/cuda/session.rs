@@ -173,10 +173,14 @@ pub(crate) struct DeviceSession {
     pub ctx: Handle<sys::CUcontext>,
     pub pool: Handle<sys::CUmemoryPool>,
     pub memory: PoolCounters,
+    pub blocks: super::memory::BlockCache,
     pub pinned: PinnedPool,
     pub kernels: KernelCache,
     /// Name of the last kernel launched, to name a kernel that faulted.
     pub last_kernel: Mutex<String>,
+    /// Per stream: zeroed u32 counters for reductions whose last block
+    /// finishes (each kernel leaves them zero again).
+    pub counters: Mutex<std::collections::HashMap<usize, u64>>,
 }
 
 /// The session of device `ordinal`, created on first use.
@@ -265,12 +269,52 @@ fn create_session(ordinal: usize, p: &CudaProcess) -> Result<DeviceSession> {
         ctx: Handle(ctx),
         pool: Handle(pool),
         memory: PoolCounters::default(),
+        blocks: Default::default(),
         pinned: PinnedPool::default(),
         last_kernel: Mutex::new(String::new()),
+        counters: Mutex::new(std::collections::HashMap::new()),
     })
 }
 
+/// Counters available to one reduction launch.
+pub(crate) const REDUCE_COUNTERS: usize = 1 << 16;
+
 impl DeviceSession {
+    /// The zeroed reduction counters of `stream`, made on first use.
+    pub fn counters(&self, stream: &super::stream::Stream) -> Result<u64> {
+        let mut map = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&p) = map.get(&(stream.raw() as usize)) {
+            return Ok(p);
+        }
+        self.bind()?;
+        let bytes = REDUCE_COUNTERS * 4;
+        let mut p: sys::CUdeviceptr = 0;
+        // SAFETY: out pointer valid; pool and stream belong to this device.
+        unsafe { sys::cuMemAllocFromPoolAsync(&mut p, bytes, self.pool.0, stream.raw()) }
+            .result()
+            .op("allocating reduction counters")?;
+        // SAFETY: the block holds `bytes` bytes.
+        unsafe { sys::cuMemsetD8Async(p, 0, bytes, stream.raw()) }
+            .result()
+            .op("allocating reduction counters")?;
+        map.insert(stream.raw() as usize, p);
+        Ok(p)
+    }
+
+    /// Frees the counters of a stream that is being destroyed.
+    pub fn forget_stream(&self, stream: usize) {
+        if let Some(p) = self
+            .counters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&stream)
+        {
+            // SAFETY: allocated by `counters` on that stream, freed once.
+            let _ = unsafe { sys::cuMemFreeAsync(p, stream as sys::CUstream) };
+        }
+        self.blocks.release(Some(stream));
+    }
+
     /// Makes this session's context current on the calling thread.
     pub fn bind(&self) -> Result<()> {
         let mut cur = std::ptr::null_mut();
@@ -284,6 +328,15 @@ impl DeviceSession {
         }
         Ok(())
     }
+}
+
+/// Every session created so far (for purging a destroyed stream's cached blocks).
+pub(crate) fn existing_sessions() -> Vec<&'static DeviceSession> {
+    process()
+        .sessions
+        .lock()
+        .map(|v| v.iter().flatten().copied().collect())
+        .unwrap_or_default()
 }
 
 /// Returns `Error::Interrupted` when an interrupt was requested, clearing it.

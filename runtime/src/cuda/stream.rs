@@ -21,6 +21,11 @@ struct StreamInner {
 impl Drop for StreamInner {
     fn drop(&mut self) {
         if self.owned {
+            // Blocks cached for this stream must not be reused by a later
+            // stream that happens to get the same handle.
+            for s in super::session::existing_sessions() {
+                s.forget_stream(self.raw.0 as usize);
+            }
             // SAFETY: created by cuStreamCreate and destroyed once; pending
             // work still completes (the driver defers destruction).
             let _ = unsafe { sys::cuStreamDestroy_v2(self.raw.0) };
