@@ -51,4 +51,9 @@ export CUPRITE_KERNEL_NAME="cuprite-test"
 "$CUPRITE_KERNEL_BIN" --version
 
 cd "$ROOT/tests"
-exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" test_kernel_jkt.py test_protocol.py
+if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
+  read -r -a FILES <<< "$CUPRITE_TEST_FILES"
+else
+  FILES=(test_kernel_jkt.py test_protocol.py)
+fi
+exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" "${FILES[@]}"

@@ -59,7 +59,7 @@ class CupriteKernelTests(jkt.KernelTests):
     code_page_something = "?Vec::new"
     code_generate_error = 'let x: i32 = "not a number";'
     code_execute_result = [
-        {"code": "1 + 2", "result": "3"},
+        {"code": "40 + 2", "result": "42"},
         {"code": '"cuprite".len() * 2', "result": "14"},
         {"code": "cp::arange(4)?.to_vec::<i64>()?", "result": "[0, 1, 2, 3]"},
     ]
@@ -67,7 +67,7 @@ class CupriteKernelTests(jkt.KernelTests):
         {"code": 'cuprite_kernel_io::display_html("<b>bold</b>", "bold");', "mime": "text/html"},
         {"code": 'cuprite_kernel_io::display_text("plain text");', "mime": "text/plain"},
     ]
-    code_history_pattern = "1 + ?"
+    code_history_pattern = "40 + ?"
     supported_history_operations = ("tail", "range", "search")
     code_inspect_sample = "std::vec::Vec"
     code_clear_output = 'println!("before"); cuprite_kernel_io::clear_output(false);'

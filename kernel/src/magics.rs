@@ -20,7 +20,8 @@ pub const LINE_MAGICS: &[&str] = &["%time", "%timeit", "%gpu", "%mem", "%lsmagic
 /// Cell magics.
 pub const CELL_MAGICS: &[&str] = &["%%time", "%%timeit"];
 
-const IO: &str = "::cuprite_kernel_io";
+// No leading `::`: evcxr takes a line starting with `:` for a command.
+const IO: &str = "cuprite_kernel_io";
 
 /// Default `%timeit` runs.
 const DEFAULT_REPEAT: u32 = 7;
@@ -170,7 +171,7 @@ pub fn lsmagic_text() -> String {
         .to_string()
 }
 
-const GPU_CODE: &str = r#"{ let s = ::cuprite::device::cuda_status(); let (d, why) = ::cuprite::default_device_and_reason(); println!("CUDA devices: {}\nCUDA usable: {}\nCUDA status: {}\nDefault device: {} ({})\nCUDA_VISIBLE_DEVICES: {}", s.device_count, s.usable, s.reason, d, why, ::std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_else(|_| "(not set)".into())); }"#;
+const GPU_CODE: &str = r#"{ let s = ::cuprite::device::cuda_status(); let (d, why) = ::cuprite::device::default_device_and_reason(); println!("CUDA devices: {}\nCUDA usable: {}\nCUDA status: {}\nDefault device: {} ({})\nCUDA_VISIBLE_DEVICES: {}", s.device_count, s.usable, s.reason, d, why, ::std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_else(|_| "(not set)".into())); }"#;
 
 const MEM_CODE: &str = r#"{ let st = ::std::fs::read_to_string("/proc/self/status").unwrap_or_default(); let get = |k: &str| st.lines().find(|l| l.starts_with(k)).map(|l| l[k.len()..].trim().to_string()).unwrap_or_else(|| "n/a".into()); println!("Cell process memory: resident {} (peak {}), virtual {}", get("VmRSS:"), get("VmHWM:"), get("VmSize:")); let s = ::cuprite::device::cuda_status(); if s.usable { println!("Device memory pools: {} CUDA device(s); pool statistics are not reported by this runtime build yet", s.device_count); } else { println!("Device memory pools: none ({})", s.reason); } }"#;
 
@@ -199,7 +200,7 @@ mod tests {
     fn cell_time_keeps_line_numbers() {
         let (code, t) = run("%%time\nlet x = 1;\nx");
         assert!(t);
-        assert_eq!(code, "::cuprite_kernel_io::__mark();\nlet x = 1;\nx");
+        assert_eq!(code, "cuprite_kernel_io::__mark();\nlet x = 1;\nx");
     }
 
     #[test]
@@ -208,13 +209,10 @@ mod tests {
         assert!(t);
         assert_eq!(
             code,
-            "::cuprite_kernel_io::__mark(); let v = f(); ::cuprite_kernel_io::__mark();"
+            "cuprite_kernel_io::__mark(); let v = f(); cuprite_kernel_io::__mark();"
         );
         let (code, _) = run("let a = 2;\n%time a * 3");
-        assert_eq!(
-            code,
-            "let a = 2;\n::cuprite_kernel_io::__timed(|| { a * 3 })"
-        );
+        assert_eq!(code, "let a = 2;\ncuprite_kernel_io::__timed(|| { a * 3 })");
     }
 
     #[test]
@@ -223,12 +221,12 @@ mod tests {
         assert!(!t);
         assert_eq!(
             code,
-            "::cuprite_kernel_io::__timeit(10, 3, || { v.iter().sum::<f64>() });"
+            "cuprite_kernel_io::__timeit(10, 3, || { v.iter().sum::<f64>() });"
         );
         let (code, _) = run("%%timeit let v = vec![1; 100];\nv.len()");
         assert_eq!(
             code,
-            "{ let v = vec![1; 100]; ::cuprite_kernel_io::__timeit(0, 7, || {\nv.len()\n}); }"
+            "{ let v = vec![1; 100]; cuprite_kernel_io::__timeit(0, 7, || {\nv.len()\n}); }"
         );
         assert!(matches!(plan("%timeit -n x 1"), Plan::Error(_)));
     }

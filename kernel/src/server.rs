@@ -285,22 +285,20 @@ async fn serve(info: ConnectionInfo, socket_path: &Path, token: String) -> Resul
                     None => break,
                 },
             };
-            let failed = k.handle_shell(&mut shell, &msg).await;
+            let (failed, replied_at) = k.handle_shell(&mut shell, &msg).await;
             if failed && msg.content["stop_on_error"].as_bool().unwrap_or(true) {
-                // Abort the execute requests already queued behind the failed one.
+                // Abort the execute requests sent before the client could see the
+                // error (as ipykernel does, by their dates); keep everything else.
                 while let Ok(Some(next)) =
-                    tokio::time::timeout(Duration::from_millis(5), read_msg(&mut shell, "shell"))
+                    tokio::time::timeout(Duration::from_millis(50), read_msg(&mut shell, "shell"))
                         .await
                 {
-                    if next.msg_type() == "execute_request" {
-                        k.out.status(&next.raw, "busy");
-                        let reply = child(
-                            Some(&next.raw),
-                            "execute_reply",
-                            json!({"status": "aborted", "execution_count": k.count.load(Ordering::SeqCst)}),
-                        );
-                        let _ = shell.send(reply).await;
-                        k.out.status(&next.raw, "idle");
+                    backlog.push_back(next);
+                }
+                let queued = std::mem::take(&mut backlog);
+                for next in queued {
+                    if next.msg_type() == "execute_request" && next.raw.header.date < replied_at {
+                        k.abort(&mut shell, &next).await;
                     } else {
                         backlog.push_back(next);
                     }
@@ -474,12 +472,33 @@ fn kernel_info() -> Value {
 }
 
 impl Kernel {
-    /// Handles one shell request (busy, reply, idle); returns whether an execute failed.
+    /// Answers an execute request that is not run because an earlier cell failed.
+    async fn abort(&self, shell: &mut jupyter_zmq_client::KernelShellConnection, msg: &Msg) {
+        self.out.status(&msg.raw, "busy");
+        let reply = child(
+            Some(&msg.raw),
+            "execute_reply",
+            json!({
+                "status": "aborted",
+                "execution_count": self.count.load(Ordering::SeqCst),
+                "ename": "ExecutionAborted",
+                "evalue": "not run: an earlier cell failed",
+                "traceback": [],
+                "user_expressions": {},
+                "payload": [],
+            }),
+        );
+        let _ = shell.send(reply).await;
+        self.out.status(&msg.raw, "idle");
+    }
+
+    /// Handles one shell request (busy, reply, idle); returns whether an execute
+    /// failed and when the reply was sent.
     async fn handle_shell(
         &self,
         shell: &mut jupyter_zmq_client::KernelShellConnection,
         msg: &Msg,
-    ) -> bool {
+    ) -> (bool, chrono::DateTime<chrono::Utc>) {
         self.out.status(&msg.raw, "busy");
         let mut failed = false;
         let reply = match msg.msg_type() {
@@ -575,13 +594,14 @@ impl Kernel {
             }
             other => unknown_reply(msg, other),
         };
+        let replied_at = chrono::Utc::now();
         if let Some(r) = reply {
             if let Err(e) = shell.send(r).await {
                 eprintln!("cuprite-kernel: shell: reply failed: {e}");
             }
         }
         self.out.status(&msg.raw, "idle");
-        failed
+        (failed, replied_at)
     }
 
     /// Runs an execute request; returns the reply and whether it succeeded.

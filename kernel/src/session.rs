@@ -284,7 +284,7 @@ fn init_code(src: &std::path::Path) -> String {
          :dep cuprite-kernel-io = {{ path = {} }}\n\
          use cuprite as cp;\n\
          use cuprite::prelude::*;\n\
-         ::cuprite_kernel_io::__init();",
+         cuprite_kernel_io::__init();",
         p("cuprite"),
         p("cuprite-display"),
         p("cuprite-kernel-io")
@@ -304,7 +304,7 @@ fn toml_string(s: &str) -> String {
     out
 }
 
-const REINIT_CODE: &str = "::cuprite_kernel_io::__init();";
+const REINIT_CODE: &str = "cuprite_kernel_io::__init();";
 
 impl Evaluator {
     fn init(&mut self) {
@@ -782,6 +782,6 @@ mod tests {
             c.contains(":dep cuprite = { path = \"/d/\\\"q\\\"/cuprite\" }"),
             "{c}"
         );
-        assert!(c.ends_with("::cuprite_kernel_io::__init();"));
+        assert!(c.ends_with("\ncuprite_kernel_io::__init();"));
     }
 }

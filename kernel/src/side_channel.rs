@@ -300,7 +300,7 @@ impl Reader {
                     thread: v["thread"].as_str().unwrap_or("").to_string(),
                     backtrace: v["backtrace"].as_str().unwrap_or("").to_string(),
                 };
-                if info.thread == "main" {
+                if v["cell"].as_bool().unwrap_or(info.thread == "main") {
                     self.sh.state.lock().unwrap().cell.panics.push(info);
                 } else {
                     self.sh.sink.publish(

@@ -135,8 +135,13 @@ fn flusher(rx: mpsc::Receiver<Vec<u8>>) {
     }
 }
 
+/// Reports panics to the kernel. `__init` runs on the thread that runs cells,
+/// so panics there are the cell's (evcxr catches them); others are background
+/// threads'. (The cell thread has no name in the cells' std: it was started by
+/// the kernel binary's own copy of std.)
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
+    let cell_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
         let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
             (*s).to_string()
@@ -149,17 +154,20 @@ fn install_panic_hook() {
             .location()
             .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
             .unwrap_or_default();
-        let thread = std::thread::current()
-            .name()
-            .unwrap_or("<unnamed>")
-            .to_string();
+        let current = std::thread::current();
+        let is_cell = current.id() == cell_thread;
+        let thread = match current.name() {
+            Some(name) => name.to_string(),
+            None if is_cell => "main".to_string(),
+            None => "<unnamed>".to_string(),
+        };
         let backtrace = if std::env::var_os("CUPRITE_BACKTRACE").is_some() {
             std::backtrace::Backtrace::force_capture().to_string()
         } else {
             String::new()
         };
         let payload = format!(
-            "{{\"message\":{},\"location\":{},\"thread\":{},\"backtrace\":{}}}",
+            "{{\"message\":{},\"location\":{},\"thread\":{},\"cell\":{is_cell},\"backtrace\":{}}}",
             wire::json_string(&message),
             wire::json_string(&location),
             wire::json_string(&thread),

@@ -17,7 +17,7 @@ pub mod kind {
     pub const STDERR: u8 = b'E';
     /// An iopub message: `{"msg_type": ..., "content": {...}}`.
     pub const MESSAGE: u8 = b'M';
-    /// A panic: `{"message": ..., "location": ..., "thread": ..., "backtrace": ...}`.
+    /// A panic: `{"message", "location", "thread", "cell" (on the cell's thread), "backtrace"}`.
     pub const PANIC: u8 = b'P';
     /// The start of a timed region: `{"wall_ns", "user_ns", "sys_ns"}`.
     pub const MARK: u8 = b'T';
@@ -88,7 +88,7 @@ pub fn read_frame(r: &mut impl std::io::Read) -> std::io::Result<Option<(u8, Vec
 pub enum Piece {
     /// User text, to publish as stdout.
     Text(Vec<u8>),
-    /// One of evcxr's protocol lines (or a block of them), to hand on to evcxr.
+    /// One of evcxr's protocol lines, to hand on to evcxr.
     Evcxr(Vec<u8>),
     /// An in-band frame.
     Frame(u8, Vec<u8>),
@@ -265,12 +265,9 @@ fn push_text(out: &mut Vec<Piece>, bytes: &[u8]) {
     }
 }
 
+/// One protocol line per piece, so that the forwarder sees each marker.
 fn push_evcxr(out: &mut Vec<Piece>, bytes: &[u8]) {
-    if let Some(Piece::Evcxr(t)) = out.last_mut() {
-        t.extend_from_slice(bytes);
-    } else {
-        out.push(Piece::Evcxr(bytes.to_vec()));
-    }
+    out.push(Piece::Evcxr(bytes.to_vec()));
 }
 
 fn trim_eol(line: &[u8]) -> &[u8] {
