@@ -401,6 +401,25 @@ class InterruptAndCrashTests(KernelCase):
         self.assertLess(r.outputs[-1][0] - started["t"], 15)
         self.assertEqual(self.result_text(self.ok("3 + 3")), "6")
 
+    def test_interrupt_during_compilation_keeps_the_session(self):
+        self.ok("let before_compile = 7;")
+        # Constant evaluation keeps rustc busy for a long time.
+        code = (
+            "const SLOW: u64 = { let mut i = 0u64; let mut s = 0u64;\n"
+            "    while i < 3_000_000_000 { s = s.wrapping_add(i ^ (s >> 3)); i += 1; } s };\n"
+            "SLOW"
+        )
+        msg_id = self.kc.execute(code)
+        time.sleep(4)
+        t = time.monotonic()
+        self.km.interrupt_kernel()
+        r = self.collect(msg_id, CELL_TIMEOUT)
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertIn("Compilation was cancelled", r.content["evalue"])
+        self.assertLess(time.monotonic() - t, 10)
+        self.assertEqual(self.result_text(self.ok("before_compile * 6")), "42")
+
     def test_crash_restarts_the_cell_process(self):
         self.ok("let doomed = 1;")
         r = self.run_cell("std::process::abort();")

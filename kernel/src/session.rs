@@ -186,11 +186,22 @@ impl Session {
         std::thread::spawn(move || {
             std::thread::sleep(grace);
             let mut st = ctl.lock().unwrap();
-            if st.executing == Some(cell) {
-                st.interrupt = Some(Interrupt::Killed);
-                // SAFETY: killing our own cell process, which evcxr then restarts.
-                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            if st.executing != Some(cell) {
+                return;
             }
+            // Still compiling (the signal came during analysis): cancel the build.
+            let builds = build_processes(Some(pid));
+            if !builds.is_empty() {
+                st.interrupt = Some(Interrupt::Compile);
+                for b in builds {
+                    // SAFETY: signalling a build we started.
+                    unsafe { libc::kill(b as i32, libc::SIGKILL) };
+                }
+                return;
+            }
+            st.interrupt = Some(Interrupt::Killed);
+            // SAFETY: killing our own cell process, which evcxr then restarts.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
         });
     }
 
