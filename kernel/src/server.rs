@@ -307,6 +307,15 @@ async fn serve(info: ConnectionInfo, socket_path: &Path, token: String) -> Resul
         }
     });
 
+    // Exit with the process that started us (as ipykernel does), so a kernel
+    // whose Jupyter died does not live on.
+    // SAFETY: getppid has no preconditions.
+    let start_ppid = unsafe { libc::getppid() };
+    let jpy_parent: Option<i32> = std::env::var("JPY_PARENT_PID")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .filter(|&p| p > 1);
+    let mut parent_check = tokio::time::interval(Duration::from_secs(2));
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     loop {
@@ -315,6 +324,16 @@ async fn serve(info: ConnectionInfo, socket_path: &Path, token: String) -> Resul
             _ = sigterm.recv() => break,
             // With interrupt_mode "signal" (or Ctrl-C in a terminal), SIGINT interrupts.
             _ = sigint.recv() => kernel.session.interrupt(),
+            _ = parent_check.tick() => {
+                // SAFETY: getppid and kill(pid, 0) have no side effects.
+                let orphaned = unsafe { libc::getppid() } != start_ppid
+                    || jpy_parent.is_some_and(|p| unsafe { libc::kill(p, 0) } != 0
+                        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH));
+                if orphaned {
+                    eprintln!("cuprite-kernel: the process that started the kernel is gone; shutting down");
+                    break;
+                }
+            }
         }
     }
     kernel.session.kill();

@@ -295,6 +295,7 @@ fn init_code(src: &std::path::Path) -> String {
          :dep cuprite-kernel-io = {{ path = {} }}\n\
          use cuprite as cp;\n\
          use cuprite::prelude::*;\n\
+         use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
          cuprite_kernel_io::__init();",
         p("cuprite"),
         p("cuprite-display"),
@@ -460,12 +461,30 @@ impl Evaluator {
                 input(&r.prompt, r.is_password).unwrap_or_default()
             },
         };
+        let t0 = std::time::Instant::now();
         let result = self
             .ctx
             .as_mut()
             .unwrap()
             .execute_with_callbacks(&code, &mut callbacks);
+        let t_eval = t0.elapsed();
         let events = self.side.finish_cell(Duration::from_secs(2));
+        if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+            let phases = match &result {
+                Ok(out) => out
+                    .phases
+                    .iter()
+                    .map(|p| format!("{} {:.0?}", p.name, p.duration))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Err(_) => "error".into(),
+            };
+            eprintln!(
+                "cuprite-kernel: cell {}: evcxr {t_eval:.0?} ({phases}), flush {:.0?}",
+                self.cell,
+                t0.elapsed() - t_eval
+            );
+        }
         let interrupt = {
             let mut st = self.ctl.lock().unwrap();
             st.executing = None;

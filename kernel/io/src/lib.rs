@@ -247,3 +247,103 @@ pub fn __init() -> bool {
 }
 
 mod forward;
+
+/// Shows common std values (numbers, strings, collections of them) as the
+/// last expression of a cell without evcxr's second, fallback compile: evcxr
+/// first tries `value.evcxr_display()` and compiles again with `{:?}` when
+/// that fails. Implemented only for std types, so that types with their own
+/// (inherent) `evcxr_display` keep it. The kernel imports it in every cell.
+#[doc(hidden)]
+pub trait EvcxrDebugDisplay {
+    /// Sends the value's `{:?}` as `text/plain` the way evcxr does.
+    fn evcxr_display(&self);
+}
+
+fn send_debug_text(text: &str) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = out.write_all(b"EVCXR_BEGIN_CONTENT text/plain\n");
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.write_all(b"\nEVCXR_END_CONTENT\n");
+    let _ = out.flush();
+}
+
+macro_rules! debug_display {
+    ($($t:ty),* $(,)?) => {
+        $(impl EvcxrDebugDisplay for $t {
+            fn evcxr_display(&self) {
+                send_debug_text(&format!("{:?}", self));
+            }
+        })*
+    };
+}
+
+debug_display!(
+    (),
+    bool,
+    char,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64,
+    str,
+    String,
+    std::time::Duration,
+);
+
+macro_rules! debug_display_generic {
+    ($($t:ident<$($p:ident),*>),* $(,)?) => {
+        $(impl<$($p: std::fmt::Debug),*> EvcxrDebugDisplay for $t<$($p),*> {
+            fn evcxr_display(&self) {
+                send_debug_text(&format!("{:?}", self));
+            }
+        })*
+    };
+}
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+debug_display_generic!(
+    Vec<T>, Option<T>, Result<T, E>, VecDeque<T>, HashMap<K, V>, BTreeMap<K, V>, HashSet<T>,
+    BTreeSet<T>, Box<T>,
+);
+
+impl<T: std::fmt::Debug, const N: usize> EvcxrDebugDisplay for [T; N] {
+    fn evcxr_display(&self) {
+        send_debug_text(&format!("{self:?}"));
+    }
+}
+
+impl<T: std::fmt::Debug> EvcxrDebugDisplay for [T] {
+    fn evcxr_display(&self) {
+        send_debug_text(&format!("{self:?}"));
+    }
+}
+
+macro_rules! debug_display_tuples {
+    ($(($($p:ident),+)),* $(,)?) => {
+        $(impl<$($p: std::fmt::Debug),+> EvcxrDebugDisplay for ($($p,)+) {
+            fn evcxr_display(&self) {
+                send_debug_text(&format!("{:?}", self));
+            }
+        })*
+    };
+}
+
+debug_display_tuples!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);
