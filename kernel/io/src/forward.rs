@@ -69,7 +69,12 @@ pub(crate) fn start() -> io::Result<()> {
     // thread that runs cells.
     std::env::set_var(
         INTERRUPT_FLAG_ENV,
-        format!("{:x}", flag as *const AtomicU32 as usize),
+        // The process id guards children, which inherit the environment.
+        format!(
+            "{}:{:x}",
+            std::process::id(),
+            flag as *const AtomicU32 as usize
+        ),
     );
     std::env::set_var(ACTIVE_ENV, String::from_utf8_lossy(&nonce).as_ref());
 

@@ -57,7 +57,11 @@ pub fn interrupted() -> bool {
 /// The process-wide interrupt flag published by [`__init`], if any.
 pub fn interrupt_flag() -> Option<&'static AtomicU32> {
     let text = std::env::var(INTERRUPT_FLAG_ENV).ok()?;
-    let addr = usize::from_str_radix(text.trim_start_matches("0x"), 16).ok()?;
+    let (pid, addr) = text.split_once(':')?;
+    if pid.parse::<u32>().ok()? != std::process::id() {
+        return None;
+    }
+    let addr = usize::from_str_radix(addr.trim_start_matches("0x"), 16).ok()?;
     if addr == 0 || addr % std::mem::align_of::<AtomicU32>() != 0 {
         return None;
     }

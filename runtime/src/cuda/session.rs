@@ -350,15 +350,20 @@ pub(crate) fn check_interrupt(op: &'static str) -> Result<()> {
     Ok(())
 }
 
-/// The interrupt flag of a host program such as the notebook kernel: the
-/// hex address of an `AtomicU32` in this process, published in
+/// The interrupt flag of a host program such as the notebook kernel: this
+/// process's id and the hex address of an `AtomicU32`, published in
 /// `CUPRITE_INTERRUPT_FLAG` by code running in this process (non-zero means
 /// "stop"; the host clears it).
 fn host_interrupt_flag() -> Option<&'static std::sync::atomic::AtomicU32> {
     static FLAG: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let addr = (*FLAG.get_or_init(|| {
         let text = std::env::var("CUPRITE_INTERRUPT_FLAG").ok()?;
-        let addr = usize::from_str_radix(text.trim_start_matches("0x"), 16).ok()?;
+        // "pid:hexaddr": a child process inherits the variable but not the flag.
+        let (pid, addr) = text.split_once(':')?;
+        if pid.parse::<u32>().ok()? != std::process::id() {
+            return None;
+        }
+        let addr = usize::from_str_radix(addr.trim_start_matches("0x"), 16).ok()?;
         (addr != 0 && addr % std::mem::align_of::<std::sync::atomic::AtomicU32>() == 0)
             .then_some(addr)
     }))?;
