@@ -1,1 +1,34 @@
-fn main() {}
+//! `cuprite-kernel`: a Jupyter kernel for Rust cells, evaluated by evcxr with
+//! `use cuprite as cp; use cuprite::prelude::*;` in scope.
+//!
+//! One file per concern: `server` (ZeroMQ protocol), `session` (the evcxr
+//! session on its own thread), `side_channel` (output and displays from the
+//! cell process), `magics`, `history`, `is_complete`, `errors` (tracebacks),
+//! `install` (kernelspecs), `sources` and `build_dir` (what cells build with).
+
+mod build_dir;
+mod cli;
+mod errors;
+mod history;
+mod install;
+mod is_complete;
+mod magics;
+mod paths;
+mod server;
+mod session;
+mod side_channel;
+mod sources;
+
+fn main() {
+    // The kernel binary is also evcxr's cell process and rustc wrapper: this
+    // must run before anything else (threads, async runtime, CUDA).
+    evcxr::runtime_hook();
+    let code = match cli::run(std::env::args().skip(1).collect()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cuprite-kernel: {e:#}");
+            1
+        }
+    };
+    std::process::exit(code);
+}

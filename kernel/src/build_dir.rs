@@ -1,0 +1,175 @@
+//! The per-notebook build directory that evcxr compiles cells in, reused
+//! across kernel restarts so dependencies are not rebuilt, and locked so two
+//! kernels never share one.
+
+use anyhow::{Context, Result};
+use std::fs::File;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// A locked build directory; the lock is held while this lives.
+pub struct BuildDir {
+    /// The directory (holding `ctx/`, evcxr's crate, and `.cargo/config.toml`).
+    pub root: PathBuf,
+    _lock: File,
+}
+
+impl BuildDir {
+    /// evcxr's crate directory (`EVCXR_TMPDIR`).
+    pub fn ctx(&self) -> PathBuf {
+        self.root.join("ctx")
+    }
+}
+
+/// What identifies a notebook: Jupyter's `JPY_SESSION_NAME` (the notebook's
+/// path) when set, else the working directory Jupyter started us in.
+pub fn notebook_key() -> String {
+    std::env::var("JPY_SESSION_NAME")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.to_string_lossy().to_string())
+        })
+        .unwrap_or_else(|| "default".into())
+}
+
+/// Opens (creating) and locks the build directory for `key` under `base`:
+/// `CUPRITE_KERNEL_BUILD_DIR` overrides the choice. When another kernel holds
+/// the notebook's directory, a numbered sibling is used.
+pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
+    if let Some(dir) = std::env::var_os("CUPRITE_KERNEL_BUILD_DIR") {
+        let root = PathBuf::from(dir);
+        std::fs::create_dir_all(&root)?;
+        let lock = open_lock(&root)?;
+        if !try_lock(&lock) {
+            anyhow::bail!(
+                "CUPRITE_KERNEL_BUILD_DIR={} is in use by another kernel",
+                root.display()
+            );
+        }
+        prepare(&root)?;
+        return Ok(BuildDir { root, _lock: lock });
+    }
+    let stem = dir_name(key);
+    for n in 0..32 {
+        let root = if n == 0 {
+            base.join(&stem)
+        } else {
+            base.join(format!("{stem}-{n}"))
+        };
+        std::fs::create_dir_all(&root)
+            .with_context(|| format!("cannot create {}", root.display()))?;
+        let lock = open_lock(&root)?;
+        if try_lock(&lock) {
+            prepare(&root)?;
+            return Ok(BuildDir { root, _lock: lock });
+        }
+    }
+    anyhow::bail!(
+        "every build directory for this notebook under {} is in use",
+        base.display()
+    )
+}
+
+/// A readable, unique directory name for a notebook key.
+pub fn dir_name(key: &str) -> String {
+    let base = Path::new(key)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!(
+        "{}-{:012x}",
+        if clean.is_empty() { "notebook" } else { &clean },
+        h & 0xffff_ffff_ffff
+    )
+}
+
+fn open_lock(root: &Path) -> Result<File> {
+    let p = root.join(".lock");
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .with_context(|| format!("cannot open {}", p.display()))
+}
+
+fn try_lock(f: &File) -> bool {
+    // SAFETY: flock on a descriptor we own; released when the file closes.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Cargo configuration for the cells' builds, found by cargo above evcxr's
+/// crate directory: dependencies (the runtime above all) stay optimized while
+/// cell code, compiled at `:opt 0`, builds fast.
+const CARGO_CONFIG: &str = r#"# Written by cuprite-kernel.
+[profile.dev.package."*"]
+opt-level = 2
+debug = false
+"#;
+
+fn prepare(root: &Path) -> Result<()> {
+    let cfg_dir = root.join(".cargo");
+    std::fs::create_dir_all(&cfg_dir)?;
+    let cfg = cfg_dir.join("config.toml");
+    if std::fs::read_to_string(&cfg).ok().as_deref() != Some(CARGO_CONFIG) {
+        std::fs::write(&cfg, CARGO_CONFIG)?;
+    }
+    let ctx = root.join("ctx");
+    std::fs::create_dir_all(&ctx)?;
+    // Pin the dependency versions the workspace was tested with.
+    let lock = ctx.join("Cargo.lock");
+    if !lock.exists() && !crate::sources::CARGO_LOCK.is_empty() {
+        std::fs::write(&lock, crate::sources::CARGO_LOCK)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_stable_and_distinct() {
+        let a = dir_name("/home/u/work/My Notebook.ipynb");
+        assert!(a.starts_with("My_Notebook-"), "{a}");
+        assert_eq!(a, dir_name("/home/u/work/My Notebook.ipynb"));
+        assert_ne!(a, dir_name("/home/u/other/My Notebook.ipynb"));
+        assert!(dir_name("").starts_with("notebook-"));
+    }
+
+    #[test]
+    fn second_kernel_gets_a_sibling() {
+        let base =
+            std::env::temp_dir().join(format!("cuprite-builddir-test-{}", std::process::id()));
+        let a = acquire(&base, "/x/nb.ipynb").unwrap();
+        let b = acquire(&base, "/x/nb.ipynb").unwrap();
+        assert_ne!(a.root, b.root);
+        assert!(a.root.join(".cargo/config.toml").is_file());
+        assert!(a.ctx().is_dir());
+        let root = a.root.clone();
+        drop(a);
+        let c = acquire(&base, "/x/nb.ipynb").unwrap();
+        assert_eq!(c.root, root);
+        drop((b, c));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

@@ -1,0 +1,746 @@
+//! The Jupyter messaging protocol (5.3) over ZeroMQ: heartbeat, shell,
+//! control, stdin and iopub (XPUB with `iopub_welcome`). Messages are signed
+//! and verified with HMAC-SHA256 (`jupyter-zmq-client`); a message with a bad
+//! signature is logged and dropped. Contents are handled as JSON so that
+//! replies match the schemas exactly.
+
+use crate::build_dir;
+use crate::history::History;
+use crate::is_complete::{self, Completeness};
+use crate::paths;
+use crate::session::{ExecRequest, InputFn, Session};
+use crate::side_channel::{self, SideChannel, Sink};
+use anyhow::{bail, Context, Result};
+use bytes::Bytes;
+use jupyter_protocol::{
+    ConnectionInfo, Header, JupyterMessage, JupyterMessageContent, UnknownMessage,
+};
+use jupyter_zmq_client::{
+    create_kernel_control_connection, create_kernel_heartbeat_connection,
+    create_kernel_iopub_xpub_connection, create_kernel_shell_connection,
+    create_kernel_stdin_connection, Connection, KernelIoPubXPubConnection, RawMessage,
+    RuntimeError, SubscriptionEvent,
+};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, Notify};
+use zeromq::{SocketRecv, SocketSend};
+
+/// Runs the kernel for a connection file until it is shut down.
+pub fn run(connection_file: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(connection_file)
+        .with_context(|| format!("cannot read connection file {}", connection_file.display()))?;
+    let mut info: ConnectionInfo = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a Jupyter connection file",
+            connection_file.display()
+        )
+    })?;
+    if !info.key.is_empty() && info.signature_scheme != "hmac-sha256" {
+        bail!(
+            "signature scheme {:?} is not supported (use hmac-sha256)",
+            info.signature_scheme
+        );
+    }
+    if info.ip == "*" {
+        info.ip = "0.0.0.0".into();
+    }
+
+    // Everything the evcxr session and its cell process read from the
+    // environment is set here, before any thread starts.
+    let build = build_dir::acquire(
+        &paths::cache_dir().join("builds"),
+        &build_dir::notebook_key(),
+    )?;
+    let socket_path = side_channel::socket_path()?;
+    let token = uuid::Uuid::new_v4().simple().to_string();
+    std::env::set_var("EVCXR_TMPDIR", build.ctx());
+    std::env::set_var(cuprite_kernel_io::SOCKET_ENV, &socket_path);
+    std::env::set_var(cuprite_kernel_io::TOKEN_ENV, &token);
+    std::env::remove_var(cuprite_kernel_io::ACTIVE_ENV);
+    std::env::remove_var(cuprite_kernel_io::INTERRUPT_FLAG_ENV);
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = rt.block_on(serve(info, &socket_path, token));
+    let _ = std::fs::remove_file(&socket_path);
+    drop(build);
+    rt.shutdown_timeout(Duration::from_millis(100));
+    result
+}
+
+/// A received message: the envelope, and its content as JSON.
+struct Msg {
+    raw: JupyterMessage,
+    content: Value,
+}
+
+impl Msg {
+    fn msg_type(&self) -> &str {
+        &self.raw.header.msg_type
+    }
+}
+
+/// Builds a message as a child of `parent` with `content` exactly as given.
+fn child(parent: Option<&JupyterMessage>, msg_type: &str, content: Value) -> JupyterMessage {
+    let mut m = JupyterMessage::new(
+        UnknownMessage {
+            msg_type: msg_type.to_string(),
+            content,
+        },
+        parent,
+    );
+    m.header.username = parent
+        .map(|p| p.header.username.clone())
+        .unwrap_or_else(|| "kernel".into());
+    m
+}
+
+/// Reads the next verified message; None when the socket is gone.
+async fn read_msg<S: SocketRecv>(conn: &mut Connection<S>, channel: &str) -> Option<Msg> {
+    loop {
+        let zmsg = match conn.socket.recv().await {
+            Ok(m) => m,
+            Err(zeromq::ZmqError::NoMessage) => return None,
+            Err(e) => {
+                eprintln!("cuprite-kernel: {channel}: receive failed: {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let raw = match RawMessage::from_multipart(zmsg, &conn.mac) {
+            Ok(r) => r,
+            Err(
+                RuntimeError::VerifyError(_)
+                | RuntimeError::DecodeError(_)
+                | RuntimeError::MissingHmac,
+            ) => {
+                eprintln!("cuprite-kernel: {channel}: dropped a message with a bad signature");
+                continue;
+            }
+            Err(e) => {
+                eprintln!("cuprite-kernel: {channel}: dropped a malformed message: {e}");
+                continue;
+            }
+        };
+        match parse(raw) {
+            Ok(m) => return Some(m),
+            Err(e) => eprintln!("cuprite-kernel: {channel}: dropped a message: {e}"),
+        }
+    }
+}
+
+fn parse(raw: RawMessage) -> Result<Msg> {
+    let header: Header = serde_json::from_slice(&raw.jparts[0]).context("bad header")?;
+    let parent_header: Option<Header> = serde_json::from_slice(&raw.jparts[1]).ok();
+    let metadata: Value = serde_json::from_slice(&raw.jparts[2]).unwrap_or(json!({}));
+    let content: Value = serde_json::from_slice(&raw.jparts[3]).context("bad content")?;
+    let content = if content.is_object() {
+        content
+    } else {
+        json!({})
+    };
+    let raw = JupyterMessage {
+        zmq_identities: raw.zmq_identities,
+        content: JupyterMessageContent::UnknownMessage(UnknownMessage {
+            msg_type: header.msg_type.clone(),
+            content: content.clone(),
+        }),
+        header,
+        parent_header,
+        metadata,
+        buffers: raw.jparts.get(4..).map(|b| b.to_vec()).unwrap_or_default(),
+        channel: None,
+    };
+    Ok(Msg { raw, content })
+}
+
+/// The iopub publisher shared by every part of the kernel.
+pub struct Outputs {
+    tx: mpsc::UnboundedSender<JupyterMessage>,
+    /// The execute request outputs belong to (also for output after it finished).
+    parent: Mutex<Option<JupyterMessage>>,
+    topic: String,
+}
+
+impl Outputs {
+    fn send(&self, parent: Option<&JupyterMessage>, msg_type: &str, content: Value) {
+        let mut m = child(parent, msg_type, content);
+        m.zmq_identities = vec![Bytes::from(format!("{}.{msg_type}", self.topic))];
+        let _ = self.tx.send(m);
+    }
+
+    fn status(&self, parent: &JupyterMessage, state: &str) {
+        self.send(Some(parent), "status", json!({"execution_state": state}));
+    }
+}
+
+impl Sink for Outputs {
+    fn publish(&self, msg_type: &str, content: Value) {
+        let parent = self.parent.lock().unwrap().clone();
+        self.send(parent.as_ref(), msg_type, content);
+    }
+}
+
+struct StdinRequest {
+    prompt: String,
+    password: bool,
+    parent: JupyterMessage,
+    reply: std::sync::mpsc::Sender<String>,
+}
+
+struct Kernel {
+    out: Arc<Outputs>,
+    session: Session,
+    history: Mutex<History>,
+    count: AtomicU32,
+    shutdown: Notify,
+}
+
+async fn serve(info: ConnectionInfo, socket_path: &Path, token: String) -> Result<()> {
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let mut shell = create_kernel_shell_connection(&info, &session_id)
+        .await
+        .context("cannot bind the shell socket")?;
+    let control = create_kernel_control_connection(&info, &session_id)
+        .await
+        .context("cannot bind the control socket")?;
+    let stdin = create_kernel_stdin_connection(&info, &session_id)
+        .await
+        .context("cannot bind the stdin socket")?;
+    let iopub = create_kernel_iopub_xpub_connection(&info, &session_id)
+        .await
+        .context("cannot bind the iopub socket")?;
+    let mut hb = create_kernel_heartbeat_connection(&info)
+        .await
+        .context("cannot bind the heartbeat socket")?;
+
+    let (iopub_tx, iopub_rx) = mpsc::unbounded_channel();
+    tokio::spawn(iopub_task(iopub, iopub_rx));
+    tokio::spawn(async move {
+        loop {
+            match hb.socket.recv().await {
+                Ok(m) => {
+                    if hb.socket.send(m).await.is_err() {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                }
+                Err(zeromq::ZmqError::NoMessage) => return,
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+    });
+
+    let out = Arc::new(Outputs {
+        tx: iopub_tx,
+        parent: Mutex::new(None),
+        topic: format!("kernel.{}", &session_id[..8]),
+    });
+    let side = SideChannel::listen(socket_path, token, out.clone())
+        .with_context(|| format!("cannot listen on {}", socket_path.display()))?;
+
+    let (stdin_tx, stdin_rx) = mpsc::unbounded_channel::<StdinRequest>();
+    tokio::spawn(stdin_task(stdin, stdin_rx));
+    let out2 = out.clone();
+    let input: InputFn = Arc::new(move |prompt: &str, password: bool| {
+        let parent = out2.parent.lock().unwrap().clone()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        stdin_tx
+            .send(StdinRequest {
+                prompt: prompt.to_string(),
+                password,
+                parent,
+                reply: tx,
+            })
+            .ok()?;
+        rx.recv().ok()
+    });
+    let session = Session::start(side, out.clone(), input);
+
+    let history_path = (std::env::var_os("CUPRITE_KERNEL_NO_HISTORY").is_none())
+        .then(|| paths::data_dir().join("history.jsonl"));
+    let kernel = Arc::new(Kernel {
+        out,
+        session,
+        history: Mutex::new(History::load(history_path)),
+        count: AtomicU32::new(0),
+        shutdown: Notify::new(),
+    });
+
+    tokio::spawn(control_loop(kernel.clone(), control));
+    let k = kernel.clone();
+    tokio::spawn(async move {
+        let mut backlog: VecDeque<Msg> = VecDeque::new();
+        loop {
+            let msg = match backlog.pop_front() {
+                Some(m) => m,
+                None => match read_msg(&mut shell, "shell").await {
+                    Some(m) => m,
+                    None => break,
+                },
+            };
+            let (failed, replied_at) = k.handle_shell(&mut shell, &msg).await;
+            if failed && msg.content["stop_on_error"].as_bool().unwrap_or(true) {
+                // Abort the execute requests sent before the client could see the
+                // error (as ipykernel does, by their dates); keep everything else.
+                while let Ok(Some(next)) =
+                    tokio::time::timeout(Duration::from_millis(50), read_msg(&mut shell, "shell"))
+                        .await
+                {
+                    backlog.push_back(next);
+                }
+                let queued = std::mem::take(&mut backlog);
+                for next in queued {
+                    if next.msg_type() == "execute_request" && next.raw.header.date < replied_at {
+                        k.abort(&mut shell, &next).await;
+                    } else {
+                        backlog.push_back(next);
+                    }
+                }
+            }
+        }
+    });
+
+    // Exit with the process that started us (as ipykernel does), so a kernel
+    // whose Jupyter died does not live on.
+    // SAFETY: getppid has no preconditions.
+    let start_ppid = unsafe { libc::getppid() };
+    let jpy_parent: Option<i32> = std::env::var("JPY_PARENT_PID")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .filter(|&p| p > 1);
+    let mut parent_check = tokio::time::interval(Duration::from_secs(2));
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    loop {
+        tokio::select! {
+            _ = kernel.shutdown.notified() => break,
+            _ = sigterm.recv() => break,
+            // With interrupt_mode "signal" (or Ctrl-C in a terminal), SIGINT interrupts.
+            _ = sigint.recv() => kernel.session.interrupt(),
+            _ = parent_check.tick() => {
+                // SAFETY: getppid and kill(pid, 0) have no side effects.
+                let orphaned = unsafe { libc::getppid() } != start_ppid
+                    || jpy_parent.is_some_and(|p| unsafe { libc::kill(p, 0) } != 0
+                        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH));
+                if orphaned {
+                    eprintln!("cuprite-kernel: the process that started the kernel is gone; shutting down");
+                    break;
+                }
+            }
+        }
+    }
+    kernel.session.kill();
+    // Let the shutdown reply and the last status messages go out.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok(())
+}
+
+async fn iopub_task(
+    mut iopub: KernelIoPubXPubConnection,
+    mut rx: mpsc::UnboundedReceiver<JupyterMessage>,
+) {
+    loop {
+        tokio::select! {
+            m = rx.recv() => match m {
+                Some(m) => {
+                    if let Err(e) = iopub.send(m).await {
+                        eprintln!("cuprite-kernel: iopub: send failed: {e}");
+                    }
+                }
+                None => return,
+            },
+            s = iopub.recv_subscription() => {
+                if let Ok(SubscriptionEvent::Subscribe(topic)) = s {
+                    let mut welcome = child(None, "iopub_welcome", json!({"subscription": topic}));
+                    if !topic.is_empty() {
+                        welcome.zmq_identities = vec![Bytes::from(topic.clone())];
+                    }
+                    if let Err(e) = iopub.send(welcome).await {
+                        eprintln!("cuprite-kernel: iopub: welcome failed: {e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn stdin_task(
+    mut stdin: jupyter_zmq_client::KernelStdinConnection,
+    mut rx: mpsc::UnboundedReceiver<StdinRequest>,
+) {
+    while let Some(req) = rx.recv().await {
+        let m = child(
+            Some(&req.parent),
+            "input_request",
+            json!({"prompt": req.prompt, "password": req.password}),
+        );
+        if stdin.send(m).await.is_err() {
+            let _ = req.reply.send(String::new());
+            continue;
+        }
+        loop {
+            match read_msg(&mut stdin, "stdin").await {
+                Some(r) if r.msg_type() == "input_reply" => {
+                    let _ = req
+                        .reply
+                        .send(r.content["value"].as_str().unwrap_or("").to_string());
+                    break;
+                }
+                Some(_) => continue,
+                None => return,
+            }
+        }
+    }
+}
+
+async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelControlConnection) {
+    while let Some(msg) = read_msg(&mut control, "control").await {
+        k.out.status(&msg.raw, "busy");
+        let mut stop = false;
+        let reply = match msg.msg_type() {
+            "kernel_info_request" => {
+                Some(child(Some(&msg.raw), "kernel_info_reply", kernel_info()))
+            }
+            "interrupt_request" => {
+                k.session.interrupt();
+                Some(child(
+                    Some(&msg.raw),
+                    "interrupt_reply",
+                    json!({"status": "ok"}),
+                ))
+            }
+            "shutdown_request" => {
+                stop = true;
+                let restart = msg.content["restart"].as_bool().unwrap_or(false);
+                Some(child(
+                    Some(&msg.raw),
+                    "shutdown_reply",
+                    json!({"status": "ok", "restart": restart}),
+                ))
+            }
+            other => unknown_reply(&msg, other),
+        };
+        if let Some(r) = reply {
+            if let Err(e) = control.send(r).await {
+                eprintln!("cuprite-kernel: control: reply failed: {e}");
+            }
+        }
+        k.out.status(&msg.raw, "idle");
+        if stop {
+            k.shutdown.notify_one();
+        }
+    }
+}
+
+/// An error reply for a request type the kernel does not handle; None for non-requests.
+fn unknown_reply(msg: &Msg, msg_type: &str) -> Option<JupyterMessage> {
+    let Some(stem) = msg_type.strip_suffix("_request") else {
+        eprintln!("cuprite-kernel: ignored a {msg_type} message");
+        return None;
+    };
+    Some(child(
+        Some(&msg.raw),
+        &format!("{stem}_reply"),
+        json!({
+            "status": "error",
+            "ename": "UnknownMessageType",
+            "evalue": format!("cuprite-kernel does not handle {msg_type}"),
+            "traceback": [],
+        }),
+    ))
+}
+
+/// The `kernel_info_reply` content.
+fn kernel_info() -> Value {
+    let rustc = crate::sources::BUILD_RUSTC;
+    let rust_version = rustc.split_whitespace().nth(1).unwrap_or("").to_string();
+    json!({
+        "status": "ok",
+        "protocol_version": "5.3",
+        "implementation": "cuprite-kernel",
+        "implementation_version": env!("CARGO_PKG_VERSION"),
+        "language_info": {
+            "name": "rust",
+            "version": rust_version,
+            "mimetype": "text/rust",
+            "file_extension": ".rs",
+            "pygments_lexer": "rust",
+            "codemirror_mode": "rust",
+            "nbconvert_exporter": "rust",
+        },
+        "banner": format!(
+            "Cuprite kernel {} (evcxr {}, {}): Rust cells with `use cuprite as cp; use cuprite::prelude::*;` in scope. %lsmagic lists the magics.",
+            env!("CARGO_PKG_VERSION"),
+            crate::sources::EVCXR_VERSION,
+            rustc
+        ),
+        "help_links": [
+            {"text": "Cuprite", "url": "https://github.com/cuprite-rs/cuprite"},
+            {"text": "evcxr commands", "url": "https://github.com/evcxr/evcxr/blob/main/COMMON.md"},
+            {"text": "Rust standard library", "url": "https://doc.rust-lang.org/std/"},
+        ],
+        "debugger": false,
+    })
+}
+
+impl Kernel {
+    /// Answers an execute request that is not run because an earlier cell failed.
+    async fn abort(&self, shell: &mut jupyter_zmq_client::KernelShellConnection, msg: &Msg) {
+        self.out.status(&msg.raw, "busy");
+        let reply = child(
+            Some(&msg.raw),
+            "execute_reply",
+            json!({
+                "status": "aborted",
+                "execution_count": self.count.load(Ordering::SeqCst),
+                "ename": "ExecutionAborted",
+                "evalue": "not run: an earlier cell failed",
+                "traceback": [],
+                "user_expressions": {},
+                "payload": [],
+            }),
+        );
+        let _ = shell.send(reply).await;
+        self.out.status(&msg.raw, "idle");
+    }
+
+    /// Handles one shell request (busy, reply, idle); returns whether an execute
+    /// failed and when the reply was sent.
+    async fn handle_shell(
+        &self,
+        shell: &mut jupyter_zmq_client::KernelShellConnection,
+        msg: &Msg,
+    ) -> (bool, chrono::DateTime<chrono::Utc>) {
+        self.out.status(&msg.raw, "busy");
+        let mut failed = false;
+        let reply = match msg.msg_type() {
+            "kernel_info_request" => {
+                Some(child(Some(&msg.raw), "kernel_info_reply", kernel_info()))
+            }
+            "execute_request" => {
+                let (reply, ok) = self.execute(msg).await;
+                failed = !ok;
+                Some(reply)
+            }
+            "complete_request" => {
+                let code = msg.content["code"].as_str().unwrap_or("").to_string();
+                let cursor = msg.content["cursor_pos"]
+                    .as_u64()
+                    .map(|c| c as usize)
+                    .unwrap_or_else(|| code.chars().count());
+                let r = self.session.complete(code, cursor).await;
+                Some(child(
+                    Some(&msg.raw),
+                    "complete_reply",
+                    json!({
+                        "status": "ok",
+                        "matches": r.matches,
+                        "cursor_start": r.cursor.0,
+                        "cursor_end": r.cursor.1,
+                        "metadata": {"_jupyter_types_experimental": r.types},
+                    }),
+                ))
+            }
+            "inspect_request" => {
+                let code = msg.content["code"].as_str().unwrap_or("").to_string();
+                let cursor = msg.content["cursor_pos"]
+                    .as_u64()
+                    .map(|c| c as usize)
+                    .unwrap_or_else(|| code.chars().count());
+                let found = self.session.inspect(code, cursor).await;
+                let content = match found {
+                    Some((plain, html)) => {
+                        let mut data = json!({"text/plain": plain});
+                        if !html.trim().is_empty() {
+                            data["text/html"] = json!(html);
+                        }
+                        json!({"status": "ok", "found": true, "data": data, "metadata": {}})
+                    }
+                    None => json!({"status": "ok", "found": false, "data": {}, "metadata": {}}),
+                };
+                Some(child(Some(&msg.raw), "inspect_reply", content))
+            }
+            "is_complete_request" => {
+                let code = msg.content["code"].as_str().unwrap_or("");
+                let content = match is_complete::check(code) {
+                    Completeness::Complete => json!({"status": "complete"}),
+                    Completeness::Incomplete(indent) => {
+                        json!({"status": "incomplete", "indent": indent})
+                    }
+                    Completeness::Invalid => json!({"status": "invalid"}),
+                };
+                Some(child(Some(&msg.raw), "is_complete_reply", content))
+            }
+            "history_request" => {
+                let history = self.history.lock().unwrap().query(&msg.content);
+                Some(child(
+                    Some(&msg.raw),
+                    "history_reply",
+                    json!({"status": "ok", "history": history}),
+                ))
+            }
+            "comm_info_request" => Some(child(
+                Some(&msg.raw),
+                "comm_info_reply",
+                json!({"status": "ok", "comms": {}}),
+            )),
+            "comm_open" => {
+                // No comm targets are registered: close it politely.
+                let id = msg.content["comm_id"].clone();
+                self.out.send(
+                    Some(&msg.raw),
+                    "comm_close",
+                    json!({"comm_id": id, "data": {}}),
+                );
+                None
+            }
+            "comm_msg" | "comm_close" => None,
+            "shutdown_request" => {
+                let restart = msg.content["restart"].as_bool().unwrap_or(false);
+                self.shutdown.notify_one();
+                Some(child(
+                    Some(&msg.raw),
+                    "shutdown_reply",
+                    json!({"status": "ok", "restart": restart}),
+                ))
+            }
+            other => unknown_reply(msg, other),
+        };
+        let replied_at = chrono::Utc::now();
+        if let Some(r) = reply {
+            if let Err(e) = shell.send(r).await {
+                eprintln!("cuprite-kernel: shell: reply failed: {e}");
+            }
+        }
+        self.out.status(&msg.raw, "idle");
+        (failed, replied_at)
+    }
+
+    /// Runs an execute request; returns the reply and whether it succeeded.
+    async fn execute(&self, msg: &Msg) -> (JupyterMessage, bool) {
+        let c = &msg.content;
+        let code = c["code"].as_str().unwrap_or("").to_string();
+        let silent = c["silent"].as_bool().unwrap_or(false);
+        let store = c["store_history"].as_bool().unwrap_or(true) && !silent;
+        let allow_stdin = c["allow_stdin"].as_bool().unwrap_or(false);
+        let count = if store {
+            self.count.fetch_add(1, Ordering::SeqCst) + 1
+        } else {
+            self.count.load(Ordering::SeqCst)
+        };
+        if !silent {
+            self.out.send(
+                Some(&msg.raw),
+                "execute_input",
+                json!({"code": code, "execution_count": count}),
+            );
+        }
+        *self.out.parent.lock().unwrap() = Some(msg.raw.clone());
+
+        let outcome = self
+            .session
+            .execute(ExecRequest {
+                code: code.clone(),
+                allow_stdin,
+            })
+            .await;
+
+        if !outcome.stderr_after.is_empty() {
+            self.out.send(
+                Some(&msg.raw),
+                "stream",
+                json!({"name": "stderr", "text": outcome.stderr_after}),
+            );
+        }
+        if !outcome.stdout_after.is_empty() {
+            self.out.send(
+                Some(&msg.raw),
+                "stream",
+                json!({"name": "stdout", "text": outcome.stdout_after}),
+            );
+        }
+        let user_expressions = user_expressions(c);
+        match outcome.result {
+            Ok(data) => {
+                let text = data
+                    .as_ref()
+                    .and_then(|d| d.get("text/plain"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                if let Some(data) = data {
+                    if !silent {
+                        self.out.send(
+                            Some(&msg.raw),
+                            "execute_result",
+                            json!({"execution_count": count, "data": data, "metadata": {}, "transient": {}}),
+                        );
+                    }
+                }
+                if store {
+                    self.history.lock().unwrap().add(count, &code, text);
+                }
+                let reply = child(
+                    Some(&msg.raw),
+                    "execute_reply",
+                    json!({
+                        "status": "ok",
+                        "execution_count": count,
+                        "payload": outcome.payload,
+                        "user_expressions": user_expressions,
+                    }),
+                );
+                (reply, true)
+            }
+            Err(e) => {
+                self.out.send(
+                    Some(&msg.raw),
+                    "error",
+                    json!({"ename": e.ename, "evalue": e.evalue, "traceback": e.traceback}),
+                );
+                if store {
+                    self.history.lock().unwrap().add(count, &code, None);
+                }
+                let reply = child(
+                    Some(&msg.raw),
+                    "execute_reply",
+                    json!({
+                        "status": "error",
+                        "execution_count": count,
+                        "ename": e.ename,
+                        "evalue": e.evalue,
+                        "traceback": e.traceback,
+                        "payload": [],
+                        "user_expressions": user_expressions,
+                    }),
+                );
+                (reply, false)
+            }
+        }
+    }
+}
+
+/// `user_expressions` are not evaluated (each would be a compile): each gets an error entry.
+fn user_expressions(content: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    if let Some(exprs) = content["user_expressions"].as_object() {
+        for name in exprs.keys() {
+            out.insert(
+                name.clone(),
+                json!({
+                    "status": "error",
+                    "ename": "NotSupported",
+                    "evalue": "cuprite-kernel does not evaluate user_expressions",
+                    "traceback": [],
+                }),
+            );
+        }
+    }
+    Value::Object(out)
+}

@@ -1,0 +1,817 @@
+//! The evcxr session: one per kernel, on its own thread (evcxr's context is
+//! not `Send`), started in the background so `kernel_info` is answered at once.
+
+use crate::errors::{self, JupyterError};
+use crate::magics::{self, Plan};
+use crate::side_channel::{panic_text, CellEvents, SideChannel, Sink};
+use cuprite_kernel_io::wire::format_seconds;
+use evcxr::{CommandContext, EvalCallbacks};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::process::Child;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How long a cell may keep running after an interrupt before its process is restarted.
+fn interrupt_grace() -> Duration {
+    std::env::var("CUPRITE_INTERRUPT_GRACE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_secs(3))
+}
+
+/// Asks the frontend for a line of input (`input_request` on stdin); None when not allowed.
+pub type InputFn = Arc<dyn Fn(&str, bool) -> Option<String> + Send + Sync>;
+
+/// A cell to run.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    pub code: String,
+    pub allow_stdin: bool,
+}
+
+/// What running a cell gave.
+#[derive(Debug, Clone)]
+pub struct ExecOutcome {
+    /// The last expression's MIME bundle (None: nothing to show), or the error.
+    pub result: Result<Option<Map<String, Value>>, JupyterError>,
+    /// Text to publish on stdout after the cell's own output (the `%time` report).
+    pub stdout_after: String,
+    /// Stderr text to publish after the cell's own output (panics a cell caught itself).
+    pub stderr_after: String,
+    /// Reply payloads (the pager).
+    pub payload: Vec<Value>,
+}
+
+impl Default for ExecOutcome {
+    fn default() -> Self {
+        ExecOutcome {
+            result: Ok(None),
+            stdout_after: String::new(),
+            stderr_after: String::new(),
+            payload: Vec::new(),
+        }
+    }
+}
+
+/// Completions for `complete_request`.
+#[derive(Debug, Clone, Default)]
+pub struct CompleteResult {
+    pub matches: Vec<String>,
+    /// (start, end) in characters.
+    pub cursor: (usize, usize),
+    pub types: Vec<Value>,
+}
+
+enum Job {
+    Execute(ExecRequest, oneshot::Sender<ExecOutcome>),
+    Complete(String, usize, oneshot::Sender<CompleteResult>),
+    Inspect(String, usize, oneshot::Sender<Option<(String, String)>>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Interrupt {
+    /// SIGINT sent to the cell process.
+    Signalled,
+    /// A build was cancelled.
+    Compile,
+    /// The cell process was killed after the grace period.
+    Killed,
+}
+
+#[derive(Default)]
+struct CtlState {
+    /// The cell running now.
+    executing: Option<u64>,
+    interrupt: Option<Interrupt>,
+    child: Option<Arc<Mutex<Child>>>,
+}
+
+/// The handle the protocol side holds.
+#[derive(Clone)]
+pub struct Session {
+    jobs: mpsc::Sender<Job>,
+    ctl: Arc<Mutex<CtlState>>,
+}
+
+impl Session {
+    /// Starts the session thread; evcxr starts in the background.
+    pub fn start(side: SideChannel, sink: Arc<dyn Sink>, input: InputFn) -> Session {
+        let (tx, rx) = mpsc::channel();
+        let ctl = Arc::new(Mutex::new(CtlState::default()));
+        let ctl2 = ctl.clone();
+        std::thread::Builder::new()
+            .name("evcxr-session".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut ev = Evaluator {
+                    ctx: None,
+                    init_error: None,
+                    side,
+                    sink,
+                    input,
+                    ctl: ctl2,
+                    cell: 0,
+                };
+                ev.init();
+                for job in rx {
+                    ev.handle(job);
+                }
+            })
+            .expect("cannot start the session thread");
+        Session { jobs: tx, ctl }
+    }
+
+    /// Runs a cell.
+    pub async fn execute(&self, req: ExecRequest) -> ExecOutcome {
+        let (tx, rx) = oneshot::channel();
+        if self.jobs.send(Job::Execute(req, tx)).is_err() {
+            return ExecOutcome {
+                result: Err(JupyterError::simple(
+                    "KernelError",
+                    "the session thread has stopped",
+                )),
+                ..Default::default()
+            };
+        }
+        rx.await.unwrap_or_else(|_| ExecOutcome {
+            result: Err(JupyterError::simple(
+                "KernelError",
+                "the session thread has stopped",
+            )),
+            ..Default::default()
+        })
+    }
+
+    /// Completes at `cursor` (characters).
+    pub async fn complete(&self, code: String, cursor: usize) -> CompleteResult {
+        let (tx, rx) = oneshot::channel();
+        if self.jobs.send(Job::Complete(code, cursor, tx)).is_err() {
+            return CompleteResult::default();
+        }
+        rx.await.unwrap_or_default()
+    }
+
+    /// Documentation of the expression at `cursor` (characters): (plain, html).
+    pub async fn inspect(&self, code: String, cursor: usize) -> Option<(String, String)> {
+        let (tx, rx) = oneshot::channel();
+        self.jobs.send(Job::Inspect(code, cursor, tx)).ok()?;
+        rx.await.ok().flatten()
+    }
+
+    /// Interrupts the running cell: cancels a build, or sends SIGINT to the cell
+    /// process and restarts it if the cell has not stopped after a grace period.
+    pub fn interrupt(&self) {
+        let mut st = self.ctl.lock().unwrap();
+        let Some(cell) = st.executing else { return };
+        let child_pid = st.child.as_ref().map(|c| c.lock().unwrap().id());
+        let builds = build_processes(child_pid);
+        if !builds.is_empty() {
+            st.interrupt = Some(Interrupt::Compile);
+            for pid in builds {
+                // SAFETY: signalling a process we started.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            return;
+        }
+        let Some(pid) = child_pid else { return };
+        st.interrupt = Some(Interrupt::Signalled);
+        // SAFETY: signalling our own cell process.
+        unsafe { libc::kill(pid as i32, libc::SIGINT) };
+        let ctl = self.ctl.clone();
+        let grace = interrupt_grace();
+        std::thread::spawn(move || {
+            std::thread::sleep(grace);
+            let mut st = ctl.lock().unwrap();
+            if st.executing != Some(cell) {
+                return;
+            }
+            // Still compiling (the signal came during analysis): cancel the build.
+            let builds = build_processes(Some(pid));
+            if !builds.is_empty() {
+                st.interrupt = Some(Interrupt::Compile);
+                for b in builds {
+                    // SAFETY: signalling a build we started.
+                    unsafe { libc::kill(b as i32, libc::SIGKILL) };
+                }
+                return;
+            }
+            st.interrupt = Some(Interrupt::Killed);
+            // SAFETY: killing our own cell process, which evcxr then restarts.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        });
+    }
+
+    /// Kills the cell process (at shutdown).
+    pub fn kill(&self) {
+        let st = self.ctl.lock().unwrap();
+        if let Some(c) = &st.child {
+            if let Ok(mut c) = c.try_lock() {
+                let _ = c.kill();
+            } else {
+                let pid = c.lock().map(|c| c.id()).unwrap_or(0);
+                if pid > 0 {
+                    // SAFETY: killing our own cell process.
+                    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                }
+            }
+        }
+        for pid in build_processes(None) {
+            // SAFETY: killing builds we started.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Build processes (cargo and what it runs) below this kernel, not the cell process.
+fn build_processes(cell_pid: Option<u32>) -> Vec<u32> {
+    let me = std::process::id();
+    let mut procs: Vec<(u32, u32, String)> = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    for e in entries.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = stat[open + 1..close].to_string();
+        let ppid = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        procs.push((pid, ppid, comm));
+    }
+    let roots: Vec<u32> = procs
+        .iter()
+        .filter(|(pid, ppid, comm)| {
+            *ppid == me
+                && Some(*pid) != cell_pid
+                && (comm.starts_with("cargo")
+                    || comm.starts_with("mold")
+                    || comm.starts_with("rustc"))
+        })
+        .map(|p| p.0)
+        .collect();
+    let mut out = roots.clone();
+    let mut frontier = roots;
+    while let Some(p) = frontier.pop() {
+        for (pid, ppid, _) in &procs {
+            if *ppid == p && !out.contains(pid) {
+                out.push(*pid);
+                frontier.push(*pid);
+            }
+        }
+    }
+    out
+}
+
+struct Evaluator {
+    ctx: Option<CommandContext>,
+    init_error: Option<JupyterError>,
+    side: SideChannel,
+    sink: Arc<dyn Sink>,
+    input: InputFn,
+    ctl: Arc<Mutex<CtlState>>,
+    cell: u64,
+}
+
+/// The hidden first cell: dependencies, the prelude and output capture.
+fn init_code(src: &std::path::Path) -> String {
+    let p = |name: &str| toml_string(&src.join(name).to_string_lossy());
+    format!(
+        ":opt 0\n\
+         :dep cuprite = {{ path = {} }}\n\
+         :dep cuprite-display = {{ path = {} }}\n\
+         :dep cuprite-kernel-io = {{ path = {} }}\n\
+         use cuprite as cp;\n\
+         use cuprite::prelude::*;\n\
+         use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
+         cuprite_kernel_io::__init();",
+        p("cuprite"),
+        p("cuprite-display"),
+        p("cuprite-kernel-io")
+    )
+}
+
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+const REINIT_CODE: &str = "cuprite_kernel_io::__init();";
+
+impl Evaluator {
+    fn init(&mut self) {
+        self.init_error = None;
+        let started = std::time::Instant::now();
+        let src: PathBuf = match crate::sources::unpacked() {
+            Ok(p) => p,
+            Err(e) => {
+                self.init_error = Some(JupyterError::simple("KernelStartError", format!("{e:#}")));
+                return;
+            }
+        };
+        if self.ctx.is_none() {
+            match CommandContext::new() {
+                Ok((ctx, outputs)) => {
+                    // evcxr's own channels: output of the cell process before capture
+                    // starts (and anything evcxr does not recognise).
+                    for (name, rx) in [("stdout", outputs.stdout), ("stderr", outputs.stderr)] {
+                        let sink = self.sink.clone();
+                        std::thread::spawn(move || {
+                            for line in rx {
+                                sink.publish(
+                                    "stream",
+                                    json!({"name": name, "text": format!("{line}\n")}),
+                                );
+                            }
+                        });
+                    }
+                    self.ctl.lock().unwrap().child = Some(ctx.process_handle());
+                    self.ctx = Some(ctx);
+                }
+                Err(e) => {
+                    self.init_error = Some(JupyterError::simple(
+                        "KernelStartError",
+                        format!("evcxr could not start (is cargo on PATH?): {e}"),
+                    ));
+                    return;
+                }
+            }
+        }
+        let code = init_code(&src);
+        let result = self.ctx.as_mut().unwrap().execute(&code);
+        if let Err(e) = result {
+            let err = match &e {
+                evcxr::Error::CompilationErrors(errs) => errors::compilation(errs, &code),
+                other => JupyterError::simple("KernelStartError", other.to_string()),
+            };
+            let mut err = err;
+            err.traceback.insert(
+                0,
+                "The kernel could not build the crates every cell uses (cuprite, cuprite-display, cuprite-kernel-io):".into(),
+            );
+            self.init_error = Some(err);
+            return;
+        }
+        if !self.side.wait_connected(None, Duration::from_secs(10)) {
+            eprintln!("cuprite-kernel: the cell process did not connect to the side channel; output is line-buffered");
+        }
+        if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+            eprintln!("cuprite-kernel: session ready in {:.1?}", started.elapsed());
+        }
+    }
+
+    /// Sets the cell process up again after evcxr restarted it.
+    fn reinit(&mut self, full: bool, old_pid: Option<u32>) {
+        if full {
+            self.init();
+            return;
+        }
+        if let Some(ctx) = self.ctx.as_mut() {
+            if ctx.execute(REINIT_CODE).is_ok() {
+                self.side.wait_connected(old_pid, Duration::from_secs(10));
+            }
+        }
+    }
+
+    fn handle(&mut self, job: Job) {
+        match job {
+            Job::Execute(req, reply) => {
+                let outcome = self.execute(req);
+                let _ = reply.send(outcome);
+            }
+            Job::Complete(code, cursor, reply) => {
+                let _ = reply.send(self.complete(&code, cursor));
+            }
+            Job::Inspect(code, cursor, reply) => {
+                let _ = reply.send(self.inspect(&code, cursor));
+            }
+        }
+    }
+
+    fn execute(&mut self, req: ExecRequest) -> ExecOutcome {
+        if self.ctx.is_none() || self.init_error.is_some() {
+            self.init();
+            if let Some(e) = &self.init_error {
+                return ExecOutcome {
+                    result: Err(e.clone()),
+                    ..Default::default()
+                };
+            }
+        }
+        if req
+            .code
+            .lines()
+            .any(|l| l.trim() == ":quit" || l.trim_start().starts_with(":quit "))
+        {
+            return ExecOutcome {
+                result: Err(JupyterError::simple(
+                    "UsageError",
+                    ":quit would stop the kernel; use the notebook's Kernel menu to shut it down or restart it",
+                )),
+                ..Default::default()
+            };
+        }
+        let (code, time_report) = match magics::plan(&req.code) {
+            Plan::Run { code, time_report } => (code, time_report),
+            Plan::Page(expr) => return self.page(&expr),
+            Plan::Error(msg) => {
+                return ExecOutcome {
+                    result: Err(JupyterError::simple("UsageError", msg)),
+                    ..Default::default()
+                }
+            }
+        };
+        let clear = req.code.lines().any(|l| l.trim() == ":clear");
+
+        self.cell += 1;
+        {
+            let mut st = self.ctl.lock().unwrap();
+            st.executing = Some(self.cell);
+            st.interrupt = None;
+        }
+        let pid_before = self.child_pid();
+        self.side.begin_cell();
+        let input = self.input.clone();
+        let allow_stdin = req.allow_stdin;
+        let mut callbacks = EvalCallbacks {
+            input_reader: &move |r| {
+                if !allow_stdin {
+                    return String::new();
+                }
+                input(&r.prompt, r.is_password).unwrap_or_default()
+            },
+        };
+        let t0 = std::time::Instant::now();
+        let result = self
+            .ctx
+            .as_mut()
+            .unwrap()
+            .execute_with_callbacks(&code, &mut callbacks);
+        let t_eval = t0.elapsed();
+        let events = self.side.finish_cell(Duration::from_secs(2));
+        if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+            let phases = match &result {
+                Ok(out) => out
+                    .phases
+                    .iter()
+                    .map(|p| format!("{} {:.0?}", p.name, p.duration))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Err(_) => "error".into(),
+            };
+            eprintln!(
+                "cuprite-kernel: cell {}: evcxr {t_eval:.0?} ({phases}), flush {:.0?}",
+                self.cell,
+                t0.elapsed() - t_eval
+            );
+        }
+        let interrupt = {
+            let mut st = self.ctl.lock().unwrap();
+            st.executing = None;
+            st.interrupt.take()
+        };
+        let pid_after = self.child_pid();
+        let restarted = matches!(result, Err(evcxr::Error::SubprocessTerminated(_)))
+            || (pid_before.is_some() && pid_before != pid_after);
+        if clear || restarted {
+            self.reinit(clear, pid_before);
+        }
+
+        let mut outcome = ExecOutcome::default();
+        if !events.panicked {
+            for p in &events.panics {
+                outcome.stderr_after.push_str(&panic_text(p));
+            }
+        }
+        if time_report {
+            outcome.stdout_after = time_report_text(&events);
+        }
+        outcome.result = match result {
+            Ok(out) => {
+                if events.panicked {
+                    Err(panic_error(&events, interrupt))
+                } else if events.user_error {
+                    Err(user_error(&events, interrupt))
+                } else {
+                    Ok(bundle(out.content_by_mime_type))
+                }
+            }
+            Err(evcxr::Error::CompilationErrors(errs)) => {
+                if interrupt == Some(Interrupt::Compile) {
+                    Err(compile_cancelled())
+                } else {
+                    Err(errors::compilation(&errs, &req.code))
+                }
+            }
+            Err(evcxr::Error::SubprocessTerminated(msg)) => Err(match interrupt {
+                Some(Interrupt::Killed) => JupyterError::simple(
+                    "Interrupted",
+                    format!(
+                        "The cell did not stop within {:.0?} of the interrupt, so its process was restarted: all variables were lost (definitions, `use` and :dep are kept).",
+                        interrupt_grace()
+                    ),
+                ),
+                Some(_) => JupyterError::simple(
+                    "Interrupted",
+                    "The interrupt stopped the cell process, which was restarted: all variables were lost (definitions, `use` and :dep are kept).",
+                ),
+                None => {
+                    let mut e = JupyterError::simple(
+                        "SessionRestarted",
+                        "The cell process crashed and was restarted: all variables were lost (definitions, `use` and :dep are kept).",
+                    );
+                    let detail = msg.trim();
+                    if !detail.is_empty() {
+                        e.traceback.push(String::new());
+                        e.traceback.extend(detail.lines().map(str::to_string));
+                    }
+                    e
+                }
+            }),
+            Err(evcxr::Error::TypeRedefinedVariablesLost(vars)) => Err(JupyterError::simple(
+                "VariablesLost",
+                format!("A type was redefined, so these variables were lost: {}", vars.join(", ")),
+            )),
+            Err(evcxr::Error::Message(m)) => {
+                if interrupt == Some(Interrupt::Compile) {
+                    Err(compile_cancelled())
+                } else {
+                    Err(JupyterError::simple("EvcxrError", m))
+                }
+            }
+        };
+        outcome
+    }
+
+    fn child_pid(&self) -> Option<u32> {
+        let st = self.ctl.lock().unwrap();
+        st.child.as_ref().map(|c| c.lock().unwrap().id())
+    }
+
+    fn page(&mut self, expr: &str) -> ExecOutcome {
+        let (plain, html) = self
+            .ctx
+            .as_mut()
+            .and_then(|c| c.hover_at(expr, expr.len()).ok())
+            .filter(|(p, _)| !p.trim().is_empty())
+            .unwrap_or_else(|| {
+                (
+                    format!("No documentation found for `{expr}`."),
+                    String::new(),
+                )
+            });
+        let mut data = json!({"text/plain": plain});
+        if !html.trim().is_empty() {
+            data["text/html"] = json!(html);
+        }
+        ExecOutcome {
+            result: Ok(None),
+            payload: vec![json!({"source": "page", "data": data, "start": 0})],
+            ..Default::default()
+        }
+    }
+
+    fn complete(&mut self, code: &str, cursor: usize) -> CompleteResult {
+        let byte = char_to_byte(code, cursor);
+        // Magics at the start of a line.
+        let line_start = code[..byte].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let word = &code[line_start..byte];
+        if word.starts_with('%') && !word.contains(char::is_whitespace) {
+            let matches: Vec<String> = magics::LINE_MAGICS
+                .iter()
+                .chain(magics::CELL_MAGICS)
+                .filter(|m| m.starts_with(word))
+                .map(|m| m.to_string())
+                .collect();
+            let start = byte_to_char(code, line_start);
+            return CompleteResult {
+                matches,
+                cursor: (start, cursor),
+                types: Vec::new(),
+            };
+        }
+        let Some(ctx) = self.ctx.as_mut() else {
+            return CompleteResult {
+                cursor: (cursor, cursor),
+                ..Default::default()
+            };
+        };
+        match ctx.completions(code, byte) {
+            Ok(c) => {
+                let start = byte_to_char(code, c.start_offset.min(code.len()));
+                let end = byte_to_char(code, c.end_offset.min(code.len()));
+                let mut matches = Vec::new();
+                let mut types = Vec::new();
+                for m in c.completions {
+                    types.push(json!({"start": start, "end": end, "text": m.code, "type": m.kind}));
+                    if !matches.contains(&m.code) {
+                        matches.push(m.code);
+                    }
+                }
+                CompleteResult {
+                    matches,
+                    cursor: (start, end),
+                    types,
+                }
+            }
+            Err(_) => CompleteResult {
+                cursor: (cursor, cursor),
+                ..Default::default()
+            },
+        }
+    }
+
+    fn inspect(&mut self, code: &str, cursor: usize) -> Option<(String, String)> {
+        let mut byte = char_to_byte(code, cursor);
+        // Extend to the end of the identifier under the cursor.
+        while byte < code.len() {
+            let c = code[byte..].chars().next().unwrap();
+            if c.is_alphanumeric() || c == '_' {
+                byte += c.len_utf8();
+            } else {
+                break;
+            }
+        }
+        let (plain, html) = self.ctx.as_mut()?.hover_at(code, byte).ok()?;
+        (!plain.trim().is_empty()).then_some((plain, html))
+    }
+}
+
+fn compile_cancelled() -> JupyterError {
+    JupyterError::simple(
+        "Interrupted",
+        "Compilation was cancelled; the session is unchanged (variables are kept).",
+    )
+}
+
+fn panic_error(events: &CellEvents, interrupt: Option<Interrupt>) -> JupyterError {
+    let p = events.panics.last().cloned().unwrap_or_default();
+    if interrupt.is_some() {
+        let mut e = JupyterError::simple("Interrupted", "The cell was interrupted (it panicked).");
+        e.traceback.push(panic_text(&p));
+        return e;
+    }
+    let mut e = JupyterError::simple("Panic", p.message.clone());
+    e.traceback = vec![format!(
+        "\x1b[1;31mthread '{}' panicked\x1b[0m at {}:",
+        if p.thread.is_empty() {
+            "main"
+        } else {
+            &p.thread
+        },
+        p.location
+    )];
+    e.traceback.extend(p.message.lines().map(str::to_string));
+    if !p.backtrace.is_empty() {
+        e.traceback.extend(p.backtrace.lines().map(str::to_string));
+    }
+    e.traceback.push(
+        "(variables from earlier cells are kept; variables this cell defined are not)".into(),
+    );
+    e
+}
+
+fn user_error(events: &CellEvents, interrupt: Option<Interrupt>) -> JupyterError {
+    let msg = events
+        .stderr_tail
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("the cell returned an error")
+        .to_string();
+    let interrupted = interrupt.is_some() || msg.to_lowercase().contains("interrupt");
+    let ename = if interrupted { "Interrupted" } else { "Error" };
+    JupyterError::simple(ename, msg)
+}
+
+/// The last expression's outputs as a Jupyter MIME bundle (always with `text/plain`).
+fn bundle(content: std::collections::HashMap<String, String>) -> Option<Map<String, Value>> {
+    // Like IPython with None: a unit value shows nothing.
+    if content.is_empty()
+        || (content.len() == 1 && content.get("text/plain").map(String::as_str) == Some("()"))
+    {
+        return None;
+    }
+    let mut data = Map::new();
+    for (mime, text) in content {
+        let v = if mime.contains("json") {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        } else {
+            Value::String(text)
+        };
+        data.insert(mime, v);
+    }
+    if !data.contains_key("text/plain") {
+        let kinds: Vec<String> = data.keys().cloned().collect();
+        data.insert(
+            "text/plain".into(),
+            Value::String(format!("<{}>", kinds.join(", "))),
+        );
+    }
+    Some(data)
+}
+
+fn time_report_text(events: &CellEvents) -> String {
+    let start = events.marks.first();
+    let end = events.marks.get(1).or(events.complete.as_ref());
+    match (start, end) {
+        (Some(a), Some(b)) => {
+            let d = |x: u128, y: u128| y.saturating_sub(x) as f64 / 1e9;
+            let user = d(a.user_ns, b.user_ns);
+            let sys = d(a.sys_ns, b.sys_ns);
+            format!(
+                "CPU times: user {}, sys {}, total {}\nWall time: {}\n",
+                format_seconds(user),
+                format_seconds(sys),
+                format_seconds(user + sys),
+                format_seconds(d(a.wall_ns, b.wall_ns))
+            )
+        }
+        _ => "Wall time: not measured (the cell did not reach the timed code)\n".to_string(),
+    }
+}
+
+fn char_to_byte(s: &str, chars: usize) -> usize {
+    s.char_indices()
+        .nth(chars)
+        .map(|(i, _)| i)
+        .unwrap_or(s.len())
+}
+
+fn byte_to_char(s: &str, byte: usize) -> usize {
+    s[..byte.min(s.len())].chars().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::side_channel::Times;
+
+    #[test]
+    fn offsets_convert() {
+        let s = "é = 1; x";
+        assert_eq!(char_to_byte(s, 1), 2);
+        assert_eq!(byte_to_char(s, 2), 1);
+        assert_eq!(char_to_byte(s, 100), s.len());
+    }
+
+    #[test]
+    fn bundles_always_have_text() {
+        let mut m = std::collections::HashMap::new();
+        m.insert("text/html".to_string(), "<b>x</b>".to_string());
+        m.insert("application/json".to_string(), "{\"a\": 1}".to_string());
+        let b = bundle(m).unwrap();
+        assert_eq!(b["text/plain"], "<application/json, text/html>");
+        assert_eq!(b["application/json"], json!({"a": 1}));
+        assert!(bundle(Default::default()).is_none());
+    }
+
+    #[test]
+    fn time_reports() {
+        let mut e = CellEvents::default();
+        e.marks.push(Times {
+            wall_ns: 1_000_000_000,
+            user_ns: 0,
+            sys_ns: 0,
+        });
+        e.complete = Some(Times {
+            wall_ns: 1_012_300_000,
+            user_ns: 10_000_000,
+            sys_ns: 0,
+        });
+        assert_eq!(
+            time_report_text(&e),
+            "CPU times: user 10.0 ms, sys 0.00 ns, total 10.0 ms\nWall time: 12.3 ms\n"
+        );
+    }
+
+    #[test]
+    fn init_code_quotes_paths() {
+        let c = init_code(std::path::Path::new("/d/\"q\""));
+        assert!(
+            c.contains(":dep cuprite = { path = \"/d/\\\"q\\\"/cuprite\" }"),
+            "{c}"
+        );
+        assert!(c.ends_with("\ncuprite_kernel_io::__init();"));
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the kernel's Jupyter-level tests: the jupyter_kernel_test suite and our
+# protocol tests. Builds the kernel (unless CUPRITE_KERNEL_BIN names one),
+# makes or reuses a virtual environment with the Python test tools, installs
+# the kernelspec into a temporary JUPYTER_PATH pointing at the built binary,
+# and runs pytest. Extra arguments go to pytest (e.g. -k panic).
+#
+# Environment:
+#   CUPRITE_KERNEL_BIN        use this kernel binary instead of building one
+#   CUPRITE_KERNEL_PROFILE    cargo profile to build: debug (default) or release
+#   CUPRITE_TEST_VENV         the virtual environment (default: <repo>/.venv)
+#   CUPRITE_KERNEL_CACHE_DIR  where cells' build directories live (default:
+#                             <target dir>/kernel-test-cache, kept between runs)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${CUPRITE_TEST_VENV:-$ROOT/.venv}"
+PROFILE="${CUPRITE_KERNEL_PROFILE:-debug}"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+if [ -z "${CUPRITE_KERNEL_BIN:-}" ]; then
+  if [ "$PROFILE" = release ]; then
+    cargo build -p cuprite-kernel --release --manifest-path "$ROOT/Cargo.toml"
+  else
+    cargo build -p cuprite-kernel --manifest-path "$ROOT/Cargo.toml"
+  fi
+  CUPRITE_KERNEL_BIN="$TARGET_DIR/$PROFILE/cuprite-kernel"
+fi
+CUPRITE_KERNEL_BIN="$(cd "$(dirname "$CUPRITE_KERNEL_BIN")" && pwd)/$(basename "$CUPRITE_KERNEL_BIN")"
+[ -x "$CUPRITE_KERNEL_BIN" ] || { echo "no kernel binary at $CUPRITE_KERNEL_BIN" >&2; exit 1; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$ROOT/tests/requirements.txt"
+
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+export JUPYTER_PATH="$TMP/jupyter"
+export JUPYTER_DATA_DIR="$TMP/jupyter-data"
+export JUPYTER_RUNTIME_DIR="$TMP/jupyter-runtime"
+export JUPYTER_CONFIG_DIR="$TMP/jupyter-config"
+# The kernel's data (unpacked sources, history) and the cells' build
+# directories are kept under the target directory, so later runs start warm
+# (the unpacked sources' path is part of what cargo caches on).
+export CUPRITE_KERNEL_DATA_DIR="${CUPRITE_KERNEL_DATA_DIR:-$TARGET_DIR/kernel-test-data}"
+export CUPRITE_KERNEL_CACHE_DIR="${CUPRITE_KERNEL_CACHE_DIR:-$TARGET_DIR/kernel-test-cache}"
+export CUPRITE_KERNEL_NAME="cuprite-test"
+
+"$CUPRITE_KERNEL_BIN" install --name "$CUPRITE_KERNEL_NAME" --display-name "Rust (Cuprite tests)"
+"$CUPRITE_KERNEL_BIN" --version
+
+cd "$ROOT/tests"
+if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
+  read -r -a FILES <<< "$CUPRITE_TEST_FILES"
+else
+  FILES=(test_kernel_jkt.py test_protocol.py)
+fi
+exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" "${FILES[@]}"

@@ -1,0 +1,469 @@
+"""Protocol tests of our own for cuprite-kernel, beyond jupyter_kernel_test.
+
+Bad signatures, interrupts, panics, crashes, streaming, displays, magics,
+execution counts, unknown messages, comms, shutdown and restart. Every
+message is validated against the Jupyter v5 schemas.
+
+Run through tests/run_kernel_tests.sh (it installs the kernelspec named in
+CUPRITE_KERNEL_NAME into a temporary JUPYTER_PATH).
+"""
+
+import os
+import queue
+import time
+import unittest
+import uuid
+
+import zmq
+from jupyter_client.manager import KernelManager, start_new_kernel
+from jupyter_client.session import Session
+from jupyter_kernel_test.msgspec_v5 import schema_fragments, validate_message
+
+KERNEL_NAME = os.environ.get("CUPRITE_KERNEL_NAME", "cuprite")
+WARMUP_TIMEOUT = int(os.environ.get("CUPRITE_WARMUP_TIMEOUT", "1800"))
+CELL_TIMEOUT = int(os.environ.get("CUPRITE_CELL_TIMEOUT", "120"))
+
+
+def validate(msg):
+    # jupyter_kernel_test 0.7 has no schema for iopub_welcome (JEP 65), comm
+    # messages or replies to unknown requests; its 'abort' is the spec's 'aborted'.
+    if msg["msg_type"] in schema_fragments and msg["content"].get("status") != "aborted":
+        validate_message(msg)
+    else:
+        assert set(msg) >= {"header", "parent_header", "metadata", "content"}, msg
+
+
+class Run:
+    """One request's reply and iopub messages (with arrival times)."""
+
+    def __init__(self, reply, outputs):
+        self.reply = reply
+        self.content = reply["content"]
+        self.outputs = outputs  # [(time, msg)]
+
+    def of(self, msg_type):
+        return [m for _, m in self.outputs if m["msg_type"] == msg_type]
+
+    def stream(self, name):
+        return "".join(m["content"]["text"] for m in self.of("stream") if m["content"]["name"] == name)
+
+    def types(self):
+        return [m["msg_type"] for _, m in self.outputs]
+
+
+class KernelCase(unittest.TestCase):
+    """A kernel shared by the tests of a class."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=120)
+        reply = cls.kc.execute_interactive("1", timeout=WARMUP_TIMEOUT, output_hook=lambda m: None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel(now=False)
+
+    def flush(self):
+        for ch in (self.kc.shell_channel, self.kc.iopub_channel):
+            while True:
+                try:
+                    validate(ch.get_msg(timeout=0.05))
+                except queue.Empty:
+                    break
+
+    def collect(self, msg_id, timeout, on_output=None):
+        """Reads iopub until idle for msg_id, then the shell reply."""
+        deadline = time.monotonic() + timeout
+        outputs = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no idle for {msg_id} within {timeout} s")
+            try:
+                msg = self.kc.iopub_channel.get_msg(timeout=min(left, 1.0))
+            except queue.Empty:
+                continue
+            validate(msg)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status":
+                if msg["content"]["execution_state"] == "idle":
+                    break
+                continue
+            outputs.append((time.monotonic(), msg))
+            if on_output:
+                on_output(msg)
+        while True:
+            reply = self.kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 5))
+            validate(reply)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        return Run(reply, outputs)
+
+    def run_cell(self, code, timeout=CELL_TIMEOUT, **kw):
+        msg_id = self.kc.execute(code, **kw)
+        return self.collect(msg_id, timeout)
+
+    def ok(self, code, **kw):
+        r = self.run_cell(code, **kw)
+        self.assertEqual(r.content["status"], "ok", r.content)
+        return r
+
+    def result_text(self, r):
+        res = r.of("execute_result")
+        self.assertEqual(len(res), 1, r.types())
+        return res[0]["content"]["data"]["text/plain"]
+
+
+class SessionTests(KernelCase):
+    def test_prelude_and_variables(self):
+        self.ok("let answer = 40;")
+        r = self.ok("answer + 2")
+        self.assertEqual(self.result_text(r), "42")
+        r = self.ok("cp::arange(6)?.reshape([2, 3])?.size()")
+        self.assertEqual(self.result_text(r), "6")
+
+    def test_execute_result_has_transient_and_text(self):
+        r = self.ok("7 * 6")
+        res = r.of("execute_result")[0]["content"]
+        self.assertEqual(res["transient"], {})
+        self.assertEqual(res["data"]["text/plain"], "42")
+        self.assertEqual(r.content["user_expressions"], {})
+
+    def test_compile_error_traceback(self):
+        r = self.run_cell('let n: i32 = "seven";')
+        self.assertEqual(r.content["status"], "error")
+        for key in ("ename", "evalue", "traceback"):
+            self.assertIn(key, r.content)
+        self.assertTrue(r.content["ename"].startswith("CompileError"), r.content["ename"])
+        self.assertEqual(r.types(), ["execute_input", "error"])
+        tb = "\n".join(r.of("error")[0]["content"]["traceback"])
+        self.assertIn('let n: i32 = "seven";', tb)
+        self.assertIn("^", tb)
+
+    def test_panic_keeps_variables(self):
+        self.ok("let kept = 21;")
+        r = self.run_cell('panic!("boom {}", 7);')
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "Panic")
+        self.assertEqual(r.content["evalue"], "boom 7")
+        self.assertEqual(r.types(), ["execute_input", "error"])
+        r = self.ok("kept * 2")
+        self.assertEqual(self.result_text(r), "42")
+
+    def test_queued_cells_after_an_error_are_aborted(self):
+        bad = self.kc.execute('panic!("first fails");')
+        queued = self.kc.execute("1 + 1")
+        r1 = self.collect(bad, CELL_TIMEOUT)
+        r2 = self.collect(queued, CELL_TIMEOUT)
+        self.assertEqual(r1.content["status"], "error")
+        self.assertEqual(r2.content["status"], "aborted")
+        self.assertEqual(self.result_text(self.ok("2 + 2")), "4")
+
+    def test_question_mark_error(self):
+        r = self.run_cell('let v: i64 = "x1".parse()?;')
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "Error")
+        self.assertIn("invalid digit", r.content["evalue"])
+
+    def test_partial_line_streaming(self):
+        code = (
+            'print!("step 1...");\n'
+            "std::thread::sleep(std::time::Duration::from_millis(1500));\n"
+            'println!(" done");'
+        )
+        msg_id = self.kc.execute(code)
+        seen = {}
+
+        def note(msg):
+            if msg["msg_type"] == "stream":
+                t = msg["content"]["text"]
+                if "step 1" in t:
+                    seen.setdefault("partial", time.monotonic())
+                if "done" in t:
+                    seen.setdefault("done", time.monotonic())
+
+        r = self.collect(msg_id, CELL_TIMEOUT, on_output=note)
+        self.assertEqual(r.content["status"], "ok")
+        self.assertEqual(r.stream("stdout"), "step 1... done\n")
+        self.assertIn("partial", seen)
+        # The partial line arrived while the cell was still sleeping.
+        self.assertGreater(seen["done"] - seen["partial"], 1.0)
+
+    def test_stdout_and_stderr_in_order(self):
+        code = (
+            'println!("one");\n'
+            "std::thread::sleep(std::time::Duration::from_millis(50));\n"
+            'eprintln!("two");\n'
+            "std::thread::sleep(std::time::Duration::from_millis(50));\n"
+            'println!("three");'
+        )
+        r = self.ok(code)
+        seq = [(m["content"]["name"], m["content"]["text"]) for m in r.of("stream")]
+        self.assertEqual(seq, [("stdout", "one\n"), ("stderr", "two\n"), ("stdout", "three\n")])
+
+    def test_three_displays_in_one_cell(self):
+        code = (
+            'println!("a");\n'
+            'cuprite_kernel_io::display_html("<i>1</i>", "1");\n'
+            'println!("b");\n'
+            'cuprite_kernel_io::display_html("<i>2</i>", "2");\n'
+            'cuprite_kernel_io::display_text("3");\n'
+            'println!("c");'
+        )
+        r = self.ok(code)
+        kinds = [
+            (m["msg_type"], m["content"].get("text") or m["content"].get("data", {}).get("text/plain"))
+            for _, m in r.outputs
+            if m["msg_type"] in ("stream", "display_data")
+        ]
+        self.assertEqual(
+            kinds,
+            [("stream", "a\n"), ("display_data", "1"), ("stream", "b\n"),
+             ("display_data", "2"), ("display_data", "3"), ("stream", "c\n")],
+        )
+        self.assertEqual(r.of("display_data")[0]["content"]["data"]["text/html"], "<i>1</i>")
+
+    def test_update_display_by_id(self):
+        code = (
+            'let b = cuprite_kernel_io::Bundle::new().text("0%").display_id("progress");\n'
+            "cuprite_kernel_io::display_bundle(&b);\n"
+            'cuprite_kernel_io::update_display(r#"{"text/plain": "100%"}"#, "{}", "progress");'
+        )
+        r = self.ok(code)
+        d = r.of("display_data")[0]["content"]
+        u = r.of("update_display_data")[0]["content"]
+        self.assertEqual(d["transient"]["display_id"], "progress")
+        self.assertEqual(u["transient"]["display_id"], "progress")
+        self.assertEqual(u["data"]["text/plain"], "100%")
+
+    def test_clear_output_wait(self):
+        r = self.ok("cuprite_kernel_io::clear_output(true);")
+        self.assertEqual(r.of("clear_output")[0]["content"], {"wait": True})
+
+    def test_execution_count(self):
+        a = self.ok("1")
+        n = a.content["execution_count"]
+        s = self.ok("2", silent=True)
+        self.assertEqual(s.content["execution_count"], n)
+        self.assertEqual(s.of("execute_input"), [])
+        self.assertEqual(s.of("execute_result"), [])
+        h = self.ok("3", store_history=False)
+        self.assertEqual(h.content["execution_count"], n)
+        b = self.ok("4")
+        self.assertEqual(b.content["execution_count"], n + 1)
+        self.assertEqual(b.of("execute_input")[0]["content"]["execution_count"], n + 1)
+
+    def test_magics(self):
+        r = self.ok("%time 6 * 7")
+        self.assertIn("Wall time:", r.stream("stdout"))
+        self.assertEqual(self.result_text(r), "42")
+        r = self.ok("%%time\nlet timed = 5;\ntimed + 1")
+        self.assertIn("CPU times:", r.stream("stdout"))
+        self.assertEqual(self.result_text(r), "6")
+        r = self.ok("%timeit -n 100 -r 3 (0..100u64).sum::<u64>()")
+        text = r.of("display_data")[0]["content"]["data"]["text/plain"]
+        self.assertIn("per loop", text)
+        self.assertIn("3 runs, 100 loops each", text)
+        r = self.ok("%gpu")
+        self.assertIn("CUDA devices:", r.stream("stdout"))
+        self.assertIn("Default device:", r.stream("stdout"))
+        r = self.ok("%mem")
+        self.assertIn("resident", r.stream("stdout"))
+        r = self.run_cell("%nosuchmagic")
+        self.assertEqual(r.content["ename"], "UsageError")
+
+    def test_quit_is_refused(self):
+        r = self.run_cell(":quit")
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(self.result_text(self.ok("1 + 1")), "2")
+
+    def test_evcxr_commands_pass_through(self):
+        self.ok("let listed_var = 3;")
+        r = self.ok(":vars")
+        data = r.of("execute_result")[0]["content"]["data"]
+        self.assertIn("listed_var", data["text/plain"])
+
+    def test_unknown_request_gets_error_reply(self):
+        msg = self.kc.session.msg("frobnicate_request", {})
+        self.kc.shell_channel.send(msg)
+        r = self.collect(msg["header"]["msg_id"], 10)
+        self.assertEqual(r.reply["msg_type"], "frobnicate_reply")
+        self.assertEqual(r.content["status"], "error")
+
+    def test_comm_to_unknown_target_is_closed(self):
+        comm_id = uuid.uuid4().hex
+        msg = self.kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": "nope", "data": {}})
+        self.kc.shell_channel.send(msg)
+        deadline = time.monotonic() + 10
+        closed = False
+        while time.monotonic() < deadline and not closed:
+            try:
+                m = self.kc.iopub_channel.get_msg(timeout=1)
+            except queue.Empty:
+                continue
+            validate(m)
+            closed = m["msg_type"] == "comm_close" and m["content"]["comm_id"] == comm_id
+        self.assertTrue(closed)
+        info = self.kc.comm_info()
+        reply = self.kc.get_shell_msg(timeout=10)
+        while reply["parent_header"].get("msg_id") != info:
+            reply = self.kc.get_shell_msg(timeout=10)
+        self.assertEqual(reply["content"], {"status": "ok", "comms": {}})
+
+    def test_is_complete_indent(self):
+        self.flush()
+        msg_id = self.kc.is_complete("fn f() {\n    if true {")
+        reply = self.kc.get_shell_msg(timeout=10)
+        validate(reply)
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        self.assertEqual(reply["content"], {"status": "incomplete", "indent": "        "})
+
+    def test_bad_signature_is_dropped(self):
+        marker = f"/tmp/cuprite-bad-signature-{uuid.uuid4().hex}"
+        ctx = zmq.Context.instance()
+        sock = ctx.socket(zmq.DEALER)
+        sock.linger = 0
+        ci = self.km.get_connection_info()
+        sock.connect(f"{ci['transport']}://{ci['ip']}:{ci['shell_port']}")
+        forger = Session(key=b"not-the-kernel-key", username="intruder")
+        content = {"code": f'std::fs::write("{marker}", "ran").unwrap();', "silent": False,
+                   "store_history": True, "user_expressions": {}, "allow_stdin": False,
+                   "stop_on_error": True}
+        forged = forger.send(sock, "execute_request", content)
+        try:
+            # No reply and no status for the forged request.
+            time.sleep(2)
+            self.assertEqual(sock.poll(100), 0)
+            while True:
+                try:
+                    m = self.kc.iopub_channel.get_msg(timeout=0.1)
+                except queue.Empty:
+                    break
+                self.assertNotEqual(m["parent_header"].get("msg_id"), forged["header"]["msg_id"])
+            self.assertFalse(os.path.exists(marker))
+            # The kernel still works.
+            self.assertEqual(self.result_text(self.ok("2 + 2")), "4")
+        finally:
+            sock.close()
+            if os.path.exists(marker):
+                os.remove(marker)
+
+
+class InterruptAndCrashTests(KernelCase):
+    def interrupt_when_started(self, code):
+        msg_id = self.kc.execute(code)
+        started = {}
+
+        def note(msg):
+            if msg["msg_type"] == "stream" and "started" in msg["content"].get("text", ""):
+                if "t" not in started:
+                    started["t"] = time.monotonic()
+                    self.km.interrupt_kernel()
+
+        return self.collect(msg_id, CELL_TIMEOUT, on_output=note), started
+
+    def test_cooperative_interrupt_keeps_variables(self):
+        self.ok("let survivor = 41;")
+        code = (
+            'println!("started");\n'
+            "while !cuprite_kernel_io::interrupted() {\n"
+            "    std::thread::sleep(std::time::Duration::from_millis(10));\n"
+            "}\n"
+            'println!("stopped cleanly");'
+        )
+        r, started = self.interrupt_when_started(code)
+        self.assertIn("t", started)
+        self.assertEqual(r.content["status"], "ok", r.content)
+        self.assertIn("stopped cleanly", r.stream("stdout"))
+        self.assertEqual(self.result_text(self.ok("survivor + 1")), "42")
+
+    def test_interrupt_infinite_loop(self):
+        r, started = self.interrupt_when_started('println!("started");\nloop {}')
+        self.assertIn("t", started)
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertIn("variables were lost", r.content["evalue"])
+        self.assertEqual(self.result_text(self.ok("1 + 1")), "2")
+
+    def test_interrupt_long_computation(self):
+        code = (
+            'println!("started");\n'
+            "let mut acc = 0u64;\n"
+            "for i in 0..u64::MAX { acc = std::hint::black_box(acc.wrapping_add(i)); }\n"
+            "acc"
+        )
+        r, started = self.interrupt_when_started(code)
+        self.assertIn("t", started)
+        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertLess(r.outputs[-1][0] - started["t"], 15)
+        self.assertEqual(self.result_text(self.ok("3 + 3")), "6")
+
+    def test_interrupt_during_compilation_keeps_the_session(self):
+        self.ok("let before_compile = 7;")
+        # Constant evaluation keeps rustc busy for a long time.
+        code = (
+            "const SLOW: u64 = { let mut i = 0u64; let mut s = 0u64;\n"
+            "    while i < 3_000_000_000 { s = s.wrapping_add(i ^ (s >> 3)); i += 1; } s };\n"
+            "SLOW"
+        )
+        msg_id = self.kc.execute(code)
+        time.sleep(4)
+        t = time.monotonic()
+        self.km.interrupt_kernel()
+        r = self.collect(msg_id, CELL_TIMEOUT)
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertIn("Compilation was cancelled", r.content["evalue"])
+        self.assertLess(time.monotonic() - t, 10)
+        self.assertEqual(self.result_text(self.ok("before_compile * 6")), "42")
+
+    def test_crash_restarts_the_cell_process(self):
+        self.ok("let doomed = 1;")
+        r = self.run_cell("std::process::abort();")
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "SessionRestarted")
+        self.assertIn("variables were lost", r.content["evalue"])
+        self.assertEqual(self.result_text(self.ok("5 + 5")), "10")
+        # Output capture works again in the new cell process.
+        self.assertEqual(self.ok('print!("again")').stream("stdout"), "again")
+        r = self.run_cell("doomed")
+        self.assertEqual(r.content["status"], "error")
+
+
+class LifecycleTests(unittest.TestCase):
+    def test_kernel_info_at_once_then_restart_and_shutdown(self):
+        km = KernelManager(kernel_name=KERNEL_NAME)
+        t0 = time.monotonic()
+        km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=60)
+            self.assertLess(time.monotonic() - t0, 20)
+            msg_id = kc.execute("std::process::id()")
+            pid = None
+            while pid is None:
+                m = kc.get_iopub_msg(timeout=WARMUP_TIMEOUT)
+                if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "execute_result":
+                    pid = int(m["content"]["data"]["text/plain"])
+            self.assertTrue(os.path.exists(f"/proc/{pid}"))
+
+            km.restart_kernel(now=False)
+            kc.wait_for_ready(timeout=60)
+            reply = kc.execute_interactive("2 * 21", timeout=WARMUP_TIMEOUT, output_hook=lambda m: None)
+            self.assertEqual(reply["content"]["status"], "ok")
+            deadline = time.monotonic() + 10
+            while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.assertFalse(os.path.exists(f"/proc/{pid}"), "the old cell process outlived its kernel")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=False)
+        self.assertFalse(km.is_alive())
+
+
+if __name__ == "__main__":
+    unittest.main()
