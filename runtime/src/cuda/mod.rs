@@ -5,6 +5,7 @@
 pub(crate) mod argreduce;
 pub(crate) mod compile;
 pub(crate) mod elementwise;
+pub(crate) mod gather;
 pub(crate) mod helpers;
 pub(crate) mod launch;
 pub mod libs;

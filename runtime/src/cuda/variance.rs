@@ -187,4 +187,41 @@ mod tests {
             "(in0 - in1) * (in0 - in1)"
         );
     }
+
+    /// The expressions in the context the reduction and map kernels give
+    /// them (`acc`, `count`, `in0`, `in1`), for an NVRTC compile check.
+    #[test]
+    fn expressions_compile_in_context() {
+        for dt in DType::ALL {
+            let m = mean_spec("var", dt);
+            let v = sum_spec("std", dt, 1, true);
+            let k = deviation_kernel(dt);
+            let mut src = String::from(super::super::compile::PRELUDE);
+            src.push_str(&k.support);
+            src.push_str(&format!(
+                "extern \"C\" __global__ void f({m_acc}* mean, {r}* dev, {o}* out, const {m_acc}* x, long long count) {{\n",
+                m_acc = ctype(m.acc),
+                r = ctype(v.acc),
+                o = ctype(v.result)
+            ));
+            src.push_str(&format!(
+                "  {{ {a} a = x[0], b = x[1]; {a} acc = {}; mean[0] = {}; }}\n",
+                m.combine,
+                m.post,
+                a = ctype(m.acc)
+            ));
+            src.push_str(&format!(
+                "  {{ const {a} in0 = x[0], in1 = mean[0]; dev[0] = {}; }}\n",
+                k.expr,
+                a = ctype(m.acc)
+            ));
+            src.push_str(&format!(
+                "  {{ {r} a = dev[0], b = dev[1]; {r} acc = {}; out[0] = {}; }}\n}}\n",
+                v.combine,
+                v.post,
+                r = ctype(v.acc)
+            ));
+            super::super::helpers::dump_source(&format!("var_{}", dt.name()), &src);
+        }
+    }
 }
