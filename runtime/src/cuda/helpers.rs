@@ -7,12 +7,10 @@ use std::fmt::Write;
 use std::hash::{Hash, Hasher};
 
 use super::compile::Function;
-use super::elementwise::new_array;
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
 use super::DriverResultExt;
 use crate::array::Array;
-use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -156,11 +154,6 @@ pub(crate) fn unravel(idx: &str, off: &str, d: Dims) -> String {
             s
         }
     }
-}
-
-/// A new C-contiguous scratch array on the device of `like`.
-pub(crate) fn scratch(op: &'static str, like: &Array, dtype: DType, n: usize) -> Result<Array> {
-    new_array(op, ordinal(op, like)?, dtype, &[n])
 }
 
 /// Sets `bytes` bytes at `dptr` to `byte` on the current stream.

@@ -14,6 +14,7 @@ pub(crate) mod reduce;
 pub(crate) mod reduce_spec;
 pub(crate) mod scan;
 pub(crate) mod session;
+pub(crate) mod sort;
 pub mod stream;
 pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
