@@ -233,7 +233,7 @@ on_every_device!(scans_of_many_tiles_and_chunks, |_dev| {
     let want: Vec<i64> = (0..5000 * 40).map(|k| (k / 40 + 1) as i64).collect();
     assert_exact(&c.cumsum(Some(0))?, &[5000, 40], &want);
     // Along axis 1 of (50, 20000): several tiles per row.
-    let vals: Vec<i32> = (0..50 * 20_000).map(|k| (k % 101) as i32 - 50).collect();
+    let vals: Vec<i32> = (0..50 * 20_000).map(|k: i32| k % 101 - 50).collect();
     let mut want = Vec::with_capacity(vals.len());
     for row in vals.chunks(20_000) {
         let mut acc = 0i64;
