@@ -987,6 +987,16 @@ impl Array {
 /// Writes an operand into every element of `dst` (broadcast, unsafe cast).
 fn write_operand(op: &'static str, dst: &Array, value: &Operand<'_>) -> Result<()> {
     dst.device().check_available(op)?;
+    if dst.device().is_cuda() {
+        let src = assignment_array(op, dst, dst.shape(), value)?;
+        // The copy kernel needs inputs that do not overlap its output.
+        let src = if src.shares_memory(dst) {
+            src.copy()?
+        } else {
+            src
+        };
+        return crate::cuda::elementwise::copy_cast(&src, dst);
+    }
     crate::with_dtype!(dst.dtype(), T => {
         let values = assignment_values::<T>(op, dst, dst.shape(), value)?;
         dst.scatter::<T>(&values);
