@@ -453,7 +453,7 @@ on_every_device!(gathers_and_scatters_of_long_inputs, |_dev| {
         .collect();
     assert_exact(&b, &[n], &want);
     // put with repeated targets: the last index naming a target wins, for
-    // 20000 indices (claimed with a scratch word) and for 3000 (pairwise).
+    // 20000 indices (stably sorted by target) and for 3000 (pairwise).
     for k in [20_000usize, 3000] {
         let size = 50_000usize;
         let pidx: Vec<i64> = lcg(k, size as u64, 4)

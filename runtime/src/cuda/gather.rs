@@ -26,7 +26,7 @@ use crate::index::IndexMode;
 
 const THREADS: usize = 256;
 /// Up to this many indices, `put` finds repeated targets by comparing each
-/// index with the later ones; more use a scratch word per element.
+/// index with the later ones; more sort their targets.
 const PUT_PAIRWISE_MAX: usize = 4096;
 
 fn cfg(s: &DeviceSession, n: usize) -> LaunchConfig {
@@ -470,6 +470,8 @@ struct PutSpec {
     dt: DType,
     idx_dt: DType,
     mode: IndexMode,
+    /// The dtype of resolved targets (uint32 or int64, by the array's size).
+    tgt_dt: DType,
     dims: Dims,
     geo_len: usize,
 }
@@ -477,7 +479,10 @@ struct PutSpec {
 /// `a.flat[idx[k]] = vals[k % len]` for every k; `idx` is contiguous and
 /// already checked, `vals` is a non-empty contiguous array of `a`'s dtype
 /// that shares no memory with `a`. A target named several times keeps the
-/// value of its last index.
+/// value of its last index: up to `PUT_PAIRWISE_MAX` indices each compares
+/// its target with the later ones; more are resolved into targets and
+/// stably argsorted by target, and the last of each run of equal targets
+/// writes.
 pub(crate) fn put(
     op: &'static str,
     a: &Array,
@@ -499,44 +504,65 @@ pub(crate) fn put(
     let (sh, st) = merged(a.shape(), a.strides());
     too_many_dims(op, sh.len())?;
     let mut geo = Geo::new();
+    let dims = geo.dims(&sh, &st);
     let spec = PutSpec {
         dt: a.dtype(),
         idx_dt: idx.dtype(),
         mode,
-        dims: geo.dims(&sh, &st),
+        tgt_dt: if n <= u32::MAX as usize {
+            DType::UInt32
+        } else {
+            DType::Int64
+        },
+        dims,
         geo_len: geo.len(),
     };
     let src = || put_source(&spec);
-    // Large index sets claim each target for their last index first.
-    let win = if k > PUT_PAIRWISE_MAX {
-        let w = new_array(op, s.info.ordinal, DType::UInt64, &[n])?;
-        memset(s, op, ptr(op, &w)?, 0, n * 8)?;
-        let f = kernel(s, key(("put", &spec)), op, "cuprite_put_claim", src)?;
+    if k <= PUT_PAIRWISE_MAX {
+        let f = kernel(s, key(("put", &spec)), op, "cuprite_put", src)?;
         let mut args = KernelArgs::new();
+        args.push(ptr(op, a)?);
+        args.push(ptr(op, vals)?);
         args.push(ptr(op, &idx)?);
+        args.push_bytes(&geo.bytes(), 8);
         args.push(k as i64);
+        args.push(vals.size() as i64);
         args.push(n as i64);
-        args.push(ptr(op, &w)?);
-        launch(s, op, f, cfg(s, k), &current_stream(), &mut args)?;
-        Some(w)
-    } else {
-        None
-    };
-    let f = kernel(s, key(("put-write", &spec)), op, "cuprite_put", || {
-        put_source(&spec)
+        return launch(s, op, f, cfg(s, k), &current_stream(), &mut args);
+    }
+    let targets = new_array(op, s.info.ordinal, spec.tgt_dt, &[k])?;
+    let f = kernel(
+        s,
+        key(("put-targets", &spec)),
+        op,
+        "cuprite_put_targets",
+        src,
+    )?;
+    let mut args = KernelArgs::new();
+    args.push(ptr(op, &idx)?);
+    args.push(k as i64);
+    args.push(n as i64);
+    args.push(ptr(op, &targets)?);
+    launch(s, op, f, cfg(s, k), &current_stream(), &mut args)?;
+    let order = super::sort::sort(&targets, 0, true)?.ok_or_else(|| Error::Cuda {
+        op: op.into(),
+        detail: "the targets of put could not be sorted on the GPU".into(),
     })?;
+    let f = kernel(
+        s,
+        key(("put-sorted", &spec)),
+        op,
+        "cuprite_put_sorted",
+        || put_source(&spec),
+    )?;
     let mut args = KernelArgs::new();
     args.push(ptr(op, a)?);
     args.push(ptr(op, vals)?);
-    args.push(ptr(op, &idx)?);
+    args.push(ptr(op, &order)?);
+    args.push(ptr(op, &targets)?);
     args.push_bytes(&geo.bytes(), 8);
     args.push(k as i64);
     args.push(vals.size() as i64);
-    args.push(n as i64);
-    args.push(match &win {
-        Some(w) => ptr(op, w)?,
-        None => 0u64,
-    });
     launch(s, op, f, cfg(s, k), &current_stream(), &mut args)
 }
 
@@ -544,6 +570,7 @@ fn put_source(spec: &PutSpec) -> String {
     let mut s = String::from(PRELUDE);
     let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
     let _ = writeln!(s, "typedef {} idx_t;", ctype(spec.idx_dt));
+    let _ = writeln!(s, "typedef {} tgt_t;", ctype(spec.tgt_dt));
     s.push_str(&Geo::decl(spec.geo_len));
     s.push_str(resolve_fn(spec.mode));
     let _ = writeln!(
@@ -551,38 +578,49 @@ fn put_source(spec: &PutSpec) -> String {
         "__device__ __forceinline__ long long target(const idx_t* idx, long long k, long long n) {{ long long j = resolve({}, n); return (j < 0 || j >= n) ? -1 : j; }}",
         index_expr(spec.idx_dt, "idx[k]")
     );
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_claim(const idx_t* __restrict__ idx, long long k_n, long long n, unsigned long long* win) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
-    );
-    let _ = writeln!(s, "  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < k_n; k += stride) {{");
-    let _ = writeln!(s, "    const long long j = target(idx, k, n);");
-    let _ = writeln!(
-        s,
-        "    if (j >= 0) atomicMax(&win[j], (unsigned long long)(k + 1));"
-    );
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put(T* a, const T* __restrict__ vals, const idx_t* __restrict__ idx, Geo g, long long k_n, long long len, long long n, const unsigned long long* __restrict__ win) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
-    );
-    let _ = writeln!(s, "  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < k_n; k += stride) {{");
+    let grid_loop = |s: &mut String, var: &str| {
+        let _ = writeln!(
+            s,
+            "  const long long stride = (long long)gridDim.x * blockDim.x;"
+        );
+        let _ = writeln!(s, "  for (long long {var} = (long long)blockIdx.x * blockDim.x + threadIdx.x; {var} < k_n; {var} += stride) {{");
+    };
+    let store = |s: &mut String| {
+        let _ = writeln!(s, "    long long off = 0;");
+        s.push_str(&unravel("j", "off", spec.dims));
+        let _ = writeln!(s, "    a[off] = vals[k % len];");
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "}}");
+    };
+    // Few indices: each writes unless a later index names the same target.
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put(T* a, const T* __restrict__ vals, const idx_t* __restrict__ idx, Geo g, long long k_n, long long len, long long n) {{");
+    grid_loop(&mut s, "k");
     let _ = writeln!(s, "    const long long j = target(idx, k, n);");
     let _ = writeln!(s, "    if (j < 0) continue;");
-    // The last index naming a target writes it.
+    let _ = writeln!(s, "    bool later = false;");
     let _ = writeln!(
         s,
-        "    if (win != 0) {{ if (win[j] != (unsigned long long)(k + 1)) continue; }}"
+        "    for (long long k2 = k + 1; k2 < k_n && !later; ++k2) later = target(idx, k2, n) == j;"
     );
-    let _ = writeln!(s, "    else {{ bool later = false; for (long long k2 = k + 1; k2 < k_n; ++k2) if (target(idx, k2, n) == j) {{ later = true; break; }} if (later) continue; }}");
-    let _ = writeln!(s, "    long long off = 0;");
-    s.push_str(&unravel("j", "off", spec.dims));
-    let _ = writeln!(s, "    a[off] = vals[k % len];");
+    let _ = writeln!(s, "    if (later) continue;");
+    store(&mut s);
+    // Many indices: resolved targets (in range after the checks), stably
+    // argsorted by the caller; the last of each run of equal targets writes.
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_targets(const idx_t* __restrict__ idx, long long k_n, long long n, tgt_t* __restrict__ targets) {{");
+    grid_loop(&mut s, "k");
+    let _ = writeln!(s, "    const long long j = target(idx, k, n);");
+    let _ = writeln!(s, "    targets[k] = (tgt_t)(j < 0 ? 0 : j);");
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_sorted(T* a, const T* __restrict__ vals, const long long* __restrict__ order, const tgt_t* __restrict__ targets, Geo g, long long k_n, long long len) {{");
+    grid_loop(&mut s, "q");
+    let _ = writeln!(s, "    const long long k = order[q];");
+    let _ = writeln!(s, "    const long long j = (long long)targets[k];");
+    let _ = writeln!(
+        s,
+        "    if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;"
+    );
+    store(&mut s);
     s
 }
 
@@ -756,18 +794,26 @@ mod tests {
     fn put_sources_keep_the_last_value() {
         let mut g = Geo::new();
         let d = g.dims(&[3, 4], &[1, 3]);
-        let spec = PutSpec {
-            dt: DType::BFloat16,
-            idx_dt: DType::Int32,
-            mode: IndexMode::Wrap,
-            dims: d,
-            geo_len: g.len(),
-        };
-        let src = put_source(&spec);
-        assert!(src.contains("atomicMax(&win[j], (unsigned long long)(k + 1));"));
-        assert!(src.contains("if (target(idx, k2, n) == j)"));
-        assert!(src.contains("a[off] = vals[k % len];"));
-        dump_source("put_bf16_i32", &src);
+        for (dt, tgt) in [
+            (DType::BFloat16, DType::UInt32),
+            (DType::Complex128, DType::Int64),
+        ] {
+            let spec = PutSpec {
+                dt,
+                idx_dt: DType::Int32,
+                mode: IndexMode::Wrap,
+                tgt_dt: tgt,
+                dims: d,
+                geo_len: g.len(),
+            };
+            let src = put_source(&spec);
+            assert!(src.contains("later = target(idx, k2, n) == j;"));
+            assert!(
+                src.contains("if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;")
+            );
+            assert!(src.contains("a[off] = vals[k % len];"));
+            dump_source(&format!("put_{}_{}", dt.name(), tgt.name()), &src);
+        }
     }
 
     #[test]
