@@ -26,8 +26,8 @@
 //! - Out-of-bounds integer indices are an [`Error::IndexOutOfBounds`] in
 //!   every operation here: `get`, `at`, `slice`, [`take`], [`put`] in
 //!   [`IndexMode::Raise`]. CuPy's `take` (and fancy indexing) wraps such
-//!   indices silently on the GPU; Cuprite's CUDA backend will check and
-//!   raise as well. Use [`IndexMode::Wrap`] or [`IndexMode::Clip`] to ask
+//!   indices silently on the GPU; Cuprite's CUDA backend checks them on
+//!   the device (one word read back) and raises as well. Use [`IndexMode::Wrap`] or [`IndexMode::Clip`] to ask
 //!   for wrapping or clipping explicitly.
 //! - [`put`] checks every index before writing anything, so a failed call
 //!   leaves the array unchanged (NumPy may have written part of it).
@@ -664,7 +664,7 @@ fn assignment_array(
 }
 
 // ---------------------------------------------------------------------------
-// Element loops (CPU); a CUDA backend adds its kernels next to these
+// Element loops (CPU); the CUDA kernels are in cuda/gather.rs
 // ---------------------------------------------------------------------------
 
 /// Buffer positions of the first element of every block of `a` split after
