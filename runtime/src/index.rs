@@ -27,8 +27,9 @@
 //!   every operation here: `get`, `at`, `slice`, [`take`], [`put`] in
 //!   [`IndexMode::Raise`]. CuPy's `take` (and fancy indexing) wraps such
 //!   indices silently on the GPU; Cuprite's CUDA backend checks them on
-//!   the device (one word read back) and raises as well. Use [`IndexMode::Wrap`] or [`IndexMode::Clip`] to ask
-//!   for wrapping or clipping explicitly.
+//!   the device (one word read back) and raises as well. Use
+//!   [`IndexMode::Wrap`] or [`IndexMode::Clip`] to ask for wrapping or
+//!   clipping explicitly.
 //! - [`put`] checks every index before writing anything, so a failed call
 //!   leaves the array unchanged (NumPy may have written part of it).
 //! - Boolean masks must be `bool` arrays ([`Array::mask`]); integer index
