@@ -26,9 +26,10 @@
 //! - Out-of-bounds integer indices are an [`Error::IndexOutOfBounds`] in
 //!   every operation here: `get`, `at`, `slice`, [`take`], [`put`] in
 //!   [`IndexMode::Raise`]. CuPy's `take` (and fancy indexing) wraps such
-//!   indices silently on the GPU; Cuprite's CUDA backend will check and
-//!   raise as well. Use [`IndexMode::Wrap`] or [`IndexMode::Clip`] to ask
-//!   for wrapping or clipping explicitly.
+//!   indices silently on the GPU; Cuprite's CUDA backend checks them on
+//!   the device (one word read back) and raises as well. Use
+//!   [`IndexMode::Wrap`] or [`IndexMode::Clip`] to ask for wrapping or
+//!   clipping explicitly.
 //! - [`put`] checks every index before writing anything, so a failed call
 //!   leaves the array unchanged (NumPy may have written part of it).
 //! - Boolean masks must be `bool` arrays ([`Array::mask`]); integer index
@@ -518,14 +519,7 @@ fn flat_position(layout: &Layout, mut k: usize) -> usize {
 /// uint64 values beyond `i64::MAX` saturate (they are out of range anyway).
 fn index_values(op: &'static str, idx: &Array) -> Result<Vec<i64>> {
     let dt = idx.dtype();
-    if !(dt.is_integer() || dt.is_bool()) {
-        return Err(Error::DType {
-            op,
-            detail: format!(
-                "index arrays must have an integer (or bool) dtype, got {dt}; convert with .astype(cp::int64) if truncation is intended"
-            ),
-        });
-    }
+    check_index_dtype(op, idx)?;
     idx.device().check_available(op)?;
     if dt == DType::UInt64 {
         return Ok(idx
@@ -535,6 +529,43 @@ fn index_values(op: &'static str, idx: &Array) -> Result<Vec<i64>> {
             .collect());
     }
     Ok(idx.gather_as::<i64>())
+}
+
+/// Fails unless `idx` has an integer (or bool) dtype.
+fn check_index_dtype(op: &'static str, idx: &Array) -> Result<()> {
+    let dt = idx.dtype();
+    if !(dt.is_integer() || dt.is_bool()) {
+        return Err(Error::DType {
+            op,
+            detail: format!(
+                "index arrays must have an integer (or bool) dtype, got {dt}; convert with .astype(cp::int64) if truncation is intended"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// An operand as an input of a GPU kernel computing in `dtype`: arrays as
+/// they are (the kernel converts them), scalars by value (a Rust integer
+/// must fit `dtype`, as `Operand::to_array` requires).
+fn map_input<'a>(
+    op: &'static str,
+    o: &'a Operand<'_>,
+    dtype: DType,
+) -> Result<crate::cuda::elementwise::MapInput<'a>> {
+    use crate::cuda::elementwise::MapInput;
+    match o {
+        Operand::Array(a) => Ok(MapInput::Array(a)),
+        Operand::Scalar(s) => {
+            if dtype.is_integer() && !s.fits(dtype) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("the Rust integer {s} does not fit in {dtype}"),
+                });
+            }
+            Ok(MapInput::Scalar(*s, dtype))
+        }
+    }
 }
 
 /// Resolves index values against an axis of extent `n` under `mode`.
@@ -602,6 +633,17 @@ fn assignment_values<T: Element>(
     shape: &[usize],
     value: &Operand<'_>,
 ) -> Result<Vec<T>> {
+    Ok(assignment_array(op, dst, shape, value)?.gather_as::<T>())
+}
+
+/// `value` as an array on `dst`'s device viewed with `shape` (broadcast;
+/// leading extent-1 axes beyond `shape`'s rank dropped), not yet cast.
+fn assignment_array(
+    op: &'static str,
+    dst: &Array,
+    shape: &[usize],
+    value: &Operand<'_>,
+) -> Result<Array> {
     let device = common_device(
         op,
         &[&Operand::Array(std::borrow::Cow::Borrowed(dst)), value],
@@ -619,11 +661,11 @@ fn assignment_values<T: Element>(
         op,
         shapes: vec![src.shape().to_vec(), shape.to_vec()],
     })?;
-    Ok(src.with_layout(layout).gather_as::<T>())
+    Ok(src.with_layout(layout))
 }
 
 // ---------------------------------------------------------------------------
-// Element loops (CPU); a CUDA backend adds its kernels next to these
+// Element loops (CPU); the CUDA kernels are in cuda/gather.rs
 // ---------------------------------------------------------------------------
 
 /// Buffer positions of the first element of every block of `a` split after
@@ -835,6 +877,10 @@ impl Array {
     pub fn mask(&self, mask: impl IntoArray) -> Result<Array> {
         let op = "mask";
         let m = array_on(mask, self.device())?;
+        if self.device().is_cuda() {
+            self.check_mask(op, &m)?;
+            return crate::cuda::gather::mask(op, self, &m);
+        }
         let (mvals, count) = self.mask_values(op, &m)?;
         let mut shape = vec![count];
         shape.extend_from_slice(&self.shape()[m.ndim()..]);
@@ -852,6 +898,17 @@ impl Array {
     ) -> Result<()> {
         let op = "mask_assign";
         let m = array_on(mask, self.device())?;
+        if self.device().is_cuda() {
+            self.check_mask(op, &m)?;
+            let value = value.into_operand();
+            let trailing = self.shape()[m.ndim()..].to_vec();
+            let dst: &Array = self;
+            return crate::cuda::gather::mask_assign(op, dst, &m, |count| {
+                let mut shape = vec![count];
+                shape.extend_from_slice(&trailing);
+                assignment_array(op, dst, &shape, &value)
+            });
+        }
         let (mvals, count) = self.mask_values(op, &m)?;
         let lead = m.ndim();
         let mut shape = vec![count];
@@ -867,6 +924,14 @@ impl Array {
     /// The mask's values (C order) after checking its dtype, shape and
     /// device against `self`, and how many are true.
     fn mask_values(&self, op: &'static str, m: &Array) -> Result<(Vec<bool>, usize)> {
+        self.check_mask(op, m)?;
+        let vals = m.gather::<bool>();
+        let count = vals.iter().filter(|&&b| b).count();
+        Ok((vals, count))
+    }
+
+    /// Checks a mask's dtype, shape and device against `self`.
+    fn check_mask(&self, op: &'static str, m: &Array) -> Result<()> {
         if m.dtype() != DType::Bool {
             return Err(Error::DType {
                 op,
@@ -901,9 +966,7 @@ impl Array {
                 ),
             });
         }
-        let vals = m.gather::<bool>();
-        let count = vals.iter().filter(|&&b| b).count();
-        Ok((vals, count))
+        Ok(())
     }
 
     /// Multi-indices of the non-zero elements, one int64 array per axis (see [`nonzero`]).
@@ -925,6 +988,16 @@ impl Array {
 /// Writes an operand into every element of `dst` (broadcast, unsafe cast).
 fn write_operand(op: &'static str, dst: &Array, value: &Operand<'_>) -> Result<()> {
     dst.device().check_available(op)?;
+    if dst.device().is_cuda() {
+        let src = assignment_array(op, dst, dst.shape(), value)?;
+        // The copy kernel needs inputs that do not overlap its output.
+        let src = if src.shares_memory(dst) {
+            src.copy()?
+        } else {
+            src
+        };
+        return crate::cuda::elementwise::copy_cast(&src, dst);
+    }
     crate::with_dtype!(dst.dtype(), T => {
         let values = assignment_values::<T>(op, dst, dst.shape(), value)?;
         dst.scatter::<T>(&values);
@@ -965,6 +1038,18 @@ fn take_impl(
     let idx = array_on(indices, a.device())?;
     same_device(op, a, &idx)?;
     a.device().check_available(op)?;
+    if a.device().is_cuda() {
+        check_index_dtype(op, &idx)?;
+        let (src, ax) = match axis {
+            None => (a.reshape([-1])?, 0),
+            Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
+        };
+        let mut shape = src.shape()[..ax].to_vec();
+        shape.extend_from_slice(idx.shape());
+        shape.extend_from_slice(&src.shape()[ax + 1..]);
+        // Bounds are checked before the size of the result, as on the CPU.
+        return crate::cuda::gather::take(op, &src, ax, &idx, mode, &shape);
+    }
     let values = index_values(op, &idx)?;
     let (src, ax) = match axis {
         None => (a.reshape([-1])?, 0),
@@ -996,6 +1081,23 @@ pub fn put<'a>(
     let idx = array_on(indices, a.device())?;
     same_device(op, a, &idx)?;
     a.device().check_available(op)?;
+    if a.device().is_cuda() {
+        check_index_dtype(op, &idx)?;
+        let idx = idx.ascontiguousarray()?;
+        crate::cuda::gather::check_indices(op, &idx, 0, a.size(), mode)?;
+        let values = values.into_operand();
+        let device = common_device(
+            op,
+            &[&Operand::Array(std::borrow::Cow::Borrowed(&*a)), &values],
+        )?;
+        let varr = values.to_array(op, a.dtype(), device)?;
+        if varr.size() == 0 {
+            return Ok(());
+        }
+        // A fresh C-contiguous copy in a's dtype (never sharing a's memory).
+        let vals = varr.astype(a.dtype())?;
+        return crate::cuda::gather::put(op, a, &idx, &vals, mode);
+    }
     let raw = index_values(op, &idx)?;
     let resolved = resolve_indices(op, &raw, 0, a.size(), mode)?;
     let values = values.into_operand();
@@ -1025,6 +1127,9 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
         });
     }
     a.device().check_available(op)?;
+    if a.device().is_cuda() && a.ndim() <= crate::cuda::elementwise::MAX_DIMS {
+        return crate::cuda::gather::nonzero(op, a);
+    }
     let coords = crate::with_dtype!(a.dtype(), T => nonzero_cpu::<T>(a));
     coords
         .into_iter()
@@ -1063,6 +1168,11 @@ pub fn where_<'a, 'b>(
     let dtype = result_type(&[x.type_operand(), y.type_operand()])?;
     let shape = broadcast_shapes(op, &[cond.shape(), x.shape(), y.shape()])?;
     checked_size(op, &shape)?;
+    if device.is_cuda() {
+        let xi = map_input(op, &x, dtype)?;
+        let yi = map_input(op, &y, dtype)?;
+        return crate::cuda::gather::where_(&cond, xi, yi, dtype, &shape);
+    }
     let xa = x.to_array(op, dtype, device)?;
     let ya = y.to_array(op, dtype, device)?;
     let view = |a: &Array| -> Result<Array> {

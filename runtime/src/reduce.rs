@@ -1280,6 +1280,11 @@ fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
     }
     if let Device::Cuda(ordinal) = x.device() {
         let axes: Vec<usize> = (0..x.ndim()).filter(|&a| mask[a]).collect();
+        if let Op::Var(ddof) | Op::Std(ddof) = op {
+            let sqrt = matches!(op, Op::Std(_));
+            let out = crate::cuda::variance::var(x, &axes, ddof, sqrt)?;
+            return out.reshape(plan.out_shape.as_slice());
+        }
         if let Some(spec) = crate::cuda::reduce_spec::spec(name, x.dtype()) {
             let kept: Vec<usize> = (0..x.ndim())
                 .filter(|a| !mask[*a])
@@ -1316,9 +1321,6 @@ fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
 fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Result<Array> {
     let name = if max { "argmax" } else { "argmin" };
     x.device().check_available(name)?;
-    if x.device().is_cuda() {
-        return on_host(x, |h| arg_reduce(h, max, axis, keepdims));
-    }
     let empty = || Error::EmptyReduction {
         op: name,
         shape: x.shape().to_vec(),
@@ -1326,6 +1328,10 @@ fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Resu
     let Some(axis) = axis else {
         if x.size() == 0 {
             return Err(empty());
+        }
+        if x.device().is_cuda() {
+            let shape = if keepdims { vec![1; x.ndim()] } else { vec![] };
+            return crate::cuda::argreduce::arg_reduce(x, max, None, &shape);
         }
         let i = crate::with_dtype!(x.dtype(), T => if max {
             arg_flat_cpu::<T, true>(x)
@@ -1345,6 +1351,9 @@ fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Resu
     } else {
         out_shape.remove(axis);
     }
+    if x.device().is_cuda() {
+        return crate::cuda::argreduce::arg_reduce(x, max, Some(axis), &out_shape);
+    }
     Ok(crate::with_dtype!(x.dtype(), T => if max {
         arg_axis_cpu::<T, true>(x, axis, &out_shape)
     } else {
@@ -1356,12 +1365,12 @@ fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Resu
 fn scan(x: &Array, prod: bool, axis: Option<isize>) -> Result<Array> {
     let name = if prod { "cumprod" } else { "cumsum" };
     x.device().check_available(name)?;
-    if x.device().is_cuda() {
-        return on_host(x, |h| scan(h, prod, axis));
-    }
     let axis = axis
         .map(|a| normalize_axis(name, a, x.ndim()))
         .transpose()?;
+    if x.device().is_cuda() {
+        return crate::cuda::scan::scan(x, prod, axis);
+    }
     Ok(crate::with_dtype!(x.dtype(), T => if prod {
         scan_cpu::<T, true>(x, axis)
     } else {

@@ -26,6 +26,10 @@ pub fn sort(x: &Array, axis: isize) -> Result<Array> {
     x.device().check_available("sort")?;
     let axis = normalize_axis("sort", axis, x.ndim())?;
     if x.device().is_cuda() {
+        if let Some(r) = crate::cuda::sort::sort(x, axis, false)? {
+            return Ok(r);
+        }
+        // Complex values sort on the host.
         return crate::reduce::on_host(x, |h| sort(h, axis as isize));
     }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis)))
@@ -37,6 +41,10 @@ pub fn argsort(x: &Array, axis: isize) -> Result<Array> {
     x.device().check_available("argsort")?;
     let axis = normalize_axis("argsort", axis, x.ndim())?;
     if x.device().is_cuda() {
+        if let Some(r) = crate::cuda::sort::sort(x, axis, true)? {
+            return Ok(r);
+        }
+        // Complex values sort on the host.
         return crate::reduce::on_host(x, |h| argsort(h, axis as isize));
     }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis)))

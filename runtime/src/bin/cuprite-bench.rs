@@ -210,6 +210,9 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
     b.case("max_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
         x.max().map(drop)
     })?;
+    b.case("argmax_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
+        x.argmax().map(drop)
+    })?;
     let m = x.reshape([8192, 8192])?;
     b.case(
         "sum_axis0_8192sq",
@@ -227,6 +230,16 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         3,
         || m.sum_axis(1).map(drop),
     )?;
+    b.case("normalize_cols_8192sq", Some(8.0 * n as f64), None, 20, 3, || {
+        let centred = cp::subtract(&m, &m.mean_axis(0)?)?;
+        cp::divide(&centred, &m.std_axis(0, 0)?).map(drop)
+    })?;
+    b.case("cumsum_f32_16M", Some(8.0 * (1 << 24) as f64), None, 20, 3, || {
+        xs.cumsum(None).map(drop)
+    })?;
+    b.case("sort_f32_16M", Some(8.0 * (1 << 24) as f64), None, 20, 3, || {
+        xs.sort_axis(-1).map(drop)
+    })?;
     let small = cp::arange(1000)?.astype(cp::f32)?;
     b.case("100_small_adds_latency", None, None, 20, 3, || {
         let mut a = small.clone();
@@ -234,6 +247,26 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
             a = cp::add(&a, 1.0)?;
         }
         drop(a);
+        Ok(())
+    })?;
+    // Where the host time of a small operation goes (not CuPy cases).
+    let mut small_out = cp::empty_like(&small)?;
+    b.case("latency_fill_x100", None, None, 20, 3, || {
+        for _ in 0..100 {
+            small_out.fill(1.0)?;
+        }
+        Ok(())
+    })?;
+    b.case("latency_add_out_x100", None, None, 20, 3, || {
+        for _ in 0..100 {
+            cp::add_out(&small, 1.0, &mut small_out)?;
+        }
+        Ok(())
+    })?;
+    b.case("latency_empty_x100", None, None, 20, 3, || {
+        for _ in 0..100 {
+            drop(cp::empty([1000], cp::f32)?);
+        }
         Ok(())
     })?;
     // The pool's allocate + free + synchronize cycle (issue's figure, not a CuPy case).

@@ -2,17 +2,23 @@
 //! NVRTC-compiled kernels with a cache, and the generated kernels of the
 //! built-in operations.
 
+pub(crate) mod argreduce;
 pub(crate) mod compile;
 pub(crate) mod elementwise;
+pub(crate) mod gather;
+pub(crate) mod helpers;
 pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
 pub(crate) mod reduce;
 pub(crate) mod reduce_spec;
+pub(crate) mod scan;
 pub(crate) mod session;
+pub(crate) mod sort;
 pub mod stream;
 pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
+pub(crate) mod variance;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use session::{cuda_report, request_interrupt, DeviceInfo};

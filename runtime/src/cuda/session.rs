@@ -317,6 +317,16 @@ impl DeviceSession {
 
     /// Makes this session's context current on the calling thread.
     pub fn bind(&self) -> Result<()> {
+        thread_local! {
+            // The context this thread last made current through a session. Code
+            // outside Cuprite that switches contexts makes our launches fail
+            // with an invalid-handle error rather than run in the wrong place.
+            static BOUND: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        let want = self.ctx.0 as usize;
+        if BOUND.with(|b| b.get()) == want {
+            return Ok(());
+        }
         let mut cur = std::ptr::null_mut();
         // SAFETY: out pointer is valid.
         unsafe { sys::cuCtxGetCurrent(&mut cur) }
@@ -326,6 +336,7 @@ impl DeviceSession {
             // SAFETY: the context is retained for the process's life.
             unsafe { cu::ctx::set_current(self.ctx.0) }.op("binding the CUDA context")?;
         }
+        BOUND.with(|b| b.set(want));
         Ok(())
     }
 }

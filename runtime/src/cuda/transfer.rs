@@ -74,6 +74,19 @@ pub(crate) fn download_range<T: Element>(
             requested: len * item,
             detail: "the host has no room for the copy".into(),
         })?;
+    // Large buffers ask for huge pages first (as NumPy does): far fewer page
+    // faults while the copy fills them.
+    let bytes_len = len * item;
+    if bytes_len >= 4 << 20 {
+        // SAFETY: advisory only, on memory this Vec owns.
+        unsafe {
+            libc::madvise(
+                host.as_mut_ptr() as *mut libc::c_void,
+                bytes_len,
+                libc::MADV_HUGEPAGE,
+            )
+        };
+    }
     // SAFETY: the bytes are fully written by `download` before any element
     // is read; every element type is plain data (bool bytes are 0 or 1, as
     // written by this crate's kernels and uploads).

@@ -1,0 +1,429 @@
+//! `argmax` / `argmin` on the GPU, with the CPU backend's semantics: the
+//! index of the first extreme; a NaN counts as the extreme, so the first
+//! NaN's index wins (complex: a NaN in either part; complex values compare
+//! lexicographically).
+//!
+//! Each partial result is a (value, index) pair and two pairs combine by
+//! "NaN first, then the larger (smaller) value, then the smaller index".
+//! That combine is associative and commutative, so any split of the work
+//! gives exactly the sequential answer. Rows of the reduction (one per
+//! output) are reduced by a block each, split over several blocks when the
+//! rows are few; a reduction along a leading axis of a C array uses one
+//! thread per output instead, so neighbouring threads read neighbouring
+//! elements. Split rows leave partial pairs that a second kernel combines.
+
+use std::fmt::Write;
+
+use super::compile::PRELUDE;
+use super::elementwise::{cast_expr, ctype, new_array};
+use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
+use super::launch::{launch, KernelArgs, LaunchConfig};
+use super::stream::current_stream;
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+const THREADS: usize = 256;
+
+/// How the rows are walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Strategy {
+    /// A block per row (split over `gridDim.y` blocks).
+    Rows,
+    /// A thread per row, rows split over `gridDim.y`.
+    Columns,
+}
+
+/// The type partial values are kept in (half floats widen to float).
+fn val_dtype(dt: DType) -> DType {
+    match dt {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d => d,
+    }
+}
+
+/// `argmax` (`max`) or `argmin` of `x` along `axis` (`None`: the flattened
+/// array, C order) into a new int64 array of `out_shape`. The reduced
+/// extent must not be zero (checked by the caller).
+pub(crate) fn arg_reduce(
+    x: &Array,
+    max: bool,
+    axis: Option<usize>,
+    out_shape: &[usize],
+) -> Result<Array> {
+    let name: &'static str = if max { "argmax" } else { "argmin" };
+    let s = session_of(name, x)?;
+    let out = new_array(name, s.info.ordinal, DType::Int64, out_shape)?;
+    let (kept, red) = match axis {
+        None => ((vec![], vec![]), merged(x.shape(), x.strides())),
+        Some(a) => {
+            let mut sh = x.shape().to_vec();
+            let mut st = x.strides().to_vec();
+            let red = (vec![sh.remove(a)], vec![st.remove(a)]);
+            (merged(&sh, &st), red)
+        }
+    };
+    let rows: usize = kept.0.iter().product();
+    let len: usize = red.0.iter().product();
+    if rows == 0 {
+        return Ok(out);
+    }
+    if kept.0.len() > super::elementwise::MAX_DIMS || red.0.len() > super::elementwise::MAX_DIMS {
+        return Err(Error::Shape {
+            op: name,
+            detail: format!(
+                "too many dimensions for a GPU reduction (at most {})",
+                super::elementwise::MAX_DIMS
+            ),
+        });
+    }
+    let red_contig = red.1.len() == 1 && red.1[0] == 1;
+    let strategy = if kept.1.last() == Some(&1) && red.1.len() == 1 && red.1[0] != 1 && rows > 1 {
+        Strategy::Columns
+    } else {
+        Strategy::Rows
+    };
+    let target = s.info.sm_count.max(1) * 8;
+    let (grid, splits) = match strategy {
+        Strategy::Rows => {
+            let splits = if rows >= target {
+                1
+            } else {
+                (target / rows).clamp(1, len.div_ceil(THREADS * 16).max(1))
+            };
+            (rows.min(1 << 30), splits.min(65535))
+        }
+        Strategy::Columns => {
+            let blocks = rows.div_ceil(THREADS);
+            let splits = target.div_ceil(blocks).clamp(1, len.div_ceil(64).max(1));
+            (blocks, splits.min(65535))
+        }
+    };
+    let mut geo = Geo::new();
+    let kd = geo.dims(&kept.0, &kept.1);
+    let rd = geo.dims(&red.0, &red.1);
+    let spec = Spec {
+        in_dt: x.dtype(),
+        max,
+        strategy,
+        kd,
+        rd,
+        red_contig,
+        geo_len: geo.len(),
+    };
+    let f = kernel(s, key(("argreduce", &spec)), name, spec.fname(), || {
+        source(&spec)
+    })?;
+    let val_dt = val_dtype(x.dtype());
+    let (pval, pidx) = if splits > 1 {
+        (
+            Some(new_array(name, s.info.ordinal, val_dt, &[rows, splits])?),
+            Some(new_array(
+                name,
+                s.info.ordinal,
+                DType::Int64,
+                &[rows, splits],
+            )?),
+        )
+    } else {
+        (None, None)
+    };
+    let opt_ptr = |a: &Option<Array>| -> Result<u64> {
+        match a {
+            Some(a) => ptr(name, a),
+            None => Ok(0),
+        }
+    };
+    let mut args = KernelArgs::new();
+    args.push(ptr(name, x)?);
+    args.push(ptr(name, &out)?);
+    args.push(opt_ptr(&pval)?);
+    args.push(opt_ptr(&pidx)?);
+    args.push_bytes(&geo.bytes(), 8);
+    args.push(rows as i64);
+    args.push(len as i64);
+    let cfg = LaunchConfig {
+        grid: (grid as u32, splits as u32, 1),
+        block: (THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch(s, name, f, cfg, &current_stream(), &mut args)?;
+    if let (Some(pv), Some(pi)) = (&pval, &pidx) {
+        let fin = Spec {
+            strategy: Strategy::Rows,
+            ..spec
+        };
+        let f = kernel(
+            s,
+            key(("argreduce-finish", &fin)),
+            name,
+            "cuprite_arg_finish",
+            || source(&fin),
+        )?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(name, pv)?);
+        args.push(ptr(name, pi)?);
+        args.push(ptr(name, &out)?);
+        args.push(rows as i64);
+        args.push(splits as i64);
+        let cfg = LaunchConfig {
+            grid: (grid_1d(s, rows, 1), 1, 1),
+            block: (THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch(s, name, f, cfg, &current_stream(), &mut args)?;
+    }
+    Ok(out)
+}
+
+/// What determines the generated source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Spec {
+    in_dt: DType,
+    max: bool,
+    strategy: Strategy,
+    kd: Dims,
+    rd: Dims,
+    red_contig: bool,
+    geo_len: usize,
+}
+
+impl Spec {
+    fn fname(&self) -> &'static str {
+        match self.strategy {
+            Strategy::Rows => "cuprite_arg_rows",
+            Strategy::Columns => "cuprite_arg_cols",
+        }
+    }
+}
+
+/// The C test for NaN of a partial value of dtype `val`.
+fn nan_test(val: DType, v: &str) -> String {
+    if val.is_complex() {
+        format!("({v}.re != {v}.re || {v}.im != {v}.im)")
+    } else if val.is_float() {
+        format!("({v} != {v})")
+    } else {
+        "false".into()
+    }
+}
+
+/// Definitions shared by the kernels: types, the load and the combine.
+fn header(spec: &Spec) -> String {
+    let val = val_dtype(spec.in_dt);
+    let mut s = String::new();
+    s.push_str(PRELUDE);
+    let _ = writeln!(s, "\ntypedef {} in_t;", ctype(spec.in_dt));
+    let _ = writeln!(s, "typedef {} val_t;", ctype(val));
+    s.push_str(&Geo::decl(spec.geo_len));
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ val_t load(in_t raw) {{ return {}; }}",
+        cast_expr(spec.in_dt, val, "raw")
+    );
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ bool is_nan(val_t v) {{ return {}; }}",
+        nan_test(val, "v")
+    );
+    let better = if spec.max { "bv > av" } else { "bv < av" };
+    let worse = if spec.max { "av > bv" } else { "av < bv" };
+    // An index below zero marks an empty partial.
+    let _ = writeln!(
+        s,
+        "// Folds (bv, bi) into (av, ai): NaN first, then the {} value, then the smaller index.",
+        if spec.max { "larger" } else { "smaller" }
+    );
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ void fold(val_t& av, long long& ai, val_t bv, long long bi) {{"
+    );
+    let _ = writeln!(s, "  if (bi < 0) return;");
+    let _ = writeln!(s, "  bool pick;");
+    let _ = writeln!(s, "  if (ai < 0) pick = true;");
+    let _ = writeln!(s, "  else {{");
+    let _ = writeln!(s, "    const bool an = is_nan(av), bn = is_nan(bv);");
+    let _ = writeln!(s, "    if (an || bn) pick = bn && (!an || bi < ai);");
+    let _ = writeln!(s, "    else pick = ({better}) || (!({worse}) && bi < ai);");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  if (pick) {{ av = bv; ai = bi; }}");
+    let _ = writeln!(s, "}}");
+    // The shared-memory tree of one block.
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ void block_fold(val_t* sv, long long* si, int tid) {{"
+    );
+    let _ = writeln!(s, "  __syncthreads();");
+    let mut step = THREADS / 2;
+    while step >= 1 {
+        let _ = writeln!(
+            s,
+            "  if (tid < {step}) fold(sv[tid], si[tid], sv[tid + {step}], si[tid + {step}]); __syncthreads();"
+        );
+        step /= 2;
+    }
+    let _ = writeln!(s, "}}");
+    s
+}
+
+/// The kernel source for `spec` (the reduction kernel of its strategy and
+/// the finishing kernel).
+fn source(spec: &Spec) -> String {
+    let mut s = header(spec);
+    let t = THREADS;
+    let red_off = if spec.red_contig {
+        "off += j;\n".to_string()
+    } else {
+        unravel("j", "off", spec.rd)
+    };
+    match spec.strategy {
+        Strategy::Rows => {
+            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_arg_rows(const in_t* __restrict__ x, long long* __restrict__ out, val_t* pval, long long* pidx, Geo g, long long rows, long long len) {{");
+            let _ = writeln!(s, "  __shared__ val_t sv[{t}];");
+            let _ = writeln!(s, "  __shared__ long long si[{t}];");
+            let _ = writeln!(s, "  const int tid = threadIdx.x;");
+            let _ = writeln!(s, "  const long long splits = gridDim.y;");
+            let _ = writeln!(s, "  const long long chunk = (len + splits - 1) / splits;");
+            let _ = writeln!(s, "  const long long lo = blockIdx.y * chunk;");
+            let _ = writeln!(
+                s,
+                "  const long long hi = lo + chunk < len ? lo + chunk : len;"
+            );
+            let _ = writeln!(
+                s,
+                "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
+            );
+            let _ = writeln!(s, "    long long base = 0;");
+            s.push_str(&unravel("row", "base", spec.kd));
+            let _ = writeln!(s, "    val_t av = val_t(); long long ai = -1;");
+            let _ = writeln!(s, "    for (long long j = lo + tid; j < hi; j += {t}) {{");
+            let _ = writeln!(s, "      long long off = base;");
+            s.push_str(&red_off);
+            let _ = writeln!(s, "      fold(av, ai, load(x[off]), j);");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    sv[tid] = av; si[tid] = ai;");
+            let _ = writeln!(s, "    block_fold(sv, si, tid);");
+            let _ = writeln!(s, "    if (tid == 0) {{");
+            let _ = writeln!(s, "      if (splits == 1) out[row] = si[0];");
+            let _ = writeln!(s, "      else {{ pval[row * splits + blockIdx.y] = sv[0]; pidx[row * splits + blockIdx.y] = si[0]; }}");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    __syncthreads();");
+            let _ = writeln!(s, "  }}");
+            let _ = writeln!(s, "}}");
+        }
+        Strategy::Columns => {
+            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_arg_cols(const in_t* __restrict__ x, long long* __restrict__ out, val_t* pval, long long* pidx, Geo g, long long rows, long long len) {{");
+            let _ = writeln!(
+                s,
+                "  const long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
+            );
+            let _ = writeln!(s, "  if (row >= rows) return;");
+            let _ = writeln!(s, "  const long long splits = gridDim.y;");
+            let _ = writeln!(s, "  const long long chunk = (len + splits - 1) / splits;");
+            let _ = writeln!(s, "  const long long lo = blockIdx.y * chunk;");
+            let _ = writeln!(
+                s,
+                "  const long long hi = lo + chunk < len ? lo + chunk : len;"
+            );
+            let _ = writeln!(s, "  long long base = 0;");
+            s.push_str(&unravel("row", "base", spec.kd));
+            let _ = writeln!(s, "  const long long st = g.v[{}];", spec.rd.stride_at);
+            let _ = writeln!(s, "  val_t av = val_t(); long long ai = -1;");
+            let _ = writeln!(
+                s,
+                "  for (long long j = lo; j < hi; ++j) fold(av, ai, load(x[base + j * st]), j);"
+            );
+            let _ = writeln!(s, "  if (splits == 1) out[row] = ai;");
+            let _ = writeln!(s, "  else {{ pval[row * splits + blockIdx.y] = av; pidx[row * splits + blockIdx.y] = ai; }}");
+            let _ = writeln!(s, "}}");
+        }
+    }
+    // Combines the partials of split rows.
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_arg_finish(const val_t* __restrict__ pval, const long long* __restrict__ pidx, long long* __restrict__ out, long long rows, long long splits) {{");
+    let _ = writeln!(s, "  __shared__ val_t sv[{t}];");
+    let _ = writeln!(s, "  __shared__ long long si[{t}];");
+    let _ = writeln!(s, "  const int tid = threadIdx.x;");
+    let _ = writeln!(
+        s,
+        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
+    );
+    let _ = writeln!(s, "    val_t av = val_t(); long long ai = -1;");
+    let _ = writeln!(s, "    for (long long j = tid; j < splits; j += {t}) fold(av, ai, pval[row * splits + j], pidx[row * splits + j]);");
+    let _ = writeln!(s, "    sv[tid] = av; si[tid] = ai;");
+    let _ = writeln!(s, "    block_fold(sv, si, tid);");
+    let _ = writeln!(s, "    if (tid == 0) out[row] = si[0];");
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "}}");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(in_dt: DType, max: bool, strategy: Strategy, kd: usize, rd: usize) -> Spec {
+        let mut g = Geo::new();
+        let k = g.dims(&vec![2; kd], &vec![1; kd]);
+        let r = g.dims(&vec![3; rd], &vec![1; rd]);
+        Spec {
+            in_dt,
+            max,
+            strategy,
+            kd: k,
+            rd: r,
+            red_contig: false,
+            geo_len: g.len(),
+        }
+    }
+
+    #[test]
+    fn combine_puts_nan_first_then_the_extreme_then_the_first_index() {
+        let src = source(&spec(DType::Float32, true, Strategy::Rows, 1, 2));
+        assert!(src.contains("if (an || bn) pick = bn && (!an || bi < ai);"));
+        assert!(src.contains("else pick = (bv > av) || (!(av > bv) && bi < ai);"));
+        assert!(src.contains("return (v != v);"));
+        assert!(src.contains("extern \"C\" __global__ void cuprite_arg_rows("));
+        assert!(src.contains("extern \"C\" __global__ void cuprite_arg_finish("));
+        let src = source(&spec(DType::Int16, false, Strategy::Columns, 2, 1));
+        assert!(src.contains("else pick = (bv < av) || (!(av < bv) && bi < ai);"));
+        assert!(src.contains("return false;"));
+        assert!(src.contains("extern \"C\" __global__ void cuprite_arg_cols("));
+        assert!(src.contains("load(x[base + j * st])"));
+    }
+
+    #[test]
+    fn half_floats_compare_as_float_and_complex_nan_is_either_part() {
+        let src = source(&spec(DType::Float16, true, Strategy::Rows, 0, 1));
+        assert!(src.contains("typedef f16 in_t;"));
+        assert!(src.contains("typedef float val_t;"));
+        assert!(src.contains("return to_float(raw);"));
+        let src = source(&spec(DType::Complex128, false, Strategy::Rows, 0, 1));
+        assert!(src.contains("return (v.re != v.re || v.im != v.im);"));
+        // Every tree step of 256 threads is spelled out.
+        let src = source(&spec(DType::Bool, true, Strategy::Rows, 0, 1));
+        for step in [128, 64, 32, 16, 8, 4, 2, 1] {
+            assert!(src.contains(&format!("if (tid < {step}) fold(")), "{step}");
+        }
+    }
+
+    #[test]
+    fn every_dtype_and_strategy_generates_a_source() {
+        for dt in DType::ALL {
+            for max in [false, true] {
+                for (st, kd, rd) in [
+                    (Strategy::Rows, 0, 1),
+                    (Strategy::Rows, 2, 3),
+                    (Strategy::Columns, 1, 1),
+                ] {
+                    let src = source(&spec(dt, max, st, kd, rd));
+                    assert!(src.contains("cuprite_arg_finish"));
+                    super::super::helpers::dump_source(
+                        &format!("arg_{}_{max}_{st:?}_{kd}{rd}", dt.name()),
+                        &src,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,620 @@
+//! `cumsum` / `cumprod` on the GPU along any axis, with the CPU backend's
+//! dtypes: bool and signed integers accumulate (wrapping) in int64,
+//! unsigned integers in uint64, float16 and bfloat16 in float32 (each
+//! output rounded), other types in themselves.
+//!
+//! The input is seen as lanes (`outer x inner`) of `n` elements each.
+//!
+//! - Lanes of one element stride in the output (`inner == 1`, which covers
+//!   the flattened scan) with `n >= 128`: a block scans a tile of
+//!   `256 * ITEMS` consecutive elements (loads through shared memory, a
+//!   sequential scan of `ITEMS` per thread, a block scan of the thread
+//!   totals). Rows of several tiles take three phases: tile totals, a scan
+//!   of the totals (the same machinery, recursively), and the tiles again
+//!   with their offsets.
+//! - Other lanes: a thread per lane walks its elements, so neighbouring
+//!   threads touch neighbouring elements. When the lanes are too few to
+//!   fill the device, each lane is cut into chunks with the same three
+//!   phases.
+
+use std::fmt::Write;
+
+use super::compile::PRELUDE;
+use super::elementwise::{cast_expr, ctype, new_array, scalar_literal};
+use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
+use super::launch::{launch, KernelArgs, LaunchConfig};
+use super::session::DeviceSession;
+use super::stream::current_stream;
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+const THREADS: usize = 256;
+/// Shortest lane scanned by blocks of tiles; shorter lanes get a thread each.
+const MIN_TILED: usize = 128;
+
+/// The accumulator dtype of a scan of `dt` (`Num::Sum`).
+pub(crate) fn acc_dtype(dt: DType) -> DType {
+    match dt {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d => out_dtype(d),
+    }
+}
+
+/// The result dtype of a scan of `dt` (`Num::SumOut`).
+pub(crate) fn out_dtype(dt: DType) -> DType {
+    match dt {
+        DType::Bool | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => DType::Int64,
+        DType::UInt8 | DType::UInt16 | DType::UInt32 | DType::UInt64 => DType::UInt64,
+        d => d,
+    }
+}
+
+/// `a op b` in the accumulator type; integers wrap (computed unsigned, so
+/// signed overflow is defined).
+fn op_expr(acc: DType, prod: bool, a: &str, b: &str) -> String {
+    let o = if prod { "*" } else { "+" };
+    if acc == DType::Int64 {
+        format!("((long long)((unsigned long long)({a}) {o} (unsigned long long)({b})))")
+    } else {
+        format!("(({a}) {o} ({b}))")
+    }
+}
+
+/// Running sums (`prod == false`) or products of `x` along `axis` (`None`:
+/// over the flattened array, giving a 1-D result).
+pub(crate) fn scan(x: &Array, prod: bool, axis: Option<usize>) -> Result<Array> {
+    let name: &'static str = if prod { "cumprod" } else { "cumsum" };
+    let s = session_of(name, x)?;
+    let shape = match axis {
+        Some(_) => x.shape().to_vec(),
+        None => vec![x.size()],
+    };
+    let out = new_array(name, s.info.ordinal, out_dtype(x.dtype()), &shape)?;
+    if x.size() == 0 {
+        return Ok(out);
+    }
+    let job = match axis {
+        None => Job {
+            outer: (vec![], vec![]),
+            k: merged(x.shape(), x.strides()),
+            n: x.size(),
+            inner: (vec![], vec![]),
+        },
+        Some(a) => {
+            let (sh, st) = (x.shape(), x.strides());
+            Job {
+                outer: merged(&sh[..a], &st[..a]),
+                k: (vec![sh[a]], vec![st[a]]),
+                n: sh[a],
+                inner: merged(&sh[a + 1..], &st[a + 1..]),
+            }
+        }
+    };
+    run(
+        s,
+        name,
+        prod,
+        ptr(name, x)?,
+        x.dtype(),
+        acc_dtype(x.dtype()),
+        &out,
+        &job,
+    )?;
+    Ok(out)
+}
+
+/// Lanes of a scan: `outer` x `inner` lanes of `n` elements along `k`.
+#[derive(Debug, Clone)]
+struct Job {
+    outer: (Vec<usize>, Vec<isize>),
+    k: (Vec<usize>, Vec<isize>),
+    n: usize,
+    inner: (Vec<usize>, Vec<isize>),
+}
+
+/// How a specialisation walks its lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    /// Blocks of tiles along lanes with `inner == 1`.
+    Tiles { items: usize },
+    /// A thread per (lane, chunk).
+    Lanes,
+}
+
+/// What determines a generated source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Spec {
+    in_dt: DType,
+    acc: DType,
+    out_dt: DType,
+    prod: bool,
+    kind: Kind,
+    outer: Dims,
+    k: Dims,
+    inner: Dims,
+    /// The scanned elements are consecutive in memory (stride 1).
+    k_contig: bool,
+    geo_len: usize,
+}
+
+/// Scans `job` of the input at `x` (dtype `in_dt`) into `out` (C-contiguous,
+/// shape outer x n x inner, not overlapping the input) with accumulator `acc`.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    s: &'static DeviceSession,
+    name: &'static str,
+    prod: bool,
+    x: u64,
+    in_dt: DType,
+    acc: DType,
+    out: &Array,
+    job: &Job,
+) -> Result<()> {
+    let rows: usize = job.outer.0.iter().product();
+    let m: usize = job.inner.0.iter().product();
+    let n = job.n;
+    if rows == 0 || m == 0 || n == 0 {
+        return Ok(());
+    }
+    let max = super::elementwise::MAX_DIMS;
+    if job.outer.0.len() > max || job.k.0.len() > max || job.inner.0.len() > max {
+        return Err(Error::Shape {
+            op: name,
+            detail: format!("too many dimensions for a GPU scan (at most {max})"),
+        });
+    }
+    let mut geo = Geo::new();
+    let outer = geo.dims(&job.outer.0, &job.outer.1);
+    let k = geo.dims(&job.k.0, &job.k.1);
+    let inner = geo.dims(&job.inner.0, &job.inner.1);
+    let k_contig = job.k.1.len() == 1 && job.k.1[0] == 1;
+    let kind = if m == 1 && n >= MIN_TILED {
+        Kind::Tiles {
+            items: if n >= THREADS * 8 { 8 } else { 1 },
+        }
+    } else {
+        Kind::Lanes
+    };
+    let spec = Spec {
+        in_dt,
+        acc,
+        out_dt: out.dtype(),
+        prod,
+        kind,
+        outer,
+        k,
+        inner,
+        k_contig,
+        geo_len: geo.len(),
+    };
+    let geo_bytes = geo.bytes();
+    match kind {
+        Kind::Tiles { items } => {
+            let tile = THREADS * items;
+            let tiles = n.div_ceil(tile);
+            let f = kernel(s, key(("scan", &spec)), name, "cuprite_scan_tiles", || {
+                source(&spec)
+            })?;
+            let totals = if tiles > 1 {
+                let t = new_array(name, s.info.ordinal, acc, &[rows, tiles])?;
+                // Phase 1: the total of every tile.
+                launch_tiles(
+                    s,
+                    name,
+                    f,
+                    x,
+                    0,
+                    ptr(name, &t)?,
+                    0,
+                    &geo_bytes,
+                    rows,
+                    n,
+                    tiles,
+                    0,
+                )?;
+                // Phase 2: running totals of the tiles of each row.
+                let tjob = Job {
+                    outer: merged(&[rows], &[tiles as isize]),
+                    k: (vec![tiles], vec![1]),
+                    n: tiles,
+                    inner: (vec![], vec![]),
+                };
+                let ts = new_array(name, s.info.ordinal, acc, &[rows, tiles])?;
+                run(s, name, prod, ptr(name, &t)?, acc, acc, &ts, &tjob)?;
+                Some(ts)
+            } else {
+                None
+            };
+            // Phase 3: every tile scanned from the running total before it.
+            let off = match &totals {
+                Some(t) => ptr(name, t)?,
+                None => 0,
+            };
+            launch_tiles(
+                s,
+                name,
+                f,
+                x,
+                ptr(name, out)?,
+                0,
+                off,
+                &geo_bytes,
+                rows,
+                n,
+                tiles,
+                1,
+            )
+        }
+        Kind::Lanes => {
+            let lanes = rows * m;
+            let target = s.info.sm_count.max(1) * 2048;
+            let chunks = if lanes >= target {
+                1
+            } else {
+                (target / lanes).clamp(1, (n / 64).max(1))
+            };
+            let f = kernel(s, key(("scan", &spec)), name, "cuprite_scan_lanes", || {
+                source(&spec)
+            })?;
+            let totals = if chunks > 1 {
+                let t = new_array(name, s.info.ordinal, acc, &[rows, chunks, m])?;
+                launch_lanes(
+                    s,
+                    name,
+                    f,
+                    x,
+                    0,
+                    ptr(name, &t)?,
+                    0,
+                    &geo_bytes,
+                    rows,
+                    n,
+                    m,
+                    chunks,
+                    0,
+                )?;
+                // Phase 2: running totals along the chunk axis.
+                let tjob = Job {
+                    outer: merged(&[rows], &[(chunks * m) as isize]),
+                    k: (vec![chunks], vec![m as isize]),
+                    n: chunks,
+                    inner: merged(&[m], &[1]),
+                };
+                let ts = new_array(name, s.info.ordinal, acc, &[rows, chunks, m])?;
+                run(s, name, prod, ptr(name, &t)?, acc, acc, &ts, &tjob)?;
+                Some(ts)
+            } else {
+                None
+            };
+            let off = match &totals {
+                Some(t) => ptr(name, t)?,
+                None => 0,
+            };
+            launch_lanes(
+                s,
+                name,
+                f,
+                x,
+                ptr(name, out)?,
+                0,
+                off,
+                &geo_bytes,
+                rows,
+                n,
+                m,
+                chunks,
+                1,
+            )
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch_tiles(
+    s: &DeviceSession,
+    name: &str,
+    f: super::compile::Function,
+    x: u64,
+    out: u64,
+    totals: u64,
+    offsets: u64,
+    geo: &[u8],
+    rows: usize,
+    n: usize,
+    tiles: usize,
+    mode: i32,
+) -> Result<()> {
+    let mut args = KernelArgs::new();
+    args.push(x);
+    args.push(out);
+    args.push(totals);
+    args.push(offsets);
+    args.push_bytes(geo, 8);
+    args.push(rows as i64);
+    args.push(n as i64);
+    args.push(tiles as i64);
+    args.push(mode);
+    let cfg = LaunchConfig {
+        grid: (tiles as u32, rows.min(65535) as u32, 1),
+        block: (THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch(s, name, f, cfg, &current_stream(), &mut args)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch_lanes(
+    s: &DeviceSession,
+    name: &str,
+    f: super::compile::Function,
+    x: u64,
+    out: u64,
+    totals: u64,
+    offsets: u64,
+    geo: &[u8],
+    rows: usize,
+    n: usize,
+    m: usize,
+    chunks: usize,
+    mode: i32,
+) -> Result<()> {
+    let mut args = KernelArgs::new();
+    args.push(x);
+    args.push(out);
+    args.push(totals);
+    args.push(offsets);
+    args.push_bytes(geo, 8);
+    args.push(rows as i64);
+    args.push(n as i64);
+    args.push(m as i64);
+    args.push(chunks as i64);
+    args.push(mode);
+    let cfg = LaunchConfig {
+        grid: (grid_1d(s, rows * m * chunks, THREADS), 1, 1),
+        block: (THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch(s, name, f, cfg, &current_stream(), &mut args)
+}
+
+/// The kernel source of one specialisation.
+fn source(spec: &Spec) -> String {
+    let mut s = String::new();
+    s.push_str(PRELUDE);
+    let _ = writeln!(s, "\ntypedef {} in_t;", ctype(spec.in_dt));
+    let _ = writeln!(s, "typedef {} acc_t;", ctype(spec.acc));
+    let _ = writeln!(s, "typedef {} out_t;", ctype(spec.out_dt));
+    s.push_str(&Geo::decl(spec.geo_len));
+    let ident = scalar_literal(crate::Scalar::Int(if spec.prod { 1 } else { 0 }), spec.acc);
+    let _ = writeln!(s, "#define IDENT ({ident})");
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ acc_t op(acc_t a, acc_t b) {{ return {}; }}",
+        op_expr(spec.acc, spec.prod, "a", "b")
+    );
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ acc_t load(in_t raw) {{ return {}; }}",
+        cast_expr(spec.in_dt, spec.acc, "raw")
+    );
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ out_t store(acc_t v) {{ return {}; }}",
+        cast_expr(spec.acc, spec.out_dt, "v")
+    );
+    let k_off = if spec.k_contig {
+        "off += k;\n".to_string()
+    } else {
+        unravel("k", "off", spec.k)
+    };
+    let t = THREADS;
+    match spec.kind {
+        Kind::Tiles { items } => {
+            let tile = t * items;
+            // mode 0: write the total of each tile to `totals`; mode 1: write
+            // the scan of each tile, started from offsets[row, tile - 1].
+            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_scan_tiles(const in_t* __restrict__ x, out_t* __restrict__ out, acc_t* __restrict__ totals, const acc_t* __restrict__ offsets, Geo g, long long rows, long long n, long long tiles, int mode) {{");
+            let _ = writeln!(s, "  __shared__ acc_t sh[{tile}];");
+            let _ = writeln!(s, "  __shared__ acc_t tsum[{t}];");
+            let _ = writeln!(s, "  const int tid = threadIdx.x;");
+            let _ = writeln!(s, "  const long long tile = blockIdx.x;");
+            let _ = writeln!(s, "  const long long k0 = tile * {tile};");
+            let _ = writeln!(
+                s,
+                "  for (long long row = blockIdx.y; row < rows; row += gridDim.y) {{"
+            );
+            let _ = writeln!(s, "    long long base = 0;");
+            s.push_str(&unravel("row", "base", spec.outer));
+            // Coalesced loads into shared memory.
+            let _ = writeln!(s, "    #pragma unroll");
+            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{");
+            let _ = writeln!(s, "      const long long k = k0 + e * {t} + tid;");
+            let _ = writeln!(s, "      acc_t v = IDENT;");
+            let _ = writeln!(s, "      if (k < n) {{ long long off = base;");
+            s.push_str(&k_off);
+            let _ = writeln!(s, "        v = load(x[off]); }}");
+            let _ = writeln!(s, "      sh[e * {t} + tid] = v;");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    __syncthreads();");
+            // Each thread folds its run of `items` consecutive elements.
+            let _ = writeln!(s, "    acc_t run = IDENT;");
+            let _ = writeln!(s, "    #pragma unroll");
+            let _ = writeln!(
+                s,
+                "    for (int e = 0; e < {items}; ++e) run = op(run, sh[tid * {items} + e]);"
+            );
+            // Inclusive block scan of the thread totals (Hillis-Steele).
+            let _ = writeln!(s, "    tsum[tid] = run;");
+            let _ = writeln!(s, "    __syncthreads();");
+            let _ = writeln!(s, "    for (int d = 1; d < {t}; d <<= 1) {{");
+            let _ = writeln!(
+                s,
+                "      const acc_t prev = tid >= d ? tsum[tid - d] : IDENT;"
+            );
+            let _ = writeln!(s, "      __syncthreads();");
+            let _ = writeln!(s, "      if (tid >= d) tsum[tid] = op(prev, tsum[tid]);");
+            let _ = writeln!(s, "      __syncthreads();");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    if (mode == 0) {{");
+            let _ = writeln!(
+                s,
+                "      if (tid == 0) totals[row * tiles + tile] = tsum[{}];",
+                t - 1
+            );
+            let _ = writeln!(s, "      __syncthreads();");
+            let _ = writeln!(s, "      continue;");
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    acc_t prefix = tid > 0 ? tsum[tid - 1] : IDENT;");
+            let _ = writeln!(s, "    if (offsets != 0 && tile > 0) prefix = op(offsets[row * tiles + tile - 1], prefix);");
+            let _ = writeln!(s, "    run = prefix;");
+            let _ = writeln!(s, "    #pragma unroll");
+            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{ run = op(run, sh[tid * {items} + e]); sh[tid * {items} + e] = run; }}");
+            let _ = writeln!(s, "    __syncthreads();");
+            let _ = writeln!(s, "    #pragma unroll");
+            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{");
+            let _ = writeln!(s, "      const long long k = k0 + e * {t} + tid;");
+            let _ = writeln!(
+                s,
+                "      if (k < n) out[row * n + k] = store(sh[e * {t} + tid]);"
+            );
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(s, "    __syncthreads();");
+            let _ = writeln!(s, "  }}");
+            let _ = writeln!(s, "}}");
+        }
+        Kind::Lanes => {
+            // Thread q handles chunk c = q / lanes of lane q % lanes, so
+            // neighbouring threads take neighbouring lanes.
+            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_scan_lanes(const in_t* __restrict__ x, out_t* __restrict__ out, acc_t* __restrict__ totals, const acc_t* __restrict__ offsets, Geo g, long long rows, long long n, long long m, long long chunks, int mode) {{");
+            let _ = writeln!(s, "  const long long lanes = rows * m;");
+            let _ = writeln!(s, "  const long long chunk = (n + chunks - 1) / chunks;");
+            let _ = writeln!(
+                s,
+                "  const long long stride = (long long)gridDim.x * blockDim.x;"
+            );
+            let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < lanes * chunks; q += stride) {{");
+            let _ = writeln!(
+                s,
+                "    const long long c = q / lanes, lane = q - c * lanes;"
+            );
+            let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
+            let _ = writeln!(s, "    long long base = 0;");
+            s.push_str(&unravel("o", "base", spec.outer));
+            s.push_str(&unravel("i", "base", spec.inner));
+            let _ = writeln!(s, "    const long long lo = c * chunk;");
+            let _ = writeln!(
+                s,
+                "    const long long hi = lo + chunk < n ? lo + chunk : n;"
+            );
+            let _ = writeln!(s, "    acc_t run = IDENT;");
+            let _ = writeln!(s, "    if (mode == 1 && offsets != 0 && c > 0) run = offsets[(o * chunks + c - 1) * m + i];");
+            let _ = writeln!(s, "    for (long long k = lo; k < hi; ++k) {{");
+            let _ = writeln!(s, "      long long off = base;");
+            s.push_str(&k_off);
+            let _ = writeln!(s, "      run = op(run, load(x[off]));");
+            let _ = writeln!(
+                s,
+                "      if (mode == 1) out[(o * n + k) * m + i] = store(run);"
+            );
+            let _ = writeln!(s, "    }}");
+            let _ = writeln!(
+                s,
+                "    if (mode == 0) totals[(o * chunks + c) * m + i] = run;"
+            );
+            let _ = writeln!(s, "  }}");
+            let _ = writeln!(s, "}}");
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(in_dt: DType, prod: bool, kind: Kind, k_contig: bool) -> Spec {
+        let mut g = Geo::new();
+        let outer = g.dims(&[4], &[100]);
+        let k = g.dims(&[5, 20], &[20, 1]);
+        let inner = g.dims(&[], &[]);
+        Spec {
+            in_dt,
+            acc: acc_dtype(in_dt),
+            out_dt: out_dtype(in_dt),
+            prod,
+            kind,
+            outer,
+            k,
+            inner,
+            k_contig,
+            geo_len: g.len(),
+        }
+    }
+
+    #[test]
+    fn dtypes_widen_as_the_cpu_does() {
+        assert_eq!(out_dtype(DType::Bool), DType::Int64);
+        assert_eq!(out_dtype(DType::UInt16), DType::UInt64);
+        assert_eq!(acc_dtype(DType::BFloat16), DType::Float32);
+        assert_eq!(out_dtype(DType::BFloat16), DType::BFloat16);
+        assert_eq!(acc_dtype(DType::Complex64), DType::Complex64);
+    }
+
+    #[test]
+    fn integer_arithmetic_wraps_without_signed_overflow() {
+        assert_eq!(
+            op_expr(DType::Int64, true, "a", "b"),
+            "((long long)((unsigned long long)(a) * (unsigned long long)(b)))"
+        );
+        assert_eq!(op_expr(DType::Float32, false, "a", "b"), "((a) + (b))");
+    }
+
+    #[test]
+    fn tile_kernel_scans_through_shared_memory() {
+        let src = source(&spec(DType::Float16, false, Kind::Tiles { items: 8 }, true));
+        assert!(src.contains("typedef f16 in_t;"));
+        assert!(src.contains("typedef float acc_t;"));
+        assert!(src.contains("__shared__ acc_t sh[2048];"));
+        assert!(src.contains("return make_f16((float)(v));"));
+        assert!(src.contains("off += k;"));
+        assert!(src.contains("if (tid == 0) totals[row * tiles + tile] = tsum[255];"));
+        assert!(src.contains("prefix = op(offsets[row * tiles + tile - 1], prefix);"));
+        assert!(src.contains("#define IDENT (((float)(0e0)))"));
+        // A strided walk unravels k over its dimensions.
+        let src = source(&spec(DType::Int8, true, Kind::Tiles { items: 1 }, false));
+        assert!(src.contains("q_ = r_ / g.v[3]; off += (r_ - q_ * g.v[3]) * g.v[5];"));
+        assert!(src.contains("#define IDENT (((int64_t)(1LL)))"));
+        assert!(src.contains("return (int64_t)(raw);"));
+    }
+
+    #[test]
+    fn lane_kernel_walks_chunks_from_their_offsets() {
+        let src = source(&spec(DType::Complex128, true, Kind::Lanes, false));
+        assert!(src.contains("extern \"C\" __global__ void cuprite_scan_lanes("));
+        assert!(src.contains("run = offsets[(o * chunks + c - 1) * m + i];"));
+        assert!(src.contains("out[(o * n + k) * m + i] = store(run);"));
+        assert!(src.contains("totals[(o * chunks + c) * m + i] = run;"));
+    }
+
+    #[test]
+    fn every_dtype_and_kind_generates_a_source() {
+        for dt in DType::ALL {
+            for prod in [false, true] {
+                for (kind, contig) in [
+                    (Kind::Tiles { items: 8 }, true),
+                    (Kind::Tiles { items: 1 }, false),
+                    (Kind::Lanes, false),
+                ] {
+                    let src = source(&spec(dt, prod, kind, contig));
+                    assert!(src.contains("extern \"C\" __global__"));
+                    super::super::helpers::dump_source(
+                        &format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
+                            .replace([' ', '{', '}', ':'], ""),
+                        &src,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! `sort` / `argsort` on the GPU: a stable LSD radix sort, 8 bits a pass.
+//!
+//! Keys are the elements' own bits; each pass takes its digit from an
+//! order-preserving transform of them (the sign bit flipped for signed
+//! integers; for floats, every NaN mapped above +inf and -0.0 read as
+//! +0.0, then the usual sign flip), so the original bits move and NaNs
+//! and zeros keep their input order, as the CPU backend's stable sort
+//! keeps them. Every lane along the sorted axis is sorted at once: the
+//! lane number is the most significant digit, sorted in the last passes
+//! (so several lanes cost one or more extra passes).
+//!
+//! A pass: per-block histograms of the digit (blocks of `TILE` elements),
+//! an exclusive scan of the histograms in digit-major order (the scan
+//! kernels), and a stable scatter in which each block ranks its elements
+//! round by round, warp by warp (ballots over the digit bits). argsort
+//! carries each element's position as the value.
+//!
+//! Complex values (lexicographic order with NaNs) are not sorted here; the
+//! caller falls back to the host.
+
+use std::fmt::Write;
+
+use super::compile::PRELUDE;
+use super::elementwise::{ctype, new_array, MAX_DIMS};
+use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
+use super::launch::{launch, KernelArgs, LaunchConfig};
+use super::session::DeviceSession;
+use super::stream::current_stream;
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+const THREADS: usize = 256;
+/// Rounds of `THREADS` elements per block in the histogram and scatter.
+const ROUNDS: usize = 16;
+const TILE: usize = THREADS * ROUNDS;
+
+/// The unsigned type holding the bits of `dt`.
+fn key_dtype(dt: DType) -> DType {
+    match dt.itemsize() {
+        1 => DType::UInt8,
+        2 => DType::UInt16,
+        4 => DType::UInt32,
+        _ => DType::UInt64,
+    }
+}
+
+/// Bytes needed to write `v` (0 for 0).
+fn bytes_for(v: usize) -> usize {
+    let bits = usize::BITS - v.leading_zeros();
+    (bits as usize).div_ceil(8)
+}
+
+/// The sorted copy (`arg == false`) or the int64 indices that sort `x`
+/// along `axis` (stable), or `None` for dtypes sorted on the host.
+pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
+    let name: &'static str = if arg { "argsort" } else { "sort" };
+    let dt = x.dtype();
+    if dt.is_complex() {
+        return Ok(None);
+    }
+    let s = session_of(name, x)?;
+    let ord = s.info.ordinal;
+    let shape = x.shape().to_vec();
+    let out_dt = if arg { DType::Int64 } else { dt };
+    let total = x.size();
+    if total == 0 {
+        return Ok(Some(new_array(name, ord, out_dt, &shape)?));
+    }
+    let n = shape[axis];
+    let lanes = total / n;
+    let m: usize = shape[axis + 1..].iter().product();
+    let outer = merged(&shape[..axis], &x.strides()[..axis]);
+    let inner = merged(&shape[axis + 1..], &x.strides()[axis + 1..]);
+    if outer.0.len() > MAX_DIMS || inner.0.len() > MAX_DIMS {
+        return Err(Error::Shape {
+            op: name,
+            detail: format!("too many dimensions for a GPU sort (at most {MAX_DIMS})"),
+        });
+    }
+    let kdt = key_dtype(dt);
+    let vdt = if total > u32::MAX as usize {
+        DType::UInt64
+    } else {
+        DType::UInt32
+    };
+    let carry = arg || lanes > 1;
+    let mut geo = Geo::new();
+    let spec = Spec {
+        dt,
+        vdt,
+        carry,
+        outer: geo.dims(&outer.0, &outer.1),
+        inner: geo.dims(&inner.0, &inner.1),
+        geo_len: 0,
+    };
+    let spec = Spec {
+        geo_len: geo.len(),
+        ..spec
+    };
+    let keys = [
+        new_array(name, ord, kdt, &[total])?,
+        new_array(name, ord, kdt, &[total])?,
+    ];
+    let vals = if carry {
+        Some([
+            new_array(name, ord, vdt, &[total])?,
+            new_array(name, ord, vdt, &[total])?,
+        ])
+    } else {
+        None
+    };
+    let vptr = |v: &Option<[Array; 2]>, i: usize| -> Result<u64> {
+        match v {
+            Some(v) => ptr(name, &v[i]),
+            None => Ok(0),
+        }
+    };
+    // Lane-major keys (and their positions) from any layout.
+    let f = kernel(
+        s,
+        key(("sort-pack", &spec)),
+        name,
+        "cuprite_sort_pack",
+        || source(&spec),
+    )?;
+    let mut args = KernelArgs::new();
+    args.push(ptr(name, x)?);
+    args.push(ptr(name, &keys[0])?);
+    args.push(vptr(&vals, 0)?);
+    args.push_bytes(&geo.bytes(), 8);
+    args.push(total as i64);
+    args.push(n as i64);
+    args.push(m as i64);
+    args.push(x.strides()[axis] as i64);
+    launch(s, name, f, grid(s, total), &current_stream(), &mut args)?;
+
+    let key_passes = dt.itemsize();
+    let lane_passes = if lanes > 1 { bytes_for(lanes - 1) } else { 0 };
+    let blocks = total.div_ceil(TILE);
+    let fh = kernel(
+        s,
+        key(("sort-hist", &spec)),
+        name,
+        "cuprite_sort_hist",
+        || source(&spec),
+    )?;
+    let fs = kernel(
+        s,
+        key(("sort-scatter", &spec)),
+        name,
+        "cuprite_sort_scatter",
+        || source(&spec),
+    )?;
+    let mut cur = 0usize;
+    for pass in 0..key_passes + lane_passes {
+        let (lane_pass, shift) = if pass < key_passes {
+            (0i32, (8 * pass) as i32)
+        } else {
+            (1i32, (8 * (pass - key_passes)) as i32)
+        };
+        let hist = new_array(name, ord, DType::UInt32, &[256 * blocks])?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(name, &keys[cur])?);
+        args.push(vptr(&vals, cur)?);
+        args.push(ptr(name, &hist)?);
+        args.push(total as i64);
+        args.push(n as i64);
+        args.push(shift);
+        args.push(lane_pass);
+        launch(
+            s,
+            name,
+            fh,
+            blocks_cfg(blocks),
+            &current_stream(),
+            &mut args,
+        )?;
+        // Inclusive running counts in digit-major order.
+        let incl = super::scan::scan(&hist, false, None)?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(name, &keys[cur])?);
+        args.push(ptr(name, &keys[1 - cur])?);
+        args.push(vptr(&vals, cur)?);
+        args.push(vptr(&vals, 1 - cur)?);
+        args.push(ptr(name, &hist)?);
+        args.push(ptr(name, &incl)?);
+        args.push(total as i64);
+        args.push(n as i64);
+        args.push(shift);
+        args.push(lane_pass);
+        launch(
+            s,
+            name,
+            fs,
+            blocks_cfg(blocks),
+            &current_stream(),
+            &mut args,
+        )?;
+        cur = 1 - cur;
+    }
+
+    if !arg && m == 1 {
+        // Lanes are already in the output's order: the sorted keys are the result.
+        let k = keys[cur].clone();
+        return Ok(Some(Array::from_parts(
+            k.storage().clone(),
+            Layout::contiguous(&shape),
+            dt,
+        )));
+    }
+    let out = new_array(name, ord, out_dt, &shape)?;
+    let fu = kernel(
+        s,
+        key(("sort-unpack", &spec, arg)),
+        name,
+        if arg {
+            "cuprite_sort_unpack_arg"
+        } else {
+            "cuprite_sort_unpack"
+        },
+        || source(&spec),
+    )?;
+    let mut args = KernelArgs::new();
+    args.push(ptr(name, &keys[cur])?);
+    args.push(vptr(&vals, cur)?);
+    args.push(ptr(name, &out)?);
+    args.push(total as i64);
+    args.push(n as i64);
+    args.push(m as i64);
+    launch(s, name, fu, grid(s, total), &current_stream(), &mut args)?;
+    Ok(Some(out))
+}
+
+fn grid(s: &DeviceSession, n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: (grid_1d(s, n, THREADS), 1, 1),
+        block: (THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn blocks_cfg(blocks: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: (blocks as u32, 1, 1),
+        block: (THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// What determines the generated source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Spec {
+    /// The dtype sorted (its bits are the keys).
+    dt: DType,
+    /// The dtype of carried positions.
+    vdt: DType,
+    /// Whether positions are carried (argsort, or several lanes).
+    carry: bool,
+    outer: Dims,
+    inner: Dims,
+    geo_len: usize,
+}
+
+/// The body of `xform(u)`: the order-preserving transform of key bits.
+fn xform_body(dt: DType) -> String {
+    // (sign bit, the bits of +inf for floats)
+    let (sign, inf) = match dt {
+        DType::Float16 => ("0x8000u", Some("0x7c00u")),
+        DType::BFloat16 => ("0x8000u", Some("0x7f80u")),
+        DType::Float32 => ("0x80000000u", Some("0x7f800000u")),
+        DType::Float64 => ("0x8000000000000000ull", Some("0x7ff0000000000000ull")),
+        DType::Int8 => ("0x80u", None),
+        DType::Int16 => ("0x8000u", None),
+        DType::Int32 => ("0x80000000u", None),
+        DType::Int64 => ("0x8000000000000000ull", None),
+        _ => return "return u;".into(),
+    };
+    match inf {
+        None => format!("return (key_t)(u ^ {sign});"),
+        Some(inf) => format!(
+            "if ((u & (key_t)~(key_t){sign}) > {inf}) return (key_t)~(key_t)0; if (u == (key_t){sign}) u = 0; return (u & {sign}) ? (key_t)~u : (key_t)(u | {sign});",
+        ),
+    }
+}
+
+fn source(spec: &Spec) -> String {
+    let t = THREADS;
+    let mut s = String::from(PRELUDE);
+    let _ = writeln!(s, "\ntypedef {} key_t;", ctype(key_dtype(spec.dt)));
+    let _ = writeln!(s, "typedef {} val_t;", ctype(spec.vdt));
+    s.push_str(&Geo::decl(spec.geo_len));
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ key_t xform(key_t u) {{ {} }}",
+        xform_body(spec.dt)
+    );
+    // The digit of pass (shift, lane_pass) of an element.
+    let _ = writeln!(s, "__device__ __forceinline__ unsigned digit(const key_t* keys, const val_t* vals, long long p, long long n, int shift, int lane_pass) {{");
+    let _ = writeln!(s, "  if (lane_pass) return (unsigned)((((unsigned long long)vals[p]) / (unsigned long long)n >> shift) & 0xffull);");
+    let _ = writeln!(s, "  return (unsigned)((xform(keys[p]) >> shift) & 0xffu);");
+    let _ = writeln!(s, "}}");
+
+    // Pack: lane-major keys (lane = o * m + i) and their positions.
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_pack(const key_t* __restrict__ x, key_t* __restrict__ keys, val_t* __restrict__ vals, Geo g, long long total, long long n, long long m, long long step) {{");
+    let _ = writeln!(
+        s,
+        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    );
+    let _ = writeln!(s, "  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < total; p += stride) {{");
+    let _ = writeln!(s, "    const long long lane = p / n, k = p - lane * n;");
+    let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
+    let _ = writeln!(s, "    long long off = k * step;");
+    s.push_str(&unravel("o", "off", spec.outer));
+    s.push_str(&unravel("i", "off", spec.inner));
+    let _ = writeln!(s, "    keys[p] = x[off];");
+    if spec.carry {
+        let _ = writeln!(s, "    vals[p] = (val_t)p;");
+    }
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "}}");
+
+    // Histogram of one tile per block, written digit-major.
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_hist(const key_t* __restrict__ keys, const val_t* __restrict__ vals, unsigned* __restrict__ hist, long long total, long long n, int shift, int lane_pass) {{");
+    let _ = writeln!(s, "  __shared__ unsigned cnt[256];");
+    let _ = writeln!(s, "  const int tid = threadIdx.x;");
+    let _ = writeln!(s, "  cnt[tid] = 0;");
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(
+        s,
+        "  const long long start = (long long)blockIdx.x * {TILE};"
+    );
+    let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
+    let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
+    let _ = writeln!(
+        s,
+        "    if (p < total) atomicAdd(&cnt[digit(keys, vals, p, n, shift, lane_pass)], 1u);"
+    );
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(
+        s,
+        "  hist[(long long)tid * gridDim.x + blockIdx.x] = cnt[tid];"
+    );
+    let _ = writeln!(s, "}}");
+
+    // Stable scatter: elements are ranked in index order, a round of 256 at
+    // a time; within a round, by warp, and within a warp by lane among the
+    // lanes with the same digit (found with one ballot per digit bit).
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned* __restrict__ hist, const unsigned long long* __restrict__ incl, long long total, long long n, int shift, int lane_pass) {{");
+    let _ = writeln!(s, "  __shared__ unsigned long long base[256];");
+    let _ = writeln!(s, "  __shared__ unsigned wc[{}][256];", t / 32);
+    let _ = writeln!(
+        s,
+        "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;"
+    );
+    let _ = writeln!(
+        s,
+        "  const long long h = (long long)tid * gridDim.x + blockIdx.x;"
+    );
+    let _ = writeln!(s, "  base[tid] = incl[h] - hist[h];");
+    let _ = writeln!(s, "  for (int w = 0; w < {}; ++w) wc[w][tid] = 0;", t / 32);
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(
+        s,
+        "  const long long start = (long long)blockIdx.x * {TILE};"
+    );
+    let _ = writeln!(s, "  const unsigned below = (1u << lane) - 1u;");
+    let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
+    let _ = writeln!(s, "    if (start + r * {t} >= total) break;");
+    let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
+    let _ = writeln!(s, "    const bool valid = p < total;");
+    let _ = writeln!(
+        s,
+        "    const unsigned d = valid ? digit(kin, vin, p, n, shift, lane_pass) : 0u;"
+    );
+    let _ = writeln!(s, "    unsigned peers = __ballot_sync(0xffffffffu, valid);");
+    let _ = writeln!(s, "    if (!valid) peers = ~peers;");
+    let _ = writeln!(s, "    #pragma unroll");
+    let _ = writeln!(s, "    for (int b = 0; b < 8; ++b) {{");
+    let _ = writeln!(s, "      const unsigned bit = (d >> b) & 1u;");
+    let _ = writeln!(
+        s,
+        "      const unsigned set = __ballot_sync(0xffffffffu, bit);"
+    );
+    let _ = writeln!(s, "      peers &= bit ? set : ~set;");
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "    const unsigned rank = __popc(peers & below);");
+    let _ = writeln!(
+        s,
+        "    if (valid && (peers & below) == 0u) wc[warp][d] = __popc(peers);"
+    );
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "    if (valid) {{");
+    let _ = writeln!(s, "      unsigned long long pos = base[d] + rank;");
+    let _ = writeln!(s, "      for (int w = 0; w < warp; ++w) pos += wc[w][d];");
+    let _ = writeln!(s, "      kout[pos] = kin[p];");
+    if spec.carry {
+        let _ = writeln!(s, "      vout[pos] = vin[p];");
+    }
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "    unsigned sum = 0;");
+    let _ = writeln!(
+        s,
+        "    for (int w = 0; w < {}; ++w) {{ sum += wc[w][tid]; wc[w][tid] = 0; }}",
+        t / 32
+    );
+    let _ = writeln!(s, "    base[tid] += sum;");
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "}}");
+
+    // Unpack: element p of the sorted lane-major order goes to its place
+    // in the C-ordered output.
+    for (fname, value, out_t) in [
+        ("cuprite_sort_unpack", "keys[p]", "key_t"),
+        (
+            "cuprite_sort_unpack_arg",
+            "(long long)((unsigned long long)vals[p] % (unsigned long long)n)",
+            "long long",
+        ),
+    ] {
+        if fname.ends_with("arg") && !spec.carry {
+            continue;
+        }
+        let _ = writeln!(s, "extern \"C\" __global__ void {fname}(const key_t* __restrict__ keys, const val_t* __restrict__ vals, {out_t}* __restrict__ out, long long total, long long n, long long m) {{");
+        let _ = writeln!(
+            s,
+            "  const long long stride = (long long)gridDim.x * blockDim.x;"
+        );
+        let _ = writeln!(s, "  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < total; p += stride) {{");
+        let _ = writeln!(s, "    const long long lane = p / n, k = p - lane * n;");
+        let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
+        let _ = writeln!(s, "    out[(o * n + k) * m + i] = {value};");
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "}}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(dt: DType, carry: bool) -> Spec {
+        let mut g = Geo::new();
+        let outer = g.dims(&[3], &[40]);
+        let inner = g.dims(&[4, 2], &[-2, 1]);
+        Spec {
+            dt,
+            vdt: DType::UInt32,
+            carry,
+            outer,
+            inner,
+            geo_len: g.len(),
+        }
+    }
+
+    /// The transform written in Rust, to check the C spelling's intent:
+    /// order-preserving, NaN last, -0.0 equal to +0.0.
+    fn xform_f32(u: u32) -> u32 {
+        if (u & 0x7fff_ffff) > 0x7f80_0000 {
+            return u32::MAX;
+        }
+        let u = if u == 0x8000_0000 { 0 } else { u };
+        if u & 0x8000_0000 != 0 {
+            !u
+        } else {
+            u | 0x8000_0000
+        }
+    }
+
+    #[test]
+    fn float_keys_order_like_the_cpu_sort() {
+        let vals = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -1e-40,
+            -0.0,
+            0.0,
+            1e-40,
+            2.0,
+            f32::INFINITY,
+        ];
+        let keys: Vec<u32> = vals.iter().map(|v| xform_f32(v.to_bits())).collect();
+        // -0.0 and 0.0 are one key; everything else strictly increases.
+        assert_eq!(keys[3], keys[4]);
+        for w in keys.windows(2) {
+            assert!(w[0] <= w[1]);
+        }
+        assert!(keys[..3].windows(2).all(|w| w[0] < w[1]));
+        // Every NaN (either sign, any payload) is one key above +inf.
+        for nan in [0x7fc0_0000u32, 0xffc0_0001, 0x7f80_0001] {
+            assert_eq!(xform_f32(nan), u32::MAX);
+        }
+        assert!(xform_f32(f32::INFINITY.to_bits()) < u32::MAX);
+        let body = xform_body(DType::Float32);
+        assert_eq!(
+            body,
+            "if ((u & (key_t)~(key_t)0x80000000u) > 0x7f800000u) return (key_t)~(key_t)0; if (u == (key_t)0x80000000u) u = 0; return (u & 0x80000000u) ? (key_t)~u : (key_t)(u | 0x80000000u);"
+        );
+        assert_eq!(xform_body(DType::Int16), "return (key_t)(u ^ 0x8000u);");
+        assert_eq!(xform_body(DType::UInt64), "return u;");
+        assert_eq!(xform_body(DType::Bool), "return u;");
+    }
+
+    #[test]
+    fn lanes_need_their_bytes() {
+        assert_eq!(bytes_for(0), 0);
+        assert_eq!(bytes_for(1), 1);
+        assert_eq!(bytes_for(255), 1);
+        assert_eq!(bytes_for(256), 2);
+        assert_eq!(bytes_for(65536), 3);
+        assert_eq!(key_dtype(DType::BFloat16), DType::UInt16);
+        assert_eq!(key_dtype(DType::Bool), DType::UInt8);
+    }
+
+    #[test]
+    fn scatter_ranks_stably() {
+        let src = source(&spec(DType::Float32, true));
+        assert!(src.contains("unsigned peers = __ballot_sync(0xffffffffu, valid);"));
+        assert!(src.contains("const unsigned rank = __popc(peers & below);"));
+        assert!(src.contains("for (int w = 0; w < warp; ++w) pos += wc[w][d];"));
+        assert!(src.contains("vout[pos] = vin[p];"));
+        assert!(src.contains("hist[(long long)tid * gridDim.x + blockIdx.x] = cnt[tid];"));
+        assert!(src.contains("base[tid] = incl[h] - hist[h];"));
+        assert!(src.contains("cuprite_sort_unpack_arg"));
+        let keys_only = source(&spec(DType::Int8, false));
+        assert!(!keys_only.contains("vout[pos]"));
+        assert!(!keys_only.contains("cuprite_sort_unpack_arg"));
+        assert!(!keys_only.contains("vals[p] = (val_t)p;"));
+    }
+
+    #[test]
+    fn every_dtype_generates_a_source() {
+        for dt in DType::ALL {
+            if dt.is_complex() {
+                continue;
+            }
+            for carry in [false, true] {
+                let src = source(&spec(dt, carry));
+                super::super::helpers::dump_source(&format!("sort_{}_{carry}", dt.name()), &src);
+            }
+        }
+    }
+}
