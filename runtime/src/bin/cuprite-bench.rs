@@ -230,16 +230,33 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         3,
         || m.sum_axis(1).map(drop),
     )?;
-    b.case("normalize_cols_8192sq", Some(8.0 * n as f64), None, 20, 3, || {
-        let centred = cp::subtract(&m, &m.mean_axis(0)?)?;
-        cp::divide(&centred, &m.std_axis(0, 0)?).map(drop)
-    })?;
-    b.case("cumsum_f32_16M", Some(8.0 * (1 << 24) as f64), None, 20, 3, || {
-        xs.cumsum(None).map(drop)
-    })?;
-    b.case("sort_f32_16M", Some(8.0 * (1 << 24) as f64), None, 20, 3, || {
-        xs.sort_axis(-1).map(drop)
-    })?;
+    b.case(
+        "normalize_cols_8192sq",
+        Some(8.0 * n as f64),
+        None,
+        20,
+        3,
+        || {
+            let centred = cp::subtract(&m, &m.mean_axis(0)?)?;
+            cp::divide(&centred, &m.std_axis(0, 0)?).map(drop)
+        },
+    )?;
+    b.case(
+        "cumsum_f32_16M",
+        Some(8.0 * (1 << 24) as f64),
+        None,
+        20,
+        3,
+        || xs.cumsum(None).map(drop),
+    )?;
+    b.case(
+        "sort_f32_16M",
+        Some(8.0 * (1 << 24) as f64),
+        None,
+        20,
+        3,
+        || xs.sort_axis(-1).map(drop),
+    )?;
     let small = cp::arange(1000)?.astype(cp::f32)?;
     b.case("100_small_adds_latency", None, None, 20, 3, || {
         let mut a = small.clone();
