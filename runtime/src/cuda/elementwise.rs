@@ -244,14 +244,11 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
         }
     }
     kinds.push((out.dtype(), Read::Each));
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    let key = super::helpers::key((
         // The support code is determined by the name and expression.
-        (&k.name, &k.expr, &k.compute, k.result, k.support.len()).hash(&mut h);
-        (&kinds, mshape.len(), contiguous, small).hash(&mut h);
-        h.finish()
-    };
+        (&k.name, &k.expr, &k.compute, k.result, k.support.len()),
+        (&kinds, mshape.len(), contiguous, small),
+    ));
     let func = session
         .kernels
         .specialized(session, key, &k.name, "cuprite_map", || {

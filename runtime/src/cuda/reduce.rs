@@ -21,7 +21,6 @@ use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::storage::Storage;
 
 /// What to compute: `out = post(fold(combine, identity, map(x)))`.
 #[derive(Debug, Clone)]
@@ -59,17 +58,6 @@ fn merge_group(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
     (s, st.into_iter().next().unwrap_or_default())
 }
 
-fn device_ptr(a: &Array) -> Result<u64> {
-    match a.storage() {
-        Storage::Cuda(c) => Ok(c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64),
-        Storage::Cpu(_) => Err(Error::DeviceMismatch {
-            op: "reduce",
-            a: "cuda".into(),
-            b: "cpu".into(),
-        }),
-    }
-}
-
 /// Reduces `x` over `axes` (normalised, distinct) into `out`, a fresh
 /// C-contiguous CUDA array whose shape is `x`'s kept axes in order.
 pub(crate) fn run_reduce(spec: &ReduceSpec, x: &Array, axes: &[usize], out: &Array) -> Result<()> {
@@ -102,7 +90,7 @@ pub(crate) fn run_reduce(spec: &ReduceSpec, x: &Array, axes: &[usize], out: &Arr
     }
     let red_contig = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
     let kept_contig = plan.kept.1.len() == 1 && plan.kept.1[0] == 1 && plan.red.0.len() == 1;
-    let ptr = device_ptr(x)?;
+    let ptr = super::helpers::ptr("reduce", x)?;
     if kept_contig && !red_contig {
         columns(s, spec, ptr, x.dtype(), rows, len, plan.red.1[0], out)
     } else {
@@ -210,9 +198,7 @@ fn rows_pass(
     } else {
         1
     };
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    let key = super::helpers::key((
         (
             "rows",
             spec.name,
@@ -220,8 +206,7 @@ fn rows_pass(
             &spec.combine,
             &spec.post,
             &spec.identity,
-        )
-            .hash(&mut h);
+        ),
         (
             spec.compute,
             spec.acc,
@@ -229,11 +214,9 @@ fn rows_pass(
             in_dt,
             kshape.len(),
             rshape.len(),
-        )
-            .hash(&mut h);
-        (contiguous_rows, vec, spec.support.len()).hash(&mut h);
-        h.finish()
-    };
+        ),
+        (contiguous_rows, vec, spec.support.len()),
+    ));
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_rows", || {
@@ -248,9 +231,9 @@ fn rows_pass(
         })?;
     let mut args = KernelArgs::new();
     args.push(ptr);
-    args.push(device_ptr(out)?);
+    args.push(super::helpers::ptr("reduce", out)?);
     args.push(match &partial {
-        Some(p) => device_ptr(p)?,
+        Some(p) => super::helpers::ptr("reduce", p)?,
         None => 0u64,
     });
     args.push(count.unwrap_or(0));
@@ -453,9 +436,7 @@ fn columns(
     } else {
         (None, None)
     };
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    let key = super::helpers::key((
         (
             "cols",
             spec.name,
@@ -463,8 +444,7 @@ fn columns(
             &spec.combine,
             &spec.post,
             &spec.identity,
-        )
-            .hash(&mut h);
+        ),
         (
             spec.compute,
             spec.acc,
@@ -472,10 +452,8 @@ fn columns(
             in_dt,
             spec.support.len(),
             vec,
-        )
-            .hash(&mut h);
-        h.finish()
-    };
+        ),
+    ));
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_cols", || {
@@ -483,9 +461,9 @@ fn columns(
         })?;
     let mut args = KernelArgs::new();
     args.push(ptr);
-    args.push(device_ptr(out)?);
+    args.push(super::helpers::ptr("reduce", out)?);
     args.push(match &partial {
-        Some(p) => device_ptr(p)?,
+        Some(p) => super::helpers::ptr("reduce", p)?,
         None => 0u64,
     });
     args.push(count.unwrap_or(0));
