@@ -8,6 +8,11 @@
 //!
 //! `cuprite-bench [--json OUT.json] [--case NAME]...`
 
+mod fft_random;
+mod kernels;
+mod linalg;
+mod signal;
+
 use std::time::Instant;
 
 use cuprite as cp;
@@ -48,7 +53,7 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-struct Bench {
+pub struct Bench {
     rows: Vec<Row>,
     only: Vec<String>,
 }
@@ -59,7 +64,7 @@ impl Bench {
     }
 
     /// Times `f` as cupyx.profiler.benchmark does.
-    fn case(
+    pub fn case(
         &mut self,
         name: &str,
         bytes: Option<f64>,
@@ -102,7 +107,7 @@ impl Bench {
 }
 
 /// Uniform [0, 1) float32 values from a fixed-seed xorshift generator.
-fn host_random(n: usize, seed: u64) -> Vec<f32> {
+pub fn host_random(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed.max(1);
     (0..n)
         .map(|_| {
@@ -146,7 +151,13 @@ fn main() -> cp::Result<()> {
         rows: Vec::new(),
         only,
     };
-    cp::with_device(dev, || run_cases(&mut b))?;
+    cp::with_device(dev, || {
+        run_cases(&mut b)?;
+        linalg::run(&mut b)?;
+        fft_random::run(&mut b)?;
+        kernels::run(&mut b)?;
+        signal::run(&mut b)
+    })?;
     if let Some(path) = json_out {
         let body: Vec<String> = b.rows.iter().map(|r| format!(" {}", r.json())).collect();
         std::fs::write(&path, format!("[\n{}\n]\n", body.join(",\n")))
