@@ -3,17 +3,25 @@
 //! built-in operations.
 
 pub(crate) mod argreduce;
+pub(crate) mod blas;
 pub(crate) mod compile;
+pub(crate) mod conv;
+pub(crate) mod cufft;
+pub(crate) mod cusparse;
+pub(crate) mod custom;
 pub(crate) mod elementwise;
 pub(crate) mod gather;
 pub(crate) mod helpers;
 pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
+pub(crate) mod nccl_ffi;
+pub(crate) mod rand;
 pub(crate) mod reduce;
 pub(crate) mod reduce_spec;
 pub(crate) mod scan;
 pub(crate) mod session;
+pub(crate) mod solver;
 pub(crate) mod sort;
 pub mod stream;
 pub(crate) mod transfer;

@@ -1,0 +1,1 @@
+//! cuBLAS: matrix products.

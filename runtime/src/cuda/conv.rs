@@ -1,0 +1,1 @@
+//! Convolution and filtering kernels for cp::signal.

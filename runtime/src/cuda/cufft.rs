@@ -1,0 +1,1 @@
+//! cuFFT: plans and transforms.

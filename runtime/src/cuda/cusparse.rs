@@ -1,0 +1,1 @@
+//! cuSPARSE: sparse products.

@@ -1,0 +1,1 @@
+//! User kernels compiled with NVRTC (ElementwiseKernel, ReductionKernel, RawKernel).

@@ -1,0 +1,1 @@
+//! NCCL communicators and collectives.

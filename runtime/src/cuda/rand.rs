@@ -1,0 +1,1 @@
+//! Random-number kernels on the GPU.

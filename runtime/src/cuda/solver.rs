@@ -1,0 +1,1 @@
+//! cuSOLVER: factorizations and solvers.

@@ -1,0 +1,1 @@
+//! `cp::fuse`: elementwise expressions compiled into one kernel.

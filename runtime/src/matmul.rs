@@ -1,0 +1,1 @@
+//! Matrix products: matmul, dot, vdot, inner, outer, tensordot, einsum.

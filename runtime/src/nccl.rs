@@ -1,0 +1,1 @@
+//! Several GPUs (`cp::nccl`): communicators and collectives through NCCL.

@@ -1,0 +1,1 @@
+//! Timing (`cp::profiler`): CUDA-event benchmarks and NVTX ranges.

@@ -1,0 +1,1 @@
+//! Signal processing (`cp::signal`): convolution, filters, windows and spectra.

@@ -1,0 +1,1 @@
+//! Sparse matrices (`cp::sparse`): CSR, CSC and COO, cuSPARSE on the GPU.
