@@ -96,6 +96,18 @@ pub enum Error {
     /// The operation was interrupted (Jupyter's interrupt, Ctrl-C).
     #[error("{op}: interrupted")]
     Interrupted { op: &'static str },
+    /// A linear-algebra routine failed on this input (singular matrix, not
+    /// positive definite, no convergence); `detail` says what and where.
+    #[error("{op}: {detail}")]
+    LinAlg { op: &'static str, detail: String },
+    /// A CUDA library that the operation needs (cuBLAS, cuFFT, NCCL, ...)
+    /// could not be loaded; `detail` lists where it was looked for.
+    #[error("{op} needs {library}, which could not be loaded: {detail}")]
+    MissingLibrary {
+        op: &'static str,
+        library: &'static str,
+        detail: String,
+    },
 }
 
 /// A byte count for people: `1.50 GiB`.

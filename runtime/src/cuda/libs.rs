@@ -281,3 +281,44 @@ pub(crate) unsafe fn driver_symbol<F: Copy>(names: &[&str]) -> Option<F> {
     std::mem::forget(lib);
     found
 }
+
+/// Loads the CUDA library `name` (`cublas`, `cusolver`, `cufft`, `curand`,
+/// `cusparse`, `nccl`, ...) once per process, checking that it exports
+/// `symbols`, before any cudarc call reaches it (cudarc panics on a missing
+/// library). The error names the operation and every place that was tried.
+pub(crate) fn require(
+    name: &'static str,
+    symbols: &[&str],
+    op: &'static str,
+) -> Result<(), crate::Error> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static LOADED: OnceLock<Mutex<HashMap<&'static str, Result<(), String>>>> = OnceLock::new();
+    let mut loaded = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let outcome = loaded.entry(name).or_insert_with(|| {
+        let info = load(name);
+        if info.path.is_none() {
+            return Err(format!("tried {}", info.tried.join("; ")));
+        }
+        let missing = missing_symbols(&info, symbols);
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} lacks {} (too old?)",
+                info.describe(),
+                missing.join(", ")
+            ))
+        }
+    });
+    outcome
+        .clone()
+        .map_err(|detail| crate::Error::MissingLibrary {
+            op,
+            library: name,
+            detail,
+        })
+}
