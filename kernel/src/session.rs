@@ -330,6 +330,7 @@ impl Evaluator {
             }
         };
         if self.ctx.is_none() {
+            add_rust_libs_to_loader_path();
             match CommandContext::new() {
                 Ok((ctx, outputs)) => {
                     // evcxr's own channels: output of the cell process before capture
@@ -760,6 +761,37 @@ fn char_to_byte(s: &str, chars: usize) -> usize {
 
 fn byte_to_char(s: &str, byte: usize) -> usize {
     s[..byte.min(s.len())].chars().count()
+}
+
+/// Cells are dylibs linked against the toolchain's `libstd-*.so`; the cell
+/// process finds it only when the toolchain's target library folder is on
+/// the loader path (cargo sets this for processes it runs, a Jupyter server
+/// does not). Prepends `$(rustc --print target-libdir)` once, before the cell
+/// process starts.
+fn add_rust_libs_to_loader_path() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let Ok(out) = std::process::Command::new(rustc)
+            .args(["--print", "target-libdir"])
+            .output()
+        else {
+            return;
+        };
+        if !out.status.success() {
+            return;
+        }
+        let lib = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let mut paths = vec![lib];
+        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+            paths.extend(std::env::split_paths(&old));
+        }
+        if let Ok(joined) = std::env::join_paths(paths) {
+            // The kernel sets this before any cell process or thread that reads
+            // the environment concurrently is started by evcxr.
+            std::env::set_var("LD_LIBRARY_PATH", joined);
+        }
+    });
 }
 
 #[cfg(test)]
