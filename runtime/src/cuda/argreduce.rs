@@ -197,6 +197,20 @@ impl Spec {
     }
 }
 
+/// Elements per 16-byte load on the contiguous row path (1: no vector path).
+fn vector_width(spec: &Spec) -> usize {
+    let size = spec.in_dt.itemsize();
+    if spec.strategy == Strategy::Rows
+        && spec.red_contig
+        && !spec.in_dt.is_complex()
+        && (size == 4 || size == 8)
+    {
+        16 / size
+    } else {
+        1
+    }
+}
+
 /// The C test for NaN of a partial value of dtype `val`.
 fn nan_test(val: DType, v: &str) -> String {
     if val.is_complex() {
@@ -248,6 +262,21 @@ fn header(spec: &Spec) -> String {
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "  if (pick) {{ av = bv; ai = bi; }}");
     let _ = writeln!(s, "}}");
+    // The same when `bi` is known to be larger than every index folded so far.
+    let strictly = if spec.max { "bv > av" } else { "bv < av" };
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ void fold_next(val_t& av, long long& ai, val_t bv, long long bi) {{"
+    );
+    let _ = writeln!(
+        s,
+        "  if (ai < 0 || (!is_nan(av) && (is_nan(bv) || {strictly}))) {{ av = bv; ai = bi; }}"
+    );
+    let _ = writeln!(s, "}}");
+    let vec = vector_width(spec);
+    if vec > 1 {
+        let _ = writeln!(s, "struct __align__(16) vec_t {{ in_t v[{vec}]; }};");
+    }
     // The shared-memory tree of one block.
     let _ = writeln!(
         s,
@@ -283,7 +312,14 @@ fn source(spec: &Spec) -> String {
             let _ = writeln!(s, "  __shared__ long long si[{t}];");
             let _ = writeln!(s, "  const int tid = threadIdx.x;");
             let _ = writeln!(s, "  const long long splits = gridDim.y;");
-            let _ = writeln!(s, "  const long long chunk = (len + splits - 1) / splits;");
+            // Vector path: chunks are whole 16-byte vectors so each block's
+            // part of a row starts aligned when the row does.
+            let vec = vector_width(spec);
+            let _ = writeln!(
+                s,
+                "  const long long chunk = ((len + splits - 1) / splits + {v} - 1) / {v} * {v};",
+                v = vec.max(1)
+            );
             let _ = writeln!(s, "  const long long lo = blockIdx.y * chunk;");
             let _ = writeln!(
                 s,
@@ -296,11 +332,35 @@ fn source(spec: &Spec) -> String {
             let _ = writeln!(s, "    long long base = 0;");
             s.push_str(&unravel("row", "base", spec.kd));
             let _ = writeln!(s, "    val_t av = val_t(); long long ai = -1;");
-            let _ = writeln!(s, "    for (long long j = lo + tid; j < hi; j += {t}) {{");
-            let _ = writeln!(s, "      long long off = base;");
-            s.push_str(&red_off);
-            let _ = writeln!(s, "      fold(av, ai, load(x[off]), j);");
-            let _ = writeln!(s, "    }}");
+            if vec > 1 {
+                // Each thread visits its indices in increasing order (its
+                // vectors, then the tail), so `fold_next` may assume it.
+                let _ = writeln!(s, "    long long tail = lo;");
+                let _ = writeln!(s, "    if (hi > lo && (((unsigned long long)(x + base + lo)) & 15ull) == 0ull) {{");
+                let _ = writeln!(s, "      const long long nv = (hi - lo) / {vec};");
+                let _ = writeln!(s, "      const vec_t* xv = (const vec_t*)(x + base + lo);");
+                let _ = writeln!(s, "      for (long long q = tid; q < nv; q += {t}) {{");
+                let _ = writeln!(s, "        const vec_t w = xv[q];");
+                let _ = writeln!(s, "        const long long j = lo + q * {vec};");
+                let _ = writeln!(s, "        #pragma unroll");
+                let _ = writeln!(
+                    s,
+                    "        for (int e = 0; e < {vec}; ++e) fold_next(av, ai, load(w.v[e]), j + e);"
+                );
+                let _ = writeln!(s, "      }}");
+                let _ = writeln!(s, "      tail = lo + nv * {vec};");
+                let _ = writeln!(s, "    }}");
+                let _ = writeln!(
+                    s,
+                    "    for (long long j = tail + tid; j < hi; j += {t}) fold_next(av, ai, load(x[base + j]), j);"
+                );
+            } else {
+                let _ = writeln!(s, "    for (long long j = lo + tid; j < hi; j += {t}) {{");
+                let _ = writeln!(s, "      long long off = base;");
+                s.push_str(&red_off);
+                let _ = writeln!(s, "      fold(av, ai, load(x[off]), j);");
+                let _ = writeln!(s, "    }}");
+            }
             let _ = writeln!(s, "    sv[tid] = av; si[tid] = ai;");
             let _ = writeln!(s, "    block_fold(sv, si, tid);");
             let _ = writeln!(s, "    if (tid == 0) {{");
@@ -408,6 +468,25 @@ mod tests {
     }
 
     #[test]
+    fn contiguous_rows_of_4_and_8_byte_reals_use_16_byte_loads() {
+        let sp = |dt| Spec {
+            red_contig: true,
+            ..spec(dt, true, Strategy::Rows, 0, 1)
+        };
+        assert_eq!(vector_width(&sp(DType::Float32)), 4);
+        assert_eq!(vector_width(&sp(DType::Int64)), 2);
+        assert_eq!(vector_width(&sp(DType::Float16)), 1);
+        assert_eq!(vector_width(&sp(DType::Complex64)), 1);
+        let strided = spec(DType::Float32, true, Strategy::Rows, 0, 1);
+        assert_eq!(vector_width(&strided), 1);
+        let src = source(&sp(DType::Float32));
+        // Chunks are whole vectors; a thread folds its indices in order.
+        assert!(src.contains("((len + splits - 1) / splits + 4 - 1) / 4 * 4"));
+        assert!(src.contains("fold_next(av, ai, load(w.v[e]), j + e)"));
+        assert!(src.contains("if (ai < 0 || (!is_nan(av) && (is_nan(bv) || bv > av)))"));
+    }
+
+    #[test]
     fn every_dtype_and_strategy_generates_a_source() {
         for dt in DType::ALL {
             for max in [false, true] {
@@ -416,12 +495,19 @@ mod tests {
                     (Strategy::Rows, 2, 3),
                     (Strategy::Columns, 1, 1),
                 ] {
-                    let src = source(&spec(dt, max, st, kd, rd));
-                    assert!(src.contains("cuprite_arg_finish"));
-                    super::super::helpers::dump_source(
-                        &format!("arg_{}_{max}_{st:?}_{kd}{rd}", dt.name()),
-                        &src,
-                    );
+                    for contig in [false, true] {
+                        let sp = Spec {
+                            red_contig: contig && rd == 1,
+                            ..spec(dt, max, st, kd, rd)
+                        };
+                        let src = source(&sp);
+                        assert!(src.contains("cuprite_arg_finish"));
+                        assert_eq!(src.contains("vec_t"), vector_width(&sp) > 1);
+                        super::super::helpers::dump_source(
+                            &format!("arg_{}_{max}_{st:?}_{kd}{rd}_{contig}", dt.name()),
+                            &src,
+                        );
+                    }
                 }
             }
         }

@@ -346,6 +346,32 @@ fn program_log(prog: nv::nvrtcProgram) -> String {
     text.trim_end_matches('\0').trim_end().to_string()
 }
 
+/// For tests of generated sources: compiles `source` with NVRTC for sm_90
+/// when NVRTC can be loaded (no GPU or driver is needed), returning the
+/// error log of a failed compile. Without NVRTC it prints a notice and
+/// returns `Ok`, unless `CUPRITE_REQUIRE_NVRTC=1` makes that a failure (CI
+/// installs NVRTC from PyPI so every generated kernel is compiled there).
+#[cfg(test)]
+pub(crate) fn check_compiles(name: &str, source: &str) -> std::result::Result<(), String> {
+    use std::sync::OnceLock;
+    static NVRTC: OnceLock<bool> = OnceLock::new();
+    let present = *NVRTC.get_or_init(|| {
+        let info = super::libs::load("nvrtc");
+        info.path.is_some()
+            && super::libs::missing_symbols(&info, super::libs::NVRTC_SYMBOLS).is_empty()
+    });
+    if !present {
+        if std::env::var("CUPRITE_REQUIRE_NVRTC").as_deref() == Ok("1") {
+            return Err("NVRTC was not found and CUPRITE_REQUIRE_NVRTC=1".into());
+        }
+        eprintln!("note: NVRTC not found; `{name}` was not compiled");
+        return Ok(());
+    }
+    compile(name, source, "sm_90", &[], &[])
+        .map(|_| ())
+        .map_err(|e| format!("{e}\n--- source ---\n{source}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

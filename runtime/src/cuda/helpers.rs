@@ -188,15 +188,19 @@ pub(crate) fn grid_1d(s: &DeviceSession, n: usize, threads: usize) -> u32 {
     needed.min(cap) as u32
 }
 
-/// Writes a generated source to `$CUPRITE_DUMP_KERNELS/<name>.cu` when that
-/// variable is set, so the sources of the unit tests can be compiled with
-/// NVRTC on a machine without a GPU.
+/// Compiles a generated source of a unit test with NVRTC when it can be
+/// loaded (no GPU needed; see `compile::check_compiles`), failing the test
+/// on a compile error, and writes it to `$CUPRITE_DUMP_KERNELS/<name>.cu`
+/// when that variable is set.
 #[cfg(test)]
 pub(crate) fn dump_source(name: &str, src: &str) {
     if let Some(dir) = std::env::var_os("CUPRITE_DUMP_KERNELS") {
         let dir = std::path::PathBuf::from(dir);
         let _ = std::fs::create_dir_all(&dir);
         let _ = std::fs::write(dir.join(format!("{name}.cu")), src);
+    }
+    if let Err(log) = super::compile::check_compiles(name, src) {
+        panic!("generated kernel `{name}` does not compile:\n{log}");
     }
 }
 
