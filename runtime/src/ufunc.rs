@@ -1653,29 +1653,41 @@ fn binary_compute(
 }
 
 /// The generated GPU kernel of a binary ufunc, when one exists for `dt`.
-fn gpu_binary_kernel(op: Bin, dt: DType) -> Option<crate::cuda::elementwise::MapKernel> {
-    let e = crate::cuda::ufunc_expr::binary(op.name(), dt)?;
-    Some(crate::cuda::elementwise::MapKernel {
-        name: op.name().into(),
-        compute: vec![e.compute; 2],
-        expr: e.expr,
-        result: e.result,
-        support: e.support.into(),
+fn gpu_binary_kernel(
+    op: Bin,
+    dt: DType,
+) -> Option<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
+    use crate::cuda::elementwise::{memoized, MapKernel};
+    memoized((op.name(), dt), || {
+        let e = crate::cuda::ufunc_expr::binary(op.name(), dt)?;
+        Some(MapKernel::new(
+            op.name().into(),
+            vec![e.compute; 2],
+            e.expr,
+            e.result,
+            e.support.into(),
+        ))
     })
 }
 
 /// The generated GPU kernel of a unary ufunc, when one exists for `dt`.
-fn gpu_unary_kernel(op: Un, dt: DType) -> Option<crate::cuda::elementwise::MapKernel> {
+fn gpu_unary_kernel(
+    op: Un,
+    dt: DType,
+) -> Option<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
+    use crate::cuda::elementwise::{memoized, MapKernel};
     if matches!(op, Un::Round(_)) {
         return None;
     }
-    let e = crate::cuda::ufunc_expr::unary(op.name(), dt)?;
-    Some(crate::cuda::elementwise::MapKernel {
-        name: op.name().into(),
-        compute: vec![e.compute],
-        expr: e.expr,
-        result: e.result,
-        support: e.support.into(),
+    memoized((op.name(), dt), || {
+        let e = crate::cuda::ufunc_expr::unary(op.name(), dt)?;
+        Some(MapKernel::new(
+            op.name().into(),
+            vec![e.compute],
+            e.expr,
+            e.result,
+            e.support.into(),
+        ))
     })
 }
 

@@ -102,6 +102,30 @@ pub(crate) struct MapKernel {
     pub result: DType,
     /// Extra C definitions the expression needs (helper functions).
     pub support: String,
+    /// Hash of all of the above (see [`MapKernel::new`]).
+    id: u64,
+}
+
+impl MapKernel {
+    /// A kernel description; its identity is hashed once here so launches
+    /// only hash the layout-dependent parts.
+    pub fn new(
+        name: String,
+        compute: Vec<DType>,
+        expr: String,
+        result: DType,
+        support: String,
+    ) -> MapKernel {
+        let id = super::helpers::key((&name, &compute, &expr, result, &support));
+        MapKernel {
+            name,
+            compute,
+            expr,
+            result,
+            support,
+            id,
+        }
+    }
 }
 
 /// A view of one operand for a launch: device pointer of element 0 plus layout.
@@ -244,11 +268,7 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
         }
     }
     kinds.push((out.dtype(), Read::Each));
-    let key = super::helpers::key((
-        // The support code is determined by the name and expression.
-        (&k.name, &k.expr, &k.compute, k.result, k.support.len()),
-        (&kinds, mshape.len(), contiguous, small),
-    ));
+    let key = super::helpers::key((k.id, &kinds, mshape.len(), contiguous, small));
     let func = session
         .kernels
         .specialized(session, key, &k.name, "cuprite_map", || {
@@ -497,28 +517,52 @@ pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
         }
     }
 
-    let k = MapKernel {
-        name: "copy".into(),
-        compute: vec![src.dtype()],
-        expr: "in0".into(),
-        result: src.dtype(),
-        support: String::new(),
-    };
+    let k = MapKernel::new(
+        "copy".into(),
+        vec![src.dtype()],
+        "in0".into(),
+        src.dtype(),
+        String::new(),
+    );
     run_map(&k, &[src], out)
 }
 
-/// Every element of `out` set to `value` (given as a 0-d array of out's dtype on the host).
+/// Every element of `out` set to `value` (cast to out's dtype), passed to
+/// the kernel as a parameter so one compiled kernel per dtype serves every
+/// value.
 pub(crate) fn fill(out: &Array, value: crate::Scalar) -> Result<()> {
     let dt = out.dtype();
-    let literal = scalar_literal(value, dt);
-    let k = MapKernel {
-        name: "fill".into(),
-        compute: vec![],
-        expr: literal,
-        result: dt,
-        support: String::new(),
-    };
-    run_map(&k, &[], out)
+    let k = memoized(("fill", dt), || {
+        Some(MapKernel::new(
+            "fill".into(),
+            vec![dt],
+            "in0".into(),
+            dt,
+            String::new(),
+        ))
+    })
+    .expect("fill has a kernel for every dtype");
+    run_map_inputs(&k, &[MapInput::Scalar(value, dt)], out)
+}
+
+/// The kernel description stored under `key` (None: no GPU kernel), built
+/// once per copy of the crate (descriptions are few: one per op and dtype).
+pub(crate) fn memoized(
+    key: (&'static str, DType),
+    build: impl FnOnce() -> Option<MapKernel>,
+) -> Option<std::sync::Arc<MapKernel>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Table = HashMap<(&'static str, DType), Option<Arc<MapKernel>>>;
+    static KERNELS: Mutex<Option<Table>> = Mutex::new(None);
+    let mut g = KERNELS.lock().unwrap_or_else(|e| e.into_inner());
+    let map = g.get_or_insert_with(HashMap::new);
+    if let Some(k) = map.get(&key) {
+        return k.clone();
+    }
+    let k = build().map(Arc::new);
+    map.insert(key, k.clone());
+    k
 }
 
 /// A C expression for a constant of dtype `dt`.
@@ -585,13 +629,13 @@ mod tests {
 
     #[test]
     fn generated_source_has_one_kernel_with_the_expression() {
-        let k = MapKernel {
-            name: "add".into(),
-            compute: vec![DType::Float32, DType::Float32],
-            expr: "in0 + in1".into(),
-            result: DType::Float32,
-            support: String::new(),
-        };
+        let k = MapKernel::new(
+            "add".into(),
+            vec![DType::Float32, DType::Float32],
+            "in0 + in1".into(),
+            DType::Float32,
+            String::new(),
+        );
         let f = DType::Float32;
         let src = generate(
             &k,

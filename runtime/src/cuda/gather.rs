@@ -69,13 +69,13 @@ pub(crate) fn where_(
 }
 
 fn where_kernel(dtype: DType) -> MapKernel {
-    MapKernel {
-        name: "where".into(),
-        compute: vec![DType::Bool, dtype, dtype],
-        expr: "(in0 ? in1 : in2)".into(),
-        result: dtype,
-        support: String::new(),
-    }
+    MapKernel::new(
+        "where".into(),
+        vec![DType::Bool, dtype, dtype],
+        "(in0 ? in1 : in2)".into(),
+        dtype,
+        String::new(),
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -639,13 +639,13 @@ pub(crate) fn nonzero(op: &'static str, a: &Array) -> Result<Vec<Array>> {
         a.clone()
     } else {
         let t = new_array(op, s.info.ordinal, DType::Bool, a.shape())?;
-        let k = MapKernel {
-            name: "nonzero".into(),
-            compute: vec![DType::Bool],
-            expr: "in0".into(),
-            result: DType::Bool,
-            support: String::new(),
-        };
+        let k = MapKernel::new(
+            "nonzero".into(),
+            vec![DType::Bool],
+            "in0".into(),
+            DType::Bool,
+            String::new(),
+        );
         run_map(&k, &[a], &t)?;
         t
     };

@@ -7,7 +7,6 @@ use cudarc::driver::sys;
 use super::compile::Function;
 use super::session::DeviceSession;
 use super::stream::Stream;
-use super::DriverResultExt;
 use crate::error::Result;
 
 /// Kernel arguments laid out in one buffer; `cuLaunchKernel` receives a
@@ -104,5 +103,6 @@ pub(crate) fn launch(
         )
     }
     .result()
-    .op(&format!("launching kernel `{name}`"))
+    // The message is only formatted on failure: launches are the hot path.
+    .map_err(|e| super::driver_error(format!("launching kernel `{name}`"), e))
 }

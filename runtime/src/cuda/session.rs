@@ -185,6 +185,30 @@ pub(crate) struct DeviceSession {
 
 /// The session of device `ordinal`, created on first use.
 pub(crate) fn session(ordinal: usize) -> Result<&'static DeviceSession> {
+    // Sessions live for the process: once found, this copy of the crate
+    // keeps the address without taking the process-wide lock again.
+    use std::sync::atomic::AtomicPtr;
+    const KEPT: usize = 16;
+    static FOUND: [AtomicPtr<DeviceSession>; KEPT] =
+        [const { AtomicPtr::new(std::ptr::null_mut()) }; KEPT];
+    if let Some(slot) = FOUND.get(ordinal) {
+        let p = slot.load(Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: stored below from a leaked `&'static DeviceSession`.
+            return Ok(unsafe { &*p });
+        }
+    }
+    let s = find_or_create_session(ordinal)?;
+    if let Some(slot) = FOUND.get(ordinal) {
+        slot.store(
+            s as *const DeviceSession as *mut DeviceSession,
+            Ordering::Release,
+        );
+    }
+    Ok(s)
+}
+
+fn find_or_create_session(ordinal: usize) -> Result<&'static DeviceSession> {
     let p = process();
     let count = match &p.availability {
         Ok(n) => *n,

@@ -78,14 +78,13 @@ pub(crate) fn download_range<T: Element>(
     // faults while the copy fills them.
     let bytes_len = len * item;
     if bytes_len >= 4 << 20 {
-        // SAFETY: advisory only, on memory this Vec owns.
-        unsafe {
-            libc::madvise(
-                host.as_mut_ptr() as *mut libc::c_void,
-                bytes_len,
-                libc::MADV_HUGEPAGE,
-            )
-        };
+        // madvise needs a page-aligned start (malloc's large blocks begin a
+        // few bytes into a page): advise the whole pages inside the buffer.
+        let (start, end) = page_aligned_inside(host.as_ptr() as usize, bytes_len, 4096);
+        if end > start {
+            // SAFETY: advisory only, on whole pages inside memory this Vec owns.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
     }
     // SAFETY: the bytes are fully written by `download` before any element
     // is read; every element type is plain data (bool bytes are 0 or 1, as
@@ -95,6 +94,13 @@ pub(crate) fn download_range<T: Element>(
     // SAFETY: all `len` elements were initialised by the download.
     unsafe { host.set_len(len) };
     Ok(host)
+}
+
+/// The page-aligned range `[start, end)` inside `[addr, addr + len)`.
+fn page_aligned_inside(addr: usize, len: usize, page: usize) -> (usize, usize) {
+    let start = addr.div_ceil(page) * page;
+    let end = (addr + len) / page * page;
+    (start, end.max(start))
 }
 
 /// Host values written to elements `start..` of a device buffer.
@@ -116,4 +122,19 @@ pub(crate) fn download_all<T: Element>(c: &CudaStorage) -> Vec<T> {
 pub(crate) fn upload_all<T: Element>(c: &CudaStorage, values: &[T]) {
     upload_range::<T>(c, 0, values)
         .unwrap_or_else(|e| panic!("copying host data to a GPU array failed: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advice_covers_whole_pages_inside_the_buffer() {
+        assert_eq!(
+            page_aligned_inside(4096 + 16, 3 * 4096, 4096),
+            (8192, 4 * 4096)
+        );
+        assert_eq!(page_aligned_inside(8192, 8192, 4096), (8192, 16384));
+        assert_eq!(page_aligned_inside(100, 200, 4096), (4096, 4096));
+    }
 }

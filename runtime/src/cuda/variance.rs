@@ -76,13 +76,7 @@ pub(crate) fn deviation_kernel(dt: DType) -> MapKernel {
     } else {
         ("(in0 - in1) * (in0 - in1)".to_string(), String::new())
     };
-    MapKernel {
-        name: "var_deviation".into(),
-        compute: vec![acc, acc],
-        expr,
-        result: real,
-        support,
-    }
+    MapKernel::new("var_deviation".into(), vec![acc, acc], expr, real, support)
 }
 
 /// The reduction of squared deviations into the variance (or its square
