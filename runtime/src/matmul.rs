@@ -53,11 +53,30 @@ pub fn matmul_precision() -> MatmulPrecision {
 }
 
 /// The four dtypes faer and cuSOLVER compute with.
-pub(crate) trait Field: Element + faer::traits::ComplexField {}
-impl Field for f32 {}
-impl Field for f64 {}
-impl Field for Complex32 {}
-impl Field for Complex64 {}
+pub(crate) trait Field: Element + faer::traits::ComplexField {
+    /// A value of the real type as f64.
+    fn real_f64(r: &<Self as faer::traits::ComplexField>::Real) -> f64;
+}
+impl Field for f32 {
+    fn real_f64(r: &f32) -> f64 {
+        *r as f64
+    }
+}
+impl Field for f64 {
+    fn real_f64(r: &f64) -> f64 {
+        *r
+    }
+}
+impl Field for Complex32 {
+    fn real_f64(r: &f32) -> f64 {
+        *r as f64
+    }
+}
+impl Field for Complex64 {
+    fn real_f64(r: &f64) -> f64 {
+        *r
+    }
+}
 
 /// The one device of two arrays, or `DeviceMismatch`.
 pub(crate) fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<Device> {
