@@ -67,7 +67,10 @@ pub use fuse::*;
 pub use index::*;
 pub use kernels::*;
 pub use layout::{Layout, Order};
-pub use matmul::*;
+pub use matmul::{
+    dot, einsum, inner, matmul, matmul_precision, outer, set_matmul_precision, tensordot, vdot,
+    MatmulPrecision, TensordotAxes,
+};
 pub use operand::{common_device, IntoOperand, Operand};
 pub use reduce::*;
 pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape};

@@ -1,1 +1,778 @@
-//! cuSOLVER: factorizations and solvers.
+//! cuSOLVER dense factorizations on our own device pointers, on the
+//! current stream: LU (`getrf`/`getrs`), Cholesky (`potrf`), QR (`geqrf` +
+//! `orgqr`/`ungqr`), SVD (`gesvd`) and the Hermitian eigensolver
+//! (`syevd`/`heevd`), the routines CuPy uses.
+//!
+//! Every routine overwrites its input, so each works on a copy. A C-order
+//! matrix read column-major (cuSOLVER's order) is its transpose; each
+//! routine below says how that is accounted for. Every function takes one
+//! 2-D matrix of float32/float64/complex64/complex128 (callers loop over
+//! batches and promote dtypes), and reads the `info` word after the work:
+//! a singular or not positive definite input is `Error::LinAlg`.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use cudarc::cusolver::sys as cs;
+
+use super::elementwise::{copy_cast, ctype, new_array};
+use super::helpers::{kernel, key, ptr, session_of};
+use super::launch::{launch, KernelArgs, LaunchConfig};
+use super::session::DeviceSession;
+use super::stream::current_stream;
+use super::Handle;
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+const SYMBOLS: &[&str] = &[
+    "cusolverDnCreate",
+    "cusolverDnSetStream",
+    "cusolverDnCreateParams",
+    "cusolverDnXgetrf_bufferSize",
+    "cusolverDnXgetrf",
+    "cusolverDnXgetrs",
+    "cusolverDnXpotrf_bufferSize",
+    "cusolverDnXpotrf",
+    "cusolverDnXgeqrf_bufferSize",
+    "cusolverDnXgeqrf",
+    "cusolverDnSorgqr_bufferSize",
+    "cusolverDnSorgqr",
+    "cusolverDnDorgqr_bufferSize",
+    "cusolverDnDorgqr",
+    "cusolverDnCungqr_bufferSize",
+    "cusolverDnCungqr",
+    "cusolverDnZungqr_bufferSize",
+    "cusolverDnZungqr",
+    "cusolverDnXgesvd_bufferSize",
+    "cusolverDnXgesvd",
+    "cusolverDnXsyevd_bufferSize",
+    "cusolverDnXsyevd",
+];
+
+type SolverHandle = (cs::cusolverDnHandle_t, cs::cusolverDnParams_t);
+
+/// One cuSOLVER handle (and 64-bit API parameter object) per device, used
+/// under a lock and set to the current stream before each use.
+static HANDLES: Mutex<Option<HashMap<usize, Handle<SolverHandle>>>> = Mutex::new(None);
+
+fn check(op: &str, call: &str, st: cs::cusolverStatus_t) -> Result<()> {
+    if st == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Cuda {
+            op: op.to_string(),
+            detail: format!("{call} returned {st:?}"),
+        })
+    }
+}
+
+fn with_solver<R>(
+    op: &'static str,
+    s: &DeviceSession,
+    f: impl FnOnce(cs::cusolverDnHandle_t, cs::cusolverDnParams_t) -> Result<R>,
+) -> Result<R> {
+    super::libs::require("cusolver", SYMBOLS, op)?;
+    s.bind()?;
+    let mut guard = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
+    let map = guard.get_or_insert_with(HashMap::new);
+    let (h, p) = match map.get(&s.info.ordinal) {
+        Some(h) => h.0,
+        None => {
+            let mut h: cs::cusolverDnHandle_t = std::ptr::null_mut();
+            // SAFETY: out pointer valid; the device's context is current.
+            check(op, "cusolverDnCreate", unsafe {
+                cs::cusolverDnCreate(&mut h)
+            })?;
+            let mut p: cs::cusolverDnParams_t = std::ptr::null_mut();
+            // SAFETY: out pointer valid.
+            check(op, "cusolverDnCreateParams", unsafe {
+                cs::cusolverDnCreateParams(&mut p)
+            })?;
+            map.insert(s.info.ordinal, Handle((h, p)));
+            (h, p)
+        }
+    };
+    let stream = current_stream();
+    // SAFETY: valid handle; the stream belongs to this context (or is null).
+    check(op, "cusolverDnSetStream", unsafe {
+        cs::cusolverDnSetStream(h, stream.raw() as cs::cudaStream_t)
+    })?;
+    f(h, p)
+}
+
+fn data_type(op: &'static str, d: DType) -> Result<cs::cudaDataType> {
+    use cs::cudaDataType::*;
+    Ok(match d {
+        DType::Float32 => CUDA_R_32F,
+        DType::Float64 => CUDA_R_64F,
+        DType::Complex64 => CUDA_C_32F,
+        DType::Complex128 => CUDA_C_64F,
+        other => {
+            return Err(Error::DType {
+                op,
+                detail: format!("internal: cuSOLVER called with {other}"),
+            })
+        }
+    })
+}
+
+/// Device and host workspaces of the sizes a `_bufferSize` call reported.
+struct Work {
+    dev: Array,
+    host: Vec<u8>,
+}
+
+impl Work {
+    fn new(op: &'static str, ordinal: usize, dev_bytes: usize, host_bytes: usize) -> Result<Work> {
+        Ok(Work {
+            dev: new_array(op, ordinal, DType::UInt8, &[dev_bytes.max(1)])?,
+            host: vec![0u8; host_bytes.max(1)],
+        })
+    }
+    fn dptr(&self) -> *mut c_void {
+        match ptr("workspace", &self.dev) {
+            Ok(p) => p as *mut c_void,
+            Err(_) => std::ptr::null_mut(),
+        }
+    }
+}
+
+/// Reads an `info` word (this synchronises with the stream).
+fn read_info(info: &Array) -> Result<i32> {
+    Ok(info.to_vec::<i32>()?.first().copied().unwrap_or(0))
+}
+
+fn bad_argument(op: &'static str, routine: &str, info: i32) -> Error {
+    Error::Cuda {
+        op: op.to_string(),
+        detail: format!("{routine} rejected argument {} (info = {info})", -info),
+    }
+}
+
+/// A C-contiguous copy of `a` on its device.
+fn c_copy(op: &'static str, a: &Array) -> Result<Array> {
+    let x = new_array(op, super::helpers::ordinal(op, a)?, a.dtype(), a.shape())?;
+    copy_cast(a, &x)?;
+    Ok(x)
+}
+
+/// A copy of the 2-D `a` whose memory is `a` in column-major order (a
+/// C-contiguous array of the transposed shape), returned as that array.
+fn f_copy(op: &'static str, a: &Array) -> Result<Array> {
+    c_copy(op, &a.t())
+}
+
+/// Zeroes, in place, the elements of the C-contiguous 2-D `x` above the
+/// diagonal (`lower`) or below it (`!lower`).
+pub(crate) fn zero_triangle(x: &Array, lower: bool) -> Result<()> {
+    let op = if lower { "tril" } else { "triu" };
+    let (rows, cols) = (x.shape()[0], x.shape()[1]);
+    let n = rows * cols;
+    if n == 0 {
+        return Ok(());
+    }
+    let s = session_of(op, x)?;
+    let src = triangle_source(x.dtype(), lower);
+    let f = kernel(
+        s,
+        key(("zero_triangle", x.dtype(), lower)),
+        op,
+        "cuprite_zero_triangle",
+        || src,
+    )?;
+    let mut args = KernelArgs::new();
+    args.push(ptr(op, x)?);
+    args.push(n as i64);
+    args.push(cols as i64);
+    let cfg = LaunchConfig {
+        grid: (super::helpers::grid_1d(s, n, 256), 1, 1),
+        block: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch(s, op, f, cfg, &current_stream(), &mut args)
+}
+
+/// The source of the triangle-zeroing kernel.
+pub(crate) fn triangle_source(dtype: DType, lower: bool) -> String {
+    let t = ctype(dtype);
+    let zero = match dtype {
+        DType::Complex64 => "mk(0.0f, 0.0f)",
+        DType::Complex128 => "mk(0.0, 0.0)",
+        _ => "0",
+    };
+    let cond = if lower { "c > r" } else { "c < r" };
+    format!(
+        "{prelude}\nextern \"C\" __global__ void cuprite_zero_triangle({t}* x, long long n, long long cols) {{\n  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {{\n    long long r = i / cols, c = i - r * cols;\n    if ({cond}) x[i] = {zero};\n  }}\n}}\n",
+        prelude = super::compile::PRELUDE
+    )
+}
+
+/// LU factorization of a square matrix: `x` (a C-contiguous copy, which
+/// read column-major is Aᵀ) is overwritten by the factors of Aᵀ, `ipiv`
+/// (int64, 1-based) by its row swaps; returns getrf's info.
+fn getrf(op: &'static str, x: &Array, ipiv: &Array, info: &Array) -> Result<()> {
+    let s = session_of(op, x)?;
+    let n = x.shape()[0] as i64;
+    let dt = data_type(op, x.dtype())?;
+    let px = ptr(op, x)? as *mut c_void;
+    with_solver(op, s, |h, p| {
+        let (mut db, mut hb) = (0usize, 0usize);
+        // SAFETY: valid handle/params; out pointers valid.
+        check(op, "cusolverDnXgetrf_bufferSize", unsafe {
+            cs::cusolverDnXgetrf_bufferSize(h, p, n, n, dt, px, n.max(1), dt, &mut db, &mut hb)
+        })?;
+        let mut w = Work::new(op, s.info.ordinal, db, hb)?;
+        // SAFETY: x holds n×n elements (lda = n), ipiv n int64s, info one
+        // int32; the workspaces have the sizes asked for.
+        check(op, "cusolverDnXgetrf", unsafe {
+            cs::cusolverDnXgetrf(
+                h,
+                p,
+                n,
+                n,
+                dt,
+                px,
+                n.max(1),
+                ptr(op, ipiv)? as *mut i64,
+                dt,
+                w.dptr(),
+                db,
+                w.host.as_mut_ptr().cast(),
+                hb,
+                ptr(op, info)? as *mut i32,
+            )
+        })?;
+        // The host workspace must outlive the call; keep it to here.
+        drop(w);
+        Ok(())
+    })
+}
+
+/// `solve(a, b)` for a square (n, n) and b (n, nrhs): LU of Aᵀ (the C-order
+/// copy) and `getrs` with the transpose flag. Returns x (n, nrhs).
+pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
+    let op = "solve";
+    let s = session_of(op, a)?;
+    let n = a.shape()[0];
+    let nrhs = b.shape()[1];
+    let x = c_copy(op, a)?;
+    // b column-major: a C-order (nrhs, n) array.
+    let bt = f_copy(op, b)?;
+    let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
+    let info1 = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
+    let info2 = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
+    getrf(op, &x, &ipiv, &info1)?;
+    let dt = data_type(op, a.dtype())?;
+    let (ni, nr) = (n as i64, nrhs as i64);
+    with_solver(op, s, |h, p| {
+        // SAFETY: factors and pivots from getrf above; bt holds n×nrhs
+        // column-major (ldb = n); info one int32.
+        check(op, "cusolverDnXgetrs", unsafe {
+            cs::cusolverDnXgetrs(
+                h,
+                p,
+                cs::cublasOperation_t::CUBLAS_OP_T,
+                ni,
+                nr,
+                dt,
+                ptr(op, &x)? as *const c_void,
+                ni.max(1),
+                ptr(op, &ipiv)? as *const i64,
+                dt,
+                ptr(op, &bt)? as *mut c_void,
+                ni.max(1),
+                ptr(op, &info2)? as *mut i32,
+            )
+        })
+    })?;
+    // One synchronisation after both calls; a singular input's result is discarded.
+    let i1 = read_info(&info1)?;
+    if i1 < 0 {
+        return Err(bad_argument(op, "getrf", i1));
+    }
+    if i1 > 0 {
+        return Err(Error::LinAlg {
+            op,
+            detail: format!(
+                "singular matrix (getrf info = {i1}: U[{0}, {0}] is exactly zero)",
+                i1 - 1
+            ),
+        });
+    }
+    let i2 = read_info(&info2)?;
+    if i2 != 0 {
+        return Err(bad_argument(op, "getrs", i2));
+    }
+    Ok(bt.t())
+}
+
+/// LU factors for determinants: the diagonal of U (n values) and the
+/// 1-based pivots, both copied to the host, plus getrf's info.
+pub(crate) fn lu_diagonal<T: crate::Element>(a: &Array) -> Result<(Vec<T>, Vec<i64>)> {
+    let op = "det";
+    let s = session_of(op, a)?;
+    let n = a.shape()[0];
+    let x = c_copy(op, a)?;
+    let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
+    let info = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
+    getrf(op, &x, &ipiv, &info)?;
+    let i = read_info(&info)?;
+    if i < 0 {
+        return Err(bad_argument(op, "getrf", i));
+    }
+    // info > 0 only says that some U[i, i] is zero: the determinant is 0.
+    let diag = x.with_layout(Layout::from_parts(
+        vec![n],
+        vec![n as isize + 1],
+        x.layout().offset(),
+    ));
+    let d = diag.to_vec::<T>()?;
+    let mut pv = ipiv.to_vec::<i64>()?;
+    pv.truncate(n);
+    Ok((d, pv))
+}
+
+/// Lower Cholesky factor L (A = L Lᴴ) of a Hermitian positive definite
+/// matrix, reading A's lower triangle as NumPy does.
+pub(crate) fn cholesky(a: &Array) -> Result<Array> {
+    let op = "cholesky";
+    let s = session_of(op, a)?;
+    let n = a.shape()[0] as i64;
+    // Read column-major, the copy is Aᵀ = conj(A) with A's lower triangle
+    // in its upper one: potrf(UPPER) gives U with Uᴴ U = conj(A), and the
+    // C-order view of U is Uᵀ = L with L Lᴴ = A.
+    let x = c_copy(op, a)?;
+    let info = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
+    let dt = data_type(op, a.dtype())?;
+    let px = ptr(op, &x)? as *mut c_void;
+    let uplo = cs::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
+    with_solver(op, s, |h, p| {
+        let (mut db, mut hb) = (0usize, 0usize);
+        // SAFETY: valid handle/params; out pointers valid.
+        check(op, "cusolverDnXpotrf_bufferSize", unsafe {
+            cs::cusolverDnXpotrf_bufferSize(h, p, uplo, n, dt, px, n.max(1), dt, &mut db, &mut hb)
+        })?;
+        let mut w = Work::new(op, s.info.ordinal, db, hb)?;
+        // SAFETY: x holds n×n (lda = n); workspaces as sized; info one int32.
+        check(op, "cusolverDnXpotrf", unsafe {
+            cs::cusolverDnXpotrf(
+                h,
+                p,
+                uplo,
+                n,
+                dt,
+                px,
+                n.max(1),
+                dt,
+                w.dptr(),
+                db,
+                w.host.as_mut_ptr().cast(),
+                hb,
+                ptr(op, &info)? as *mut i32,
+            )
+        })?;
+        drop(w);
+        Ok(())
+    })?;
+    zero_triangle(&x, true)?;
+    let i = read_info(&info)?;
+    if i < 0 {
+        return Err(bad_argument(op, "potrf", i));
+    }
+    if i > 0 {
+        return Err(Error::LinAlg {
+            op,
+            detail: format!(
+                "matrix is not positive definite (potrf info = {i}: the leading minor of order {i} is not positive)"
+            ),
+        });
+    }
+    Ok(x)
+}
+
+/// QR of an (m, n) matrix: `(Some(Q), R)`, or `(None, R)` when `want_q` is
+/// false. `complete` gives Q (m, m) and R (m, n); otherwise Q (m, k) and R
+/// (k, n), k = min(m, n). m and n are positive.
+pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Array>, Array)> {
+    let op = "qr";
+    let s = session_of(op, a)?;
+    let ord = s.info.ordinal;
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let k = m.min(n);
+    let dtype = a.dtype();
+    let dt = data_type(op, dtype)?;
+    // x: C-order (n, m), which read column-major is A (m×n, lda = m).
+    let x = f_copy(op, a)?;
+    let tau = new_array(op, ord, dtype, &[k])?;
+    let info = new_array(op, ord, DType::Int32, &[1])?;
+    let (mi, ni) = (m as i64, n as i64);
+    let px = ptr(op, &x)? as *mut c_void;
+    let ptau = ptr(op, &tau)? as *mut c_void;
+    with_solver(op, s, |h, p| {
+        let (mut db, mut hb) = (0usize, 0usize);
+        // SAFETY: valid handle/params; out pointers valid.
+        check(op, "cusolverDnXgeqrf_bufferSize", unsafe {
+            cs::cusolverDnXgeqrf_bufferSize(
+                h, p, mi, ni, dt, px, mi, dt, ptau, dt, &mut db, &mut hb,
+            )
+        })?;
+        let mut w = Work::new(op, ord, db, hb)?;
+        // SAFETY: x holds m×n column-major (lda = m), tau k elements.
+        check(op, "cusolverDnXgeqrf", unsafe {
+            cs::cusolverDnXgeqrf(
+                h,
+                p,
+                mi,
+                ni,
+                dt,
+                px,
+                mi,
+                dt,
+                ptau,
+                dt,
+                w.dptr(),
+                db,
+                w.host.as_mut_ptr().cast(),
+                hb,
+                ptr(op, &info)? as *mut i32,
+            )
+        })?;
+        drop(w);
+        Ok(())
+    })?;
+    // R: the upper triangle of A's storage, i.e. of the C-order view x.T,
+    // copied out before Q overwrites x.
+    let rows = if complete { m } else { k };
+    let xt = x.t();
+    let rview = xt.with_layout(Layout::from_parts(
+        vec![rows, n],
+        xt.strides().to_vec(),
+        xt.layout().offset(),
+    ));
+    let r = c_copy(op, &rview)?;
+    zero_triangle(&r, false)?;
+    let i = read_info(&info)?;
+    if i != 0 {
+        return Err(bad_argument(op, "geqrf", i));
+    }
+    if !want_q {
+        return Ok((None, r));
+    }
+    let mc = if complete { m } else { k };
+    // The buffer orgqr expands in place: x itself when it has mc columns
+    // (column-major), else a (mc, m) C-order array holding x in its first n rows.
+    let q = if mc <= n {
+        x.clone()
+    } else {
+        let q = new_array(op, ord, dtype, &[mc, m])?;
+        let top = q.with_layout(Layout::from_parts(vec![n, m], vec![m as isize, 1], 0));
+        copy_cast(&x, &top)?;
+        q
+    };
+    let pq = ptr(op, &q)?;
+    let info2 = new_array(op, ord, DType::Int32, &[1])?;
+    let pinfo = ptr(op, &info2)? as *mut i32;
+    let mci = mc as i32;
+    let (m32, k32) = (m as i32, k as i32);
+    with_solver(op, s, |h, _| {
+        macro_rules! orgqr {
+            ($size:ident, $run:ident, $t:ty) => {{
+                let mut lwork: i32 = 0;
+                // SAFETY: q holds m×mc column-major (lda = m); tau k elements.
+                check(op, stringify!($size), unsafe {
+                    cs::$size(
+                        h,
+                        m32,
+                        mci,
+                        k32,
+                        pq as *const $t,
+                        m32,
+                        ptau as *const $t,
+                        &mut lwork,
+                    )
+                })?;
+                let work = new_array(op, ord, dtype, &[(lwork.max(1)) as usize])?;
+                // SAFETY: as above; work holds lwork elements.
+                check(op, stringify!($run), unsafe {
+                    cs::$run(
+                        h,
+                        m32,
+                        mci,
+                        k32,
+                        pq as *mut $t,
+                        m32,
+                        ptau as *const $t,
+                        ptr(op, &work)? as *mut $t,
+                        lwork,
+                        pinfo,
+                    )
+                })?;
+                drop(work);
+            }};
+        }
+        match dtype {
+            DType::Float32 => orgqr!(cusolverDnSorgqr_bufferSize, cusolverDnSorgqr, f32),
+            DType::Float64 => orgqr!(cusolverDnDorgqr_bufferSize, cusolverDnDorgqr, f64),
+            DType::Complex64 => {
+                orgqr!(cusolverDnCungqr_bufferSize, cusolverDnCungqr, cs::cuComplex)
+            }
+            _ => orgqr!(
+                cusolverDnZungqr_bufferSize,
+                cusolverDnZungqr,
+                cs::cuDoubleComplex
+            ),
+        }
+        Ok(())
+    })?;
+    let i = read_info(&info2)?;
+    if i != 0 {
+        return Err(bad_argument(op, "orgqr", i));
+    }
+    // Q (m×mc column-major) is the C-order view qᵀ restricted to mc columns.
+    let qt = q.t();
+    let qv = qt.with_layout(Layout::from_parts(
+        vec![m, mc],
+        qt.strides().to_vec(),
+        qt.layout().offset(),
+    ));
+    Ok((Some(qv), r))
+}
+
+/// SVD of an (m, n) matrix (m, n > 0) with `gesvd`, as CuPy: returns
+/// `(U, S, Vh)` when `compute_uv` (full or reduced), else `(None, S, None)`.
+#[allow(clippy::type_complexity)]
+pub(crate) fn svd(
+    a: &Array,
+    full: bool,
+    compute_uv: bool,
+) -> Result<(Option<Array>, Array, Option<Array>)> {
+    let op = "svd";
+    let s = session_of(op, a)?;
+    let ord = s.info.ordinal;
+    let (m, n) = (a.shape()[0], a.shape()[1]);
+    let dtype = a.dtype();
+    let dt = data_type(op, dtype)?;
+    let rdt = data_type(op, dtype.real_dtype())?;
+    // gesvd needs rows >= cols. Wide or square A: factor Aᵀ (the C-order
+    // copy read column-major); tall A: factor A (a transposed copy).
+    let wide = n >= m;
+    let x = if wide { c_copy(op, a)? } else { f_copy(op, a)? };
+    let (mp, np) = if wide { (n, m) } else { (m, n) };
+    let k = np;
+    let sv = new_array(op, ord, dtype.real_dtype(), &[k])?;
+    let info = new_array(op, ord, DType::Int32, &[1])?;
+    // U' (mp×mp for 'A', else in x for 'O'), VT' (np×np).
+    let (jobu, jobvt) = match (compute_uv, full) {
+        (false, _) => (b'N', b'N'),
+        (true, true) => (b'A', b'A'),
+        (true, false) => (b'O', b'S'),
+    };
+    let ubuf = if jobu == b'A' {
+        Some(new_array(op, ord, dtype, &[mp, mp])?)
+    } else {
+        None
+    };
+    let vtbuf = if compute_uv {
+        Some(new_array(op, ord, dtype, &[np, np])?)
+    } else {
+        None
+    };
+    let null = std::ptr::null_mut::<c_void>();
+    let pu = match &ubuf {
+        Some(u) => ptr(op, u)? as *mut c_void,
+        None => null,
+    };
+    let pvt = match &vtbuf {
+        Some(v) => ptr(op, v)? as *mut c_void,
+        None => null,
+    };
+    let px = ptr(op, &x)? as *mut c_void;
+    let psv = ptr(op, &sv)? as *mut c_void;
+    let (mi, ni) = (mp as i64, np as i64);
+    with_solver(op, s, |h, p| {
+        let (mut db, mut hb) = (0usize, 0usize);
+        // SAFETY: valid handle/params; out pointers valid.
+        check(op, "cusolverDnXgesvd_bufferSize", unsafe {
+            cs::cusolverDnXgesvd_bufferSize(
+                h,
+                p,
+                jobu as i8,
+                jobvt as i8,
+                mi,
+                ni,
+                dt,
+                px,
+                mi,
+                rdt,
+                psv,
+                dt,
+                pu,
+                mi,
+                dt,
+                pvt,
+                ni,
+                dt,
+                &mut db,
+                &mut hb,
+            )
+        })?;
+        let mut w = Work::new(op, ord, db, hb)?;
+        // SAFETY: x holds mp×np column-major (lda = mp); S k reals; U mp×mp
+        // (ldu = mp) when jobu = 'A'; VT np×np (ldvt = np) when wanted.
+        check(op, "cusolverDnXgesvd", unsafe {
+            cs::cusolverDnXgesvd(
+                h,
+                p,
+                jobu as i8,
+                jobvt as i8,
+                mi,
+                ni,
+                dt,
+                px,
+                mi,
+                rdt,
+                psv,
+                dt,
+                pu,
+                mi,
+                dt,
+                pvt,
+                ni,
+                dt,
+                w.dptr(),
+                db,
+                w.host.as_mut_ptr().cast(),
+                hb,
+                ptr(op, &info)? as *mut i32,
+            )
+        })?;
+        drop(w);
+        Ok(())
+    })?;
+    let i = read_info(&info)?;
+    if i < 0 {
+        return Err(bad_argument(op, "gesvd", i));
+    }
+    if i > 0 {
+        return Err(Error::LinAlg {
+            op,
+            detail: format!(
+                "SVD did not converge (gesvd info = {i} superdiagonals did not converge)"
+            ),
+        });
+    }
+    if !compute_uv {
+        return Ok((None, sv, None));
+    }
+    // Column-major buffers read in C order are transposes. With M = Aᵀ
+    // (wide) = U' S V'ᴴ: A = conj(V') S U'ᵀ, so U = (VT' read in C order)
+    // and Vh = (U' read in C order). With M = A (tall): U = U', Vh = VT'.
+    let u_store = match ubuf {
+        Some(u) => u,
+        None => x, // jobu = 'O': U' (mp×np) overwrote x, C-order shape (np, mp)
+    };
+    let vt_store = vtbuf.expect("computed with compute_uv");
+    if wide {
+        Ok((Some(vt_store), sv, Some(u_store)))
+    } else {
+        Ok((Some(u_store.t()), sv, Some(vt_store.t())))
+    }
+}
+
+/// Eigenvalues (ascending, real) and, when `vectors`, eigenvectors (as
+/// columns) of a Hermitian matrix, reading its lower triangle (NumPy's
+/// UPLO='L'), with `syevd`/`heevd`.
+pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
+    let op = if vectors { "eigh" } else { "eigvalsh" };
+    let s = session_of(op, a)?;
+    let ord = s.info.ordinal;
+    let n = a.shape()[0];
+    let dtype = a.dtype();
+    let dt = data_type(op, dtype)?;
+    let rdt = data_type(op, dtype.real_dtype())?;
+    // Read column-major, the copy is conj(A) with A's lower triangle in its
+    // upper one; its eigenvectors Z are conj(V).
+    let x = c_copy(op, a)?;
+    let w = new_array(op, ord, dtype.real_dtype(), &[n])?;
+    let info = new_array(op, ord, DType::Int32, &[1])?;
+    let jobz = if vectors {
+        cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+    } else {
+        cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+    };
+    let uplo = cs::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
+    let ni = n as i64;
+    let px = ptr(op, &x)? as *mut c_void;
+    let pw = ptr(op, &w)? as *mut c_void;
+    with_solver(op, s, |h, p| {
+        let (mut db, mut hb) = (0usize, 0usize);
+        // SAFETY: valid handle/params; out pointers valid.
+        check(op, "cusolverDnXsyevd_bufferSize", unsafe {
+            cs::cusolverDnXsyevd_bufferSize(
+                h, p, jobz, uplo, ni, dt, px, ni, rdt, pw, dt, &mut db, &mut hb,
+            )
+        })?;
+        let mut wk = Work::new(op, ord, db, hb)?;
+        // SAFETY: x holds n×n (lda = n), w n reals; workspaces as sized.
+        check(op, "cusolverDnXsyevd", unsafe {
+            cs::cusolverDnXsyevd(
+                h,
+                p,
+                jobz,
+                uplo,
+                ni,
+                dt,
+                px,
+                ni,
+                rdt,
+                pw,
+                dt,
+                wk.dptr(),
+                db,
+                wk.host.as_mut_ptr().cast(),
+                hb,
+                ptr(op, &info)? as *mut i32,
+            )
+        })?;
+        drop(wk);
+        Ok(())
+    })?;
+    let i = read_info(&info)?;
+    if i < 0 {
+        return Err(bad_argument(op, "syevd", i));
+    }
+    if i > 0 {
+        return Err(Error::LinAlg {
+            op,
+            detail: format!("eigenvalues did not converge (syevd info = {i})"),
+        });
+    }
+    if !vectors {
+        return Ok((w, None));
+    }
+    // Z column-major is the C-order view x.T; V = conj(Z).
+    let v = if dtype.is_complex() {
+        crate::matmul::conj(&x.t())?
+    } else {
+        x.t()
+    };
+    Ok((w, Some(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_kernel_source() {
+        let s = triangle_source(DType::Float32, true);
+        assert!(s.contains("cuprite_zero_triangle(float* x"));
+        assert!(s.contains("if (c > r) x[i] = 0;"));
+        let s = triangle_source(DType::Complex128, false);
+        assert!(s.contains("if (c < r) x[i] = mk(0.0, 0.0);"));
+        super::super::helpers::dump_source("zero_triangle_c128", &s);
+    }
+}
