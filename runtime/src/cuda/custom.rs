@@ -33,8 +33,7 @@ pub(crate) fn module(
     options: &[String],
     name_expressions: &[String],
 ) -> Result<Arc<Module>> {
-    s.kernels
-        .module(s, name, source, options, name_expressions)
+    s.kernels.module(s, name, source, options, name_expressions)
 }
 
 /// The function `fname` of the source identified by `key`, built by
@@ -55,10 +54,7 @@ pub(crate) fn cached_function(
     let src = source();
     let m = module(s, name, &src, options, &[])?;
     let f = m.function(fname)?;
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(k, f);
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(k, f);
     Ok(f)
 }
 

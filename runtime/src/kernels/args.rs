@@ -330,28 +330,54 @@ mod tests {
         assert!(matches!(args[1], Arg::Scalar(Scalar::Float(v), DType::Float32) if v == 2.0));
         assert!(matches!(args[2], Arg::Scalar(Scalar::Int(1), DType::Int32)));
         assert!(matches!(args[3], Arg::Ptr(16)));
-        assert_eq!(
-            (4,).into_dim3().unwrap(),
-            Dim3 { x: 4, y: 1, z: 1 }
-        );
+        assert_eq!((4,).into_dim3().unwrap(), Dim3 { x: 4, y: 1, z: 1 });
         assert_eq!(
             (2usize, 3u32).into_dim3().unwrap(),
             Dim3 { x: 2, y: 3, z: 1 }
         );
         assert!((0,).into_dim3().is_err());
         assert!((-1i32, 2, 2).into_dim3().is_err());
-        assert_eq!(scalar_bytes(Scalar::Float(2.0), DType::Float32), 2.0f32.to_ne_bytes());
-        assert_eq!(scalar_bytes(Scalar::Int(-1), DType::Int64), (-1i64).to_ne_bytes());
+        assert_eq!(
+            scalar_bytes(Scalar::Float(2.0), DType::Float32),
+            2.0f32.to_ne_bytes()
+        );
+        assert_eq!(
+            scalar_bytes(Scalar::Int(-1), DType::Int64),
+            (-1i64).to_ne_bytes()
+        );
     }
 
     #[test]
     fn scalar_checks_name_the_parameter() {
         assert!(check_scalar("k", "k", "n", Scalar::Int(5), DType::Int64, DType::Int32).is_ok());
-        let e = check_scalar("k", "k", "n", Scalar::Int(1 << 40), DType::Int64, DType::Int32)
-            .unwrap_err()
-            .to_string();
+        let e = check_scalar(
+            "k",
+            "k",
+            "n",
+            Scalar::Int(1 << 40),
+            DType::Int64,
+            DType::Int32,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("`n`") && e.contains("out of range"), "{e}");
-        assert!(check_scalar("k", "k", "n", Scalar::Float(2.5), DType::Float64, DType::Int32).is_err());
-        assert!(check_scalar("k", "k", "n", Scalar::Float(2.0), DType::Float64, DType::Int32).is_ok());
+        assert!(check_scalar(
+            "k",
+            "k",
+            "n",
+            Scalar::Float(2.5),
+            DType::Float64,
+            DType::Int32
+        )
+        .is_err());
+        assert!(check_scalar(
+            "k",
+            "k",
+            "n",
+            Scalar::Float(2.0),
+            DType::Float64,
+            DType::Int32
+        )
+        .is_ok());
     }
 }

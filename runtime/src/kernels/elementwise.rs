@@ -257,7 +257,12 @@ impl ElementwiseKernel {
     }
 
     fn count_error(&self, got: usize) -> Error {
-        let names = |ps: &[Param]| ps.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
+        let names = |ps: &[Param]| {
+            ps.iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         Error::InvalidArgument {
             op: OP,
             detail: format!(
@@ -402,8 +407,10 @@ impl ElementwiseKernel {
                 ),
             });
         }
-        let contiguous =
-            mshape.len() <= 1 && mstrides.iter().all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
+        let contiguous = mshape.len() <= 1
+            && mstrides
+                .iter()
+                .all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
         let small = fits_32(&mshape, &mstrides, n);
         let mut gen = Vec::with_capacity(params.len());
         for (k, p) in params.iter().enumerate() {
@@ -486,12 +493,12 @@ impl ElementwiseKernel {
                 Bound::Array(a) => (*a).clone(),
                 _ => crate::cuda::elementwise::new_array(OP, ordinal, plan.types[k], &plan.shape)
                     .map_err(|e| match e {
-                        Error::OutOfMemory { .. } => e,
-                        other => Error::InvalidArgument {
-                            op: OP,
-                            detail: format!("allocating the output `{}`: {other}", p.name),
-                        },
-                    })?,
+                    Error::OutOfMemory { .. } => e,
+                    other => Error::InvalidArgument {
+                        op: OP,
+                        detail: format!("allocating the output `{}`: {other}", p.name),
+                    },
+                })?,
             });
         }
         if plan.n == 0 {

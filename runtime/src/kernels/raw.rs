@@ -69,9 +69,7 @@ fn cuda_ordinal(what: &str) -> Result<usize> {
         }
         Device::Cpu => Err(Error::NeedsCuda {
             op: "RawModule",
-            reason: format!(
-                "{what} compiles CUDA C++ for a GPU and the current device is the CPU"
-            ),
+            reason: format!("{what} compiles CUDA C++ for a GPU and the current device is the CPU"),
         }),
     }
 }
@@ -104,7 +102,11 @@ impl RawModule {
             op: "RawModule::from_file",
             detail: format!("cannot read {}: {e}", path.display()),
         })?;
-        let shown = path.display().to_string().replace('\\', "/").replace('"', "'");
+        let shown = path
+            .display()
+            .to_string()
+            .replace('\\', "/")
+            .replace('"', "'");
         let label = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -143,7 +145,9 @@ impl RawModule {
     /// Compiles the module for the current CUDA device now (compile errors
     /// come back as [`Error::Compile`] with the user's line numbers).
     pub fn compile(&self) -> Result<()> {
-        self.src.module(cuda_ordinal("RawModule::compile")?).map(drop)
+        self.src
+            .module(cuda_ordinal("RawModule::compile")?)
+            .map(drop)
     }
 
     /// The kernel `name` (an `extern "C"` name or one of the name
@@ -269,15 +273,13 @@ impl RawKernel {
         let mut kargs = self.pack(&args)?;
         let ordinal = match args_device(OP, &args)? {
             Device::Cuda(n) => n,
-            Device::Cpu => {
-                return Err(Error::NeedsCuda {
-                    op: OP,
-                    reason: format!(
-                        "`{}` is CUDA code and its arguments (or the current device) are on the CPU",
-                        self.name
-                    ),
-                })
-            }
+            Device::Cpu => return Err(Error::NeedsCuda {
+                op: OP,
+                reason: format!(
+                    "`{}` is CUDA code and its arguments (or the current device) are on the CPU",
+                    self.name
+                ),
+            }),
         };
         Device::Cuda(ordinal).check_available(OP)?;
         let s = crate::cuda::custom::device_session(ordinal)?;
@@ -328,15 +330,13 @@ impl RawKernel {
                     }
                     let ptr = match x.storage() {
                         crate::storage::Storage::Cuda(_) => crate::cuda::helpers::ptr(OP, x)?,
-                        crate::storage::Storage::Cpu(_) => {
-                            return Err(Error::NeedsCuda {
-                                op: OP,
-                                reason: format!(
-                                    "argument {i} of `{}` is a CPU array; kernels read device memory",
-                                    self.name
-                                ),
-                            })
-                        }
+                        crate::storage::Storage::Cpu(_) => return Err(Error::NeedsCuda {
+                            op: OP,
+                            reason: format!(
+                                "argument {i} of `{}` is a CPU array; kernels read device memory",
+                                self.name
+                            ),
+                        }),
                     };
                     k.push(ptr);
                 }
@@ -350,12 +350,10 @@ impl RawKernel {
                 }
                 Arg::Scalar(v, d) => {
                     let dt = match kind {
-                        CParam::Pointer => {
-                            return Err(bad(format!(
-                                "argument {i} is {} but parameter `{decl}` is a pointer; pass an array",
-                                a.describe()
-                            )))
-                        }
+                        CParam::Pointer => return Err(bad(format!(
+                            "argument {i} is {} but parameter `{decl}` is a pointer; pass an array",
+                            a.describe()
+                        ))),
                         CParam::Scalar(t) => {
                             check_scalar(OP, &self.name, decl, *v, *d, t)?;
                             t
@@ -374,9 +372,19 @@ impl RawKernel {
 fn sanitize(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    s.trim_matches('_').to_string().chars().take(64).collect::<String>()
+    s.trim_matches('_')
+        .to_string()
+        .chars()
+        .take(64)
+        .collect::<String>()
 }
 
 /// What a kernel parameter declaration accepts.
@@ -425,7 +433,10 @@ fn c_scalar(t: &str) -> Option<DType> {
         "unsigned" | "unsigned int" | "uint32_t" => DType::UInt32,
         "long long" | "long long int" | "signed long long" | "int64_t" | "ptrdiff_t" | "long"
         | "long int" => DType::Int64,
-        "unsigned long long" | "unsigned long long int" | "uint64_t" | "size_t"
+        "unsigned long long"
+        | "unsigned long long int"
+        | "uint64_t"
+        | "size_t"
         | "unsigned long" => DType::UInt64,
         "short" | "short int" | "int16_t" => DType::Int16,
         "unsigned short" | "uint16_t" => DType::UInt16,
@@ -559,22 +570,35 @@ extern "C" __global__ void kernel_b(float* x, unsigned long long n, my_t s) {}"#
         let b = kernel_signature(two, "kernel_b").unwrap();
         assert_eq!(b[1].1, CParam::Scalar(DType::UInt64));
         assert_eq!(b[2].1, CParam::Unknown);
-        assert_eq!(kernel_signature("extern \"C\" __global__ void k() {}", "k"), Some(vec![]));
+        assert_eq!(
+            kernel_signature("extern \"C\" __global__ void k() {}", "k"),
+            Some(vec![])
+        );
     }
 
     #[test]
     fn arguments_are_checked_and_converted_on_the_cpu() {
         let k = RawKernel::new(SAXPY, "saxpy").unwrap();
-        let e = k.pack(&[Arg::Scalar(crate::Scalar::Float(2.0), DType::Float64)]).unwrap_err();
+        let e = k
+            .pack(&[Arg::Scalar(crate::Scalar::Float(2.0), DType::Float64)])
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("takes 5 parameters"), "{e}");
         // A scalar where a pointer is declared.
         let s = |v: f64| Arg::Scalar(crate::Scalar::Float(v), DType::Float64);
         let e = k
             .pack(&[s(2.0), s(1.0), Arg::Ptr(0), Arg::Ptr(0), s(1.0)])
-            .unwrap_err();
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("is a pointer"), "{e}");
         // 2.0 (f64) reaches `const float a` as a float; 10 reaches `int n`.
-        let packed = k.pack(&[s(2.0), Arg::Ptr(8), Arg::Ptr(16), Arg::Ptr(24), Arg::Scalar(crate::Scalar::UInt(10), DType::UInt64)]);
+        let packed = k.pack(&[
+            s(2.0),
+            Arg::Ptr(8),
+            Arg::Ptr(16),
+            Arg::Ptr(24),
+            Arg::Scalar(crate::Scalar::UInt(10), DType::UInt64),
+        ]);
         assert!(packed.is_ok());
     }
 

@@ -100,7 +100,11 @@ impl ReductionKernel {
                 p.name
             )));
         }
-        if let Some(p) = ins.iter().chain(&outs).find(|p| p.name == "a" || p.name == "b") {
+        if let Some(p) = ins
+            .iter()
+            .chain(&outs)
+            .find(|p| p.name == "a" || p.name == "b")
+        {
             return Err(bad(format!(
                 "parameter `{}` would hide the accumulator names `a` and `b` of reduce_expr/post_map_expr; rename it",
                 p.name
@@ -381,10 +385,16 @@ impl ReductionKernel {
         if kd > max || rd > max {
             return Err(Error::Shape {
                 op: OP,
-                detail: format!("kernel `{}`: too many dimensions after merging (at most {max})", self.name),
+                detail: format!(
+                    "kernel `{}`: too many dimensions after merging (at most {max})",
+                    self.name
+                ),
             });
         }
-        let red_contiguous = rd <= 1 && rst.iter().all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
+        let red_contiguous = rd <= 1
+            && rst
+                .iter()
+                .all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
         let g = RedGeo {
             kd,
             rd,
@@ -467,7 +477,9 @@ impl ReductionKernel {
         };
         let out = match plan.bound.get(nin).copied().flatten() {
             Some(Arg::Array(o)) => o.clone(),
-            _ => crate::cuda::elementwise::new_array(OP, ordinal, plan.types[nin], &plan.out_shape)?,
+            _ => {
+                crate::cuda::elementwise::new_array(OP, ordinal, plan.types[nin], &plan.out_shape)?
+            }
         };
         if plan.rows == 0 {
             return Ok(out);
