@@ -554,14 +554,16 @@ impl Fused {
         for a in &args {
             match a {
                 Arg::Array(x) => arrays.push((*x).clone()),
-                other => return Err(Error::InvalidArgument {
-                    op: "fuse",
-                    detail: format!(
+                other => {
+                    return Err(Error::InvalidArgument {
+                        op: "fuse",
+                        detail: format!(
                         "`{}` takes arrays; got {} (write constants inside the closure instead)",
                         self.name,
                         other.describe()
                     ),
-                }),
+                    })
+                }
             }
         }
         let device = crate::kernels::args_device_pub("fuse", &args)?;

@@ -60,10 +60,12 @@ pub fn parse_params(op: &'static str, text: &str) -> Result<Vec<Param>> {
         for m in &toks[..toks.len() - 2] {
             match *m {
                 "raw" => raw = true,
-                other => return Err(bad(format!(
+                other => {
+                    return Err(bad(format!(
                     "unknown keyword {other:?} in parameter {:?} (only `raw` may precede the type)",
                     piece.trim()
-                ))),
+                )))
+                }
             }
         }
         if !is_identifier(name) {

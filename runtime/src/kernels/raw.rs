@@ -273,13 +273,15 @@ impl RawKernel {
         let mut kargs = self.pack(&args)?;
         let ordinal = match args_device(OP, &args)? {
             Device::Cuda(n) => n,
-            Device::Cpu => return Err(Error::NeedsCuda {
-                op: OP,
-                reason: format!(
+            Device::Cpu => {
+                return Err(Error::NeedsCuda {
+                    op: OP,
+                    reason: format!(
                     "`{}` is CUDA code and its arguments (or the current device) are on the CPU",
                     self.name
                 ),
-            }),
+                })
+            }
         };
         Device::Cuda(ordinal).check_available(OP)?;
         let s = crate::cuda::custom::device_session(ordinal)?;
@@ -330,13 +332,15 @@ impl RawKernel {
                     }
                     let ptr = match x.storage() {
                         crate::storage::Storage::Cuda(_) => crate::cuda::helpers::ptr(OP, x)?,
-                        crate::storage::Storage::Cpu(_) => return Err(Error::NeedsCuda {
-                            op: OP,
-                            reason: format!(
+                        crate::storage::Storage::Cpu(_) => {
+                            return Err(Error::NeedsCuda {
+                                op: OP,
+                                reason: format!(
                                 "argument {i} of `{}` is a CPU array; kernels read device memory",
                                 self.name
                             ),
-                        }),
+                            })
+                        }
                     };
                     k.push(ptr);
                 }
@@ -350,10 +354,12 @@ impl RawKernel {
                 }
                 Arg::Scalar(v, d) => {
                     let dt = match kind {
-                        CParam::Pointer => return Err(bad(format!(
+                        CParam::Pointer => {
+                            return Err(bad(format!(
                             "argument {i} is {} but parameter `{decl}` is a pointer; pass an array",
                             a.describe()
-                        ))),
+                        )))
+                        }
                         CParam::Scalar(t) => {
                             check_scalar(OP, &self.name, decl, *v, *d, t)?;
                             t
