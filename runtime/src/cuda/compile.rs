@@ -282,8 +282,14 @@ fn compile(
         )
         .map_err(err)?;
     }
-    let mut all_opts: Vec<String> =
-        vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()];
+    let mut all_opts: Vec<String> = vec![format!("--gpu-architecture={arch}")];
+    // C++17 unless the caller chose a standard (NVRTC rejects a repeated --std).
+    if !options
+        .iter()
+        .any(|o| o.starts_with("-std") || o.starts_with("--std"))
+    {
+        all_opts.push("--std=c++17".into());
+    }
     all_opts.extend(options.iter().cloned());
     let c_opts: Vec<CString> = all_opts
         .iter()

@@ -116,10 +116,19 @@ impl Stream {
     }
 
     pub(crate) fn synchronize_raw(&self, op: &'static str) -> Result<()> {
-        if let Some(n) = self.0.ordinal {
-            session(n)?.bind()?;
+        // The stream's device, or for the default stream the current one:
+        // its session names the last kernel launched if queued work failed.
+        let owner = match self.0.ordinal {
+            Some(n) => Some(session(n)?),
+            None => match current_device() {
+                Device::Cuda(n) => session(n).ok(),
+                Device::Cpu => None,
+            },
+        };
+        if let Some(s) = owner {
+            s.bind()?;
         }
-        wait_until(op, None, || {
+        wait_until(op, owner, || {
             // SAFETY: a valid (or null) stream of the bound context.
             match unsafe { sys::cuStreamQuery(self.raw()) } {
                 sys::CUresult::CUDA_SUCCESS => Ok(true),

@@ -1,1 +1,0 @@
-//! User kernels: ElementwiseKernel, ReductionKernel, RawKernel and RawModule.

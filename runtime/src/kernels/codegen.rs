@@ -1,0 +1,827 @@
+//! CUDA source generation for user kernels, CuPy-style: typedefs for type
+//! placeholders, the user's code in a `__device__` function behind `#line`
+//! directives (so NVRTC reports the user's own line numbers), per-argument
+//! index math, and a grid-stride loop with plain `x[i]` indexing when every
+//! operand is contiguous.
+//!
+//! Everything here is pure string building, tested on the CPU.
+
+use std::fmt::Write;
+
+use crate::cuda::elementwise::{cast_expr, ctype};
+use crate::dtype::DType;
+
+/// The kernel prelude (half, bfloat16 and complex types, stdint typedefs).
+pub(crate) const PRELUDE: &str = include_str!("../cuda/prelude.cuh");
+
+/// How one parameter reaches the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Pass {
+    /// One element per index.
+    Each,
+    /// A broadcast array whose every stride is 0: read once.
+    Once,
+    /// A scalar passed by value.
+    Value,
+    /// A whole array (`raw`), indexed by the user's code.
+    Raw { ndim: usize, contiguous: bool },
+}
+
+/// One parameter as the generated code sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct GenParam {
+    /// The user's name.
+    pub name: String,
+    pub pass: Pass,
+    /// The dtype in memory (arrays) or passed (scalars).
+    pub actual: DType,
+    /// The declared (resolved) dtype the user's code sees.
+    pub ty: DType,
+    /// An output parameter (a reference the code assigns).
+    pub out: bool,
+}
+
+/// Source text that tracks its own line count for `#line` directives.
+pub(crate) struct Src {
+    text: String,
+    file: String,
+}
+
+impl Src {
+    pub fn new(file: &str) -> Src {
+        Src {
+            text: String::new(),
+            file: file.to_string(),
+        }
+    }
+
+    /// Appends generated text.
+    pub fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    /// Appends the user's `code`, numbered from line 1 of `label` in
+    /// compiler messages, then returns to the generated file's numbering.
+    pub fn user(&mut self, label: &str, code: &str) {
+        if !self.text.ends_with('\n') && !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        let _ = writeln!(self.text, "#line 1 \"{label}\"");
+        self.text.push_str(code);
+        self.text.push('\n');
+        let next = self.text.matches('\n').count() + 2;
+        let _ = writeln!(self.text, "#line {next} \"{}\"", self.file);
+    }
+
+    pub fn finish(self) -> String {
+        self.text
+    }
+}
+
+/// `CArray<T, ND, C>`: a `raw` array argument; `x[i]` takes a C-order flat
+/// index (plain `data[i]` when the array is C-contiguous), `x.size()`,
+/// `x.shape()[k]`, `x.strides()[k]` (in elements).
+pub(crate) const CARRAY: &str = r#"
+template <class T, int ND, bool C> struct CArray {
+  T* data_;
+  long long size_;
+  long long shape_[ND];
+  long long strides_[ND];
+  __device__ __forceinline__ long long size() const { return size_; }
+  __device__ __forceinline__ int ndim() const { return ND; }
+  __device__ __forceinline__ const long long* shape() const { return shape_; }
+  __device__ __forceinline__ const long long* strides() const { return strides_; }
+  __device__ __forceinline__ T* data() const { return data_; }
+  __device__ __forceinline__ T& operator[](long long i) const {
+    if (C) return data_[i];
+    long long off = 0;
+    for (int ax = ND - 1; ax >= 0; --ax) { long long q = i / shape_[ax]; off += (i - q * shape_[ax]) * strides_[ax]; i = q; }
+    return data_[off];
+  }
+  __device__ __forceinline__ T& operator[](const long long* idx) const {
+    long long off = 0;
+    for (int ax = 0; ax < ND; ++ax) off += idx[ax] * strides_[ax];
+    return data_[off];
+  }
+};
+"#;
+
+/// The size object behind `_ind.size()`, `_in_ind.size()`, `_out_ind.size()`.
+const SIZE_T: &str =
+    "struct _cp_Size { long long n_; __device__ __forceinline__ long long size() const { return n_; } };\n";
+
+/// The C type of a raw parameter.
+pub(crate) fn carray_type(ty: DType, ndim: usize, contiguous: bool) -> String {
+    format!("CArray<{}, {}, {}>", ctype(ty), ndim.max(1), contiguous)
+}
+
+/// C statements adding to each `(var, stride_at)` the offset of C-order
+/// index `idx` over `nd` dimensions whose extents start at `_g.v[shape_at]`.
+pub(crate) fn unravel(
+    idx: &str,
+    nd: usize,
+    shape_at: usize,
+    targets: &[(String, usize)],
+) -> String {
+    let mut s = String::new();
+    if nd == 0 || targets.is_empty() {
+        return s;
+    }
+    let _ = write!(s, "{{ long long _r = ({idx}), _q, _d; ");
+    for ax in (1..nd).rev() {
+        let _ = write!(
+            s,
+            "_q = _r / _g.v[{sh}]; _d = _r - _q * _g.v[{sh}]; ",
+            sh = shape_at + ax
+        );
+        for (v, st) in targets {
+            let _ = write!(s, "{v} += _d * _g.v[{}]; ", st + ax);
+        }
+        s.push_str("_r = _q; ");
+    }
+    for (v, st) in targets {
+        let _ = write!(s, "{v} += _r * _g.v[{st}]; ");
+    }
+    s.push_str("(void)_q; (void)_d; }");
+    s
+}
+
+/// Placeholder typedefs (`typedef float T;`).
+fn typedefs(src: &mut Src, placeholders: &[(char, DType)]) {
+    for (c, d) in placeholders {
+        src.push(&format!("typedef {} {c};\n", ctype(*d)));
+    }
+}
+
+/// The user's function parameter for `p`.
+fn op_param(p: &GenParam) -> String {
+    match p.pass {
+        Pass::Raw { ndim, contiguous } => {
+            format!("const {}& {}", carray_type(p.ty, ndim, contiguous), p.name)
+        }
+        _ if p.out => format!("{}& {}", ctype(p.ty), p.name),
+        _ => format!("const {} {}", ctype(p.ty), p.name),
+    }
+}
+
+/// The kernel parameter that carries `p`.
+fn kernel_param(p: &GenParam) -> String {
+    match p.pass {
+        Pass::Raw { ndim, contiguous } => {
+            format!("{} _raw_{}", carray_type(p.ty, ndim, contiguous), p.name)
+        }
+        Pass::Value => format!("const {} _raw_{}", ctype(p.ty), p.name),
+        _ if p.out => format!("{}* _raw_{}", ctype(p.actual), p.name),
+        _ => format!("const {}* _raw_{}", ctype(p.actual), p.name),
+    }
+}
+
+/// The elementwise kernel the user described, specialised for one call's
+/// dtypes and layouts. `ndim` is the merged rank of the non-raw arrays;
+/// `contiguous` says each of them is unit-stride (or a broadcast scalar)
+/// over one merged axis; `small` selects 32-bit indices.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn elementwise_source(
+    name: &str,
+    operation: &str,
+    preamble: &str,
+    placeholders: &[(char, DType)],
+    params: &[GenParam],
+    ndim: usize,
+    contiguous: bool,
+    small: bool,
+) -> String {
+    let mut src = Src::new(&format!("{name}.cu"));
+    src.push(PRELUDE);
+    src.push(&format!(
+        "\n// ElementwiseKernel `{name}`, generated by cuprite\n"
+    ));
+    typedefs(&mut src, placeholders);
+    if !preamble.trim().is_empty() {
+        src.user("preamble", preamble);
+    }
+    if params.iter().any(|p| matches!(p.pass, Pass::Raw { .. })) {
+        src.push(CARRAY);
+    }
+    src.push(SIZE_T);
+    src.push(&format!(
+        "typedef {} _cp_idx;\n",
+        if small { "int" } else { "long long" }
+    ));
+    // The user's operation, once, as an inlined function.
+    let mut fparams = vec![
+        "const _cp_idx i".to_string(),
+        "const _cp_Size& _ind".to_string(),
+    ];
+    fparams.extend(params.iter().map(op_param));
+    src.push(&format!(
+        "__device__ __forceinline__ void _cp_op({}) {{",
+        fparams.join(", ")
+    ));
+    // CuPy ends the operation with `;` too, so `y = x * 2` works.
+    src.user("operation", &format!("{operation}\n;"));
+    src.push("}\n");
+
+    // Slots of the arrays read or written per element, in the geometry.
+    let mem: Vec<usize> = (0..params.len())
+        .filter(|&k| matches!(params[k].pass, Pass::Each | Pass::Once))
+        .collect();
+    let nd = ndim.max(1);
+    let mut kparams: Vec<String> = params.iter().map(kernel_param).collect();
+    if !contiguous {
+        let len = (nd + nd * mem.len()).max(1);
+        src.push(&format!("struct _cp_Geo {{ long long v[{len}]; }};\n"));
+        kparams.push("const _cp_Geo _g".into());
+    }
+    kparams.push("const long long _n".into());
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void {name}({}) {{",
+        kparams.join(", ")
+    );
+    let _ = writeln!(s, "  const _cp_Size _ind = {{_n}};");
+    let _ = writeln!(
+        s,
+        "  const _cp_idx _stride = (_cp_idx)gridDim.x * blockDim.x;"
+    );
+    let _ = writeln!(
+        s,
+        "  _cp_idx _i = (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x;"
+    );
+    for p in params {
+        if p.pass == Pass::Once && !p.out {
+            let _ = writeln!(
+                s,
+                "  const {} _once_{} = {};",
+                ctype(p.ty),
+                p.name,
+                cast_expr(p.actual, p.ty, &format!("_raw_{}[0]", p.name))
+            );
+        }
+    }
+    // The arguments of one `_cp_op` call; `each(p)` gives an Each input's value.
+    let call = |idx: &str, each: &dyn Fn(&GenParam) -> String, at: &dyn Fn(&GenParam) -> String| {
+        let mut a = vec![idx.to_string(), "_ind".to_string()];
+        for p in params {
+            a.push(match p.pass {
+                Pass::Raw { .. } | Pass::Value => format!("_raw_{}", p.name),
+                Pass::Once if !p.out => format!("_once_{}", p.name),
+                Pass::Once => format!("_raw_{}[0]", p.name),
+                Pass::Each if p.out => format!("_raw_{}[{}]", p.name, at(p)),
+                Pass::Each => each(p),
+            });
+        }
+        format!("_cp_op({});", a.join(", "))
+    };
+    if contiguous {
+        // Four elements per thread and step, all loads issued before the
+        // first store, so enough memory requests are in flight.
+        let at = |u: usize| {
+            if u == 0 {
+                "_i".to_string()
+            } else {
+                format!("_i + {u} * _stride")
+            }
+        };
+        let _ = writeln!(
+            s,
+            "  for (; _i + 3 * _stride < (_cp_idx)_n; _i += 4 * _stride) {{"
+        );
+        for u in 0..4 {
+            for p in params {
+                if p.pass == Pass::Each && !p.out {
+                    let _ = writeln!(
+                        s,
+                        "    const {} _v{u}_{} = _raw_{}[{}];",
+                        ctype(p.actual),
+                        p.name,
+                        p.name,
+                        at(u)
+                    );
+                }
+            }
+        }
+        for u in 0..4 {
+            let idx = at(u);
+            let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_v{u}_{}", p.name));
+            let loc = |_: &GenParam| idx.clone();
+            let _ = writeln!(s, "    {}", call(&idx, &each, &loc));
+        }
+        let _ = writeln!(s, "  }}");
+        let _ = writeln!(s, "  for (; _i < (_cp_idx)_n; _i += _stride) {{");
+        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
+        let loc = |_: &GenParam| "_i".to_string();
+        let _ = writeln!(s, "    {}", call("_i", &each, &loc));
+        let _ = writeln!(s, "  }}");
+    } else {
+        let _ = writeln!(s, "  for (; _i < (_cp_idx)_n; _i += _stride) {{");
+        let mut targets = Vec::new();
+        for (slot, &k) in mem.iter().enumerate() {
+            if params[k].pass == Pass::Each {
+                let _ = writeln!(s, "    long long _o_{} = 0;", params[k].name);
+                targets.push((format!("_o_{}", params[k].name), nd + slot * nd));
+            }
+        }
+        let _ = writeln!(s, "    {}", unravel("_i", ndim, 0, &targets));
+        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{0}[_o_{0}]", p.name));
+        let loc = |p: &GenParam| format!("_o_{}", p.name);
+        let _ = writeln!(s, "    {}", call("_i", &each, &loc));
+        let _ = writeln!(s, "  }}");
+    }
+    s.push_str("}\n");
+    src.push(&s);
+    src.finish()
+}
+
+/// The strides of the `slot`-th memory operand in an elementwise geometry.
+pub(crate) fn elementwise_geo(shape: &[usize], strides: &[Vec<isize>]) -> Vec<i64> {
+    let mut v: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    if v.is_empty() {
+        v.push(1);
+    }
+    let nd = v.len();
+    for st in strides {
+        let mut s: Vec<i64> = st.iter().map(|&x| x as i64).collect();
+        s.resize(nd, 0);
+        v.extend(s);
+    }
+    v
+}
+
+/// Where the parts of a reduction geometry start: kept extents, kept
+/// strides per memory operand (inputs, then the output), reduced extents,
+/// reduced strides per input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RedGeo {
+    pub kd: usize,
+    pub rd: usize,
+    pub n_in: usize,
+}
+
+impl RedGeo {
+    pub fn kshape(&self) -> usize {
+        0
+    }
+    pub fn kst(&self, slot: usize) -> usize {
+        self.kd + slot * self.kd
+    }
+    pub fn rshape(&self) -> usize {
+        self.kd + (self.n_in + 1) * self.kd
+    }
+    pub fn rst(&self, slot: usize) -> usize {
+        self.rshape() + self.rd + slot * self.rd
+    }
+    pub fn len(&self) -> usize {
+        self.rst(self.n_in).max(1)
+    }
+}
+
+/// What the reduction kernel computes (CuPy's ReductionKernel fields).
+pub(crate) struct RedSource<'a> {
+    pub name: &'a str,
+    pub map_expr: &'a str,
+    pub reduce_expr: &'a str,
+    pub post_map_expr: &'a str,
+    pub identity: &'a str,
+    /// The C type of the accumulator.
+    pub reduce_type: &'a str,
+    pub preamble: &'a str,
+    pub placeholders: &'a [(char, DType)],
+    /// Inputs (Each or Value) then the one output (Each).
+    pub params: &'a [GenParam],
+    pub kd: usize,
+    pub rd: usize,
+    /// Every input is unit-stride (or stride 0) over one merged reduced axis.
+    pub red_contiguous: bool,
+}
+
+/// Threads per block of the reduction kernels.
+pub(crate) const RED_THREADS: usize = 256;
+
+fn strip_semicolon(s: &str) -> &str {
+    s.trim().trim_end_matches(';').trim_end()
+}
+
+/// The reduction kernels: `{name}` folds each output row (or a chunk of it,
+/// `gridDim.y` chunks per row, writing partials), `{name}_finish` folds the
+/// partials and applies `post_map_expr`.
+pub(crate) fn reduction_source(r: &RedSource<'_>) -> String {
+    let name = r.name;
+    let (ins, out) = r.params.split_at(r.params.len() - 1);
+    let out = &out[0];
+    let mem: Vec<&GenParam> = ins.iter().filter(|p| p.pass == Pass::Each).collect();
+    let values: Vec<&GenParam> = ins.iter().filter(|p| p.pass == Pass::Value).collect();
+    let geo = RedGeo {
+        kd: r.kd,
+        rd: r.rd,
+        n_in: mem.len(),
+    };
+    let t = RED_THREADS;
+    let mut src = Src::new(&format!("{name}.cu"));
+    src.push(PRELUDE);
+    src.push(&format!(
+        "\n// ReductionKernel `{name}`, generated by cuprite\n"
+    ));
+    typedefs(&mut src, r.placeholders);
+    if !r.preamble.trim().is_empty() {
+        src.user("preamble", r.preamble);
+    }
+    src.push(SIZE_T);
+    src.push(&format!("typedef {} _type_reduce;\n", r.reduce_type));
+    let sizes = "const _cp_Size& _in_ind, const _cp_Size& _out_ind";
+    // map: every input by value.
+    let mp: Vec<String> = ins.iter().map(op_param).collect();
+    src.push(&format!(
+        "__device__ __forceinline__ _type_reduce _cp_map({}{}{sizes}) {{ return static_cast<_type_reduce>(",
+        mp.join(", "),
+        if mp.is_empty() { "" } else { ", " }
+    ));
+    src.user("map_expr", strip_semicolon(r.map_expr));
+    src.push("); }\n");
+    src.push("__device__ __forceinline__ _type_reduce _cp_reduce(const _type_reduce a, const _type_reduce b) { return (");
+    src.user("reduce_expr", strip_semicolon(r.reduce_expr));
+    src.push("); }\n");
+    let mut pp = vec!["const _type_reduce a".to_string(), op_param(out)];
+    pp.extend(values.iter().map(|p| op_param(p)));
+    src.push(&format!(
+        "__device__ __forceinline__ void _cp_post({}, {sizes}) {{",
+        pp.join(", ")
+    ));
+    src.user(
+        "post_map_expr",
+        &format!("{};", strip_semicolon(r.post_map_expr)),
+    );
+    src.push("}\n");
+    src.push(&format!(
+        "struct _cp_Geo {{ long long v[{}]; }};\n",
+        geo.len()
+    ));
+    let identity = if r.identity.trim().is_empty() {
+        "_type_reduce()".to_string()
+    } else {
+        format!("_type_reduce({})", r.identity.trim())
+    };
+    let shared = format!(
+        "  __shared__ __align__(16) char _sh_raw[{t} * sizeof(_type_reduce)];\n  _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n  const int _tid = threadIdx.x;\n"
+    );
+    let tree = format!(
+        "    _sh[_tid] = _s; __syncthreads();\n    for (int _w = {}; _w > 0; _w >>= 1) {{ if (_tid < _w) _sh[_tid] = _cp_reduce(_sh[_tid], _sh[_tid + _w]); __syncthreads(); }}\n",
+        t / 2
+    );
+    let value_args: Vec<String> = values.iter().map(|p| format!("_raw_{}", p.name)).collect();
+    let post_call = |target: &str| {
+        let mut a = vec!["_sh[0]".to_string(), target.to_string()];
+        a.extend(value_args.iter().cloned());
+        a.push("_in_ind".into());
+        a.push("_out_ind".into());
+        format!("_cp_post({});", a.join(", "))
+    };
+    let mut s = String::new();
+    // Main kernel.
+    let mut kp: Vec<String> = ins.iter().map(kernel_param).collect();
+    kp.push(kernel_param(out));
+    kp.push("_type_reduce* _partial".into());
+    kp.push("const _cp_Geo _g".into());
+    kp.push("const long long _rows".into());
+    kp.push("const long long _len".into());
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void {name}({}) {{",
+        kp.join(", ")
+    );
+    s.push_str(&shared);
+    let _ = writeln!(
+        s,
+        "  const _cp_Size _in_ind = {{_rows * _len}}, _out_ind = {{_rows}};"
+    );
+    let _ = writeln!(s, "  const long long _splits = gridDim.y;");
+    let _ = writeln!(
+        s,
+        "  const long long _chunk = (_len + _splits - 1) / _splits;"
+    );
+    let _ = writeln!(s, "  const long long _lo = blockIdx.y * _chunk;");
+    let _ = writeln!(
+        s,
+        "  const long long _hi = _lo + _chunk < _len ? _lo + _chunk : _len;"
+    );
+    let _ = writeln!(
+        s,
+        "  for (long long _row = blockIdx.x; _row < _rows; _row += gridDim.x) {{"
+    );
+    let mut kt: Vec<(String, usize)> = Vec::new();
+    for (slot, p) in mem.iter().enumerate() {
+        let _ = writeln!(s, "    long long _k_{} = 0;", p.name);
+        kt.push((format!("_k_{}", p.name), geo.kst(slot)));
+    }
+    let _ = writeln!(s, "    long long _k_{} = 0;", out.name);
+    kt.push((format!("_k_{}", out.name), geo.kst(mem.len())));
+    let _ = writeln!(s, "    {}", unravel("_row", r.kd, geo.kshape(), &kt));
+    let _ = writeln!(s, "    _type_reduce _s = {identity};");
+    let _ = writeln!(s, "    #pragma unroll 4");
+    let _ = writeln!(
+        s,
+        "    for (long long _j = _lo + _tid; _j < _hi; _j += {t}) {{"
+    );
+    let mut rt: Vec<(String, usize)> = Vec::new();
+    for (slot, p) in mem.iter().enumerate() {
+        let _ = writeln!(s, "      long long _o_{0} = _k_{0};", p.name);
+        rt.push((format!("_o_{}", p.name), geo.rst(slot)));
+    }
+    if r.red_contiguous {
+        // Unit or zero strides, read from the geometry (one multiply).
+        for (p, (v, st)) in mem.iter().zip(&rt) {
+            let _ = p;
+            if r.rd == 1 {
+                let _ = writeln!(s, "      {v} += _j * _g.v[{st}];");
+            }
+        }
+    } else {
+        let _ = writeln!(s, "      {}", unravel("_j", r.rd, geo.rshape(), &rt));
+    }
+    let mut margs: Vec<String> = ins
+        .iter()
+        .map(|p| match p.pass {
+            Pass::Value => format!("_raw_{}", p.name),
+            _ => cast_expr(p.actual, p.ty, &format!("_raw_{0}[_o_{0}]", p.name)),
+        })
+        .collect();
+    margs.push("_in_ind".into());
+    margs.push("_out_ind".into());
+    let _ = writeln!(
+        s,
+        "      _s = _cp_reduce(_s, _cp_map({}));",
+        margs.join(", ")
+    );
+    let _ = writeln!(s, "    }}");
+    s.push_str(&tree);
+    let _ = writeln!(s, "    if (_tid == 0) {{");
+    let _ = writeln!(
+        s,
+        "      if (_splits == 1) {{ {} }}",
+        post_call(&format!("_raw_{0}[_k_{0}]", out.name))
+    );
+    let _ = writeln!(
+        s,
+        "      else _partial[_row * _splits + blockIdx.y] = _sh[0];"
+    );
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "}}");
+    // Finishing kernel: folds the partials of each row.
+    let mut fp = vec![
+        "const _type_reduce* _partial".to_string(),
+        kernel_param(out),
+    ];
+    fp.extend(values.iter().map(|p| kernel_param(p)));
+    fp.push("const _cp_Geo _g".into());
+    fp.push("const long long _rows".into());
+    fp.push("const long long _len".into());
+    fp.push("const long long _splits".into());
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void {name}_finish({}) {{",
+        fp.join(", ")
+    );
+    s.push_str(&shared);
+    let _ = writeln!(
+        s,
+        "  const _cp_Size _in_ind = {{_rows * _len}}, _out_ind = {{_rows}};"
+    );
+    let _ = writeln!(
+        s,
+        "  for (long long _row = blockIdx.x; _row < _rows; _row += gridDim.x) {{"
+    );
+    let _ = writeln!(s, "    long long _k_{} = 0;", out.name);
+    let _ = writeln!(
+        s,
+        "    {}",
+        unravel(
+            "_row",
+            r.kd,
+            geo.kshape(),
+            &[(format!("_k_{}", out.name), geo.kst(mem.len()))]
+        )
+    );
+    let _ = writeln!(s, "    _type_reduce _s = {identity};");
+    let _ = writeln!(
+        s,
+        "    for (long long _j = _tid; _j < _splits; _j += {t}) _s = _cp_reduce(_s, _partial[_row * _splits + _j]);"
+    );
+    s.push_str(&tree);
+    let _ = writeln!(
+        s,
+        "    if (_tid == 0) {{ {} }}",
+        post_call(&format!("_raw_{0}[_k_{0}]", out.name))
+    );
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "}}");
+    src.push(&s);
+    src.finish()
+}
+
+/// The bytes of a `CArray` kernel argument: pointer, size, extents, strides.
+pub(crate) fn carray_bytes(ptr: u64, shape: &[usize], strides: &[isize]) -> Vec<u8> {
+    let mut v: Vec<i64> = vec![ptr as i64, shape.iter().product::<usize>() as i64];
+    if shape.is_empty() {
+        v.extend([1, 0]);
+    } else {
+        v.extend(shape.iter().map(|&d| d as i64));
+        v.extend(strides.iter().map(|&d| d as i64));
+    }
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
+/// Size in bytes of a C accumulator type when it is a known scalar type.
+pub(crate) fn c_type_size(t: &str, placeholders: &[(char, DType)]) -> Option<usize> {
+    let t = t.trim();
+    if let Some((_, d)) = placeholders
+        .iter()
+        .find(|(c, _)| t.len() == 1 && t.starts_with(*c))
+    {
+        return Some(d.itemsize());
+    }
+    if let Some(d) = DType::ALL.iter().find(|d| d.name() == t || ctype(**d) == t) {
+        return Some(d.itemsize());
+    }
+    Some(match t {
+        "char" | "signed char" | "unsigned char" => 1,
+        "short" | "unsigned short" => 2,
+        "int" | "unsigned int" | "unsigned" => 4,
+        "long" | "long long" | "unsigned long" | "unsigned long long" | "size_t" | "ptrdiff_t" => 8,
+        _ => return None,
+    })
+}
+
+/// The C spelling of a `reduce_type` given by the user: a dtype name or a
+/// placeholder becomes its C type; anything else is used as written.
+pub(crate) fn c_reduce_type(t: &str) -> String {
+    let t = t.trim();
+    match DType::ALL.iter().find(|d| d.name() == t) {
+        Some(d) => ctype(*d).to_string(),
+        None => t.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(name: &str, pass: Pass, actual: DType, ty: DType, out: bool) -> GenParam {
+        GenParam {
+            name: name.into(),
+            pass,
+            actual,
+            ty,
+            out,
+        }
+    }
+
+    #[test]
+    fn line_directives_number_the_users_code_from_one() {
+        let mut s = Src::new("k.cu");
+        s.push("a\nb\n");
+        s.user("operation", "x\ny");
+        s.push("z\n");
+        let text = s.finish();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[2], "#line 1 \"operation\"");
+        assert_eq!(lines[3], "x");
+        // The directive names the physical line that follows it.
+        assert_eq!(lines[5], "#line 7 \"k.cu\"");
+        assert_eq!(lines[6], "z");
+    }
+
+    #[test]
+    fn unravel_accumulates_every_target() {
+        let code = unravel("_i", 2, 0, &[("_o_x".into(), 2), ("_o_y".into(), 4)]);
+        assert!(code.contains("_q = _r / _g.v[1]; _d = _r - _q * _g.v[1]; _o_x += _d * _g.v[3]; _o_y += _d * _g.v[5];"), "{code}");
+        assert!(
+            code.contains("_o_x += _r * _g.v[2]; _o_y += _r * _g.v[4];"),
+            "{code}"
+        );
+        assert_eq!(unravel("_i", 0, 0, &[("_o".into(), 0)]), "");
+    }
+
+    #[test]
+    fn contiguous_axpb_uses_plain_indexing_and_a_grid_stride_loop() {
+        let f = DType::Float32;
+        let params = [
+            p("x", Pass::Each, f, f, false),
+            p("a", Pass::Value, f, f, false),
+            p("b", Pass::Value, f, f, false),
+            p("y", Pass::Each, f, f, true),
+        ];
+        let src = elementwise_source("axpb", "y = a * x + b;", "", &[], &params, 1, true, true);
+        assert!(src.contains("extern \"C\" __global__ void axpb(const float* _raw_x, const float _raw_a, const float _raw_b, float* _raw_y, const long long _n)"), "{src}");
+        assert!(src.contains("__device__ __forceinline__ void _cp_op(const _cp_idx i, const _cp_Size& _ind, const float x, const float a, const float b, float& y) {\n#line 1 \"operation\"\ny = a * x + b;\n"), "{src}");
+        assert!(src.contains("const float _v3_x = _raw_x[_i + 3 * _stride];"));
+        assert!(
+            src.contains(
+                "_cp_op(_i + 2 * _stride, _ind, _v2_x, _raw_a, _raw_b, _raw_y[_i + 2 * _stride]);"
+            ),
+            "{src}"
+        );
+        assert!(src.contains("_cp_op(_i, _ind, _raw_x[_i], _raw_a, _raw_b, _raw_y[_i]);"));
+        assert!(src.contains("typedef int _cp_idx;"));
+        assert!(!src.contains("_cp_Geo"));
+    }
+
+    #[test]
+    fn strided_kernels_unravel_per_operand_and_cast_inputs() {
+        let params = [
+            p("x", Pass::Each, DType::Int32, DType::Float64, false),
+            p("s", Pass::Once, DType::Float32, DType::Float64, false),
+            p(
+                "t",
+                Pass::Raw {
+                    ndim: 2,
+                    contiguous: false,
+                },
+                DType::Float64,
+                DType::Float64,
+                false,
+            ),
+            p("y", Pass::Each, DType::Float64, DType::Float64, true),
+        ];
+        let src = elementwise_source(
+            "k",
+            "y = x * s + t[i];",
+            "",
+            &[('T', DType::Float64)],
+            &params,
+            2,
+            false,
+            false,
+        );
+        assert!(src.contains("typedef double T;"));
+        assert!(src.contains("template <class T, int ND, bool C> struct CArray"));
+        assert!(src.contains("const CArray<double, 2, false>& t"));
+        assert!(src.contains("struct _cp_Geo { long long v[8]; };"), "{src}");
+        assert!(
+            src.contains("const double _once_s = (double)(_raw_s[0]);"),
+            "{src}"
+        );
+        // x uses slot 0 (strides at 2..4), s slot 1, y slot 2 (strides at 6..8).
+        assert!(
+            src.contains("_o_x += _d * _g.v[3]; _o_y += _d * _g.v[7];"),
+            "{src}"
+        );
+        assert!(
+            src.contains(
+                "_cp_op(_i, _ind, (double)(_raw_x[_o_x]), _once_s, _raw_t, _raw_y[_o_y]);"
+            ),
+            "{src}"
+        );
+        assert!(src.contains("typedef long long _cp_idx;"));
+    }
+
+    #[test]
+    fn reduction_source_has_map_reduce_post_and_a_finishing_kernel() {
+        let f = DType::Float32;
+        let params = [
+            p("x", Pass::Each, f, f, false),
+            p("y", Pass::Each, f, f, true),
+        ];
+        let src = reduction_source(&RedSource {
+            name: "sum_squares",
+            map_expr: "x * x",
+            reduce_expr: "a + b",
+            post_map_expr: "y = a",
+            identity: "0",
+            reduce_type: "float",
+            preamble: "",
+            placeholders: &[],
+            params: &params,
+            kd: 0,
+            rd: 1,
+            red_contiguous: true,
+        });
+        assert!(src.contains("typedef float _type_reduce;"));
+        assert!(src.contains("_type_reduce _cp_map(const float x, const _cp_Size& _in_ind, const _cp_Size& _out_ind) { return static_cast<_type_reduce>(\n#line 1 \"map_expr\"\nx * x\n"), "{src}");
+        assert!(src.contains("#line 1 \"reduce_expr\"\na + b\n"));
+        assert!(src.contains("#line 1 \"post_map_expr\"\ny = a;\n"));
+        assert!(src.contains("extern \"C\" __global__ void sum_squares(const float* _raw_x, float* _raw_y, _type_reduce* _partial, const _cp_Geo _g, const long long _rows, const long long _len)"), "{src}");
+        assert!(src.contains("extern \"C\" __global__ void sum_squares_finish("));
+        assert!(src.contains("_type_reduce _s = _type_reduce(0);"));
+        assert!(src.contains("_o_x += _j * _g.v[1];"), "{src}");
+        assert!(src.contains("_cp_post(_sh[0], _raw_y[_k_y], _in_ind, _out_ind);"));
+    }
+
+    #[test]
+    fn carray_arguments_pack_pointer_size_shape_strides() {
+        let b = carray_bytes(0x1000, &[2, 3], &[3, 1]);
+        let words: Vec<i64> = b
+            .chunks(8)
+            .map(|c| i64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(words, vec![0x1000, 6, 2, 3, 3, 1]);
+        assert_eq!(carray_bytes(8, &[], &[]).len(), 4 * 8);
+        assert_eq!(c_type_size("float", &[]), Some(4));
+        assert_eq!(c_type_size("T", &[('T', DType::Float64)]), Some(8));
+        assert_eq!(c_type_size("my_pair", &[]), None);
+        assert_eq!(c_reduce_type("float64"), "double");
+    }
+}
