@@ -23,6 +23,7 @@
 
 use std::fmt::Write;
 
+use super::compile::PRELUDE;
 use super::elementwise::{ctype, new_array};
 use super::helpers::{grid_1d, kernel, key, ptr, session_of};
 use super::launch::{launch, KernelArgs, LaunchConfig};
@@ -152,7 +153,7 @@ pub(crate) fn conv_source(s: &ConvSpec) -> String {
     } else {
         ("double2", &["x", "y"])
     };
-    let mut src = String::new();
+    let mut src = String::from(PRELUDE);
     let _ = writeln!(src, "// Cuprite direct 2-D convolution: {s:?}");
     let defs = [
         ("BX", g.bx),
@@ -433,7 +434,8 @@ pub(crate) fn medfilt_source(dt: DType, kh: usize, kw: usize) -> String {
         }
     }
     format!(
-        r#"// Cuprite median filter {kh}x{kw} of {dt}
+        r#"{PRELUDE}
+// Cuprite median filter {kh}x{kw} of {dt}
 typedef {t} T;
 extern "C" __global__ void cuprite_medfilt(const T* __restrict__ in, T* __restrict__ out, long long H, long long W)
 {{
