@@ -66,6 +66,8 @@ class CupriteKernelTests(jkt.KernelTests):
     code_display_data = [
         {"code": 'cuprite_kernel_io::display_html("<b>bold</b>", "bold");', "mime": "text/html"},
         {"code": 'cuprite_kernel_io::display_text("plain text");', "mime": "text/plain"},
+        {"code": "display(&cp::arange(3)?);", "mime": "text/html"},
+        {"code": "cp::display(&cp::plot::line(&cp::arange(5)?)?);", "mime": "image/png"},
     ]
     code_history_pattern = "40 + ?"
     supported_history_operations = ("tail", "range", "search")

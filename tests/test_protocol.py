@@ -8,6 +8,7 @@ Run through tests/run_kernel_tests.sh (it installs the kernelspec named in
 CUPRITE_KERNEL_NAME into a temporary JUPYTER_PATH).
 """
 
+import base64
 import os
 import queue
 import time
@@ -431,6 +432,118 @@ class InterruptAndCrashTests(KernelCase):
         self.assertEqual(self.ok('print!("again")').stream("stdout"), "again")
         r = self.run_cell("doomed")
         self.assertEqual(r.content["status"], "error")
+
+
+class RichDisplayTests(KernelCase):
+    """Values of the display crate reach the notebook with their MIME types,
+    in order with the cell's text, and update in place by display id."""
+
+    def result_data(self, r):
+        res = r.of("execute_result")
+        self.assertEqual(len(res), 1, r.types())
+        return res[0]["content"]["data"]
+
+    def test_array_is_an_html_table(self):
+        r = self.ok("cp::arange(6)?.reshape([2, 3])?")
+        data = self.result_data(r)
+        self.assertEqual(data["text/plain"], "array([[0, 1, 2],\n       [3, 4, 5]])")
+        self.assertIn("<table>", data["text/html"])
+        # Without `?` a cuprite::Result shows its value too.
+        data = self.result_data(self.ok("cp::arange(3)"))
+        self.assertEqual(data["text/plain"], "array([0, 1, 2])")
+        self.assertIn("text/html", data)
+
+    def test_figure_is_an_image(self):
+        r = self.ok("cp::plot::line(&cp::linspace(0.0, 1.0, 20)?)?.title(\"ramp\")")
+        data = self.result_data(r)
+        self.assertTrue(base64.b64decode(data["image/png"]).startswith(b"\x89PNG\r\n\x1a\n"))
+        self.assertIn("<svg", data["image/svg+xml"])
+        self.assertTrue(data["text/plain"], data)
+
+    def test_reports(self):
+        code = ('cp::Timings { name: "loop".into(), cpu_seconds: vec![1e-3, 2e-3, 1.5e-3],'
+                ' ..Default::default() }')
+        data = self.result_data(self.ok(code))
+        self.assertIn("<table>", data["text/html"])
+        self.assertIn("loop", data["text/plain"])
+        data = self.result_data(self.ok("cp::memory_report()"))
+        self.assertIn("Memory pools", data["text/html"])
+        data = self.result_data(self.ok("cp::Device::cpu()"))
+        self.assertIn("logical cores", data["text/plain"])
+        self.assertIn("<table>", data["text/html"])
+
+    def test_displays_in_order_with_stdout(self):
+        code = (
+            'println!("a");\n'
+            "display(&cp::arange(3)?);\n"
+            'println!("b");\n'
+            "cp::display(&cp::plot::hist(&cp::arange(10)?, 5)?);\n"
+            'display(&Html::new("<i>x</i>", "x"));\n'
+            'print!("c");'
+        )
+        r = self.ok(code)
+        seq = []
+        for _, m in r.outputs:
+            if m["msg_type"] == "stream":
+                seq.append(("stream", m["content"]["text"]))
+            elif m["msg_type"] == "display_data":
+                data = m["content"]["data"]
+                self.assertIn("text/plain", data)
+                seq.append(("display", sorted(k for k in data if k != "text/plain")))
+        self.assertEqual(seq, [
+            ("stream", "a\n"),
+            ("display", ["text/html"]),
+            ("stream", "b\n"),
+            ("display", ["image/png", "image/svg+xml"]),
+            ("display", ["text/html"]),
+            ("stream", "c"),
+        ])
+        png = r.of("display_data")[1]["content"]
+        self.assertEqual(set(png["metadata"]["image/png"]), {"width", "height"})
+
+    def test_update_display_by_id(self):
+        code = (
+            'display_with_id(&Text("0%".into()), "job");\n'
+            'update_display(&Html::new("<b>done</b>", "done"), "job");\n'
+            "let h = DisplayHandle::show(&cp::arange(2)?);\n"
+            "h.update(&cp::arange(3)?);"
+        )
+        r = self.ok(code)
+        shown = r.of("display_data")
+        updates = r.of("update_display_data")
+        self.assertEqual(len(shown), 2, r.types())
+        self.assertEqual(len(updates), 2, r.types())
+        self.assertEqual(shown[0]["content"]["transient"], {"display_id": "job"})
+        self.assertEqual(updates[0]["content"]["transient"], {"display_id": "job"})
+        self.assertEqual(updates[0]["content"]["data"]["text/html"], "<b>done</b>")
+        hid = shown[1]["content"]["transient"]["display_id"]
+        self.assertEqual(updates[1]["content"]["transient"]["display_id"], hid)
+        self.assertEqual(updates[1]["content"]["data"]["text/plain"], "array([0, 1, 2])")
+        self.assertIn("text/html", updates[1]["content"]["data"])
+
+    def test_progress_updates_in_place(self):
+        code = (
+            "let total: u64 = cp::progress(0..5u64).map(|i| {\n"
+            "    std::thread::sleep(std::time::Duration::from_millis(120)); i\n"
+            "}).sum();\n"
+            "total"
+        )
+        r = self.ok(code)
+        shown = r.of("display_data")
+        self.assertEqual(len(shown), 1, r.types())
+        bar = shown[0]["content"]
+        self.assertIn("<progress", bar["data"]["text/html"])
+        bid = bar["transient"]["display_id"]
+        updates = r.of("update_display_data")
+        self.assertGreaterEqual(len(updates), 2, r.types())
+        self.assertTrue(all(u["content"]["transient"]["display_id"] == bid for u in updates))
+        self.assertIn("100%", updates[-1]["content"]["data"]["text/plain"])
+        self.assertEqual(self.result_text(r), "10")
+
+    def test_clear_output_from_the_display_crate(self):
+        r = self.ok('println!("old");\nclear_output(true);\ndisplay(&Text("new".into()));')
+        self.assertEqual(r.types(), ["stream", "clear_output", "display_data"])
+        self.assertEqual(r.of("clear_output")[0]["content"], {"wait": True})
 
 
 class LifecycleTests(unittest.TestCase):

@@ -26,16 +26,19 @@
 //!   [`Text`], [`Png`], [`Svg`] wrappers; any `cuprite::Result<T>`.
 //!
 //! # For the kernel
-//! Put `use cuprite_display::prelude::*;` in every cell's scope. Then:
+//! The Cuprite kernel puts `use cuprite_display::cp;` (the runtime plus
+//! plots, displays and progress bars, see [`cp`]) and
+//! `use cuprite_display::prelude::*;` in every cell's scope. Then:
 //! * a cell ending in a displayable value is shown through evcxr:
 //!   [`EvcxrDisplay`] gives every [`RichDisplay`] type the `evcxr_display`
 //!   method that evcxr calls, which prints `EVCXR_BEGIN_CONTENT <mime>` blocks
 //!   on stdout (the `execute_result`);
-//! * [`display`], [`display_with_id`], [`update_display`], [`DisplayHandle`]
-//!   and [`progress()`] send one JSON line per output to the Unix socket named
-//!   by `CUPRITE_DISPLAY_SOCKET` (protocol in [`sink`]), to become
-//!   `display_data` / `update_display_data`; without it they print evcxr
-//!   markers too (and progress bars draw on stderr).
+//! * [`display`], [`display_with_id`], [`update_display`], [`DisplayHandle`],
+//!   [`clear_output`] and [`progress()`] write one in-band frame per output
+//!   into stdout, which the kernel's output capture turns into
+//!   `display_data` / `update_display_data` / `clear_output` in order with
+//!   the cell's text (protocol in [`sink`]). Outside the kernel they print
+//!   the `text/plain` part (and progress bars draw on stderr).
 
 #![warn(missing_docs)]
 
@@ -61,7 +64,8 @@ pub use plot::Figure;
 pub use progress::{progress, Progress};
 pub use report::Report;
 pub use sink::{
-    display, display_with_id, new_display_id, show, update_display, DisplayHandle, EvcxrDisplay,
+    clear_output, display, display_with_id, new_display_id, show, update_display, DisplayHandle,
+    EvcxrDisplay,
 };
 pub use timing::Timings;
 pub use values::format_elements;
@@ -70,8 +74,34 @@ pub use values::format_elements;
 pub mod prelude {
     pub use crate::plot::{self, Axes, Figure};
     pub use crate::{
-        display, display_with_id, progress, update_display, DisplayHandle, EvcxrDisplay, Html,
-        Markdown, MimeBundle, Report, RichDisplay, Table, Text,
+        clear_output, display, display_with_id, progress, update_display, DisplayHandle,
+        EvcxrDisplay, Html, Markdown, MimeBundle, Report, RichDisplay, Table, Text,
+    };
+}
+
+/// The namespace notebook cells call `cp` (`use cuprite_display::cp;`): the
+/// whole runtime (`cp::arange`, `cp::f32`, `cp::cuda`, ...) plus plots,
+/// displays, progress bars and reports, so that cells read like the CuPy
+/// workshop: `cp::plot::line(&y)?`, `cp::progress(0..n)`, `cp::display(&x)`,
+/// `cp::memory_pool()`.
+///
+/// ```
+/// use cuprite_display::cp;
+/// let x = cp::arange(4)?;
+/// let total: usize = cp::progress(0..3usize).sum();
+/// let fig = cp::plot::line(&x)?;
+/// assert_eq!(total, 3);
+/// assert!(cp::RichDisplay::bundle(&fig).contains("image/png"));
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub mod cp {
+    pub use cuprite::*;
+
+    pub use crate::memory::{device_info, memory_pool, memory_report};
+    pub use crate::{
+        clear_output, display, display_with_id, plot, progress, show, update_display,
+        DeviceInfo, DisplayHandle, Html, Markdown, MemoryReport, MimeBundle, PoolStats, Progress, Report,
+        RichDisplay, Table, Text, Timings,
     };
 }
 

@@ -1,8 +1,9 @@
 //! Memory-pool statistics and device information as tables, with a stacked
 //! bar per pool (used | reserved but free | up to the limit).
 //!
-//! The runtime's pools and device queries are not written yet; they convert
-//! into these plain-data types, which this module renders.
+//! The runtime's pools ([`cuprite::cuda::memory_pool`]) and devices
+//! ([`cuprite::Device`]) convert into these plain-data types, which this
+//! module renders; [`memory_report`] and [`device_info`] gather them.
 
 use std::fmt::Write as _;
 
@@ -210,6 +211,135 @@ impl RichDisplay for DeviceInfo {
         t.write_html(&mut body);
         MimeBundle::new(t.to_text().trim_end().to_string())
             .with(TEXT_HTML, html::wrap("cp-device", &body))
+    }
+}
+
+impl PoolStats {
+    /// The runtime's counters of one pool, under `name`.
+    pub fn from_runtime(name: impl Into<String>, s: &cuprite::cuda::PoolStats) -> PoolStats {
+        PoolStats {
+            name: name.into(),
+            used: s.used_bytes as u64,
+            reserved: s.reserved_bytes as u64,
+            peak: s.peak_bytes as u64,
+            limit: (s.limit_bytes > 0).then_some(s.limit_bytes as u64),
+            allocations: s.allocations as u64,
+        }
+    }
+}
+
+/// The device pool of every CUDA device and the pinned host pool, now
+/// (empty on a machine without CUDA: see [`cuprite::device::cuda_status`]).
+pub fn memory_report() -> MemoryReport {
+    let mut pools = Vec::new();
+    for n in 0..cuprite::device_count() {
+        let stats = cuprite::with_device(cuprite::Device::Cuda(n), || {
+            cuprite::cuda::memory_pool().and_then(|p| p.stats())
+        });
+        if let Ok(s) = stats {
+            pools.push(PoolStats::from_runtime(format!("device pool (cuda:{n})"), &s));
+        }
+    }
+    if cuprite::device_count() > 0 {
+        let pinned = cuprite::with_device(cuprite::Device::Cuda(0), || {
+            cuprite::cuda::pinned_memory_pool().map(|p| p.stats())
+        });
+        if let Ok(s) = pinned {
+            pools.push(PoolStats::from_runtime("pinned host pool", &s));
+        }
+    }
+    MemoryReport { pools }
+}
+
+/// The memory pool of the current CUDA device (`cp.get_default_memory_pool()`):
+/// the runtime's [`cuprite::cuda::memory_pool`], which shows as a report.
+pub fn memory_pool() -> cuprite::Result<cuprite::cuda::MemoryPool> {
+    cuprite::cuda::memory_pool()
+}
+
+/// A device pool shows its counters, with the pinned host pool below.
+impl RichDisplay for cuprite::cuda::MemoryPool {
+    fn bundle(&self) -> MimeBundle {
+        let mut pools = Vec::new();
+        let device = self.device();
+        match self.stats() {
+            Ok(s) => pools.push(PoolStats::from_runtime(format!("device pool ({device})"), &s)),
+            Err(e) => return MimeBundle::new(format!("Error: {e}")),
+        }
+        let pinned = cuprite::with_device(device, || {
+            cuprite::cuda::pinned_memory_pool().map(|p| p.stats())
+        });
+        if let Ok(s) = pinned {
+            pools.push(PoolStats::from_runtime("pinned host pool", &s));
+        }
+        MemoryReport { pools }.bundle()
+    }
+}
+
+/// What is known about `device`: for CUDA devices the driver's figures, for
+/// the CPU the processor and why CUDA is not used.
+pub fn device_info(device: cuprite::Device) -> DeviceInfo {
+    match device {
+        cuprite::Device::Cuda(n) => match cuprite::cuda::device_info(n) {
+            Ok(d) => {
+                let v = d.driver_version;
+                let mut extra = vec![(
+                    "CUDA driver".to_string(),
+                    format!("{}.{}", v / 1000, (v % 1000) / 10),
+                )];
+                if let Some((a, b)) = d.nvrtc_version {
+                    extra.push(("NVRTC".into(), format!("{a}.{b}")));
+                }
+                extra.push(("L2 cache".into(), human_bytes(d.l2_cache_bytes as u64)));
+                DeviceInfo {
+                    device: device.to_string(),
+                    name: d.name,
+                    compute_capability: Some((
+                        d.compute_capability.0.max(0) as u32,
+                        d.compute_capability.1.max(0) as u32,
+                    )),
+                    multiprocessors: Some(d.sm_count as u32),
+                    memory: Some(d.total_memory as u64),
+                    extra,
+                }
+            }
+            Err(e) => DeviceInfo {
+                device: device.to_string(),
+                name: "unavailable".into(),
+                extra: vec![("error".into(), e.to_string())],
+                ..DeviceInfo::default()
+            },
+        },
+        cuprite::Device::Cpu => {
+            let name = std::fs::read_to_string("/proc/cpuinfo")
+                .ok()
+                .and_then(|t| {
+                    t.lines()
+                        .find(|l| l.starts_with("model name"))
+                        .and_then(|l| l.split_once(':'))
+                        .map(|(_, v)| v.trim().to_string())
+                })
+                .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+            let cores = std::thread::available_parallelism()
+                .map(|n| n.get().to_string())
+                .unwrap_or_else(|_| "?".into());
+            DeviceInfo {
+                device: "cpu".into(),
+                name,
+                extra: vec![
+                    ("logical cores".into(), cores),
+                    ("CUDA".into(), cuprite::device::cuda_status().reason.clone()),
+                ],
+                ..DeviceInfo::default()
+            }
+        }
+    }
+}
+
+/// A device shows its [`device_info`].
+impl RichDisplay for cuprite::Device {
+    fn bundle(&self) -> MimeBundle {
+        device_info(*self).bundle()
     }
 }
 

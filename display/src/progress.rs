@@ -1,4 +1,4 @@
-//! A progress bar over an iterator: in a notebook (display socket set) one
+//! A progress bar over an iterator: in a notebook (the Cuprite kernel) one
 //! output updated in place, at most every [`UPDATE_INTERVAL`]; on a
 //! terminal a `\r`-redrawn line on stderr.
 //!
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::bundle::{MimeBundle, RichDisplay, TEXT_HTML};
 use crate::html;
-use crate::sink::{DisplayHandle, SOCKET_ENV};
+use crate::sink::{in_kernel, DisplayHandle};
 
 /// The least time between two updates of a bar.
 pub const UPDATE_INTERVAL: Duration = Duration::from_millis(100);
@@ -148,7 +148,7 @@ impl RichDisplay for ProgressState {
 /// Where a bar goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
-    /// Display updates through the kernel's socket.
+    /// Display updates through the kernel.
     Notebook,
     /// A redrawn line on stderr.
     Terminal,
@@ -173,7 +173,7 @@ pub fn progress<I: IntoIterator>(iter: I) -> Progress<I::IntoIter> {
         (lo, Some(hi)) if lo == hi => Some(lo),
         _ => None,
     };
-    let target = if std::env::var_os(SOCKET_ENV).is_some_and(|p| !p.is_empty()) {
+    let target = if in_kernel() {
         Target::Notebook
     } else {
         Target::Terminal

@@ -1,6 +1,7 @@
-//! Delivering bundles: evcxr's stdout markers, or the kernel's side channel.
+//! Delivering bundles to the notebook, or to a terminal.
 //!
-//! Two paths reach the notebook:
+//! Two paths reach a notebook, both through the Cuprite kernel's output
+//! capture (crate `cuprite-kernel-io`, which runs inside the cell process):
 //!
 //! * **The cell's final value.** evcxr compiles `(expr).evcxr_display();`
 //!   first and falls back to `Debug` only when that fails. With
@@ -8,37 +9,46 @@
 //!   value has that method: it prints the bundle to stdout as
 //!   `EVCXR_BEGIN_CONTENT <mime>` / content / `EVCXR_END_CONTENT` blocks,
 //!   which evcxr turns into the cell's `execute_result`.
-//! * **`display(&x)` anywhere in a cell.** evcxr keeps one bundle per MIME
-//!   type per cell from stdout, so several displays need a side channel. When
-//!   the environment variable [`SOCKET_ENV`] (`CUPRITE_DISPLAY_SOCKET`) names
-//!   a Unix socket, [`display`] connects to it and writes one JSON line:
+//! * **`display(&x)` anywhere in a cell** (and [`display_with_id`],
+//!   [`update_display`], [`clear_output`], [`progress`](crate::progress())).
+//!   evcxr keeps one bundle per MIME type per cell from stdout, so these go
+//!   around it: when the kernel's output capture runs, the environment
+//!   variable [`KERNEL_ENV`] holds the nonce of its in-band frames, and each
+//!   display is written into stdout as one frame
 //!
 //!   ```text
-//!   {"msg_type":"display_data","data":{...},"metadata":{...},"transient":{"display_id":"..."}}
+//!   ESC GS <nonce: 16 bytes> 'M' <payload length: 8 hex digits> <payload>
+//!   payload = {"msg_type":"display_data","content":{"data":{..},"metadata":{..},"transient":{..}}}
 //!   ```
 //!
-//!   `msg_type` is `display_data` or `update_display_data`; `transient` is
-//!   `{}` when no display id was given. The client then shuts down its write
-//!   half and waits (up to [`ACK_TIMEOUT`]) for the kernel to close the
-//!   connection, so a kernel that closes only after publishing the message
-//!   on iopub keeps displays in order with the cell's later output. Stdout is
-//!   flushed before sending, so text printed before `display` is in the pipe
-//!   first. Without the variable (or if the socket cannot be reached), the
-//!   bundle is printed as evcxr markers instead.
+//!   under the stdout lock, after flushing what was printed before. The
+//!   kernel's forwarder takes frames out of the stream before evcxr sees it
+//!   and publishes them on iopub in order with the text around them (the
+//!   format is `cuprite_kernel_io::wire`'s; the kernel's tests check that
+//!   the two agree). `msg_type` is `display_data`, `update_display_data` or
+//!   `clear_output`; `transient` is `{}` when no display id was given.
+//!
+//! Outside the kernel (a program, a test, plain evcxr) a display prints its
+//! `text/plain` on stdout, an update prints the new text, and progress bars
+//! redraw one line on stderr.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::bundle::{MimeBundle, RichDisplay};
 
-/// The environment variable naming the kernel's display socket.
-pub const SOCKET_ENV: &str = "CUPRITE_DISPLAY_SOCKET";
+/// Set by the kernel's output capture in the cell process: the nonce of its
+/// in-band frames (16 characters).
+pub const KERNEL_ENV: &str = "CUPRITE_KERNEL_IO_ACTIVE";
 
-/// How long `display` waits for the kernel to acknowledge one message.
-pub const ACK_TIMEOUT: Duration = Duration::from_secs(10);
+/// The first two bytes of an in-band frame.
+pub const FRAME_ESC: &[u8; 2] = b"\x1b\x1d";
+/// The length of the nonce that follows [`FRAME_ESC`].
+pub const FRAME_NONCE_LEN: usize = 16;
+/// The frame kind of an iopub message.
+pub const FRAME_KIND_MESSAGE: u8 = b'M';
 
 /// Which Jupyter message a display becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +69,20 @@ impl DisplayKind {
     }
 }
 
-/// The JSON line sent to the kernel's display socket for one display.
+/// True inside a cell process of the Cuprite kernel with output capture
+/// running (displays reach the notebook).
+pub fn in_kernel() -> bool {
+    kernel_nonce().is_some()
+}
+
+fn kernel_nonce() -> Option<String> {
+    std::env::var(KERNEL_ENV)
+        .ok()
+        .filter(|n| n.len() == FRAME_NONCE_LEN)
+}
+
+/// The iopub message for one display: `{"msg_type": ..., "content": {"data",
+/// "metadata", "transient"}}`.
 pub fn display_message(bundle: &MimeBundle, kind: DisplayKind, display_id: Option<&str>) -> Value {
     let transient = match display_id {
         Some(id) => json!({ "display_id": id }),
@@ -67,10 +90,37 @@ pub fn display_message(bundle: &MimeBundle, kind: DisplayKind, display_id: Optio
     };
     json!({
         "msg_type": kind.msg_type(),
-        "data": bundle.data_json(),
-        "metadata": bundle.metadata_json(),
-        "transient": transient,
+        "content": {
+            "data": bundle.data_json(),
+            "metadata": bundle.metadata_json(),
+            "transient": transient,
+        },
     })
+}
+
+/// One in-band frame carrying an iopub message (`payload` is its JSON).
+pub fn encode_frame(nonce: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(payload.len() + 27);
+    f.extend_from_slice(FRAME_ESC);
+    f.extend_from_slice(nonce);
+    f.push(FRAME_KIND_MESSAGE);
+    f.extend_from_slice(format!("{:08x}", payload.len() as u32).as_bytes());
+    f.extend_from_slice(payload);
+    f
+}
+
+/// Writes `message` as an in-band frame into stdout; false outside the kernel
+/// or when stdout is closed.
+fn send_to_kernel(message: &Value) -> bool {
+    let Some(nonce) = kernel_nonce() else {
+        return false;
+    };
+    let frame = encode_frame(nonce.as_bytes(), message.to_string().as_bytes());
+    let stdout = std::io::stdout();
+    // The lock keeps other threads' text out of the frame; flushing first puts
+    // what was printed before the display ahead of it.
+    let mut lock = stdout.lock();
+    lock.flush().is_ok() && lock.write_all(&frame).is_ok() && lock.flush().is_ok()
 }
 
 /// Prints `value` as evcxr markers on stdout (what the final value of a cell does).
@@ -147,20 +197,21 @@ impl DisplayHandle {
     }
 }
 
+/// Clears the cell's output (IPython's `clear_output`); with `wait`, only
+/// when the next output arrives, so that redrawing does not flicker. Does
+/// nothing outside the kernel.
+pub fn clear_output(wait: bool) {
+    send_to_kernel(&json!({"msg_type": "clear_output", "content": {"wait": wait}}));
+}
+
 fn deliver(bundle: &MimeBundle, kind: DisplayKind, id: Option<&str>) {
-    if let Some(path) = std::env::var_os(SOCKET_ENV).filter(|p| !p.is_empty()) {
-        let line = display_message(bundle, kind, id).to_string();
-        match send_line(std::path::Path::new(&path), &line) {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!(
-                    "cuprite-display: could not reach the display socket {}: {e}; printing instead",
-                    std::path::Path::new(&path).display()
-                );
-            }
-        }
+    if send_to_kernel(&display_message(bundle, kind, id)) {
+        return;
     }
-    print_markers(bundle);
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    // A closed stdout has nowhere to report to; ignore.
+    let _ = writeln!(lock, "{}", bundle.text_plain());
 }
 
 fn print_markers(bundle: &MimeBundle) {
@@ -170,30 +221,4 @@ fn print_markers(bundle: &MimeBundle) {
     // A closed stdout has nowhere to report to; ignore.
     let _ = lock.write_all(text.as_bytes());
     let _ = lock.flush();
-}
-
-#[cfg(unix)]
-fn send_line(path: &std::path::Path, line: &str) -> std::io::Result<()> {
-    use std::os::unix::net::UnixStream;
-    let _ = std::io::stdout().flush();
-    let mut stream = UnixStream::connect(path)?;
-    stream.set_write_timeout(Some(ACK_TIMEOUT))?;
-    stream.write_all(line.as_bytes())?;
-    stream.write_all(b"\n")?;
-    stream.flush()?;
-    stream.shutdown(std::net::Shutdown::Write)?;
-    // Wait for the kernel to close its side (its acknowledgement); a timeout
-    // only means it is slow, and the message was sent.
-    stream.set_read_timeout(Some(ACK_TIMEOUT))?;
-    let mut sink = Vec::new();
-    let _ = stream.read_to_end(&mut sink);
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn send_line(_path: &std::path::Path, _line: &str) -> std::io::Result<()> {
-    Err(std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        "Unix sockets are not available on this platform",
-    ))
 }

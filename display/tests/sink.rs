@@ -1,38 +1,27 @@
-//! Delivery: JSON lines on the kernel's Unix socket, evcxr markers on stdout
-//! without it (checked in a child process, whose stdout the test reads).
-
-use std::io::{BufRead, BufReader};
-use std::os::unix::net::UnixListener;
+//! Delivery: in-band frames on stdout inside the kernel (the cell process's
+//! output capture sets `CUPRITE_KERNEL_IO_ACTIVE`), plain text outside it,
+//! evcxr markers for a cell's final value. Checked in a child process (this
+//! test binary run again), whose stdout the test reads.
 
 use cuprite as cp;
-use cuprite_display::sink::SOCKET_ENV;
+use cuprite_display::sink::{encode_frame, FRAME_ESC, KERNEL_ENV};
 use cuprite_display::{
-    display, display_with_id, update_display, DisplayHandle, EvcxrDisplay, Html, Text,
+    clear_output, display, display_with_id, update_display, DisplayHandle, EvcxrDisplay, Html,
+    Text,
 };
 use serde_json::Value;
 
+const NONCE: &str = "0123456789abcdef";
+
+/// Runs in the child process only (see the tests below).
 #[test]
-fn socket_gets_one_json_line_per_display() -> cp::Result<()> {
-    let dir = std::env::temp_dir().join(format!("cuprite-display-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("display.sock");
-    let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).unwrap();
-    const N: usize = 7;
-    let server = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        for _ in 0..N {
-            let (stream, _) = listener.accept().unwrap();
-            let mut line = String::new();
-            BufReader::new(&stream).read_line(&mut line).unwrap();
-            lines.push(line);
-            // Closing the connection is the acknowledgement.
-        }
-        lines
-    });
-    std::env::set_var(SOCKET_ENV, &path);
-    let a = cp::arange(3)?;
-    display(&a);
+#[ignore = "run by the tests below in a child process"]
+fn child_displays() {
+    if std::env::var_os("CUPRITE_DISPLAY_CHILD").is_none() {
+        return;
+    }
+    print!("before ");
+    display(&cp::arange(3).unwrap());
     display_with_id(&Text("first".into()), "progress-1");
     update_display(&Html::new("<b>2</b>", "2"), "progress-1");
     let h = DisplayHandle::show(&Text("handle".into()));
@@ -42,125 +31,140 @@ fn socket_gets_one_json_line_per_display() -> cp::Result<()> {
         .description("work")
         .sum();
     assert_eq!(sum, 45);
-    std::env::remove_var(SOCKET_ENV);
-    let lines = server.join().unwrap();
-    let msgs: Vec<Value> = lines
-        .iter()
-        .map(|l| {
-            assert!(
-                l.ends_with('\n') && !l[..l.len() - 1].contains('\n'),
-                "one line: {l:?}"
-            );
-            serde_json::from_str(l).unwrap()
-        })
-        .collect();
+    clear_output(true);
+    Text("final".into()).evcxr_display();
+    println!("after");
+    println!("{}", h.id());
+}
+
+fn run_child(in_kernel: bool) -> (Vec<u8>, String) {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([
+        "--exact",
+        "child_displays",
+        "--include-ignored",
+        "--nocapture",
+        "--test-threads=1",
+        "--quiet",
+    ])
+    .env("CUPRITE_DISPLAY_CHILD", "1");
+    if in_kernel {
+        cmd.env(KERNEL_ENV, NONCE);
+    } else {
+        cmd.env_remove(KERNEL_ENV);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    (out.stdout, stderr)
+}
+
+/// Splits a stdout stream into text and frames the way the kernel's
+/// forwarder does (`cuprite_kernel_io::wire::StdoutParser`).
+fn split(stream: &[u8]) -> (String, Vec<Value>) {
+    let mut text = Vec::new();
+    let mut frames = Vec::new();
+    let mut i = 0;
+    while i < stream.len() {
+        if stream[i..].starts_with(FRAME_ESC) {
+            let h = &stream[i + 2..];
+            assert_eq!(&h[..16], NONCE.as_bytes());
+            assert_eq!(h[16], b'M');
+            let len = usize::from_str_radix(std::str::from_utf8(&h[17..25]).unwrap(), 16).unwrap();
+            frames.push(serde_json::from_slice(&h[25..25 + len]).unwrap());
+            text.extend_from_slice(b"<frame>");
+            i += 2 + 25 + len;
+        } else {
+            text.push(stream[i]);
+            i += 1;
+        }
+    }
+    (String::from_utf8(text).unwrap(), frames)
+}
+
+#[test]
+fn frames_inside_the_kernel_in_order_with_text() {
+    let (stdout, _) = run_child(true);
+    let (text, msgs) = split(&stdout);
+    let id = text
+        .lines()
+        .skip_while(|l| *l != "after")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    assert!(id.starts_with("cuprite-"), "{text}");
+    assert!(
+        text.contains("before <frame><frame><frame><frame><frame><frame><frame><frame>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<frame>EVCXR_BEGIN_CONTENT text/plain\nfinal\nEVCXR_END_CONTENT\nafter\n"),
+        "{text}"
+    );
+    assert_eq!(msgs.len(), 8, "{msgs:?}");
+    let c = |i: usize| &msgs[i]["content"];
 
     assert_eq!(msgs[0]["msg_type"], "display_data");
-    assert_eq!(msgs[0]["data"]["text/plain"], "array([0, 1, 2])");
-    assert!(msgs[0]["data"]["text/html"]
+    assert_eq!(c(0)["data"]["text/plain"], "array([0, 1, 2])");
+    assert!(c(0)["data"]["text/html"]
         .as_str()
         .unwrap()
         .contains("<table>"));
-    assert_eq!(msgs[0]["metadata"], serde_json::json!({}));
-    assert_eq!(msgs[0]["transient"], serde_json::json!({}));
+    assert_eq!(c(0)["metadata"], serde_json::json!({}));
+    assert_eq!(c(0)["transient"], serde_json::json!({}));
 
     assert_eq!(msgs[1]["msg_type"], "display_data");
-    assert_eq!(msgs[1]["transient"]["display_id"], "progress-1");
+    assert_eq!(c(1)["transient"]["display_id"], "progress-1");
     assert_eq!(msgs[2]["msg_type"], "update_display_data");
-    assert_eq!(msgs[2]["transient"]["display_id"], "progress-1");
-    assert_eq!(msgs[2]["data"]["text/html"], "<b>2</b>");
+    assert_eq!(c(2)["transient"]["display_id"], "progress-1");
+    assert_eq!(c(2)["data"]["text/html"], "<b>2</b>");
 
-    let id = h.id();
-    assert!(id.starts_with("cuprite-"));
-    assert_eq!(msgs[3]["transient"]["display_id"], id);
+    assert_eq!(c(3)["transient"]["display_id"], id.as_str());
     assert_eq!(msgs[4]["msg_type"], "update_display_data");
-    assert_eq!(msgs[4]["transient"]["display_id"], id);
-    assert_eq!(msgs[4]["data"]["text/plain"], "handle updated");
+    assert_eq!(c(4)["transient"]["display_id"], id.as_str());
+    assert_eq!(c(4)["data"]["text/plain"], "handle updated");
 
     assert_eq!(msgs[5]["msg_type"], "display_data");
-    let bar = msgs[5]["transient"]["display_id"].clone();
-    assert!(msgs[5]["data"]["text/plain"]
+    let bar = c(5)["transient"]["display_id"].clone();
+    assert!(c(5)["data"]["text/plain"]
         .as_str()
         .unwrap()
         .starts_with("work:   0% |"));
-    assert!(msgs[5]["data"]["text/html"]
+    assert!(c(5)["data"]["text/html"]
         .as_str()
         .unwrap()
         .contains("<progress value=\"0\" max=\"10\""));
     assert_eq!(msgs[6]["msg_type"], "update_display_data");
-    assert_eq!(msgs[6]["transient"]["display_id"], bar);
-    assert!(msgs[6]["data"]["text/plain"]
+    assert_eq!(c(6)["transient"]["display_id"], bar);
+    assert!(c(6)["data"]["text/plain"]
         .as_str()
         .unwrap()
         .starts_with("work: 100% |##"));
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(())
-}
 
-/// Runs in the child process only (see `stdout_markers_without_socket`).
-#[test]
-#[ignore = "run by stdout_markers_without_socket in a child process"]
-fn child_prints_markers() {
-    if std::env::var_os("CUPRITE_DISPLAY_CHILD").is_none() {
-        return;
-    }
-    println!("before");
-    display(&Html::new("<i>one</i>", "one"));
-    Text("two".into()).evcxr_display();
-    cuprite_display::show(&cp::arange(2).unwrap());
-    println!("after");
+    assert_eq!(msgs[7]["msg_type"], "clear_output");
+    assert_eq!(c(7)["wait"], true);
 }
 
 #[test]
-fn stdout_markers_without_socket() {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "child_prints_markers",
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUPRITE_DISPLAY_CHILD", "1")
-        .env_remove(SOCKET_ENV)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    let expected = "before\n\
-        EVCXR_BEGIN_CONTENT text/plain\none\nEVCXR_END_CONTENT\n\
-        EVCXR_BEGIN_CONTENT text/html\n<i>one</i>\nEVCXR_END_CONTENT\n\
-        EVCXR_BEGIN_CONTENT text/plain\ntwo\nEVCXR_END_CONTENT\n\
-        EVCXR_BEGIN_CONTENT text/plain\narray([0, 1])\nEVCXR_END_CONTENT\n\
-        EVCXR_BEGIN_CONTENT text/html\n";
-    assert!(stdout.contains(expected), "{stdout}");
-    assert!(stdout.contains("EVCXR_END_CONTENT\nafter\n"), "{stdout}");
-}
-
-#[test]
-fn unreachable_socket_falls_back_to_stdout() {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "child_prints_markers",
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUPRITE_DISPLAY_CHILD", "1")
-        .env(SOCKET_ENV, "/nonexistent/cuprite.sock")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+fn text_outside_the_kernel() {
+    let (stdout, stderr) = run_child(false);
+    let stdout = String::from_utf8(stdout).unwrap();
+    assert!(!stdout.contains('\x1b'), "{stdout}");
     assert!(
-        stdout.contains("EVCXR_BEGIN_CONTENT text/html\n<i>one</i>\n"),
+        stdout.contains("before array([0, 1, 2])\nfirst\n2\nhandle\nhandle updated\n"),
         "{stdout}"
     );
     assert!(
-        stderr.contains("could not reach the display socket /nonexistent/cuprite.sock"),
-        "{stderr}"
+        stdout.contains("EVCXR_BEGIN_CONTENT text/plain\nfinal\nEVCXR_END_CONTENT\nafter\n"),
+        "{stdout}"
     );
+    // The progress bar draws on stderr.
+    assert!(stderr.contains("work: 100% |"), "{stderr}");
+}
+
+#[test]
+fn frame_header() {
+    let f = encode_frame(NONCE.as_bytes(), b"{}");
+    assert_eq!(f, b"\x1b\x1d0123456789abcdefM00000002{}".to_vec());
 }

@@ -12,7 +12,14 @@ Usage:
                          [--display-name NAME] [--env KEY=VALUE]...
   cuprite-kernel uninstall [--user | --sys-prefix | --prefix DIR] [--name NAME]
   cuprite-kernel list
-  cuprite-kernel run --connection-file FILE    (what Jupyter starts)
+  cuprite-kernel run --connection-file FILE    (what Jupyter starts; also `serve`)
+  cuprite-kernel run NOTEBOOK.ipynb [--output OUT.ipynb] [--html REPORT.html]
+                     [--param NAME=VALUE]...
+                     (executes a notebook headless: writes OUT.ipynb, default
+                     NOTEBOOK.out.ipynb, with outputs and the environment in
+                     metadata.cuprite.environment; --param replaces `let NAME = ...;`
+                     in the cell tagged `parameters`; exits 1 naming the first
+                     failing cell not tagged `raises-exception`)
   cuprite-kernel --version
 
 install without a location writes to the first directory of $JUPYTER_PATH when it
@@ -69,7 +76,13 @@ pub fn run(args: Vec<String>) -> Result<i32> {
             }
             Ok(0)
         }
-        "run" => {
+        // `run X.ipynb ...` executes a notebook; `run --connection-file F`
+        // (what kernel.json says) serves Jupyter.
+        "run" if crate::notebook::names_notebook(&args[1..]) => {
+            let opts = crate::notebook::parse_args(&args[1..])?;
+            crate::notebook::run(&opts)
+        }
+        "run" | "serve" => {
             let file = parse_run(&args[1..])?;
             crate::server::run(&file)?;
             Ok(0)
@@ -286,5 +299,18 @@ mod tests {
             PathBuf::from("c.json")
         );
         assert!(parse_run(&[]).is_err());
+    }
+
+    #[test]
+    fn run_dispatches_on_the_notebook_extension() {
+        // A notebook is executed; anything else is a connection file to serve.
+        assert!(crate::notebook::names_notebook(&strings(&[
+            "nb.ipynb", "--html", "r.html"
+        ])));
+        assert!(!crate::notebook::names_notebook(&strings(&[
+            "--connection-file",
+            "/run/user/kernel-1.json"
+        ])));
+        assert!(!crate::notebook::names_notebook(&strings(&["kernel-1.json"])));
     }
 }

@@ -139,7 +139,6 @@ fn render_span(
 }
 
 /// Strips ANSI colour codes.
-#[cfg(test)]
 pub fn strip_ansi(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();

@@ -4,7 +4,8 @@
 //! One file per concern: `server` (ZeroMQ protocol), `session` (the evcxr
 //! session on its own thread), `side_channel` (output and displays from the
 //! cell process), `magics`, `history`, `is_complete`, `errors` (tracebacks),
-//! `install` (kernelspecs), `sources` and `build_dir` (what cells build with).
+//! `install` (kernelspecs), `sources` and `build_dir` (what cells build with),
+//! `notebook` (`run NOTEBOOK.ipynb`: headless execution and HTML reports).
 
 mod build_dir;
 mod cli;
@@ -13,6 +14,7 @@ mod history;
 mod install;
 mod is_complete;
 mod magics;
+mod notebook;
 mod paths;
 mod server;
 mod session;

@@ -286,6 +286,13 @@ struct Evaluator {
 }
 
 /// The hidden first cell: dependencies, the prelude and output capture.
+///
+/// `cp` is `cuprite_display::cp`: the runtime (`cuprite`) plus plots,
+/// displays, progress bars and reports, so cells write `cp::arange(..)`,
+/// `cp::plot::line(..)`, `cp::progress(..)`; the display prelude adds
+/// `display`, `display_with_id`, `update_display`, `clear_output`, `progress`
+/// and `EvcxrDisplay` (a cell ending in an array, figure or report shows
+/// as HTML or an image).
 fn init_code(src: &std::path::Path) -> String {
     let p = |name: &str| toml_string(&src.join(name).to_string_lossy());
     format!(
@@ -293,8 +300,9 @@ fn init_code(src: &std::path::Path) -> String {
          :dep cuprite = {{ path = {} }}\n\
          :dep cuprite-display = {{ path = {} }}\n\
          :dep cuprite-kernel-io = {{ path = {} }}\n\
-         use cuprite as cp;\n\
+         use cuprite_display::cp;\n\
          use cuprite::prelude::*;\n\
+         use cuprite_display::prelude::*;\n\
          use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
          cuprite_kernel_io::__init();",
         p("cuprite"),

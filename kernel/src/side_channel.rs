@@ -580,6 +580,36 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
+    /// The display crate writes the frames of this crate's wire format itself
+    /// (it cannot depend on cuprite-kernel-io): they must parse here.
+    #[test]
+    fn display_crate_frames_parse_as_kernel_io_frames() {
+        use cuprite_display::sink::{display_message, encode_frame, DisplayKind};
+        let nonce = b"fedcba9876543210";
+        assert_eq!(nonce.len(), wire::NONCE_LEN);
+        let bundle = cuprite_display::MimeBundle::new("x").with("text/html", "<b>x</b>");
+        let msg = display_message(&bundle, DisplayKind::Update, Some("id-1"));
+        let mut stream = b"text before ".to_vec();
+        stream.extend(encode_frame(nonce, msg.to_string().as_bytes()));
+        stream.extend_from_slice(b"after\n");
+        let pieces = wire::StdoutParser::new(nonce).feed(&stream, false);
+        assert_eq!(pieces.len(), 3, "{pieces:?}");
+        assert_eq!(pieces[0], wire::Piece::Text(b"text before ".to_vec()));
+        let wire::Piece::Frame(k, payload) = &pieces[1] else {
+            panic!("{pieces:?}")
+        };
+        assert_eq!(*k, kind::MESSAGE);
+        let v: Value = serde_json::from_slice(payload).unwrap();
+        assert_eq!(v["msg_type"], "update_display_data");
+        assert_eq!(v["content"]["transient"]["display_id"], "id-1");
+        assert_eq!(v["content"]["data"]["text/html"], "<b>x</b>");
+        assert_eq!(pieces[2], wire::Piece::Text(b"after\n".to_vec()));
+        assert_eq!(
+            cuprite_display::sink::KERNEL_ENV,
+            cuprite_kernel_io::ACTIVE_ENV
+        );
+    }
+
     #[test]
     fn wrong_token_is_rejected() {
         let sink = Arc::new(Collect(Mutex::new(Vec::new())));

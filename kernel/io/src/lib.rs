@@ -19,6 +19,11 @@
 //!
 //! Outside the kernel (no [`SOCKET_ENV`] in the environment) every function is
 //! harmless: displays fall back to printing their `text/plain` part.
+//!
+//! Rich values (`cuprite-display`'s `display`, `update_display`, progress
+//! bars) use the same in-band frames: that crate writes them itself when
+//! [`ACTIVE_ENV`] is set (it cannot depend on this one), and the kernel's
+//! tests check that its frames parse here.
 
 #![warn(missing_docs)]
 
@@ -316,9 +321,12 @@ macro_rules! debug_display_generic {
 }
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+// Not `Result` and `Box`: `cuprite_display::EvcxrDisplay` covers
+// `Result<T, cuprite::Error>` and `Box<T>` of displayable values, and two
+// applicable `evcxr_display` methods would be ambiguous. Other results fall
+// back to evcxr's `Debug` compile.
 debug_display_generic!(
-    Vec<T>, Option<T>, Result<T, E>, VecDeque<T>, HashMap<K, V>, BTreeMap<K, V>, HashSet<T>,
-    BTreeSet<T>, Box<T>,
+    Vec<T>, Option<T>, VecDeque<T>, HashMap<K, V>, BTreeMap<K, V>, HashSet<T>, BTreeSet<T>,
 );
 
 impl<T: std::fmt::Debug, const N: usize> EvcxrDebugDisplay for [T; N] {
