@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod magic;
 pub mod wire;
 
 mod sys;
