@@ -126,6 +126,50 @@ opt-level = 2
 debug = false
 "#;
 
+/// Environment variable naming a pre-warmed build directory (a container
+/// image builds one at image build time): a build directory that has not
+/// compiled anything yet starts as a copy of its compiled dependencies, so a
+/// new notebook's first cell compiles only the cell. Cargo reuses the copy
+/// when the crates' sources are at the same paths as when it was built
+/// (`CUPRITE_KERNEL_SOURCES`, `CARGO_HOME`) and the toolchain is the same.
+pub const SEED_ENV: &str = "CUPRITE_KERNEL_SEED_DIR";
+
+/// Copies `SEED/ctx/target` into `root/ctx/target` when `root` has none yet
+/// (`cp -a`, which keeps the modification times cargo's fingerprints check).
+/// Returns whether a copy was made; failures only cost the warm start.
+fn seed(root: &Path, seed: &Path) -> bool {
+    let from = seed.join("ctx/target");
+    let to = root.join("ctx/target");
+    if to.exists() || !from.is_dir() || same_dir(seed, root) {
+        return false;
+    }
+    let tmp = root.join("ctx/.target-seed");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&from)
+        .arg(&tmp)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if copied && std::fs::rename(&tmp, &to).is_ok() {
+        return true;
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    eprintln!(
+        "cuprite-kernel: could not copy the pre-warmed build {} (the first cell compiles everything)",
+        from.display()
+    );
+    false
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 fn prepare(root: &Path) -> Result<()> {
     let cfg_dir = root.join(".cargo");
     std::fs::create_dir_all(&cfg_dir)?;
@@ -139,6 +183,9 @@ fn prepare(root: &Path) -> Result<()> {
     let lock = ctx.join("Cargo.lock");
     if !lock.exists() && !crate::sources::CARGO_LOCK.is_empty() {
         std::fs::write(&lock, crate::sources::CARGO_LOCK)?;
+    }
+    if let Some(dir) = std::env::var_os(SEED_ENV).filter(|d| !d.is_empty()) {
+        seed(root, Path::new(&dir));
     }
     Ok(())
 }
@@ -154,6 +201,34 @@ mod tests {
         assert_eq!(a, dir_name("/home/u/work/My Notebook.ipynb"));
         assert_ne!(a, dir_name("/home/u/other/My Notebook.ipynb"));
         assert!(dir_name("").starts_with("notebook-"));
+    }
+
+    #[test]
+    fn new_build_dirs_start_from_the_seed() {
+        let base = std::env::temp_dir().join(format!("cuprite-seed-test-{}", std::process::id()));
+        let seed_dir = base.join("seed");
+        let dep = seed_dir.join("ctx/target/debug/deps/libdep.rlib");
+        std::fs::create_dir_all(dep.parent().unwrap()).unwrap();
+        std::fs::write(&dep, b"rlib").unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&dep)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let root = base.join("new");
+        std::fs::create_dir_all(root.join("ctx")).unwrap();
+        assert!(seed(&root, &seed_dir));
+        let copy = root.join("ctx/target/debug/deps/libdep.rlib");
+        assert_eq!(std::fs::read(&copy).unwrap(), b"rlib");
+        assert_eq!(std::fs::metadata(&copy).unwrap().modified().unwrap(), old);
+        assert!(!root.join("ctx/.target-seed").exists());
+        // Only once, never over a build directory's own outputs, never onto itself.
+        assert!(!seed(&root, &seed_dir));
+        assert!(!seed(&seed_dir, &seed_dir));
+        assert!(!seed(&base.join("other"), &base.join("missing")));
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

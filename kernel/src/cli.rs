@@ -10,6 +10,7 @@ cuprite-kernel: a Jupyter kernel for Rust cells with Cuprite GPU arrays
 Usage:
   cuprite-kernel install [--user | --sys-prefix | --prefix DIR] [--name NAME]
                          [--display-name NAME] [--env KEY=VALUE]...
+                         [--wrapper SCRIPT [--wrapper-arg ARG]...]
   cuprite-kernel uninstall [--user | --sys-prefix | --prefix DIR] [--name NAME]
   cuprite-kernel list
   cuprite-kernel run --connection-file FILE    (what Jupyter starts; also `serve`)
@@ -25,6 +26,11 @@ Usage:
 install without a location writes to the first directory of $JUPYTER_PATH when it
 is set, else to the active virtual or conda environment, else to the user's
 Jupyter data directory ($JUPYTER_DATA_DIR or ~/.local/share/jupyter).
+
+--wrapper copies SCRIPT into the kernelspec and starts the kernel through it:
+kernel.json's argv becomes {resource_dir}/SCRIPT ARG... -- <this kernel> run
+--connection-file {connection_file}. kernelspec/cluster/ has wrappers that load
+environment modules or run the kernel in an Apptainer image.
 ";
 
 /// Runs the command line; returns the exit code.
@@ -103,10 +109,19 @@ fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str> {
         .with_context(|| format!("{flag} needs a value"))
 }
 
-/// Splits `--flag=value` into two arguments.
+/// Splits `--flag=value` into two arguments (but never the value of
+/// `--wrapper-arg`, which is often an option itself: `--wrapper-arg --image=X`).
 fn normalize(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    let mut raw_next = false;
     for a in args {
+        if std::mem::take(&mut raw_next) {
+            out.push(a.clone());
+            continue;
+        }
+        if a == "--wrapper-arg" {
+            raw_next = true;
+        }
         if a.starts_with("--") {
             if let Some((k, v)) = a.split_once('=') {
                 out.push(k.to_string());
@@ -139,11 +154,22 @@ fn parse_install(args: &[String]) -> Result<InstallOptions> {
     let mut name = install::DEFAULT_NAME.to_string();
     let mut display_name = None;
     let mut env = Vec::new();
+    let mut wrapper = None;
+    let mut wrapper_args = Vec::new();
     let mut i = 0;
     while i < args.len() {
         if !parse_location(&args, &mut i, &mut location)? {
             match args[i].as_str() {
                 "--name" => name = value(&args, &mut i, "--name")?.to_string(),
+                "--wrapper" => {
+                    if wrapper.is_some() {
+                        bail!("give --wrapper once");
+                    }
+                    wrapper = Some(PathBuf::from(value(&args, &mut i, "--wrapper")?));
+                }
+                "--wrapper-arg" => {
+                    wrapper_args.push(value(&args, &mut i, "--wrapper-arg")?.to_string())
+                }
                 "--display-name" => {
                     display_name = Some(value(&args, &mut i, "--display-name")?.to_string())
                 }
@@ -167,6 +193,8 @@ fn parse_install(args: &[String]) -> Result<InstallOptions> {
         name,
         display_name,
         env,
+        wrapper,
+        wrapper_args,
     })
 }
 
@@ -282,6 +310,35 @@ mod tests {
         assert!(parse_install(&strings(&["--user", "--sys-prefix"])).is_err());
         assert!(parse_install(&strings(&["--env", "novalue"])).is_err());
         assert!(parse_install(&strings(&["--bogus"])).is_err());
+    }
+
+    #[test]
+    fn install_wrapper_arguments() {
+        let o = parse_install(&strings(&[
+            "--user",
+            "--wrapper",
+            "kernelspec/cluster/cuprite-apptainer-kernel",
+            "--wrapper-arg",
+            "--image=/sw/cuprite.sif",
+            "--wrapper-arg=--bind=/scratch",
+            "--wrapper-arg",
+            "--wrapper-arg",
+        ]))
+        .unwrap();
+        assert_eq!(
+            o.wrapper,
+            Some(PathBuf::from("kernelspec/cluster/cuprite-apptainer-kernel"))
+        );
+        assert_eq!(
+            o.wrapper_args,
+            strings(&[
+                "--image=/sw/cuprite.sif",
+                "--bind=/scratch",
+                "--wrapper-arg"
+            ])
+        );
+        assert!(parse_install(&strings(&["--wrapper", "a", "--wrapper", "b"])).is_err());
+        assert!(parse_install(&strings(&["--wrapper-arg"])).is_err());
     }
 
     #[test]

@@ -57,13 +57,35 @@ pub struct InstallOptions {
     pub name: String,
     pub display_name: Option<String>,
     pub env: Vec<(String, String)>,
+    /// A script (or program) that starts the kernel: copied into the
+    /// kernelspec directory and run from `{resource_dir}` (clusters: load
+    /// modules, or enter an Apptainer image).
+    pub wrapper: Option<PathBuf>,
+    /// Arguments for the wrapper, before the `--` that precedes the kernel command.
+    pub wrapper_args: Vec<String>,
 }
 
+/// How kernel.json starts the kernel through a wrapper: the wrapper's file
+/// name in the kernelspec directory and its own arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct Wrapper<'a> {
+    pub file_name: &'a str,
+    pub args: &'a [String],
+}
+
+/// Files of the kernelspec directory that a wrapper must not replace.
+const OWN_FILES: &[&str] = &["kernel.json", "logo-32x32.png", "logo-64x64.png"];
+
 /// The kernel.json for this binary.
+///
+/// With a wrapper, `argv` is `[{resource_dir}/WRAPPER, ARGS..., "--", EXE,
+/// "run", "--connection-file", "{connection_file}"]`: the wrapper does its
+/// set-up, then runs the command after `--`.
 pub fn kernel_json(
     exe: &Path,
     display_name: Option<&str>,
     env: &[(String, String)],
+    wrapper: Option<Wrapper<'_>>,
 ) -> Result<Value> {
     let template = KERNEL_JSON
         .replace("@VERSION@", env!("CARGO_PKG_VERSION"))
@@ -76,6 +98,15 @@ pub fn kernel_json(
                 *a = json!(exe.to_string_lossy());
             }
         }
+    }
+    if let Some(w) = wrapper {
+        let kernel = spec["argv"].as_array().cloned().unwrap_or_default();
+        let mut argv = vec![json!(format!("{{resource_dir}}/{}", w.file_name))];
+        argv.extend(w.args.iter().map(|a| json!(a)));
+        argv.push(json!("--"));
+        argv.extend(kernel);
+        spec["argv"] = Value::Array(argv);
+        spec["metadata"]["cuprite"]["wrapper"] = json!(w.file_name);
     }
     if let Some(d) = display_name {
         spec["display_name"] = json!(d);
@@ -96,13 +127,37 @@ pub fn install(opts: &InstallOptions) -> Result<PathBuf> {
         .context("cannot find this program's path")?
         .canonicalize()
         .context("cannot resolve this program's path")?;
-    let spec = kernel_json(&exe, opts.display_name.as_deref(), &opts.env)?;
+    let wrapper = match &opts.wrapper {
+        Some(path) => Some(read_wrapper(path)?),
+        None => {
+            if !opts.wrapper_args.is_empty() {
+                bail!("--wrapper-arg needs --wrapper SCRIPT");
+            }
+            None
+        }
+    };
+    let spec = kernel_json(
+        &exe,
+        opts.display_name.as_deref(),
+        &opts.env,
+        wrapper.as_ref().map(|(file_name, _)| Wrapper {
+            file_name,
+            args: &opts.wrapper_args,
+        }),
+    )?;
     let dir = opts.location.data_dir()?.join("kernels").join(&opts.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let write = |name: &str, bytes: &[u8]| -> Result<()> {
         let p = dir.join(name);
         std::fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))
     };
+    if let Some((file_name, bytes)) = &wrapper {
+        write(file_name, bytes)?;
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join(file_name);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))
+            .with_context(|| format!("cannot make {} executable", p.display()))?;
+    }
     write(
         "kernel.json",
         serde_json::to_string_pretty(&spec)?.as_bytes(),
@@ -110,6 +165,29 @@ pub fn install(opts: &InstallOptions) -> Result<PathBuf> {
     write("logo-32x32.png", LOGO_32)?;
     write("logo-64x64.png", LOGO_64)?;
     Ok(dir)
+}
+
+/// The wrapper's file name (checked) and contents.
+fn read_wrapper(path: &Path) -> Result<(String, Vec<u8>)> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .with_context(|| format!("--wrapper {}: not a file", path.display()))?;
+    if file_name.starts_with('.')
+        || OWN_FILES.contains(&file_name.as_str())
+        || !file_name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        bail!(
+            "--wrapper {}: the file name must use letters, digits, '-', '_' and '.', and not be one of {}",
+            path.display(),
+            OWN_FILES.join(", ")
+        );
+    }
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("--wrapper {}: cannot read", path.display()))?;
+    Ok((file_name, bytes))
 }
 
 /// Removes kernelspecs named `name`: from `location` when given, else from
@@ -192,6 +270,7 @@ mod tests {
             Path::new("/opt/bin/cuprite-kernel"),
             Some("Rust GPU"),
             &[("CUPRITE_DEVICE".into(), "cpu".into())],
+            None,
         )
         .unwrap();
         assert_eq!(spec["argv"][0], "/opt/bin/cuprite-kernel");
@@ -204,6 +283,122 @@ mod tests {
             spec["metadata"]["cuprite"]["kernel_version"],
             env!("CARGO_PKG_VERSION")
         );
+    }
+
+    #[test]
+    fn wrapped_kernel_json_runs_the_wrapper_from_resource_dir() {
+        let args = vec!["--module".to_string(), "CUDA/12.4.0".to_string()];
+        let spec = kernel_json(
+            Path::new("/opt/bin/cuprite-kernel"),
+            None,
+            &[],
+            Some(Wrapper {
+                file_name: "cuprite-module-kernel",
+                args: &args,
+            }),
+        )
+        .unwrap();
+        let argv: Vec<&str> = spec["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            argv,
+            [
+                "{resource_dir}/cuprite-module-kernel",
+                "--module",
+                "CUDA/12.4.0",
+                "--",
+                "/opt/bin/cuprite-kernel",
+                "run",
+                "--connection-file",
+                "{connection_file}"
+            ]
+        );
+        assert_eq!(
+            spec["metadata"]["cuprite"]["wrapper"],
+            "cuprite-module-kernel"
+        );
+        assert_eq!(spec["display_name"], "Rust (Cuprite)");
+    }
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cuprite-install-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn install_copies_the_wrapper_and_makes_it_executable() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = temp_dir("wrap");
+        let script = tmp.join("my-wrapper.sh");
+        std::fs::write(&script, "#!/bin/sh\nshift\nexec \"$@\"\n").unwrap();
+        let opts = InstallOptions {
+            location: Location::Prefix(tmp.join("prefix")),
+            name: "cuprite-wrapped".into(),
+            display_name: Some("Rust (Cuprite, wrapped)".into()),
+            env: vec![],
+            wrapper: Some(script.clone()),
+            wrapper_args: vec!["--image=/x/cuprite.sif".into()],
+        };
+        let dir = install(&opts).unwrap();
+        assert_eq!(
+            dir,
+            tmp.join("prefix/share/jupyter/kernels/cuprite-wrapped")
+        );
+        let copied = dir.join("my-wrapper.sh");
+        assert_eq!(
+            std::fs::read(&copied).unwrap(),
+            std::fs::read(&script).unwrap()
+        );
+        let mode = std::fs::metadata(&copied).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+        let spec: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("kernel.json")).unwrap())
+                .unwrap();
+        assert_eq!(spec["argv"][0], "{resource_dir}/my-wrapper.sh");
+        assert_eq!(spec["argv"][1], "--image=/x/cuprite.sif");
+        assert_eq!(spec["argv"][2], "--");
+        assert_eq!(spec["argv"][4], "run");
+        assert!(Path::new(spec["argv"][3].as_str().unwrap()).is_absolute());
+        assert!(dir.join("logo-64x64.png").is_file());
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn bad_wrappers_are_refused() {
+        let tmp = temp_dir("bad");
+        let base = InstallOptions {
+            location: Location::Prefix(tmp.join("prefix")),
+            name: "cuprite-bad".into(),
+            display_name: None,
+            env: vec![],
+            wrapper: None,
+            wrapper_args: vec!["--x".into()],
+        };
+        let e = install(&base).unwrap_err().to_string();
+        assert!(e.contains("--wrapper-arg needs --wrapper"), "{e}");
+        let missing = InstallOptions {
+            wrapper: Some(tmp.join("nope.sh")),
+            ..base.clone()
+        };
+        let e = format!("{:#}", install(&missing).unwrap_err());
+        assert!(e.contains("nope.sh: cannot read"), "{e}");
+        std::fs::write(tmp.join("kernel.json"), "{}").unwrap();
+        let clash = InstallOptions {
+            wrapper: Some(tmp.join("kernel.json")),
+            ..base
+        };
+        let e = install(&clash).unwrap_err().to_string();
+        assert!(e.contains("must use letters"), "{e}");
+        assert!(!tmp
+            .join("prefix/share/jupyter/kernels/cuprite-bad")
+            .exists());
+        std::fs::remove_dir_all(&tmp).unwrap();
     }
 
     #[test]

@@ -2,7 +2,19 @@
 //! `%%timeit`, `%gpu`, `%mem`, `%lsmagic`, and `?name` (documentation in the pager).
 //!
 //! Each magic line is replaced by Rust code on the same line, so compile
-//! errors keep the line numbers of the cell as typed.
+//! errors keep the line numbers of the cell as typed. The code calls
+//! `cuprite_kernel_io::magic` (compiled once per session, with optimizations),
+//! which measures with the runtime's clocks and CUDA events and renders with
+//! `cuprite-display`:
+//!
+//! - `%time STMT` / `%%time`: `__time_start()` before the timed code and
+//!   `__time_end()` after it print CPU, wall and GPU (CUDA-event) time. When
+//!   the timed code ends in an expression (the cell's value), the expression
+//!   is wrapped as `match &(EXPR) { v => { __time_end(); v } }`, so the value
+//!   is still shown, variables are borrowed rather than moved, and temporaries
+//!   live as long as they did.
+//! - `%timeit` / `%%timeit`: `__timeit(loops, repeat, label, || { CODE })`.
+//! - `%gpu`, `%mem`: `__gpu()`, `__mem()`.
 
 /// What to do with a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +52,9 @@ pub fn plan(cell: &str) -> Plan {
     let lines: Vec<&str> = cell.split('\n').collect();
     let first = lines.iter().position(|l| !l.trim().is_empty());
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    let mut time_report = false;
+    let time_report = false;
     let mut suffix = String::new();
+    let mut cell_time = false;
 
     if let Some(fi) = first {
         let l = lines[fi].trim_start();
@@ -49,16 +62,28 @@ pub fn plan(cell: &str) -> Plan {
             let (name, args) = split_word(rest);
             match name {
                 "time" => {
-                    out[fi] = format!("{IO}::__mark();");
-                    time_report = true;
+                    if !args.trim().is_empty() {
+                        return Plan::Error(
+                            "%%time takes no arguments: the rest of the cell is timed".into(),
+                        );
+                    }
+                    out[fi] = format!("{TIME_START};");
+                    cell_time = true;
                 }
                 "timeit" => {
                     let (loops, repeat, setup) = match timeit_args(args) {
                         Ok(a) => a,
                         Err(e) => return Plan::Error(e),
                     };
-                    out[fi] = format!("{{ {setup} {IO}::__timeit({loops}, {repeat}, || {{");
-                    suffix = "\n}); }".to_string();
+                    let body = lines[fi + 1..].join("\n");
+                    if body.trim().is_empty() {
+                        return Plan::Error("%%timeit needs code to time below its line".into());
+                    }
+                    let label = label(&body);
+                    out[fi] = format!(
+                        "{{ {setup} {IO}::magic::__timeit({loops}, {repeat}, {label:?}, {TIMED_CLOSURE}{{"
+                    );
+                    suffix = "\n}) })?; }".to_string();
                 }
                 _ => {
                     return Plan::Error(format!(
@@ -91,15 +116,15 @@ pub fn plan(cell: &str) -> Plan {
         let indent = &line[..line.len() - line.trim_start().len()];
         let code = match name {
             "time" => {
-                time_report = true;
                 let stmt = args.trim();
                 if stmt.is_empty() {
                     return Plan::Error("%time needs a statement or expression to time".into());
                 }
-                if stmt.starts_with("let ") || stmt.ends_with(';') || Some(i) != last {
-                    format!("{IO}::__mark(); {stmt} {IO}::__mark();")
+                if stmt.starts_with("let ") || ends_statement(stmt) || Some(i) != last {
+                    let semi = if ends_statement(stmt) { "" } else { ";" };
+                    format!("{TIME_START}; {stmt}{semi} {TIME_END}")
                 } else {
-                    format!("{IO}::__timed(|| {{ {stmt} }})")
+                    format!("{TIME_START}; {}", value_then(stmt, TIME_END))
                 }
             }
             "timeit" => {
@@ -110,10 +135,13 @@ pub fn plan(cell: &str) -> Plan {
                 if stmt.trim().is_empty() {
                     return Plan::Error("%timeit needs a statement or expression to time".into());
                 }
-                format!("{IO}::__timeit({loops}, {repeat}, || {{ {stmt} }});")
+                let label = label(&stmt);
+                format!(
+                    "{IO}::magic::__timeit({loops}, {repeat}, {label:?}, {TIMED_CLOSURE}{{ {stmt} }}) }})?;"
+                )
             }
-            "gpu" => GPU_CODE.to_string(),
-            "mem" => MEM_CODE.to_string(),
+            "gpu" => format!("{IO}::magic::__gpu();"),
+            "mem" => format!("{IO}::magic::__mem();"),
             "lsmagic" => format!(
                 "println!(\"{}\");",
                 lsmagic_text()
@@ -125,9 +153,98 @@ pub fn plan(cell: &str) -> Plan {
         };
         out[i] = format!("{indent}{code}");
     }
+    if cell_time {
+        let fi = first.unwrap_or(0);
+        let body = out[fi + 1..].join("\n");
+        let head = out[..=fi].join("\n");
+        out = vec![head, end_after_cell(&body, TIME_END)];
+    }
     let mut code = out.join("\n");
     code.push_str(&suffix);
     Plan::Run { code, time_report }
+}
+
+/// The start of the closure `%timeit` runs: the timed code goes in
+/// `Ok({ ... })`, so `?` works in it (the first error stops the timing and
+/// becomes the cell's error).
+const TIMED_CLOSURE: &str = "|| -> ::std::result::Result<_, cuprite_kernel_io::magic::TimedError> { ::std::result::Result::Ok(";
+
+const TIME_START: &str = "cuprite_kernel_io::magic::__time_start()";
+const TIME_END: &str = "cuprite_kernel_io::magic::__time_end();";
+
+/// Whether a line of code ends a statement (`;`) or a block (`}`).
+fn ends_statement(code: &str) -> bool {
+    let t = code.trim_end();
+    t.ends_with(';') || t.ends_with('}')
+}
+
+/// `EXPR` as an expression with the same value that runs `then` after
+/// evaluating it. Borrowing keeps variables in place (`x` is not moved) and
+/// the scrutinee's temporaries live to the end of the enclosing statement.
+fn value_then(expr: &str, then: &str) -> String {
+    format!("match &({expr}) {{ __cuprite_value => {{ {then} __cuprite_value }} }}")
+}
+
+/// The timed code's text for a report title (one line, at most 60 characters).
+fn label(code: &str) -> String {
+    let one = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= 60 {
+        one
+    } else {
+        let mut s: String = one.chars().take(59).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Puts `then` after the last statement of a cell body: around its final
+/// expression when it has one (so the cell's value is still shown), else
+/// after its last statement, on the same line (line numbers are kept).
+/// Parses the body as evcxr does (statements of a function body).
+fn end_after_cell(body: &str, then: &str) -> String {
+    use ra_ap_syntax::ast::{self, AstNode};
+    const PRELUDE: &str = "fn f(){";
+    let text = format!("{PRELUDE}{body}\n}}");
+    let parsed = ra_ap_syntax::SourceFile::parse(&text, ra_ap_syntax::Edition::Edition2024);
+    let list = parsed
+        .tree()
+        .syntax()
+        .children()
+        .next()
+        .and_then(ast::Fn::cast)
+        .and_then(|f| f.body())
+        .and_then(|b| b.stmt_list());
+    let at = |n: ra_ap_syntax::TextSize| {
+        let i = usize::from(n).saturating_sub(PRELUDE.len()).min(body.len());
+        // Ranges from the parser fall on character boundaries; be safe anyway.
+        (0..=i)
+            .rev()
+            .find(|&j| body.is_char_boundary(j))
+            .unwrap_or(0)
+    };
+    let Some(list) = list else {
+        return format!("{body}\n{then}");
+    };
+    if let Some(tail) = list.tail_expr() {
+        let r = tail.syntax().text_range();
+        let (a, b) = (at(r.start()), at(r.end()));
+        if a < b {
+            return format!(
+                "{}{}{}",
+                &body[..a],
+                value_then(&body[a..b], then),
+                &body[b..]
+            );
+        }
+    }
+    match list.statements().last() {
+        Some(stmt) => {
+            let b = at(stmt.syntax().text_range().end());
+            let semi = if ends_statement(&body[..b]) { "" } else { ";" };
+            format!("{}{semi} {then}{}", &body[..b], &body[b..])
+        }
+        None => format!("{body}\n{then}"),
+    }
 }
 
 fn split_word(s: &str) -> (&str, &str) {
@@ -167,13 +284,9 @@ fn take_number(s: &str) -> Option<(u64, &str)> {
 
 /// The `%lsmagic` text.
 pub fn lsmagic_text() -> String {
-    "Line magics:\n  %time STMT       wall and CPU time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop\n  %gpu             CUDA devices, driver and default device\n  %mem             memory of the cell process and device pools\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\nAlso: ?NAME shows documentation; evcxr's :commands pass through (:help lists them)."
+    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %mem             device and pinned memory pools, and the cell process's memory\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\nAlso: ?NAME shows documentation; evcxr's :commands pass through (:help lists them)."
         .to_string()
 }
-
-const GPU_CODE: &str = r#"{ let s = ::cuprite::device::cuda_status(); let (d, why) = ::cuprite::device::default_device_and_reason(); println!("CUDA devices: {}\nCUDA usable: {}\nCUDA status: {}\nDefault device: {} ({})\nCUDA_VISIBLE_DEVICES: {}", s.device_count, s.usable, s.reason, d, why, ::std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_else(|_| "(not set)".into())); }"#;
-
-const MEM_CODE: &str = r#"{ let st = ::std::fs::read_to_string("/proc/self/status").unwrap_or_default(); let get = |k: &str| st.lines().find(|l| l.starts_with(k)).map(|l| l[k.len()..].trim().to_string()).unwrap_or_else(|| "n/a".into()); println!("Cell process memory: resident {} (peak {}), virtual {}", get("VmRSS:"), get("VmHWM:"), get("VmSize:")); let s = ::cuprite::device::cuda_status(); if s.usable { println!("Device memory pools: {} CUDA device(s); pool statistics are not reported by this runtime build yet", s.device_count); } else { println!("Device memory pools: none ({})", s.reason); } }"#;
 
 #[cfg(test)]
 mod tests {
@@ -196,23 +309,72 @@ mod tests {
         assert_eq!(run("let x = 7\n    % 3;").0, "let x = 7\n    % 3;");
     }
 
+    const START: &str = "cuprite_kernel_io::magic::__time_start();";
+    const END: &str = "cuprite_kernel_io::magic::__time_end();";
+
+    fn wrapped(expr: &str) -> String {
+        format!("match &({expr}) {{ __cuprite_value => {{ {END} __cuprite_value }} }}")
+    }
+
     #[test]
-    fn cell_time_keeps_line_numbers() {
+    fn cell_time_keeps_line_numbers_and_the_value() {
         let (code, t) = run("%%time\nlet x = 1;\nx");
-        assert!(t);
-        assert_eq!(code, "cuprite_kernel_io::__mark();\nlet x = 1;\nx");
+        assert!(!t, "the cell process reports %time itself");
+        assert_eq!(code, format!("{START}\nlet x = 1;\n{}", wrapped("x")));
+        // A multi-line final expression, a trailing comment, leading blank lines.
+        let (code, _) = run("\n%%time\nlet v = vec![1, 2];\nv.iter()\n .sum::<i32>() // total\n");
+        assert_eq!(
+            code,
+            format!(
+                "\n{START}\nlet v = vec![1, 2];\n{} // total\n",
+                wrapped("v.iter()\n .sum::<i32>()")
+            )
+        );
+        assert_eq!(code.lines().count(), 5);
+    }
+
+    #[test]
+    fn cell_time_without_a_value() {
+        let (code, _) = run("%%time\nlet x = 1;\nlet y = x + 1; // done");
+        assert_eq!(
+            code,
+            format!("{START}\nlet x = 1;\nlet y = x + 1; {END} // done")
+        );
+        // An item last, then a `let` missing its semicolon.
+        let (code, _) = run("%%time\nfn f() -> i32 { 1 }");
+        assert_eq!(code, format!("{START}\nfn f() -> i32 {{ 1 }} {END}"));
+        let (code, _) = run("%%time\nlet z = 3");
+        assert_eq!(code, format!("{START}\nlet z = 3; {END}"));
+        // A block-like final expression (a loop) is the value, as evcxr sees it.
+        let (code, _) = run("%%time\nfor i in 0..3 {\n    println!(\"{i}\");\n}");
+        assert_eq!(
+            code,
+            format!(
+                "{START}\n{}",
+                wrapped("for i in 0..3 {\n    println!(\"{i}\");\n}")
+            )
+        );
+        let (code, _) = run("%%time\n// nothing");
+        assert_eq!(code, format!("{START}\n// nothing\n{END}"));
+        assert!(matches!(plan("%%time -n 3\n1"), Plan::Error(_)));
     }
 
     #[test]
     fn line_time_statement_and_expression() {
         let (code, t) = run("%time let v = f();");
-        assert!(t);
+        assert!(!t);
+        assert_eq!(code, format!("{START} let v = f(); {END}"));
+        let (code, _) = run("let a = 2;\n%time a * 3");
+        assert_eq!(code, format!("let a = 2;\n{START} {}", wrapped("a * 3")));
+        // Not the last line: a statement, with the semicolon it lacked.
+        let (code, _) = run("%time g(1)\nlet b = 4;");
+        assert_eq!(code, format!("{START} g(1); {END}\nlet b = 4;"));
+        let (code, _) = run("    %time for i in 0..2 { g(i) }\n1");
         assert_eq!(
             code,
-            "cuprite_kernel_io::__mark(); let v = f(); cuprite_kernel_io::__mark();"
+            format!("    {START} for i in 0..2 {{ g(i) }} {END}\n1")
         );
-        let (code, _) = run("let a = 2;\n%time a * 3");
-        assert_eq!(code, "let a = 2;\ncuprite_kernel_io::__timed(|| { a * 3 })");
+        assert!(matches!(plan("%time"), Plan::Error(_)));
     }
 
     #[test]
@@ -221,14 +383,34 @@ mod tests {
         assert!(!t);
         assert_eq!(
             code,
-            "cuprite_kernel_io::__timeit(10, 3, || { v.iter().sum::<f64>() });"
+            format!("cuprite_kernel_io::magic::__timeit(10, 3, \"v.iter().sum::<f64>()\", {TIMED_CLOSURE}{{ v.iter().sum::<f64>() }}) }})?;")
         );
         let (code, _) = run("%%timeit let v = vec![1; 100];\nv.len()");
         assert_eq!(
             code,
-            "{ let v = vec![1; 100]; cuprite_kernel_io::__timeit(0, 7, || {\nv.len()\n}); }"
+            format!("{{ let v = vec![1; 100]; cuprite_kernel_io::magic::__timeit(0, 7, \"v.len()\", {TIMED_CLOSURE}{{\nv.len()\n}}) }})?; }}")
         );
+        // The label is a valid string literal on the magic's line, however the code looks.
+        let (code, _) = run("%%timeit\nlet s = \"a\\\"b\";\n\n\ns.len()");
+        let label = format!("{:?}", "let s = \"a\\\"b\"; s.len()");
+        assert!(label.contains("\\\\"), "{label}");
+        assert!(
+            code.starts_with(&format!(
+                "{{  cuprite_kernel_io::magic::__timeit(0, 7, {label}, {TIMED_CLOSURE}{{\n"
+            )),
+            "{code}"
+        );
+        assert_eq!(
+            code.lines().count(),
+            6,
+            "one line more: the closing of the closure"
+        );
+        let long = format!("%timeit {}", "x + ".repeat(30) + "x");
+        let (code, _) = run(&long);
+        assert!(code.contains("…\", ||"), "{code}");
         assert!(matches!(plan("%timeit -n x 1"), Plan::Error(_)));
+        assert!(matches!(plan("%timeit -r 3"), Plan::Error(_)));
+        assert!(matches!(plan("%%timeit\n  "), Plan::Error(_)));
     }
 
     #[test]
@@ -237,8 +419,8 @@ mod tests {
         assert_eq!(plan("??cp::zeros "), Plan::Page("cp::zeros".into()));
         assert!(matches!(plan("%bogus"), Plan::Error(_)));
         assert!(matches!(plan("%%bogus\n1"), Plan::Error(_)));
-        assert!(run("%gpu").0.contains("cuda_status"));
-        assert!(run("%mem").0.contains("VmRSS"));
+        assert_eq!(run("%gpu").0, "cuprite_kernel_io::magic::__gpu();");
+        assert_eq!(run("  %mem").0, "  cuprite_kernel_io::magic::__mem();");
         assert!(run("%lsmagic").0.starts_with("println!"));
     }
 }

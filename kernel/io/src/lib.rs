@@ -27,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+pub mod magic;
 pub mod wire;
 
 mod sys;

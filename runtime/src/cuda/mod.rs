@@ -29,7 +29,7 @@ pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
-pub use session::{cuda_report, device_info, request_interrupt, DeviceInfo};
+pub use session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
 pub use stream::{with_stream, Event, Stream};
 
 use cudarc::driver::result::DriverError;

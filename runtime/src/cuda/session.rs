@@ -167,6 +167,25 @@ pub fn cuda_report() -> String {
     out.join("\n")
 }
 
+/// What the driver says about CUDA device `ordinal` (its session is created
+/// on first use); for `%gpu` and device reports.
+pub fn device_info(ordinal: usize) -> Result<DeviceInfo> {
+    Ok(session(ordinal)?.info.clone())
+}
+
+/// Free and total memory of CUDA device `ordinal` in bytes, as the driver
+/// reports them now (`cudaMemGetInfo`).
+pub fn mem_get_info(ordinal: usize) -> Result<(usize, usize)> {
+    let s = session(ordinal)?;
+    s.bind()?;
+    let (mut free, mut total) = (0usize, 0usize);
+    // SAFETY: valid out pointers; the device's context is current.
+    unsafe { sys::cuMemGetInfo_v2(&mut free, &mut total) }
+        .result()
+        .op("mem_get_info")?;
+    Ok((free, total))
+}
+
 /// A device's context, memory pool, kernel cache and counters.
 pub(crate) struct DeviceSession {
     pub info: DeviceInfo,
