@@ -511,13 +511,13 @@ impl Fused {
                 support.push_str(&head.replace("FN(", &format!("{fname}(")));
                 support.push_str(&body);
                 let args: Vec<String> = (0..dtypes.len()).map(|k| format!("in{k}")).collect();
-                Some(Arc::new(crate::cuda::elementwise::MapKernel {
-                    name: self.name.clone(),
-                    compute: dtypes.to_vec(),
-                    expr: format!("{fname}({})", args.join(", ")),
-                    result: out,
+                Some(Arc::new(crate::cuda::elementwise::MapKernel::new(
+                    self.name.clone(),
+                    dtypes.to_vec(),
+                    format!("{fname}({})", args.join(", ")),
+                    out,
                     support,
-                }))
+                )))
             }
             _ => None,
         };

@@ -377,13 +377,13 @@ pub(crate) fn conj(a: &Array) -> Result<Array> {
     let op = "conj";
     let s = session_of(op, a)?;
     let out = new_array(op, s.info.ordinal, a.dtype(), a.shape())?;
-    let k = MapKernel {
-        name: "conj".into(),
-        compute: vec![a.dtype()],
-        expr: "mk(in0.re, -in0.im)".into(),
-        result: a.dtype(),
-        support: String::new(),
-    };
+    let k = MapKernel::new(
+        "conj".into(),
+        vec![a.dtype()],
+        "mk(in0.re, -in0.im)".into(),
+        a.dtype(),
+        String::new(),
+    );
     super::elementwise::run_map(&k, &[a], &out)?;
     Ok(out)
 }

@@ -202,11 +202,6 @@ pub(crate) struct DeviceSession {
     pub counters: Mutex<std::collections::HashMap<usize, u64>>,
 }
 
-/// What the driver reports about CUDA device `ordinal` (starts its session).
-pub fn device_info(ordinal: usize) -> Result<DeviceInfo> {
-    Ok(session(ordinal)?.info.clone())
-}
-
 /// The session of device `ordinal`, created on first use.
 pub(crate) fn session(ordinal: usize) -> Result<&'static DeviceSession> {
     // Sessions live for the process: once found, this copy of the crate
