@@ -65,7 +65,7 @@ class MagicTests(KernelCase):
         self.assertEqual(r.of("execute_result"), [])
 
     def test_cell_time_on_the_gpu(self):
-        r = self.ok("%%time\nlet g = cp::arange(1 << 20)?.astype(cp::f32)?;\n(&g * 2.0)?.sum()?")
+        r = self.ok("%%time\nlet g = cp::arange(1 << 20)?.astype(cp::f32)?;\n(&g * 2.0).sum()?")
         out = r.stream("stdout")
         self.assertIn("Wall time:", out)
         self.assertEqual(len(r.of("execute_result")), 1)
@@ -91,7 +91,7 @@ class MagicTests(KernelCase):
         r = self.ok("%%timeit -n 5 -r 2 let v = vec![1u8; 1000];\nv.iter().map(|&x| x as u64).sum::<u64>()")
         text = self.display(r)["text/plain"]
         self.assertIn("2 runs, 5 loops each", text)
-        r = self.ok("%timeit -n 3 -r 2 cp::ones([1000])?.sum()?;")
+        r = self.ok("%timeit -n 3 -r 2 cp::ones([1000], cp::f32)?.sum()?;")
         self.assertIn("2 runs, 3 loops each", self.display(r)["text/plain"])
 
     def test_gpu(self):
