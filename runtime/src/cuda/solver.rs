@@ -262,8 +262,10 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
     // b column-major: a C-order (nrhs, n) array.
     let bt = f_copy(op, b)?;
     let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
-    let info1 = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
-    let info2 = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
+    // Both info words in one array: one read-back after both calls.
+    let infos = new_array(op, s.info.ordinal, DType::Int32, &[2])?;
+    let info1 = infos.with_layout(Layout::from_parts(vec![1], vec![1], 0));
+    let info2 = infos.with_layout(Layout::from_parts(vec![1], vec![1], 1));
     getrf(op, &x, &ipiv, &info1)?;
     let dt = data_type(op, a.dtype())?;
     let (ni, nr) = (n as i64, nrhs as i64);
@@ -289,7 +291,8 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
         })
     })?;
     // One synchronisation after both calls; a singular input's result is discarded.
-    let i1 = read_info(&info1)?;
+    let both = infos.to_vec::<i32>()?;
+    let (i1, i2) = (both[0], both[1]);
     if i1 < 0 {
         return Err(bad_argument(op, "getrf", i1));
     }
@@ -302,7 +305,6 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
             ),
         });
     }
-    let i2 = read_info(&info2)?;
     if i2 != 0 {
         return Err(bad_argument(op, "getrs", i2));
     }
