@@ -58,13 +58,18 @@ pub(crate) fn check(op: &str, call: &str, st: cb::cublasStatus_t) -> Result<()> 
     }
 }
 
+/// Loads cuBLAS once, checking every function this module calls.
+pub(crate) fn require(op: &'static str) -> Result<()> {
+    super::libs::require("cublas", SYMBOLS, op)
+}
+
 /// Runs `f` with the device's cuBLAS handle, set to the current stream.
 pub(crate) fn with_handle<R>(
     op: &'static str,
     s: &DeviceSession,
     f: impl FnOnce(cb::cublasHandle_t) -> Result<R>,
 ) -> Result<R> {
-    super::libs::require("cublas", SYMBOLS, op)?;
+    require(op)?;
     s.bind()?;
     let mut guard = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
     let map = guard.get_or_insert_with(HashMap::new);
