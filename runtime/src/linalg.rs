@@ -610,16 +610,17 @@ pub fn svd(a: &Array, full_matrices: bool, compute_uv: bool) -> Result<Svd> {
             let mut order: Vec<usize> = (0..k).collect();
             order.sort_by(|&p, &q| s[q].total_cmp(&s[p]));
             let (fu, fv) = (f.U(), f.V());
+            // Column j of U (row j of Vh) comes from faer's column src(j).
+            let src = |j: usize| order.get(j).copied().unwrap_or(j);
             let mut u = Vec::with_capacity(m * uc);
             for i in 0..m {
                 for j in 0..uc {
-                    let jj = if j < k { order[j] } else { j };
-                    u.push(fu[(i, jj)]);
+                    u.push(fu[(i, src(j))]);
                 }
             }
             let mut vh = Vec::with_capacity(vr * n);
             for i in 0..vr {
-                let ii = if i < k { order[i] } else { i };
+                let ii = src(i);
                 for j in 0..n {
                     vh.push(faer::traits::ComplexField::conj_impl(&fv[(j, ii)]));
                 }
@@ -815,12 +816,19 @@ fn vector_norm(x: &Array, ord: NormOrd, axis: usize) -> Result<Array> {
             op: "norm",
             detail: "'nuc' is a matrix norm".into(),
         }),
-        NormOrd::P(p) if p == 0.0 => crate::not_equal(&absx, 0.0)?
-            .astype(absx.dtype())?
-            .sum_axis(ax),
-        NormOrd::P(p) if p == 1.0 => absx.sum_axis(ax),
-        NormOrd::P(p) if p == 2.0 => crate::sqrt(&crate::multiply(&absx, &absx)?.sum_axis(ax)?),
-        NormOrd::P(p) => crate::power(&crate::power(&absx, p)?.sum_axis(ax)?, 1.0 / p),
+        NormOrd::P(p) => {
+            if p == 0.0 {
+                crate::not_equal(&absx, 0.0)?
+                    .astype(absx.dtype())?
+                    .sum_axis(ax)
+            } else if p == 1.0 {
+                absx.sum_axis(ax)
+            } else if p == 2.0 {
+                crate::sqrt(&crate::multiply(&absx, &absx)?.sum_axis(ax)?)
+            } else {
+                crate::power(&crate::power(&absx, p)?.sum_axis(ax)?, 1.0 / p)
+            }
+        }
     }
 }
 
@@ -848,14 +856,20 @@ fn matrix_norm(x: &Array, ord: NormOrd, r: usize, c: usize) -> Result<Array> {
         }
         NormOrd::Inf => absx.sum_axis(ci)?.max_axis(after(r, c)),
         NormOrd::NegInf => absx.sum_axis(ci)?.min_axis(after(r, c)),
-        NormOrd::P(p) if p == 1.0 => absx.sum_axis(ri)?.max_axis(after(c, r)),
-        NormOrd::P(p) if p == -1.0 => absx.sum_axis(ri)?.min_axis(after(c, r)),
         NormOrd::P(p) if p == 2.0 || p == -2.0 => {
             let s = singular_values_axes(x, r, c)?;
             if p > 0.0 {
                 s.max_axis(-1)
             } else {
                 s.min_axis(-1)
+            }
+        }
+        NormOrd::P(p) if p.abs() == 1.0 => {
+            let sums = absx.sum_axis(ri)?;
+            if p > 0.0 {
+                sums.max_axis(after(c, r))
+            } else {
+                sums.min_axis(after(c, r))
             }
         }
         NormOrd::Nuc => singular_values_axes(x, r, c)?.sum_axis(-1),
@@ -881,7 +895,7 @@ fn singular_values_axes(x: &Array, r: usize, c: usize) -> Result<Array> {
 
 /// Singular values of one matrix (2-D) copied to the host, descending.
 fn host_singular_values(s: &Array) -> Result<Vec<f64>> {
-    Ok(s.astype(DType::Float64)?.to_vec::<f64>()?)
+    s.astype(DType::Float64)?.to_vec::<f64>()
 }
 
 /// The result of [`lstsq`], as NumPy's tuple.

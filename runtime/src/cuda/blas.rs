@@ -58,13 +58,18 @@ pub(crate) fn check(op: &str, call: &str, st: cb::cublasStatus_t) -> Result<()> 
     }
 }
 
+/// Loads cuBLAS once, checking every function this module calls.
+pub(crate) fn require(op: &'static str) -> Result<()> {
+    super::libs::require("cublas", SYMBOLS, op)
+}
+
 /// Runs `f` with the device's cuBLAS handle, set to the current stream.
 pub(crate) fn with_handle<R>(
     op: &'static str,
     s: &DeviceSession,
     f: impl FnOnce(cb::cublasHandle_t) -> Result<R>,
 ) -> Result<R> {
-    super::libs::require("cublas", SYMBOLS, op)?;
+    require(op)?;
     s.bind()?;
     let mut guard = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
     let map = guard.get_or_insert_with(HashMap::new);
@@ -416,19 +421,19 @@ pub(crate) fn batched_inv(a: &Array) -> Result<Array> {
     })?;
     let bytes = (n * n * a.dtype().itemsize()) as u64;
     let (px, po) = (ptr(op, &x)?, ptr(op, &out)?);
-    let xs: Vec<u64> = (0..count as u64).map(|i| px + i * bytes).collect();
-    let os: Vec<u64> = (0..count as u64).map(|i| po + i * bytes).collect();
-    let xp = Array::from_host_slice(&xs, &[count], crate::Device::Cuda(ord))?;
-    let op_ = Array::from_host_slice(&os, &[count], crate::Device::Cuda(ord))?;
+    // Both pointer arrays in one upload, both info arrays in one download.
+    let ptrs: Vec<u64> = (0..count as u64)
+        .map(|i| px + i * bytes)
+        .chain((0..count as u64).map(|i| po + i * bytes))
+        .collect();
+    let ptr_arr = Array::from_host_slice(&ptrs, &[2 * count], crate::Device::Cuda(ord))?;
     let piv = new_array(op, ord, DType::Int32, &[count * n])?;
-    let info1 = new_array(op, ord, DType::Int32, &[count])?;
-    let info2 = new_array(op, ord, DType::Int32, &[count])?;
-    let (xpp, opp) = (ptr(op, &xp)?, ptr(op, &op_)?);
-    let (pp, i1, i2) = (
-        ptr(op, &piv)? as *mut i32,
-        ptr(op, &info1)? as *mut i32,
-        ptr(op, &info2)? as *mut i32,
-    );
+    let infos = new_array(op, ord, DType::Int32, &[2 * count])?;
+    let xpp = ptr(op, &ptr_arr)?;
+    let opp = xpp + 8 * count as u64;
+    let pp = ptr(op, &piv)? as *mut i32;
+    let i1 = ptr(op, &infos)? as *mut i32;
+    let i2 = (ptr(op, &infos)? + 4 * count as u64) as *mut i32;
     with_handle(op, s, |h| {
         macro_rules! run {
             ($getrf:ident, $getri:ident, $t:ty) => {{
@@ -473,16 +478,16 @@ pub(crate) fn batched_inv(a: &Array) -> Result<Array> {
     })?;
     // One synchronisation at the end: a singular input's (discarded)
     // result is inf/NaN, never read.
-    let infos = info1.to_vec::<i32>()?;
-    if let Some((i, &v)) = infos.iter().enumerate().find(|(_, &v)| v != 0) {
+    let all = infos.to_vec::<i32>()?;
+    let (getrf_info, getri_info) = all.split_at(count);
+    if let Some((i, &v)) = getrf_info.iter().enumerate().find(|(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getrfBatched"));
     }
-    let infos = info2.to_vec::<i32>()?;
-    if let Some((i, &v)) = infos.iter().enumerate().find(|(_, &v)| v != 0) {
+    if let Some((i, &v)) = getri_info.iter().enumerate().find(|(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getriBatched"));
     }
-    // Keep the pointer arrays alive until the work using them is queued.
-    drop((xp, op_));
+    // The pointer array stays alive until the work using it is queued.
+    drop(ptr_arr);
     Ok(out)
 }
 

@@ -74,6 +74,8 @@ fn with_solver<R>(
     s: &DeviceSession,
     f: impl FnOnce(cs::cusolverDnHandle_t, cs::cusolverDnParams_t) -> Result<R>,
 ) -> Result<R> {
+    // cuSOLVER links against cuBLAS: load (and check) that first.
+    super::blas::require(op)?;
     super::libs::require("cusolver", SYMBOLS, op)?;
     s.bind()?;
     let mut guard = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
@@ -212,8 +214,9 @@ pub(crate) fn triangle_source(dtype: DType, lower: bool) -> String {
 
 /// LU factorization of a square matrix: `x` (a C-contiguous copy, which
 /// read column-major is Aᵀ) is overwritten by the factors of Aᵀ, `ipiv`
-/// (int64, 1-based) by its row swaps; returns getrf's info.
-fn getrf(op: &'static str, x: &Array, ipiv: &Array, info: &Array) -> Result<()> {
+/// (int64, 1-based) by its row swaps, `info` by getrf's info. The returned
+/// workspaces must live until the info word has been read.
+fn getrf(op: &'static str, x: &Array, ipiv: &Array, info: &Array) -> Result<Work> {
     let s = session_of(op, x)?;
     let n = x.shape()[0] as i64;
     let dt = data_type(op, x.dtype())?;
@@ -245,9 +248,7 @@ fn getrf(op: &'static str, x: &Array, ipiv: &Array, info: &Array) -> Result<()> 
                 ptr(op, info)? as *mut i32,
             )
         })?;
-        // The host workspace must outlive the call; keep it to here.
-        drop(w);
-        Ok(())
+        Ok(w)
     })
 }
 
@@ -262,9 +263,11 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
     // b column-major: a C-order (nrhs, n) array.
     let bt = f_copy(op, b)?;
     let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
-    let info1 = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
-    let info2 = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
-    getrf(op, &x, &ipiv, &info1)?;
+    // Both info words in one array: one read-back after both calls.
+    let infos = new_array(op, s.info.ordinal, DType::Int32, &[2])?;
+    let info1 = infos.with_layout(Layout::from_parts(vec![1], vec![1], 0));
+    let info2 = infos.with_layout(Layout::from_parts(vec![1], vec![1], 1));
+    let _work = getrf(op, &x, &ipiv, &info1)?;
     let dt = data_type(op, a.dtype())?;
     let (ni, nr) = (n as i64, nrhs as i64);
     with_solver(op, s, |h, p| {
@@ -289,7 +292,8 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
         })
     })?;
     // One synchronisation after both calls; a singular input's result is discarded.
-    let i1 = read_info(&info1)?;
+    let both = infos.to_vec::<i32>()?;
+    let (i1, i2) = (both[0], both[1]);
     if i1 < 0 {
         return Err(bad_argument(op, "getrf", i1));
     }
@@ -302,7 +306,6 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
             ),
         });
     }
-    let i2 = read_info(&info2)?;
     if i2 != 0 {
         return Err(bad_argument(op, "getrs", i2));
     }
@@ -318,7 +321,7 @@ pub(crate) fn lu_diagonal<T: crate::Element>(a: &Array) -> Result<(Vec<T>, Vec<i
     let x = c_copy(op, a)?;
     let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
     let info = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
-    getrf(op, &x, &ipiv, &info)?;
+    let _work = getrf(op, &x, &ipiv, &info)?;
     let i = read_info(&info)?;
     if i < 0 {
         return Err(bad_argument(op, "getrf", i));
@@ -349,7 +352,7 @@ pub(crate) fn cholesky(a: &Array) -> Result<Array> {
     let dt = data_type(op, a.dtype())?;
     let px = ptr(op, &x)? as *mut c_void;
     let uplo = cs::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
-    with_solver(op, s, |h, p| {
+    let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
         // SAFETY: valid handle/params; out pointers valid.
         check(op, "cusolverDnXpotrf_bufferSize", unsafe {
@@ -374,8 +377,7 @@ pub(crate) fn cholesky(a: &Array) -> Result<Array> {
                 ptr(op, &info)? as *mut i32,
             )
         })?;
-        drop(w);
-        Ok(())
+        Ok(w)
     })?;
     zero_triangle(&x, true)?;
     let i = read_info(&info)?;
@@ -411,7 +413,7 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
     let (mi, ni) = (m as i64, n as i64);
     let px = ptr(op, &x)? as *mut c_void;
     let ptau = ptr(op, &tau)? as *mut c_void;
-    with_solver(op, s, |h, p| {
+    let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
         // SAFETY: valid handle/params; out pointers valid.
         check(op, "cusolverDnXgeqrf_bufferSize", unsafe {
@@ -440,8 +442,7 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
                 ptr(op, &info)? as *mut i32,
             )
         })?;
-        drop(w);
-        Ok(())
+        Ok(w)
     })?;
     // R: the upper triangle of A's storage, i.e. of the C-order view x.T,
     // copied out before Q overwrites x.
@@ -592,7 +593,7 @@ pub(crate) fn svd(
     let px = ptr(op, &x)? as *mut c_void;
     let psv = ptr(op, &sv)? as *mut c_void;
     let (mi, ni) = (mp as i64, np as i64);
-    with_solver(op, s, |h, p| {
+    let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
         // SAFETY: valid handle/params; out pointers valid.
         check(op, "cusolverDnXgesvd_bufferSize", unsafe {
@@ -649,8 +650,7 @@ pub(crate) fn svd(
                 ptr(op, &info)? as *mut i32,
             )
         })?;
-        drop(w);
-        Ok(())
+        Ok(w)
     })?;
     let i = read_info(&info)?;
     if i < 0 {
@@ -707,7 +707,7 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
     let ni = n as i64;
     let px = ptr(op, &x)? as *mut c_void;
     let pw = ptr(op, &w)? as *mut c_void;
-    with_solver(op, s, |h, p| {
+    let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
         // SAFETY: valid handle/params; out pointers valid.
         check(op, "cusolverDnXsyevd_bufferSize", unsafe {
@@ -737,8 +737,7 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
                 ptr(op, &info)? as *mut i32,
             )
         })?;
-        drop(wk);
-        Ok(())
+        Ok(wk)
     })?;
     let i = read_info(&info)?;
     if i < 0 {
