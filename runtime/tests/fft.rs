@@ -669,6 +669,8 @@ on_every_device!(errors_name_the_problem, |_dev| {
     assert!(fft::rfftn_with(&x, &FftnOptions::new().axes(Vec::<isize>::new())).is_err());
 });
 
+type Op = Box<dyn Fn(&Array) -> cp::Result<Array>>;
+
 // The GPU against the CPU backend on larger random inputs (cuFFT's
 // algorithms differ from rustfft's: agreement to rounding).
 #[test]
@@ -681,7 +683,7 @@ fn cuda_matches_cpu_on_large_inputs() {
         .reshape(&shape[..])
         .unwrap();
     let gpu = cpu.to_device(&dev).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&Array) -> cp::Result<Array>>)> = vec![
+    let cases: Vec<(&str, Op)> = vec![
         ("fft axis -1", Box::new(|a| fft::fft(a))),
         (
             "fft axis 0",
