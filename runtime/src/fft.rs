@@ -1055,7 +1055,8 @@ mod tests {
         assert_eq!(l.entries.len(), 1);
         assert_eq!(l.entries[0].0, 3);
         l.set_capacity(0);
-        l.with(5, || Ok(50), |v| Ok(assert_eq!(*v, 50))).unwrap();
+        let got = l.with(5, || Ok(50), |v| Ok(*v)).unwrap();
+        assert_eq!(got, 50);
         assert!(l.entries.is_empty());
     }
 

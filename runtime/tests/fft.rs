@@ -115,11 +115,13 @@ fn naive(x: &[Complex64], shape: &[usize], axis: usize, forward: bool) -> Vec<Co
     out
 }
 
+type Four = [(f64, f64); 4];
+
 // NumPy 2.4: np.fft.fft([1., 2, 3, 4], norm=...) and np.fft.ifft(...).
 on_every_device!(known_values_all_norms, |dev| {
     let x = cp::asarray([1.0, 2.0, 3.0, 4.0])?;
     let c = DType::Complex128;
-    let cases: [(Norm, [(f64, f64); 4], [(f64, f64); 4]); 3] = [
+    let cases: [(Norm, Four, Four); 3] = [
         (
             Norm::Backward,
             [(10.0, 0.0), (-2.0, 2.0), (-2.0, 0.0), (-2.0, -2.0)],
@@ -669,6 +671,8 @@ on_every_device!(errors_name_the_problem, |_dev| {
     assert!(fft::rfftn_with(&x, &FftnOptions::new().axes(Vec::<isize>::new())).is_err());
 });
 
+type Op = Box<dyn Fn(&Array) -> cp::Result<Array>>;
+
 // The GPU against the CPU backend on larger random inputs (cuFFT's
 // algorithms differ from rustfft's: agreement to rounding).
 #[test]
@@ -681,13 +685,13 @@ fn cuda_matches_cpu_on_large_inputs() {
         .reshape(&shape[..])
         .unwrap();
     let gpu = cpu.to_device(&dev).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&Array) -> cp::Result<Array>>)> = vec![
-        ("fft axis -1", Box::new(|a| fft::fft(a))),
+    let cases: Vec<(&str, Op)> = vec![
+        ("fft axis -1", Box::new(fft::fft)),
         (
             "fft axis 0",
             Box::new(|a| fft::fft_with(a, &FftOptions::new().axis(0))),
         ),
-        ("fft2", Box::new(|a| fft::fft2(a))),
+        ("fft2", Box::new(fft::fft2)),
         (
             "ifft2 ortho",
             Box::new(|a| fft::ifft2_with(a, &FftnOptions::new().norm(Norm::Ortho))),
@@ -701,7 +705,7 @@ fn cuda_matches_cpu_on_large_inputs() {
                 )
             }),
         ),
-        ("irfft2", Box::new(|a| fft::irfft2(a))),
+        ("irfft2", Box::new(fft::irfft2)),
         (
             "complex64 fft axis 0",
             Box::new(|a| fft::fft_with(&a.astype(DType::Complex64)?, &FftOptions::new().axis(0))),
