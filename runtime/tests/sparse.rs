@@ -402,7 +402,10 @@ on_every_device!(invalid_structure_is_an_error, |_dev| {
     assert!(CooMatrix::new(&d, &i32s(&[0, 5]), &i32s(&[0, 1]), Some((2, 2))).is_err());
     assert!(CooMatrix::new(&d, &i32s(&[0, -1]), &i32s(&[0, 1]), None).is_err());
     // Bool data becomes float64; products check shapes.
-    assert_eq!(CsrMatrix::from_dense(&cp::asarray(vec![true, false])?)?.dtype(), DType::Float64);
+    assert_eq!(
+        CsrMatrix::from_dense(&cp::asarray(vec![true, false])?)?.dtype(),
+        DType::Float64
+    );
     let a = a_csr();
     assert!(a
         .dot(&f64s(&[1.0, 2.0]))
