@@ -319,12 +319,11 @@ fn reverse_conj(k: &Array) -> Result<Array> {
 
 /// A copy of `k` reversed along every axis (conjugated when `conj`), on its device.
 fn reversed(k: &Array, conj: bool) -> Result<Array> {
-    let nd = k.ndim();
     let st = k.strides().to_vec();
     let mut off = k.layout().offset() as isize;
-    for d in 0..nd {
-        if k.shape()[d] > 0 {
-            off += (k.shape()[d] as isize - 1) * st[d];
+    for (&n, &s) in k.shape().iter().zip(&st) {
+        if n > 0 {
+            off += (n as isize - 1) * s;
         }
     }
     let l = crate::layout::Layout::from_parts(

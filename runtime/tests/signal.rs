@@ -13,7 +13,15 @@ use cp::{Array, DType, Device};
 use cuprite as cp;
 
 // SciPy 1.17.1: a = np.arange(20.).reshape(4, 5); a[1, 2] = -3; k = [[1, 2], [3, 4]]; fillvalue 1.5
-const CASES_2D: &[(&str, &str, &str, &[usize], &[f64])] = &[
+/// (function, mode, boundary, shape, values)
+type Case2d = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [usize],
+    &'static [f64],
+);
+const CASES_2D: &[Case2d] = &[
     (
         "convolve2d",
         "full",
