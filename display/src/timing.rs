@@ -2,8 +2,9 @@
 //! GPU times summarized in a table, a histogram of the runs, and achieved
 //! throughput against the device's measured peak.
 //!
-//! The runtime's benchmark result is not written yet; it converts into
-//! [`Timings`] (plain data), which this module renders.
+//! The runtime's benchmark result (`cuprite::profiler::Timing`) converts
+//! into [`Timings`] (plain data), which this module renders; `display(&timing)`
+//! works on the runtime's value directly.
 
 use cuprite::Result;
 
@@ -251,6 +252,26 @@ impl RichDisplay for Timings {
     }
 }
 
+impl From<&cuprite::profiler::Timing> for Timings {
+    fn from(t: &cuprite::profiler::Timing) -> Timings {
+        Timings {
+            name: t.name.clone(),
+            cpu_seconds: t.cpu_times.clone(),
+            gpu_seconds: t.gpu_times.clone(),
+            bytes: t.bytes,
+            flops: t.flops,
+            peak_bytes_per_second: None,
+            peak_flops_per_second: None,
+        }
+    }
+}
+
+impl RichDisplay for cuprite::profiler::Timing {
+    fn bundle(&self) -> MimeBundle {
+        Timings::from(self).bundle()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,6 +285,22 @@ mod tests {
         assert_eq!((s.min, s.median, s.max), (1.0, 3.0, 5.0));
         assert_eq!(Stats::of(&[1.0, 2.0, 3.0, 4.0]).unwrap().median, 2.5);
         assert!(Stats::of(&[]).is_none());
+    }
+
+    #[test]
+    fn runtime_timings_convert() {
+        let t = cuprite::profiler::Timing {
+            name: "axpb".into(),
+            cpu_times: vec![1e-5, 2e-5],
+            gpu_times: vec![],
+            bytes: Some(8.0),
+            flops: None,
+            device: cuprite::Device::Cpu,
+        };
+        let d = Timings::from(&t);
+        assert_eq!(d.cpu_seconds, vec![1e-5, 2e-5]);
+        assert!(d.gpu_seconds.is_empty() && d.bytes == Some(8.0));
+        assert!(t.bundle().get(crate::TEXT_PLAIN).is_some());
     }
 
     #[test]

@@ -278,7 +278,7 @@ pub(crate) fn scalar_bytes(v: Scalar, dtype: DType) -> Vec<u8> {
         let x: T = T::from_scalar(v);
         // SAFETY: every element type is plain data without padding.
         unsafe {
-            std::slice::from_raw_parts(&x as *const T as *const u8, std::mem::size_of::<T>())
+            std::slice::from_raw_parts(std::ptr::addr_of!(x).cast::<u8>(), std::mem::size_of::<T>())
         }
         .to_vec()
     })

@@ -130,6 +130,9 @@ pub(crate) enum ArgType {
     Missing,
 }
 
+/// Per-parameter dtypes and the placeholder bindings.
+pub(crate) type Resolved = (Vec<DType>, Vec<(char, DType)>);
+
 /// The dtype of every parameter (inputs then outputs) for these arguments,
 /// and the placeholder bindings in order of first appearance.
 pub(crate) fn resolve_types(
@@ -138,7 +141,7 @@ pub(crate) fn resolve_types(
     params: &[&Param],
     args: &[ArgType],
     n_in: usize,
-) -> Result<(Vec<DType>, Vec<(char, DType)>)> {
+) -> Result<Resolved> {
     debug_assert_eq!(params.len(), args.len());
     let mut bound: HashMap<char, (DType, String)> = HashMap::new();
     let mut order: Vec<char> = Vec::new();

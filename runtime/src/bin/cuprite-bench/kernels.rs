@@ -1,8 +1,91 @@
 //! Benchmark cases for custom kernels (ElementwiseKernel, ReductionKernel, RawKernel) and cp::fuse.
+//!
+//! CuPy's cases (same names as `shared/bench/cupy_bench.py`):
+//! `elementwise_kernel_axpb_64M` (compare its GB/s with `copy_f32_64M`) and
+//! `tanh_sin_fused_16M`. Ours only: the host overhead of a warm call on a
+//! small array (`*_warm_call_1K`: `cpu_us` is the time to launch), and a
+//! RawKernel saxpy and a ReductionKernel sum of squares over 64 M floats.
 
-use super::Bench;
+use super::{host_random, Bench};
 use cuprite as cp;
 
-pub fn run(_b: &mut Bench) -> cp::Result<()> {
+pub fn run(b: &mut Bench) -> cp::Result<()> {
+    let n: usize = 1 << 26;
+    let x = cp::asarray(host_random(n, 11))?;
+    let out = cp::empty_like(&x)?;
+    let axpb = cp::ElementwiseKernel::new(
+        "float32 x, float32 a, float32 b",
+        "float32 y",
+        "y = a * x + b;",
+        "axpb",
+    )?;
+    b.case(
+        "elementwise_kernel_axpb_64M",
+        Some(8.0 * n as f64),
+        None,
+        20,
+        3,
+        || axpb.call((&x, 2.0f32, 1.0f32, &out)).map(drop),
+    )?;
+    let xs = x.slice(cp::s![..1 << 24])?;
+    let fused = cp::fuse(|v: &cp::Expr| (v.sin() + 0.1 * v).tanh()).name("tanh_sin");
+    b.case(
+        "tanh_sin_fused_16M",
+        Some(8.0 * (1 << 24) as f64),
+        None,
+        20,
+        3,
+        || fused.call(&xs).map(drop),
+    )?;
+    // Host overhead of warm calls (GPU work is negligible at 1000 elements).
+    let small = cp::arange(1000)?.astype(cp::f32)?;
+    let small_out = cp::empty_like(&small)?;
+    b.case(
+        "elementwise_kernel_warm_call_1K",
+        None,
+        None,
+        200,
+        10,
+        || axpb.call((&small, 2.0f32, 1.0f32, &small_out)).map(drop),
+    )?;
+    b.case("fused_warm_call_1K", None, None, 200, 10, || {
+        fused.call(&small).map(drop)
+    })?;
+    let saxpy = cp::RawKernel::new(
+        r#"extern "C" __global__ void saxpy(const float* x, const float* y, float* z, float a, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) z[i] = a * x[i] + y[i];
+}"#,
+        "saxpy",
+    )?;
+    let y = cp::asarray(host_random(n, 12))?;
+    b.case(
+        "raw_kernel_saxpy_64M",
+        Some(12.0 * n as f64),
+        None,
+        20,
+        3,
+        || saxpy.call((n.div_ceil(256),), (256,), (&x, &y, &out, 2.0f32, n as i32)),
+    )?;
+    b.case("raw_kernel_warm_call_1K", None, None, 200, 10, || {
+        saxpy.call((4,), (256,), (&small, &small, &small_out, 2.0f32, 1000i32))
+    })?;
+    let sum_squares = cp::ReductionKernel::new(
+        "float32 x",
+        "float32 y",
+        "x * x",
+        "a + b",
+        "y = a",
+        "0",
+        "sum_squares",
+    )?;
+    b.case(
+        "reduction_kernel_sum_squares_64M",
+        Some(4.0 * n as f64),
+        None,
+        20,
+        3,
+        || sum_squares.call(&x).map(drop),
+    )?;
     Ok(())
 }
