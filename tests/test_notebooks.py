@@ -160,7 +160,7 @@ def test_run_with_parameters_and_html_report():
         assert r.returncode == 0, r.stderr
         nb = nbformat.read(out, as_version=4)
         nbformat.validate(nb)
-        assert nb.cells[1].source == 'let n = 10;\nlet label = "ten";'
+        assert nb.cells[1].source == 'let n: i64 = 10;\nlet label = "ten";'
         text = cell_text(nb.cells[2])
         assert "ten: sum 1..=10 = 55" in text, text
         assert "array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])" in text, text

@@ -461,8 +461,9 @@ class RichDisplayTests(KernelCase):
         self.assertTrue(data["text/plain"], data)
 
     def test_reports(self):
-        code = ('cp::Timings { name: "loop".into(), cpu_seconds: vec![1e-3, 2e-3, 1.5e-3],'
-                ' ..Default::default() }')
+        # (bound to a name first: evcxr shows a trailing struct literal with Debug)
+        code = ('let t = cp::Timings { name: "loop".into(), cpu_seconds: vec![1e-3, 2e-3, 1.5e-3],'
+                ' ..Default::default() };\nt')
         data = self.result_data(self.ok(code))
         self.assertIn("<table>", data["text/html"])
         self.assertIn("loop", data["text/plain"])
