@@ -930,8 +930,10 @@ mod tests {
 
     #[test]
     fn outputs_collect_like_jupyter() {
-        let mut c = Collector::default();
-        c.current = 2;
+        let mut c = Collector {
+            current: 2,
+            ..Collector::default()
+        };
         c.publish("stream", &json!({"name": "stdout", "text": "a"}));
         c.publish("stream", &json!({"name": "stdout", "text": "b\n"}));
         c.publish(
