@@ -100,11 +100,17 @@ READY = """() => {
 DONE = """() => {
   const w = window.jupyterapp.shell.currentWidget;
   const cells = w.content.widgets.filter(c => c.model.type === 'code');
-  const error = document.querySelector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"] .ansi-red-fg, .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]');
+  const error = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));
   const busy = w.sessionContext.session.kernel.status !== 'idle';
   const counted = cells.every(c => c.model.executionCount !== null);
-  return !!error || (counted && !busy);
+  return error || (counted && !busy);
 }"""
+
+ERRORS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+  .filter(c => c.model.type === 'code')
+  .flatMap(c => c.model.outputs.toJSON())
+  .filter(o => o.output_type === 'error')
+  .map(o => o.ename + ': ' + o.evalue)"""
 
 
 def test_gallery_renders_in_jupyterlab(lab):
@@ -123,8 +129,7 @@ def test_gallery_renders_in_jupyterlab(lab):
         page.wait_for_function(READY, timeout=180_000, polling=500)
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(DONE, timeout=RUN_TIMEOUT * 1000, polling=1000)
-        errors = page.locator('[data-mime-type="application/vnd.jupyter.error"]')
-        error_text = errors.first.inner_text() if errors.count() else ""
+        error_text = "\n".join(page.evaluate(ERRORS))
         # Scroll the rendered outputs into view for the screenshot: the
         # first table, then the whole page as Lab lays it out.
         table = page.locator('[data-mime-type="text/html"] table')

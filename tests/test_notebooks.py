@@ -129,7 +129,7 @@ def test_run_stops_at_the_failing_cell():
         nb = nbformat.read(out, as_version=4)
         cells = nb.cells
         # The cell tagged raises-exception failed and the run went on.
-        assert cells[2].outputs[0]["output_type"] == "error"
+        assert any(o["output_type"] == "error" for o in cells[2].outputs)
         assert cells[3].outputs == [
             {"output_type": "stream", "name": "stdout", "text": "b = 2\n"}
         ]
@@ -160,7 +160,7 @@ def test_run_with_parameters_and_html_report():
         assert r.returncode == 0, r.stderr
         nb = nbformat.read(out, as_version=4)
         nbformat.validate(nb)
-        assert nb.cells[1].source == 'let n = 10;\nlet label = "ten";'
+        assert nb.cells[1].source == 'let n: i64 = 10;\nlet label = "ten";'
         text = cell_text(nb.cells[2])
         assert "ten: sum 1..=10 = 55" in text, text
         assert "array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])" in text, text

@@ -99,8 +99,8 @@ pub mod cp {
 
     pub use crate::memory::{device_info, memory_pool, memory_report};
     pub use crate::{
-        clear_output, display, display_with_id, plot, progress, show, update_display,
-        DeviceInfo, DisplayHandle, Html, Markdown, MemoryReport, MimeBundle, PoolStats, Progress, Report,
+        clear_output, display, display_with_id, plot, progress, show, update_display, DeviceInfo,
+        DisplayHandle, Html, Markdown, MemoryReport, MimeBundle, PoolStats, Progress, Report,
         RichDisplay, Table, Text, Timings,
     };
 }

@@ -237,7 +237,10 @@ pub fn memory_report() -> MemoryReport {
             cuprite::cuda::memory_pool().and_then(|p| p.stats())
         });
         if let Ok(s) = stats {
-            pools.push(PoolStats::from_runtime(format!("device pool (cuda:{n})"), &s));
+            pools.push(PoolStats::from_runtime(
+                format!("device pool (cuda:{n})"),
+                &s,
+            ));
         }
     }
     if cuprite::device_count() > 0 {
@@ -263,7 +266,10 @@ impl RichDisplay for cuprite::cuda::MemoryPool {
         let mut pools = Vec::new();
         let device = self.device();
         match self.stats() {
-            Ok(s) => pools.push(PoolStats::from_runtime(format!("device pool ({device})"), &s)),
+            Ok(s) => pools.push(PoolStats::from_runtime(
+                format!("device pool ({device})"),
+                &s,
+            )),
             Err(e) => return MimeBundle::new(format!("Error: {e}")),
         }
         let pinned = cuprite::with_device(device, || {

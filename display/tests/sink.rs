@@ -6,8 +6,7 @@
 use cuprite as cp;
 use cuprite_display::sink::{encode_frame, FRAME_ESC, KERNEL_ENV};
 use cuprite_display::{
-    clear_output, display, display_with_id, update_display, DisplayHandle, EvcxrDisplay, Html,
-    Text,
+    clear_output, display, display_with_id, update_display, DisplayHandle, EvcxrDisplay, Html, Text,
 };
 use serde_json::Value;
 

@@ -368,6 +368,8 @@ mod tests {
             "--connection-file",
             "/run/user/kernel-1.json"
         ])));
-        assert!(!crate::notebook::names_notebook(&strings(&["kernel-1.json"])));
+        assert!(!crate::notebook::names_notebook(&strings(&[
+            "kernel-1.json"
+        ])));
     }
 }

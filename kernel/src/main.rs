@@ -1,5 +1,6 @@
 //! `cuprite-kernel`: a Jupyter kernel for Rust cells, evaluated by evcxr with
-//! `use cuprite as cp; use cuprite::prelude::*;` in scope.
+//! `use cuprite_display::cp;` (the runtime plus plots, displays and progress
+//! bars) and the runtime and display preludes in scope.
 //!
 //! One file per concern: `server` (ZeroMQ protocol), `session` (the evcxr
 //! session on its own thread), `side_channel` (output and displays from the

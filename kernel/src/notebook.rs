@@ -145,7 +145,10 @@ impl Collector {
                 if let Some(id) = content["transient"]["display_id"].as_str() {
                     let cell = self.current;
                     let idx = self.cells[&cell].len() - 1;
-                    self.ids.entry(id.to_string()).or_default().push((cell, idx));
+                    self.ids
+                        .entry(id.to_string())
+                        .or_default()
+                        .push((cell, idx));
                 }
             }
             "update_display_data" => {
@@ -260,7 +263,12 @@ fn let_prefix(line: &str, name: &str) -> Option<String> {
 /// The first lines of a source, for messages.
 fn source_head(source: &str) -> String {
     let lines: Vec<&str> = source.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut head = lines.iter().take(3).copied().collect::<Vec<_>>().join("\n    ");
+    let mut head = lines
+        .iter()
+        .take(3)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n    ");
     if lines.len() > 3 {
         head.push_str("\n    ...");
     }
@@ -450,9 +458,9 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     meta.entry("kernelspec").or_insert_with(|| {
         json!({"name": crate::install::DEFAULT_NAME, "display_name": "Rust (Cuprite)", "language": "rust"})
     });
-    meta.entry("language_info").or_insert_with(|| {
-        json!({"name": "rust", "file_extension": ".rs", "mimetype": "text/rust", "version": ""})
-    });
+    meta.entry("language_info").or_insert_with(
+        || json!({"name": "rust", "file_extension": ".rs", "mimetype": "text/rust", "version": ""}),
+    );
 
     let text = serde_json::to_string_pretty(&nb)? + "\n";
     std::fs::write(&out_path, text)
@@ -500,10 +508,7 @@ pub fn environment() -> Map<String, Value> {
         "gpus".into(),
         Value::Array(gpus.iter().map(|g| json!(g)).collect()),
     );
-    m.insert(
-        "gpu".into(),
-        gpus.first().map_or(Value::Null, |g| json!(g)),
-    );
+    m.insert("gpu".into(), gpus.first().map_or(Value::Null, |g| json!(g)));
     m.insert(
         "driver".into(),
         nvidia_driver_version().map_or(Value::Null, Value::String),
@@ -532,11 +537,13 @@ pub fn environment() -> Map<String, Value> {
     m.insert("host".into(), json!(hostname()));
     m.insert(
         "device".into(),
-        json!(std::env::var("CUPRITE_DEVICE").unwrap_or_else(|_| if gpus.is_empty() {
-            "cpu".into()
-        } else {
-            "cuda:0".into()
-        })),
+        json!(
+            std::env::var("CUPRITE_DEVICE").unwrap_or_else(|_| if gpus.is_empty() {
+                "cpu".into()
+            } else {
+                "cuda:0".into()
+            })
+        ),
     );
     m
 }
@@ -661,7 +668,11 @@ fn markdown_html(src: &str) -> String {
     for line in src.lines() {
         if line.trim_start().starts_with("```") {
             flush(&mut para, &mut out);
-            out.push_str(if in_code { "</code></pre>\n" } else { "<pre><code>" });
+            out.push_str(if in_code {
+                "</code></pre>\n"
+            } else {
+                "<pre><code>"
+            });
             in_code = !in_code;
             continue;
         }
@@ -736,7 +747,11 @@ fn output_html(out: &Value) -> String {
     match out["output_type"].as_str().unwrap_or("") {
         "stream" => format!(
             "<pre class=\"{}\">{}</pre>",
-            if out["name"] == "stderr" { "stderr" } else { "stdout" },
+            if out["name"] == "stderr" {
+                "stderr"
+            } else {
+                "stdout"
+            },
             esc(&text_of(&out["text"]))
         ),
         "error" => format!(
@@ -887,10 +902,7 @@ mod tests {
         assert_eq!(o.html, Some(PathBuf::from("r.html")));
         assert_eq!(
             o.params,
-            vec![
-                ("n".into(), "5".into()),
-                ("name".into(), "\"x=y\"".into())
-            ]
+            vec![("n".into(), "5".into()), ("name".into(), "\"x=y\"".into())]
         );
         assert!(parse_args(&strings(&["--param", "novalue", "a.ipynb"])).is_err());
         assert!(parse_args(&strings(&["--output", "b.ipynb"])).is_err());
@@ -918,8 +930,10 @@ mod tests {
 
     #[test]
     fn outputs_collect_like_jupyter() {
-        let mut c = Collector::default();
-        c.current = 2;
+        let mut c = Collector {
+            current: 2,
+            ..Collector::default()
+        };
         c.publish("stream", &json!({"name": "stdout", "text": "a"}));
         c.publish("stream", &json!({"name": "stdout", "text": "b\n"}));
         c.publish(
@@ -937,7 +951,10 @@ mod tests {
         assert_eq!(c.cells[&2].len(), 2);
         assert_eq!(c.cells[&2][0]["text"], "ab\n");
         assert_eq!(c.cells[&2][1]["data"]["text/plain"], "100%");
-        assert_eq!(c.cells[&3], vec![json!({"output_type": "stream", "name": "stdout", "text": "y"})]);
+        assert_eq!(
+            c.cells[&3],
+            vec![json!({"output_type": "stream", "name": "stdout", "text": "y"})]
+        );
     }
 
     #[test]
@@ -961,7 +978,9 @@ mod tests {
         assert!(h.contains("<code>code</code> and <b>bold</b>."), "{h}");
         assert!(h.contains("In [1]:"));
         assert!(h.contains("<pre>2</pre>"));
-        assert!(h.contains("<img width=\"10\" alt=\"&lt;img&gt;\" src=\"data:image/png;base64,iVBORw0KGgo=\">"));
+        assert!(h.contains(
+            "<img width=\"10\" alt=\"&lt;img&gt;\" src=\"data:image/png;base64,iVBORw0KGgo=\">"
+        ));
         assert!(h.contains("&lt;warn&gt;"));
     }
 }
