@@ -32,9 +32,20 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 
 const THREADS: usize = 256;
-/// Rounds of `THREADS` elements per block in the histogram and scatter.
-const ROUNDS: usize = 16;
-const TILE: usize = THREADS * ROUNDS;
+/// Shared memory for the tile staged by the scatter (keys, carried values
+/// and digits), kept with the kernel's other arrays under the 48 KB that
+/// needs no opt-in.
+const STAGE_BYTES: usize = 36 << 10;
+
+/// Rounds of `THREADS` elements per block in the histogram and scatter: as
+/// many as let the scatter stage a whole tile in shared memory.
+fn rounds(spec: &Spec) -> usize {
+    let per = key_dtype(spec.dt).itemsize() + if spec.carry { spec.vdt.itemsize() } else { 0 } + 1;
+    [16, 8, 4, 2, 1]
+        .into_iter()
+        .find(|r| r * THREADS * per <= STAGE_BYTES)
+        .unwrap_or(1)
+}
 
 /// The unsigned type holding the bits of `dt`.
 fn key_dtype(dt: DType) -> DType {
@@ -138,7 +149,7 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
 
     let key_passes = dt.itemsize();
     let lane_passes = if lanes > 1 { bytes_for(lanes - 1) } else { 0 };
-    let blocks = total.div_ceil(TILE);
+    let blocks = total.div_ceil(THREADS * rounds(&spec));
     let fh = kernel(
         s,
         key(("sort-hist", &spec)),
@@ -287,6 +298,8 @@ fn xform_body(dt: DType) -> String {
 
 fn source(spec: &Spec) -> String {
     let t = THREADS;
+    let rounds = rounds(spec);
+    let tile = t * rounds;
     let mut s = String::from(PRELUDE);
     let _ = writeln!(s, "\ntypedef {} key_t;", ctype(key_dtype(spec.dt)));
     let _ = writeln!(s, "typedef {} val_t;", ctype(spec.vdt));
@@ -329,9 +342,9 @@ fn source(spec: &Spec) -> String {
     let _ = writeln!(s, "  __syncthreads();");
     let _ = writeln!(
         s,
-        "  const long long start = (long long)blockIdx.x * {TILE};"
+        "  const long long start = (long long)blockIdx.x * {tile};"
     );
-    let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
+    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
     let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
     let _ = writeln!(
         s,
@@ -347,10 +360,21 @@ fn source(spec: &Spec) -> String {
 
     // Stable scatter: elements are ranked in index order, a round of 256 at
     // a time; within a round, by warp, and within a warp by lane among the
-    // lanes with the same digit (found with one ballot per digit bit).
+    // lanes with the same digit (found with one ballot per digit bit). Each
+    // element first goes to its place in the tile sorted by digit, staged in
+    // shared memory; the tile is then written out in that order, so runs of
+    // one digit land on consecutive addresses (coalesced stores, instead of
+    // one memory sector per element).
+    let w = t / 32;
     let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned* __restrict__ hist, const unsigned long long* __restrict__ incl, long long total, long long n, int shift, int lane_pass) {{");
-    let _ = writeln!(s, "  __shared__ unsigned long long base[256];");
-    let _ = writeln!(s, "  __shared__ unsigned wc[{}][256];", t / 32);
+    let _ = writeln!(s, "  __shared__ unsigned long long gbase[256];");
+    let _ = writeln!(s, "  __shared__ unsigned lstart[256], placed[256];");
+    let _ = writeln!(s, "  __shared__ unsigned wc[{w}][256];");
+    let _ = writeln!(s, "  __shared__ key_t skey[{tile}];");
+    if spec.carry {
+        let _ = writeln!(s, "  __shared__ val_t sval[{tile}];");
+    }
+    let _ = writeln!(s, "  __shared__ unsigned char sdig[{tile}];");
     let _ = writeln!(
         s,
         "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;"
@@ -359,15 +383,30 @@ fn source(spec: &Spec) -> String {
         s,
         "  const long long h = (long long)tid * gridDim.x + blockIdx.x;"
     );
-    let _ = writeln!(s, "  base[tid] = incl[h] - hist[h];");
-    let _ = writeln!(s, "  for (int w = 0; w < {}; ++w) wc[w][tid] = 0;", t / 32);
+    let _ = writeln!(s, "  const unsigned count = hist[h];");
+    let _ = writeln!(s, "  gbase[tid] = incl[h] - count;");
+    // Tile-local digit starts: an exclusive scan of the tile's histogram.
+    let _ = writeln!(s, "  lstart[tid] = count;");
+    let _ = writeln!(s, "  placed[tid] = 0;");
+    let _ = writeln!(s, "  for (int v = 0; v < {w}; ++v) wc[v][tid] = 0;");
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(s, "  for (int off = 1; off < 256; off <<= 1) {{");
+    let _ = writeln!(
+        s,
+        "    const unsigned add = tid >= off ? lstart[tid - off] : 0u;"
+    );
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "    lstart[tid] += add;");
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  lstart[tid] -= count;");
     let _ = writeln!(s, "  __syncthreads();");
     let _ = writeln!(
         s,
-        "  const long long start = (long long)blockIdx.x * {TILE};"
+        "  const long long start = (long long)blockIdx.x * {tile};"
     );
     let _ = writeln!(s, "  const unsigned below = (1u << lane) - 1u;");
-    let _ = writeln!(s, "  for (int r = 0; r < {ROUNDS}; ++r) {{");
+    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
     let _ = writeln!(s, "    if (start + r * {t} >= total) break;");
     let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
     let _ = writeln!(s, "    const bool valid = p < total;");
@@ -393,22 +432,37 @@ fn source(spec: &Spec) -> String {
     );
     let _ = writeln!(s, "    __syncthreads();");
     let _ = writeln!(s, "    if (valid) {{");
-    let _ = writeln!(s, "      unsigned long long pos = base[d] + rank;");
-    let _ = writeln!(s, "      for (int w = 0; w < warp; ++w) pos += wc[w][d];");
-    let _ = writeln!(s, "      kout[pos] = kin[p];");
+    let _ = writeln!(s, "      unsigned at = lstart[d] + placed[d] + rank;");
+    let _ = writeln!(s, "      for (int v = 0; v < warp; ++v) at += wc[v][d];");
+    let _ = writeln!(s, "      skey[at] = kin[p];");
     if spec.carry {
-        let _ = writeln!(s, "      vout[pos] = vin[p];");
+        let _ = writeln!(s, "      sval[at] = vin[p];");
     }
+    let _ = writeln!(s, "      sdig[at] = (unsigned char)d;");
     let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "    __syncthreads();");
     let _ = writeln!(s, "    unsigned sum = 0;");
     let _ = writeln!(
         s,
-        "    for (int w = 0; w < {}; ++w) {{ sum += wc[w][tid]; wc[w][tid] = 0; }}",
-        t / 32
+        "    for (int v = 0; v < {w}; ++v) {{ sum += wc[v][tid]; wc[v][tid] = 0; }}"
     );
-    let _ = writeln!(s, "    base[tid] += sum;");
+    let _ = writeln!(s, "    placed[tid] += sum;");
     let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    // The staged tile in digit order: element j of digit d is the
+    // (j - lstart[d])-th of that digit in this tile.
+    let _ = writeln!(s, "  const long long left = total - start;");
+    let _ = writeln!(s, "  const int held = left < {tile} ? (int)left : {tile};");
+    let _ = writeln!(s, "  for (int j = tid; j < held; j += {t}) {{");
+    let _ = writeln!(s, "    const unsigned d = sdig[j];");
+    let _ = writeln!(
+        s,
+        "    const unsigned long long pos = gbase[d] + (unsigned long long)(j - lstart[d]);"
+    );
+    let _ = writeln!(s, "    kout[pos] = skey[j];");
+    if spec.carry {
+        let _ = writeln!(s, "    vout[pos] = sval[j];");
+    }
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
 
@@ -522,15 +576,38 @@ mod tests {
         let src = source(&spec(DType::Float32, true));
         assert!(src.contains("unsigned peers = __ballot_sync(0xffffffffu, valid);"));
         assert!(src.contains("const unsigned rank = __popc(peers & below);"));
-        assert!(src.contains("for (int w = 0; w < warp; ++w) pos += wc[w][d];"));
-        assert!(src.contains("vout[pos] = vin[p];"));
+        assert!(src.contains("for (int v = 0; v < warp; ++v) at += wc[v][d];"));
+        assert!(src.contains("sval[at] = vin[p];"));
+        assert!(src.contains("vout[pos] = sval[j];"));
         assert!(src.contains("hist[(long long)tid * gridDim.x + blockIdx.x] = cnt[tid];"));
-        assert!(src.contains("base[tid] = incl[h] - hist[h];"));
+        assert!(src.contains("gbase[tid] = incl[h] - count;"));
         assert!(src.contains("cuprite_sort_unpack_arg"));
         let keys_only = source(&spec(DType::Int8, false));
         assert!(!keys_only.contains("vout[pos]"));
+        assert!(!keys_only.contains("sval"));
         assert!(!keys_only.contains("cuprite_sort_unpack_arg"));
         assert!(!keys_only.contains("vals[p] = (val_t)p;"));
+    }
+
+    #[test]
+    fn the_staged_tile_fits_in_static_shared_memory() {
+        for dt in DType::ALL {
+            for carry in [false, true] {
+                for vdt in [DType::UInt32, DType::UInt64] {
+                    let sp = Spec {
+                        vdt,
+                        ..spec(dt, carry)
+                    };
+                    let per = key_dtype(dt).itemsize() + if carry { vdt.itemsize() } else { 0 } + 1;
+                    let tile = THREADS * rounds(&sp);
+                    // staged tile + gbase + lstart/placed + per-warp counts
+                    let total = tile * per + 256 * 8 + 2 * 256 * 4 + (THREADS / 32) * 256 * 4;
+                    assert!(total <= 48 << 10, "{dt:?} carry={carry}: {total} bytes");
+                }
+            }
+        }
+        // float32 keys alone keep the largest tile.
+        assert_eq!(rounds(&spec(DType::Float32, false)), 16);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 mod fft_random;
 mod kernels;
+mod launch_floor;
 mod linalg;
 mod signal;
 
@@ -153,6 +154,7 @@ fn main() -> cp::Result<()> {
     };
     cp::with_device(dev, || {
         run_cases(&mut b)?;
+        launch_floor::run(&mut b)?;
         linalg::run(&mut b)?;
         fft_random::run(&mut b)?;
         kernels::run(&mut b)?;

@@ -1,0 +1,90 @@
+"""CuPy's side of the cuprite-bench cases that shared/bench/cupy_bench.py lacks.
+
+Same timing (cupyx.profiler.benchmark: CUDA events for the GPU time, host clock
+for the CPU time, medians after warm-up) and the same JSON rows and case names as
+cuprite-bench, so both can be joined by case. Run after cupy_bench.py in the same
+GPU session: python3 cupy_extra.py [out.json]
+"""
+import json
+import sys
+
+import numpy as np
+import cupy as cp
+from cupyx.profiler import benchmark
+
+results = []
+
+
+def case(name, fn, bytes_moved=None, n_repeat=20, n_warmup=3):
+    r = benchmark(fn, (), n_repeat=n_repeat, n_warmup=n_warmup)
+    gpu_ms = float(np.median(r.gpu_times[0])) * 1e3
+    row = {"case": name, "gpu_ms": round(gpu_ms, 4), "cpu_us": round(float(np.median(r.cpu_times)) * 1e6, 2)}
+    if bytes_moved:
+        row["GB_s"] = round(bytes_moved / (gpu_ms * 1e-3) / 1e9, 1)
+    results.append(row)
+    print(json.dumps(row), flush=True)
+
+
+N = 1 << 26
+x = cp.random.random(N, dtype=cp.float32)
+y = cp.random.random(N, dtype=cp.float32)
+out = cp.empty_like(x)
+small = cp.arange(1000).astype(cp.float32)
+small_out = cp.empty_like(small)
+
+# Host cost of warm calls of user kernels on 1000 elements.
+axpb = cp.ElementwiseKernel("float32 x, float32 a, float32 b", "float32 y", "y = a * x + b;", "axpb")
+case("elementwise_kernel_warm_call_1K", lambda: axpb(small, cp.float32(2.0), cp.float32(1.0), small_out),
+     n_repeat=200, n_warmup=10)
+
+
+@cp.fuse(kernel_name="tanh_sin")
+def fused(v):
+    return cp.tanh(cp.sin(v) + 0.1 * v)
+
+
+case("fused_warm_call_1K", lambda: fused(small), n_repeat=200, n_warmup=10)
+saxpy = cp.RawKernel(r'''extern "C" __global__ void saxpy(const float* x, const float* y, float* z, float a, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) z[i] = a * x[i] + y[i];
+}''', "saxpy")
+case("raw_kernel_saxpy_64M", lambda: saxpy(((N + 255) // 256,), (256,), (x, y, out, cp.float32(2.0), np.int32(N))),
+     bytes_moved=12 * N)
+case("raw_kernel_warm_call_1K", lambda: saxpy((4,), (256,), (small, small, small_out, cp.float32(2.0), np.int32(1000))),
+     n_repeat=200, n_warmup=10)
+sum_squares = cp.ReductionKernel("float32 x", "float32 y", "x * x", "a + b", "y = a", "0", "sum_squares")
+case("reduction_kernel_sum_squares_64M", lambda: sum_squares(x), bytes_moved=4 * N)
+
+
+# Where the host time of a small operation goes.
+def fill_x100():
+    for _ in range(100):
+        small_out.fill(1.0)
+
+
+def add_out_x100():
+    for _ in range(100):
+        cp.add(small, 1.0, out=small_out)
+
+
+def empty_x100():
+    for _ in range(100):
+        cp.empty(1000, dtype=cp.float32)
+
+
+case("latency_fill_x100", fill_x100)
+case("latency_add_out_x100", add_out_x100)
+case("latency_empty_x100", empty_x100)
+
+
+def alloc_free_sync():
+    a = cp.empty(1 << 20, dtype=cp.float32)
+    del a
+    cp.cuda.Stream.null.synchronize()
+
+
+case("alloc_free_sync_4MB", alloc_free_sync, n_repeat=200, n_warmup=10)
+
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        json.dump(results, f, indent=1)
