@@ -51,6 +51,21 @@ export CUPRITE_KERNEL_NAME="cuprite-test"
 "$CUPRITE_KERNEL_BIN" install --name "$CUPRITE_KERNEL_NAME" --display-name "Rust (Cuprite tests)"
 "$CUPRITE_KERNEL_BIN" --version
 
+# Tests start kernels in several build folders (one per notebook or working
+# directory, a sibling while one is busy). One folder compiles the crates that
+# cells link; every folder created later starts as a copy of it
+# (CUPRITE_KERNEL_SEED_DIR), so those crates compile once per run, not once per
+# folder.
+if [ -z "${CUPRITE_KERNEL_SEED_DIR:-}" ]; then
+  echo "== compiling the crates cells link (seed build folder)"
+  CUPRITE_KERNEL_BUILD_DIR="$CUPRITE_KERNEL_CACHE_DIR/seed" \
+    "$VENV/bin/python" "$ROOT/docker/prewarm.py" --kernel "$CUPRITE_KERNEL_NAME" >/dev/null
+  export CUPRITE_KERNEL_SEED_DIR="$CUPRITE_KERNEL_CACHE_DIR/seed"
+  # Folders of earlier runs would each rebuild what changed since; fresh
+  # copies of the seed are cheaper.
+  rm -rf "$CUPRITE_KERNEL_CACHE_DIR/builds"
+fi
+
 cd "$ROOT/tests"
 if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
   read -r -a FILES <<< "$CUPRITE_TEST_FILES"

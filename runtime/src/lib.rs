@@ -73,7 +73,7 @@ pub use matmul::{
 };
 pub use operand::{common_device, IntoOperand, Operand};
 pub use reduce::*;
-pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape};
+pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape, ReshapeDim};
 pub use sort::*;
 pub use ufunc::*;
 

@@ -8,43 +8,55 @@ use crate::layout::{
 };
 
 /// A target shape for [`Array::reshape`]; one entry may be `-1` (inferred).
+///
+/// Extents may be any of the integer types of [`ReshapeDim`], so both
+/// `reshape([3, -1])` and `reshape([n, m])` with `n, m: usize` work.
 pub trait IntoReshape {
     /// The requested extents, `-1` meaning "whatever is left".
     fn into_reshape(self) -> Vec<isize>;
 }
-impl<const N: usize> IntoReshape for [isize; N] {
+
+/// An integer usable as a reshape extent.
+pub trait ReshapeDim: Copy {
+    /// The extent as an `isize` (an unsigned value too large for `isize`
+    /// becomes `isize::MAX`, which no array matches, so reshape reports it).
+    fn to_extent(self) -> isize;
+}
+
+macro_rules! reshape_dims {
+    ($($t:ty),*) => {$(
+        impl ReshapeDim for $t {
+            fn to_extent(self) -> isize {
+                isize::try_from(self).unwrap_or(isize::MAX)
+            }
+        }
+    )*};
+}
+reshape_dims!(i32, i64, isize, u32, u64, usize);
+
+impl<T: ReshapeDim> IntoReshape for T {
     fn into_reshape(self) -> Vec<isize> {
-        self.to_vec()
+        vec![self.to_extent()]
     }
 }
-impl IntoReshape for &[isize] {
+impl<T: ReshapeDim, const N: usize> IntoReshape for [T; N] {
     fn into_reshape(self) -> Vec<isize> {
-        self.to_vec()
+        self.iter().map(|d| d.to_extent()).collect()
     }
 }
-impl IntoReshape for Vec<isize> {
+impl<T: ReshapeDim> IntoReshape for &[T] {
     fn into_reshape(self) -> Vec<isize> {
-        self
+        self.iter().map(|d| d.to_extent()).collect()
     }
 }
-impl IntoReshape for &[usize] {
+impl<T: ReshapeDim> IntoReshape for Vec<T> {
     fn into_reshape(self) -> Vec<isize> {
-        self.iter().map(|&d| d as isize).collect()
+        self.iter().map(|d| d.to_extent()).collect()
     }
 }
-impl IntoReshape for Vec<usize> {
+impl<T: ReshapeDim> IntoReshape for &Vec<T> {
     fn into_reshape(self) -> Vec<isize> {
-        self.iter().map(|&d| d as isize).collect()
-    }
-}
-impl IntoReshape for &Vec<usize> {
-    fn into_reshape(self) -> Vec<isize> {
-        self.iter().map(|&d| d as isize).collect()
-    }
-}
-impl IntoReshape for isize {
-    fn into_reshape(self) -> Vec<isize> {
-        vec![self]
+        self.iter().map(|d| d.to_extent()).collect()
     }
 }
 

@@ -165,3 +165,17 @@ on_every_device!(joining, |_dev| {
     assert!(cp::stack(&[&a, &b], 0).is_err());
     assert!(cp::stack(&[&a, &a], 3).is_err());
 });
+
+on_every_device!(reshape_accepts_any_integer_extents, |_dev| {
+    let (n, m): (usize, usize) = (3, 4);
+    let a = cp::arange(12)?;
+    assert_eq!(a.reshape([n, m])?.shape(), &[3, 4]);
+    assert_eq!(a.reshape([-1, 6])?.shape(), &[2, 6]);
+    assert_eq!(a.reshape(vec![2u64, 6])?.shape(), &[2, 6]);
+    assert_eq!(a.reshape(&[6usize, 2][..])?.shape(), &[6, 2]);
+    assert_eq!(a.reshape(12usize)?.shape(), &[12]);
+    assert_eq!(a.reshape(-1)?.shape(), &[12]);
+    // An unsigned extent beyond isize is a size mismatch, not a wrap to -1.
+    let e = a.reshape([usize::MAX, 1]).unwrap_err();
+    assert!(matches!(e, cp::Error::Shape { .. }), "{e}");
+});
