@@ -344,7 +344,7 @@ impl Communicator {
                     return Err(Error::NeedsCuda {
                         op: OP,
                         reason: format!(
-                            "a communicator over {} needs {d}, but {}",
+                            "{d} (for a communicator over {}) is not available: {}",
                             list_devices(devices),
                             gpus_here()
                         ),
