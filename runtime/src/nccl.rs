@@ -373,7 +373,8 @@ impl Communicator {
             crate::cuda::session::session(n)?.bind()?;
         }
         // NCCL may read and write buffers of peers in the same process.
-        let peer_pools = crate::cuda::peer::open_pools_to_peers(OP, &ordinals).unwrap_or_default();
+        let peer_pools =
+            crate::cuda::peer::open_pools_to_peers(OP, &ordinals, &ordinals).unwrap_or_default();
         let mut comms: Vec<RawComm> = vec![std::ptr::null_mut(); ordinals.len()];
         let devlist: Vec<i32> = ordinals.iter().map(|&n| n as i32).collect();
         {
@@ -462,11 +463,8 @@ impl Communicator {
         // Other ranks may be threads of this process, which NCCL lets read
         // and write this GPU's buffers directly.
         let all: Vec<usize> = (0..device_count()).collect();
-        let peer_pools = crate::cuda::peer::open_pools_to_peers(OP, &all)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|&(owner, _)| owner == ordinal)
-            .collect();
+        let peer_pools =
+            crate::cuda::peer::open_pools_to_peers(OP, &[ordinal], &all).unwrap_or_default();
         s.bind()?;
         let mut comm: RawComm = std::ptr::null_mut();
         {

@@ -95,19 +95,28 @@ fn is_signed_int(d: DType) -> bool {
     matches!(d, DType::Int8 | DType::Int32 | DType::Int64)
 }
 
-/// The range of test values for `dtype` under `op` (no overflow of the
-/// reduction of two ranks; integer averages of non-negative values).
+/// The range of test values for `dtype` under `op`: the reduction of two
+/// ranks never overflows, integer averages take non-negative values (so
+/// truncation is floor), and unsigned types get no negative values.
 fn value_range(dtype: DType, op: Option<ReduceOp>) -> (f64, f64) {
+    if is_float(dtype) {
+        return (-4.0, 4.0);
+    }
+    let unsigned = matches!(
+        dtype,
+        DType::UInt8 | DType::UInt16 | DType::UInt32 | DType::UInt64
+    );
     match (dtype, op) {
-        (d, _) if is_float(d) => (-4.0, 4.0),
         (DType::Int8, Some(ReduceOp::Prod)) => (-10.0, 11.0),
         (DType::UInt8, Some(ReduceOp::Prod)) => (0.0, 16.0),
+        (_, Some(ReduceOp::Prod)) if unsigned => (0.0, 1001.0),
         (_, Some(ReduceOp::Prod)) => (-1000.0, 1001.0),
-        (DType::Int8, Some(ReduceOp::Avg)) | (DType::UInt8, _) => (0.0, 100.0),
+        (DType::Int8, Some(ReduceOp::Avg)) => (0.0, 60.0),
         (DType::Int8, _) => (-50.0, 51.0),
-        (d, Some(ReduceOp::Avg)) if is_signed_int(d) => (0.0, 1e6),
-        (d, _) if is_signed_int(d) => (-1e6, 1e6),
-        _ => (0.0, 1e6),
+        (DType::UInt8, _) => (0.0, 100.0),
+        (_, Some(ReduceOp::Avg)) => (0.0, 1e6),
+        _ if unsigned || dtype == DType::Bool => (0.0, 1e6),
+        _ => (-1e6, 1e6),
     }
 }
 

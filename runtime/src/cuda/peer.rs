@@ -81,19 +81,20 @@ fn pool_open_to(owner: &DeviceSession, peer: usize) -> bool {
         && flags == sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 }
 
-/// Opens the memory pool of each device in `ordinals` to every other one
-/// that can access it directly. Pairs without peer access are left alone
-/// (NCCL then moves their data through its own buffers). Returns the pairs
-/// `(owner, peer)` now open.
+/// Opens the memory pool of each device in `owners` to every device in
+/// `peers` that can access it directly. Pairs without peer access are left
+/// alone (NCCL then moves their data through its own buffers). Returns the
+/// pairs `(owner, peer)` now open.
 pub(crate) fn open_pools_to_peers(
     op: &'static str,
-    ordinals: &[usize],
+    owners: &[usize],
+    peers: &[usize],
 ) -> Result<Vec<(usize, usize)>> {
     require_peer_symbols(op)?;
     let mut open = Vec::new();
-    for &owner in ordinals {
+    for &owner in owners {
         let s = session(owner)?;
-        for &peer in ordinals {
+        for &peer in peers {
             if peer == owner || !can_access_peer(peer, owner)? {
                 continue;
             }
