@@ -91,10 +91,6 @@ fn is_float(d: DType) -> bool {
     )
 }
 
-fn is_signed_int(d: DType) -> bool {
-    matches!(d, DType::Int8 | DType::Int32 | DType::Int64)
-}
-
 /// The range of test values for `dtype` under `op`: the reduction of two
 /// ranks never overflows, integer averages take non-negative values (so
 /// truncation is floor), and unsigned types get no negative values.
@@ -607,8 +603,11 @@ fn two_gpus_to_device_preserves_data_for_every_layout_and_dtype() {
         cp::cuda::can_access_peer(0, 1).unwrap(),
         cp::cuda::can_access_peer(1, 0).unwrap()
     );
-    // Before and after a communicator opens the pools to each other (the two
-    // copy paths), unless another test opened them already.
+    // Both copy paths: the driver's peer copy (used while the pools are
+    // closed to each other) and the plain device-to-device copy (once a
+    // communicator has opened them, where the GPUs have peer access).
+    let peers =
+        cp::cuda::can_access_peer(0, 1).unwrap() && cp::cuda::can_access_peer(1, 0).unwrap();
     for round in 0..2 {
         if round == 1 {
             pair();
@@ -629,6 +628,13 @@ fn two_gpus_to_device_preserves_data_for_every_layout_and_dtype() {
                 assert_eq!((y.device(), y.dtype(), y.shape()), (to, dtype, x.shape()));
                 assert!(y.is_c_contiguous());
                 assert_values("to_device", dtype, &values(&y), &exact(&xv));
+                let ord = |d: Device| if d == d0 { 0 } else { 1 };
+                let y = cp::cuda::copy_between_gpus_for_tests(&x, ord(to), true).unwrap();
+                assert_values("cuMemcpyPeerAsync", dtype, &values(&y), &exact(&xv));
+                if round == 1 && peers {
+                    let y = cp::cuda::copy_between_gpus_for_tests(&x, ord(to), false).unwrap();
+                    assert_values("device-to-device copy", dtype, &values(&y), &exact(&xv));
+                }
             }
         }
         for dtype in [DType::Complex64, DType::Complex128] {

@@ -31,6 +31,8 @@ pub(crate) mod variance;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use peer::can_access_peer;
+#[doc(hidden)]
+pub use peer::copy_between_gpus_for_tests;
 pub use session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
 pub use stream::{with_stream, Event, Stream};
 

@@ -169,6 +169,18 @@ pub(crate) fn alloc_on(
 /// copy engines (no host staging). C- and F-contiguous arrays keep their
 /// order; other views are made C-contiguous on their own device first.
 pub(crate) fn copy_to_device(src: &Array, dst: usize) -> Result<Array> {
+    copy_between(src, dst, None)
+}
+
+/// For tests of both copy paths: `peer_api` true forces `cuMemcpyPeerAsync`,
+/// false the plain device-to-device copy (an error unless the source's pool
+/// is open to the destination).
+#[doc(hidden)]
+pub fn copy_between_gpus_for_tests(src: &Array, dst: usize, peer_api: bool) -> Result<Array> {
+    copy_between(src, dst, Some(peer_api))
+}
+
+fn copy_between(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result<Array> {
     let op = "to_device";
     let from = super::helpers::ordinal(op, src)?;
     require_peer_symbols(op)?;
@@ -204,18 +216,17 @@ pub(crate) fn copy_to_device(src: &Array, dst: usize) -> Result<Array> {
         // The copy starts once the source's pending work is done...
         order_after(op, &stream_dst, s_dst, &stream_src, s_src)?;
         let from_ptr = c_src.buffer.ptr + (src.layout().offset() * item) as u64;
+        let open = pool_open_to(s_src, dst);
+        if force_peer_api == Some(false) && !open {
+            return Err(Error::InvalidArgument {
+                op,
+                detail: format!("the pool of cuda:{from} is not open to cuda:{dst}"),
+            });
+        }
         s_dst.bind()?;
-        if pool_open_to(s_src, dst) {
+        if force_peer_api.unwrap_or(!open) {
             // SAFETY: both ranges lie in live buffers of `bytes` bytes or
-            // more, and the destination device may read the source's pool.
-            unsafe {
-                sys::cuMemcpyDtoDAsync_v2(storage.buffer.ptr, from_ptr, bytes, stream_dst.raw())
-            }
-            .result()
-            .op(op)?;
-        } else {
-            // SAFETY: as above; the driver moves data between the two
-            // contexts' memory itself.
+            // more; the driver moves data between the two contexts' memory.
             unsafe {
                 sys::cuMemcpyPeerAsync(
                     storage.buffer.ptr,
@@ -225,6 +236,14 @@ pub(crate) fn copy_to_device(src: &Array, dst: usize) -> Result<Array> {
                     bytes,
                     stream_dst.raw(),
                 )
+            }
+            .result()
+            .op(op)?;
+        } else {
+            // SAFETY: both ranges lie in live buffers of `bytes` bytes or
+            // more, and the destination device may read the source's pool.
+            unsafe {
+                sys::cuMemcpyDtoDAsync_v2(storage.buffer.ptr, from_ptr, bytes, stream_dst.raw())
             }
             .result()
             .op(op)?;
