@@ -54,6 +54,13 @@
 //! GPU operation: reading a result waits for it; [`Communicator::synchronize`]
 //! waits for everything.
 //!
+//! As with NCCL itself, every rank must issue the same collectives in the
+//! same order, and work of two communicators that share GPUs must be queued
+//! in the same order on all of them (else each GPU waits for the other).
+//! A communicator of several GPUs in one process lets each GPU access the
+//! others' memory pools where the hardware allows (NCCL may read and write
+//! peers' buffers directly).
+//!
 //! With one GPU or none the API still works for a world of one rank (the
 //! collectives are then copies), and anything larger fails with an error
 //! saying why. NCCL is loaded at run time (`libnccl.so.2` in the CUDA
