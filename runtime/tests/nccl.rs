@@ -1358,7 +1358,7 @@ fn notebook_13() -> cp::Result<()> {
         scattered[0].to_vec::<f32>()?
     );
     let copies = comm.broadcast_from(&xs[0])?;
-    let last_copy = &copies[copies.len() - 1];
+    let last_copy = copies[copies.len() - 1].clone(); // a view, kept by the notebook
     println!(
         "broadcast_from rank 0: {:?} on {}",
         last_copy.to_vec::<f32>()?,
