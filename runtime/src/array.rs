@@ -370,13 +370,19 @@ impl Array {
         }
     }
 
-    /// The array on `device` (itself when already there).
+    /// The array on `device` (itself when already there). Between two GPUs
+    /// the data moves directly (peer-to-peer where the GPUs allow it, else
+    /// the driver stages it), in stream order on both devices; C- and
+    /// F-contiguous arrays keep their memory order, other views arrive
+    /// C-contiguous. Copies to or from the CPU go through host memory.
     pub fn to_device(&self, device: &Device) -> Result<Array> {
         if *device == self.device() {
             return Ok(self.clone());
         }
         device.check_available("to_device")?;
-        // Staged through the host; peer-to-peer copies come with multi-GPU support.
+        if let (Device::Cuda(_), Device::Cuda(dst)) = (self.device(), *device) {
+            return crate::cuda::peer::copy_to_device(self, dst);
+        }
         let data = crate::with_dtype!(self.dtype, T => T::into_data(self.gather::<T>()));
         Array::from_host(data, self.shape(), *device)
     }

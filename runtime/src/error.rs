@@ -108,6 +108,9 @@ pub enum Error {
         library: &'static str,
         detail: String,
     },
+    /// An NCCL call failed; `detail` names NCCL's error and its last message.
+    #[error("{op}: NCCL error {detail}")]
+    Nccl { op: &'static str, detail: String },
 }
 
 /// A byte count for people: `1.50 GiB`.

@@ -16,6 +16,7 @@ pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
 pub(crate) mod nccl_ffi;
+pub(crate) mod peer;
 pub(crate) mod rand;
 pub(crate) mod reduce;
 pub(crate) mod reduce_spec;
@@ -29,6 +30,9 @@ pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
 
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
+pub use peer::can_access_peer;
+#[doc(hidden)]
+pub use peer::copy_between_gpus_for_tests;
 pub use session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
 pub use stream::{with_stream, Event, Stream};
 

@@ -103,6 +103,12 @@ impl Stream {
         self.0.raw.0
     }
 
+    /// The device the stream was created on (`None` for the default stream,
+    /// which each device has one of).
+    pub fn device(&self) -> Option<Device> {
+        self.0.ordinal.map(Device::Cuda)
+    }
+
     /// True for the default stream.
     pub fn is_null(&self) -> bool {
         self.0.raw.0.is_null()
@@ -196,6 +202,17 @@ pub fn current_stream() -> Stream {
     STREAM_SCOPE
         .with(|s| s.borrow().last().cloned())
         .unwrap_or_else(Stream::null)
+}
+
+/// The stream that work on device `ordinal` goes to: the current stream when
+/// it belongs to that device, else that device's default stream (a stream of
+/// another device cannot carry this device's work).
+pub(crate) fn stream_for(ordinal: usize) -> Stream {
+    let s = current_stream();
+    match s.0.ordinal {
+        Some(n) if n != ordinal => Stream::null(),
+        _ => s,
+    }
 }
 
 /// Runs `f` with `stream` as the current stream (`with cp.cuda.Stream():`).

@@ -6,12 +6,16 @@
 //! around each call for the GPU time, the host clock for the CPU time,
 //! medians after warm-up.
 //!
-//! `cuprite-bench [--json OUT.json] [--case NAME]...`
+//! `cuprite-bench [--json OUT.json] [--case NAME]... [--nccl-only]`
+//!
+//! With two GPUs or more it also times all-reduce across them (`nccl.rs`,
+//! compared with `cupy_nccl.py`); `--nccl-only` runs just those cases.
 
 mod fft_random;
 mod kernels;
 mod launch_floor;
 mod linalg;
+mod nccl;
 mod signal;
 
 use std::time::Instant;
@@ -25,6 +29,8 @@ struct Row {
     cpu_us: f64,
     gb_s: Option<f64>,
     tflop_s: Option<f64>,
+    /// Bus bandwidth of a collective, as nccl-tests reports it.
+    busbw_gb_s: Option<f64>,
 }
 
 impl Row {
@@ -38,6 +44,9 @@ impl Row {
         }
         if let Some(t) = self.tflop_s {
             s.push_str(&format!(", \"TFLOP_s\": {t:.2}"));
+        }
+        if let Some(g) = self.busbw_gb_s {
+            s.push_str(&format!(", \"busbw_GB_s\": {g:.1}"));
         }
         s.push('}');
         s
@@ -100,6 +109,7 @@ impl Bench {
             cpu_us: median(cpu),
             gb_s: bytes.map(|b| b / (gpu_ms * 1e-3) / 1e9),
             tflop_s: flops.map(|f| f / (gpu_ms * 1e-3) / 1e12),
+            busbw_gb_s: None,
         };
         println!("{}", row.json());
         self.rows.push(row);
@@ -123,13 +133,15 @@ pub fn host_random(n: usize, seed: u64) -> Vec<f32> {
 fn main() -> cp::Result<()> {
     let mut json_out = None;
     let mut only = Vec::new();
+    let mut nccl_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--json" => json_out = args.next(),
             "--case" => only.extend(args.next()),
+            "--nccl-only" => nccl_only = true,
             "-h" | "--help" => {
-                println!("usage: cuprite-bench [--json OUT.json] [--case NAME]...");
+                println!("usage: cuprite-bench [--json OUT.json] [--case NAME]... [--nccl-only]");
                 return Ok(());
             }
             other => {
@@ -153,12 +165,15 @@ fn main() -> cp::Result<()> {
         only,
     };
     cp::with_device(dev, || {
-        run_cases(&mut b)?;
-        launch_floor::run(&mut b)?;
-        linalg::run(&mut b)?;
-        fft_random::run(&mut b)?;
-        kernels::run(&mut b)?;
-        signal::run(&mut b)
+        if !nccl_only {
+            run_cases(&mut b)?;
+            launch_floor::run(&mut b)?;
+            linalg::run(&mut b)?;
+            fft_random::run(&mut b)?;
+            kernels::run(&mut b)?;
+            signal::run(&mut b)?;
+        }
+        nccl::run(&mut b)
     })?;
     if let Some(path) = json_out {
         let body: Vec<String> = b.rows.iter().map(|r| format!(" {}", r.json())).collect();

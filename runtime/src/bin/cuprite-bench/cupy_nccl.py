@@ -1,0 +1,120 @@
+"""CuPy's side of cuprite-bench's all-reduce cases (nccl.rs): float32 arrays of
+8 MB, 64 MB, 256 MB and 1 GB per GPU, summed across every visible GPU with
+cupy.cuda.nccl (NcclCommunicator.initAll, allReduce of each rank inside one
+groupStart/groupEnd, on each device's current stream).
+
+Prints one JSON line per case with the same names and fields as cuprite-bench:
+case, gpu_ms (median over repeats of the slowest rank's CUDA-event time),
+cpu_us (host time of the grouped call), GB_s (algorithm bandwidth: bytes of
+one rank's array / time) and busbw_GB_s (algbw * 2(n-1)/n, as nccl-tests).
+
+Run: python3 cupy_nccl.py [out.json]   (keep NCCL_NVLS_ENABLE=0 set)
+"""
+import json
+import sys
+import time
+
+import numpy as np
+import cupy as cp
+
+SIZES = (("8MB", 8 << 20), ("64MB", 64 << 20), ("256MB", 256 << 20), ("1GB", 1 << 30))
+rows = []
+
+
+def emit(row):
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def write(path):
+    if path:
+        with open(path, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def time_case(comms, devs, xs, ys, n, nccl, n_repeat, n_warmup):
+    def run():
+        nccl.groupStart()
+        for i, d in enumerate(devs):
+            with cp.cuda.Device(d):
+                comms[i].allReduce(xs[i].data.ptr, ys[i].data.ptr, n, nccl.NCCL_FLOAT32,
+                                   nccl.NCCL_SUM, cp.cuda.get_current_stream().ptr)
+        nccl.groupEnd()
+
+    def sync_all():
+        for d in devs:
+            with cp.cuda.Device(d):
+                cp.cuda.get_current_stream().synchronize()
+
+    for _ in range(n_warmup):
+        run()
+    sync_all()
+    starts, ends = [], []
+    for d in devs:
+        with cp.cuda.Device(d):
+            starts.append(cp.cuda.Event())
+            ends.append(cp.cuda.Event())
+    gpu, cpu = [], []
+    for _ in range(n_repeat):
+        for d, e in zip(devs, starts):
+            with cp.cuda.Device(d):
+                e.record()
+        t = time.perf_counter()
+        run()
+        cpu.append((time.perf_counter() - t) * 1e6)
+        for d, e in zip(devs, ends):
+            with cp.cuda.Device(d):
+                e.record()
+        slowest = 0.0
+        for s, e in zip(starts, ends):
+            e.synchronize()
+            slowest = max(slowest, cp.cuda.get_elapsed_time(s, e))
+        gpu.append(slowest)
+    return float(np.median(gpu)), float(np.median(cpu))
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else None
+    world = cp.cuda.runtime.getDeviceCount()
+    if world < 2:
+        emit({"skipped": f"all-reduce across GPUs needs 2 CUDA devices, found {world}"})
+        return write(path)
+    try:
+        from cupy.cuda import nccl
+        if not getattr(nccl, "available", True):
+            raise ImportError("cupy.cuda.nccl.available is False")
+    except Exception as e:  # NCCL missing from this CuPy install
+        emit({"skipped": f"cupy.cuda.nccl unavailable: {e}"})
+        return write(path)
+    devs = list(range(world))
+    comms = nccl.NcclCommunicator.initAll(devs)
+    print(json.dumps({"nccl": nccl.get_version(), "cupy": cp.__version__, "world": world,
+                      "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}), flush=True)
+    for label, nbytes in SIZES:
+        n = nbytes // 4
+        xs, ys = [], []
+        for d in devs:
+            with cp.cuda.Device(d):
+                xs.append(cp.random.random(n, dtype=cp.float32))
+                ys.append(cp.empty_like(xs[-1]))
+        n_repeat = 10 if nbytes >= 1 << 30 else 20
+        gpu_ms, cpu_us = time_case(comms, devs, xs, ys, n, nccl, n_repeat, 5)
+        # A spot check that the sum is right (the first and last elements).
+        for i in (0, n - 1):
+            want = sum(float(x[i]) for x in xs)
+            got = float(ys[-1][i])
+            if abs(got - want) > 1e-5 * max(1.0, abs(want)):
+                raise SystemExit(f"wrong all-reduce result at {i}: {got} != {want}")
+        algbw = nbytes / (gpu_ms * 1e-3) / 1e9
+        emit({"case": f"allreduce_f32_{label}_{world}gpu", "gpu_ms": round(gpu_ms, 4),
+              "cpu_us": round(cpu_us, 2), "GB_s": round(algbw, 1),
+              "busbw_GB_s": round(algbw * 2 * (world - 1) / world, 1)})
+        del xs, ys
+        for d in devs:
+            with cp.cuda.Device(d):
+                cp.get_default_memory_pool().free_all_blocks()
+    write(path)
+
+
+if __name__ == "__main__":
+    main()
