@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Runs notebooks with `cuprite-kernel run` on the GPU machine, which has no Rust toolchain
+# and no network, from the parts that kernel/scripts/pack-gpu-run made (it copies this
+# script to .gpunb/run/run.sh). Each device call carries some part folders (.gpunb/1, 2,
+# ...) plus .gpunb/run and runs this from the repository root:
+#
+#   bash .gpunb/run/run.sh [--crates auto|embedded|tree] [--no-html]
+#                          [NOTEBOOK [--param NAME=VALUE]...]...
+#
+# It unpacks the parts carried into $GPUNB_ROOT (default /tmp/gpunb, which lasts while the
+# machine stays warm) and, once every part is there, runs the notebooks named (paths in
+# the working tree; --param applies to the notebook before it). Results go to $OUT:
+# NAME.ipynb, NAME.html and run.log (per-notebook timings at its end); when that would
+# be more than the 8 files a call brings back, the notebooks go into results.tar.xz.
+#
+# --crates: which sources of cuprite, cuprite-display and cuprite-kernel-io cells build
+# against. embedded: those inside the kernel binary (what it was packed with). tree: the
+# working tree's runtime/, display/, kernel/io/ (a branch that changed the runtime).
+# auto (default): tree when the tree's src/ differ from the embedded ones, else embedded.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=${GPUNB_ROOT:-/tmp/gpunb}
+out=${OUT:-$root/out}
+mkdir -p "$root" "$out"
+out=$(cd "$out" && pwd)
+exec > >(tee -a "$out/run.log") 2>&1
+# Let tee finish writing before the call returns (what it leaves running is killed).
+tee_pid=$!
+trap 'exec >&- 2>&-; wait $tee_pid' EXIT
+now() { date +%s.%N; }
+since() { awk "BEGIN { printf \"%.1f\", $(now) - $1 }"; }
+
+# Unpack whatever parts this call carried (markers make later calls skip them).
+for f in "$here"/../*/*.tar.xz; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .tar.xz)
+    [ -e "$root/.have-$name" ] && continue
+    case $name in tc-*) dest=$root/tc ;; *) dest=$root ;; esac
+    mkdir -p "$dest"
+    t0=$(now)
+    if xz -dc "$f" | tar -x -C "$dest"; then
+        touch "$root/.have-$name"
+        echo "gpu-run: unpacked $name in $(since "$t0") s"
+    else
+        echo "gpu-run: could not unpack $f" && exit 1
+    fi
+done
+missing=""
+while read -r p; do [ -e "$root/.have-$p" ] || missing="$missing $p"; done <"$here/parts"
+
+crates=auto html=1 jobs=() cur=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --crates) crates=$2; shift ;;
+    --crates=*) crates=${1#*=} ;;
+    --no-html) html=0 ;;
+    -p | --param) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
+        cur+=$'\n'"--param"$'\n'"$2"; shift ;;
+    --param=*) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
+        cur+=$'\n'"--param"$'\n'"${1#*=}" ;;
+    *.ipynb) [ -n "$cur" ] && jobs+=("$cur"); cur=$1 ;;
+    *) echo "gpu-run: unknown argument $1" && exit 2 ;;
+    esac
+    shift
+done
+[ -n "$cur" ] && jobs+=("$cur")
+if [ -n "$missing" ]; then
+    echo "gpu-run: parts not yet on this machine:$missing (carry their folders next; the machine keeps /tmp only while warm)"
+    [ ${#jobs[@]} -eq 0 ] && exit 0 || exit 3
+fi
+[ ${#jobs[@]} -eq 0 ] && echo "gpu-run: all parts unpacked; no notebook named" && exit 0
+
+# The carried toolchain (its rustlib folder on the loader path: cells are dylibs linked
+# against its libstd), CUDA's libraries, cargo reading crates.io crates from the vendored
+# folder only, and the kernel's folders in $root. One build folder for every notebook,
+# as across kernel restarts: the dependencies compile once, in the first notebook.
+tc=$root/tc
+export PATH=$root/bin:$tc/bin:$PATH
+export LD_LIBRARY_PATH=$tc/lib/rustlib/x86_64-unknown-linux-gnu/lib:$tc/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export CARGO_HOME=$root/cargo CARGO_NET_OFFLINE=true
+mkdir -p "$CARGO_HOME"
+printf '[source.crates-io]\nreplace-with = "vendored"\n[source.vendored]\ndirectory = "%s"\n[net]\noffline = true\n' \
+    "$root/vendor" >"$CARGO_HOME/config.toml"
+export CUPRITE_KERNEL_DATA_DIR=$root/data CUPRITE_KERNEL_CACHE_DIR=$root/cache
+export CUPRITE_KERNEL_BUILD_DIR=$root/build CUPRITE_KERNEL_DEBUG=1 CUPRITE_KERNEL_NO_HISTORY=1
+# Multi-GPU notebooks: NVLink multicast must stay off on the shared hosts (KINDS.md).
+export NCCL_NVLS_ENABLE=0
+
+# Which crates cells link (see --crates above).
+repo=$PWD
+if [ "$crates" = auto ]; then
+    crates=embedded
+    if [ -d runtime/src ] && [ -d display/src ] && [ -d kernel/io/src ]; then
+        sha=$(bash "$here/gpu-crates.sh" sha runtime display kernel/io)
+        [ "$sha" != "$(cat "$here/crates.sha")" ] && crates=tree
+    fi
+fi
+echo "gpu-run: cells build against the $crates crates"
+case $crates in embedded | tree) ;; *) echo "gpu-run: --crates $crates?" && exit 2 ;; esac
+if [ "$crates" = tree ]; then
+    # Copied again only when changed: new copies would make cargo rebuild them.
+    sha=$(bash "$here/gpu-crates.sh" sha runtime display kernel/io)
+    if [ "$sha" != "$(cat "$root/tree-crates.sha" 2>/dev/null)" ]; then
+        bash "$here/gpu-crates.sh" tree "$repo" "$root/tree-crates" || exit 1
+        echo "$sha" >"$root/tree-crates.sha"
+    fi
+    export CUPRITE_KERNEL_SOURCES=$root/tree-crates
+    # Pin the tree's versions; crates it adds beyond the vendored set cannot be fetched here.
+    mkdir -p "$root/build/ctx" && cp Cargo.lock "$root/build/ctx/Cargo.lock"
+    cmp -s Cargo.lock "$here/Cargo.lock" ||
+        echo "gpu-run: warning: Cargo.lock differs from the packed one; a crate missing from the vendored set fails offline"
+fi
+
+cuprite-kernel --version
+nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1
+summary="" failed=0 files=0
+for job in "${jobs[@]}"; do
+    mapfile -t a <<<"$job"
+    nb=${a[0]} name=$(basename "${a[0]}" .ipynb)
+    case $nb in /*) ;; *) nb=$repo/$nb ;; esac
+    args=("$nb" --output "$out/$name.ipynb" "${a[@]:1}")
+    [ "$html" = 1 ] && args+=(--html "$out/$name.html") && files=$((files + 1))
+    files=$((files + 1))
+    echo "gpu-run: === ${a[*]}"
+    t0=$(now)
+    cuprite-kernel run "${args[@]}"
+    rc=$?
+    t=$(since "$t0")
+    [ $rc -ne 0 ] && failed=$((failed + 1))
+    summary+=$(printf '\n  %-45s rc=%d %8s s' "${a[0]}" "$rc" "$t")
+done
+echo "gpu-run: timings (first notebook includes compiling the dependencies):$summary"
+if [ $((files + 1)) -gt 8 ]; then
+    (cd "$out" && shopt -s nullglob && tar -cJf results.tar.xz -- *.ipynb *.html && rm -f -- *.ipynb *.html)
+    echo "gpu-run: more than 8 result files: packed into results.tar.xz"
+fi
+exit $((failed > 0))
