@@ -14,12 +14,18 @@ metadata:
 The cell's text is its stream output plus the `text/plain` (and
 `text/markdown`) of its results and displays, after display updates.
 
+Notebooks that verify a computation also print the measured error; BOUNDS
+below reads those numbers back and checks them against their bounds, and
+the checks in DEVICE_CHECKS depend on whether the notebook ran on a GPU
+(cells that need CUDA must say so on the CPU, and must have run on a GPU).
+
 Run through tests/run_kernel_tests.sh (it installs the kernelspec named in
 CUPRITE_KERNEL_NAME and says where the kernel binary is in CUPRITE_KERNEL_BIN).
 """
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -81,6 +87,126 @@ def check_outputs(nb, name):
             assert s in text, f"{s!r} missing in {where}"
 
 
+def notebook_text(nb):
+    return "\n".join(cell_text(c) for c in nb.cells if c.cell_type == "code")
+
+
+def ran_on_gpu(nb):
+    """Whether the notebook's arrays were on a CUDA device (it prints where)."""
+    return re.search(r"\bon cuda:\d", notebook_text(nb)) is not None
+
+
+# Numbers the notebooks print as evidence, each below its bound: (pattern
+# capturing one number, bound). Every pattern must match at least once, and
+# every match must be below the bound.
+NUM = r"(\d[\d.]*(?:e[-+]?\d+)?)"
+BOUNDS = {
+    "04-random-numbers": [
+        (r"normal float64: max \|difference\| = " + NUM, 1e-12),
+        (r"pi is about \S+ \(error " + NUM, 1e-2),
+    ],
+    "05-linear-algebra": [
+        (r"relative error vs a float64 CPU product: " + NUM, 1e-5),
+        (r"backward error " + NUM, 1e-5),
+        (r"inv: ‖A A⁻¹ − I‖ / ‖I‖ = " + NUM, 1e-10),
+        (r"reconstruction error .* = " + NUM, 1e-10),
+        (r"eigvalsh\(\S+\) vs \S+: relative difference " + NUM, 1e-9),
+        (r"cholesky: ‖L Lᵀ − M‖ / ‖M‖ = " + NUM, 1e-12),
+        (r"qr: Q .* = " + NUM, 1e-12),
+        (r"over the batch \(largest entry\) = " + NUM, 1e-4),
+    ],
+    "06-fft": [
+        (r"round trip of \d+ complex64 values: max error " + NUM, 1e-5),
+    ],
+    "07-sparse": [
+        (r"relative residual ‖Ax − b‖/‖b‖ = " + NUM, 1e-8),
+        (r"SpMM vs dense: relative error " + NUM, 1e-12),
+        (r"SpGEMM vs dense: relative error " + NUM, 1e-12),
+        (r"vs the CPU backend: relative difference " + NUM, 1e-12),
+    ],
+    "08-signal-processing": [
+        (r"direct vs fft: max difference " + NUM, 1e-9),
+        (r"lfilter and convolve agree: max difference " + NUM, 1e-12),
+        (r"vs the CPU backend: max relative error " + NUM, 1e-5),
+    ],
+    "09-custom-kernels": [
+        (r"fused and unfused agree: max difference " + NUM, 1e-6),
+    ],
+    "12-case-study-convolution": [
+        (r"each bright pixel became a copy of the kernel: \S+ \(max difference " + NUM, 1e-6),
+        (r"GPU-vs-CPU check on .*\nmax relative error " + NUM, 1e-5),
+        (r"fftconvolve vs convolve2d\(fill\): max relative error " + NUM, 1e-4),
+        (r"circular FFT vs convolve2d\(wrap\): max relative error " + NUM, 1e-4),
+    ],
+}
+
+
+def check_bounds(nb, name):
+    text = notebook_text(nb)
+    for pattern, bound in BOUNDS.get(name, []):
+        values = re.findall(pattern, text)
+        assert values, f"{name}: nothing printed matches {pattern!r}"
+        for v in values:
+            assert float(v) < bound, f"{name}: {pattern!r} gave {v}, not below {bound}"
+
+
+def timing_reports(nb):
+    """The text of every timing report (`cp::profiler::Timing` / `cp::Timings`)."""
+    out = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            plain = o.get("data", {}).get("text/plain", "")
+            if re.search(r" — \d+ runs\n", plain):
+                out.append(plain)
+    return out
+
+
+def check_timings_match_the_device(nb, name):
+    """Reports have a CPU row always and a GPU (CUDA event) row exactly on a GPU."""
+    reports = timing_reports(nb)
+    assert reports, f"{name} shows no timing report"
+    gpu = ran_on_gpu(nb)
+    for r in reports:
+        rows = {line.split()[0] for line in r.splitlines() if line.strip()}
+        assert "CPU" in rows, r
+        assert ("GPU" in rows) == gpu, f"{name} (GPU: {gpu}):\n{r}"
+
+
+def check_custom_kernels(nb, name):
+    text = notebook_text(nb)
+    if ran_on_gpu(nb):
+        assert "not run:" not in text, text
+        for s in ["matches data * data: true", "equals 285: true",
+                  "z = 2 x + y, max difference from the array expression:",
+                  "kernel_a then kernel_b: [3. 3. 3. 3. 3.]", "compiling `broken` failed"]:
+            assert s in text, s
+    else:
+        # Every launch says why it did not run; nothing fails.
+        for k in ["square_f32", "scale_bias", "leaky_relu", "sum_squares", "l2norm",
+                  "saxpy", "block_sum", "kernel_a"]:
+            assert re.search(rf"`{k}`.*needs the CUDA backend|needs the CUDA backend.*`{k}`|{k}.*not run: .*needs the CUDA backend", text), k
+
+
+DEVICE_CHECKS = {
+    "04-random-numbers": [check_timings_match_the_device],
+    "05-linear-algebra": [check_timings_match_the_device],
+    "06-fft": [check_timings_match_the_device],
+    "07-sparse": [check_timings_match_the_device],
+    "08-signal-processing": [check_timings_match_the_device],
+    "09-custom-kernels": [check_timings_match_the_device, check_custom_kernels],
+    "11-profiling": [check_timings_match_the_device],
+    "12-case-study-convolution": [check_timings_match_the_device],
+}
+
+
+def check_notebook(nb, name):
+    """Everything a notebook's executed outputs must show."""
+    check_outputs(nb, name + ".ipynb")
+    check_bounds(nb, name)
+    for check in DEVICE_CHECKS.get(name, []):
+        check(nb, name)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook(path):
     nb = nbformat.read(path, as_version=4)
@@ -95,8 +221,18 @@ def test_notebook(path):
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
-    check_outputs(nb, path.name)
+    check_notebook(nb, path.stem)
     nbformat.validate(nb)
+
+
+def test_notebooks_are_stored_without_outputs():
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata.kernelspec.name == "cuprite", path
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, path
 
 
 def test_the_gallery_shows_every_kind_of_output():
@@ -186,3 +322,29 @@ def test_run_rejects_an_unknown_parameter():
     r = run_notebook(str(TEST_NOTEBOOKS / "parameters.ipynb"), "--param", "nope=1")
     assert r.returncode != 0
     assert "nope" in r.stderr and "parameters" in r.stderr, r.stderr
+
+
+def test_case_study_takes_its_size_as_a_parameter():
+    """12's parameters cell: a small image through `cuprite-kernel run --param`,
+    with every check of the notebook still passing at that size."""
+    path = ROOT / "notebooks" / "12-case-study-convolution.ipynb"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "12.ipynb"
+        r = run_notebook(
+            str(path),
+            "--output", str(out),
+            "--param", "size=192",
+            "--param", "check_size=96",
+            "--param", "n_repeat=2",
+        )
+        assert r.returncode == 0, r.stderr
+        nb = nbformat.read(out, as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata["cuprite"]["parameters"] == {
+            "size": "192", "check_size": "96", "n_repeat": "2"}
+        check_notebook(nb, path.stem)
+        text = notebook_text(nb)
+        assert "image: 192 x 192 float32 on" in text, text
+        assert "GPU-vs-CPU check on 96 x 96" in text, text
+        assert "timed runs per benchmark: 2" in text, text
+        assert all(" — 2 runs\n" in r for r in timing_reports(nb)[:3]), timing_reports(nb)
