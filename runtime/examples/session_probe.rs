@@ -34,3 +34,39 @@ pub unsafe extern "C" fn cuprite_probe_sum(handle: *mut std::ffi::c_void) -> f32
         .map(|v| v.iter().sum())
         .unwrap_or(f32::NAN)
 }
+
+/// Sets the matmul precision in this copy (0 Highest, 1 TF32, 2 FP16).
+#[no_mangle]
+pub extern "C" fn cuprite_probe_set_precision(p: u32) {
+    cuprite::set_matmul_precision(match p {
+        1 => cuprite::MatmulPrecision::TF32,
+        2 => cuprite::MatmulPrecision::FP16,
+        _ => cuprite::MatmulPrecision::Highest,
+    });
+}
+
+/// The matmul precision this copy sees (0 Highest, 1 TF32, 2 FP16).
+#[no_mangle]
+pub extern "C" fn cuprite_probe_precision() -> u32 {
+    match cuprite::matmul_precision() {
+        cuprite::MatmulPrecision::Highest => 0,
+        cuprite::MatmulPrecision::TF32 => 1,
+        cuprite::MatmulPrecision::FP16 => 2,
+    }
+}
+
+/// Seeds the legacy generator in this copy.
+#[no_mangle]
+pub extern "C" fn cuprite_probe_seed(seed: u64) {
+    cuprite::random::seed(seed);
+}
+
+/// The next legacy `rand()` value drawn through this copy (on the CPU).
+#[no_mangle]
+pub extern "C" fn cuprite_probe_rand() -> f64 {
+    cuprite::with_device(cuprite::Device::Cpu, || {
+        cuprite::random::rand([1]).and_then(|a| a.to_vec::<f64>())
+    })
+    .map(|v| v[0])
+    .unwrap_or(f64::NAN)
+}

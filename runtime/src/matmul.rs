@@ -31,7 +31,12 @@ pub enum MatmulPrecision {
     FP16,
 }
 
-static PRECISION: AtomicU8 = AtomicU8::new(0);
+/// The precision setting, one per process: each notebook cell links its own
+/// copy of this crate, so a plain static would reset in the next cell.
+fn precision() -> &'static AtomicU8 {
+    static THIS_COPY: std::sync::OnceLock<&'static AtomicU8> = std::sync::OnceLock::new();
+    THIS_COPY.get_or_init(|| crate::global::process_global("matmul_precision", || AtomicU8::new(0)))
+}
 
 /// Sets the process-wide precision of float32/complex64 GPU matrix products.
 pub fn set_matmul_precision(p: MatmulPrecision) {
@@ -40,12 +45,12 @@ pub fn set_matmul_precision(p: MatmulPrecision) {
         MatmulPrecision::TF32 => 1,
         MatmulPrecision::FP16 => 2,
     };
-    PRECISION.store(v, Ordering::Relaxed);
+    precision().store(v, Ordering::Relaxed);
 }
 
 /// The process-wide precision of float32/complex64 GPU matrix products.
 pub fn matmul_precision() -> MatmulPrecision {
-    match PRECISION.load(Ordering::Relaxed) {
+    match precision().load(Ordering::Relaxed) {
         1 => MatmulPrecision::TF32,
         2 => MatmulPrecision::FP16,
         _ => MatmulPrecision::Highest,

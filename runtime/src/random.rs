@@ -695,14 +695,18 @@ fn int_draw(op: &'static str, low: i64, high: i64, dtype: DType) -> Result<Draw>
 // ---------------------------------------------------------------------------
 
 fn global() -> &'static Mutex<Generator> {
-    static G: OnceLock<Mutex<Generator>> = OnceLock::new();
-    G.get_or_init(|| {
-        // Unseeded: from the clock and the process id, as CuPy seeds from entropy.
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        Mutex::new(Generator::new(t ^ ((std::process::id() as u64) << 32)))
+    // One generator per process, shared by every copy of this crate (each
+    // notebook cell links its own copy): `seed(0)` in one cell holds in the next.
+    static THIS_COPY: OnceLock<&'static Mutex<Generator>> = OnceLock::new();
+    THIS_COPY.get_or_init(|| {
+        crate::global::process_global("legacy_rng", || {
+            // Unseeded: from the clock and the process id, as CuPy seeds from entropy.
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
+            Mutex::new(Generator::new(t ^ ((std::process::id() as u64) << 32)))
+        })
     })
 }
 

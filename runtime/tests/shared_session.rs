@@ -65,3 +65,37 @@ fn two_copies_share_process_state_and_the_gpu_session() {
         assert_eq!(sum(h), 6.0);
     }
 }
+
+#[test]
+fn settings_made_in_one_copy_hold_in_another() {
+    let (a, b) = (load_copy(3), load_copy(4));
+    type SetU32 = unsafe extern "C" fn(u32);
+    type GetU32 = unsafe extern "C" fn() -> u32;
+    type SetU64 = unsafe extern "C" fn(u64);
+    type GetF64 = unsafe extern "C" fn() -> f64;
+    // SAFETY: the symbols have these signatures (examples/session_probe.rs).
+    unsafe {
+        let set: libloading::Symbol<SetU32> = a.get(b"cuprite_probe_set_precision").unwrap();
+        let get: libloading::Symbol<GetU32> = b.get(b"cuprite_probe_precision").unwrap();
+        set(1);
+        assert_eq!(
+            get(),
+            1,
+            "TF32 set in one copy (one notebook cell) holds in the next"
+        );
+        set(0);
+        assert_eq!(get(), 0);
+
+        // The legacy generator is one per process: seeding through one copy
+        // fixes what the other draws next.
+        let seed: libloading::Symbol<SetU64> = a.get(b"cuprite_probe_seed").unwrap();
+        let rand_a: libloading::Symbol<GetF64> = a.get(b"cuprite_probe_rand").unwrap();
+        let rand_b: libloading::Symbol<GetF64> = b.get(b"cuprite_probe_rand").unwrap();
+        seed(7);
+        let first = rand_a();
+        seed(7);
+        let again = rand_b();
+        assert!(first.is_finite());
+        assert_eq!(first.to_bits(), again.to_bits());
+    }
+}
