@@ -32,47 +32,8 @@ pub struct Timings {
     pub peak_flops_per_second: Option<f64>,
 }
 
-/// Mean, standard deviation (NumPy's, `ddof=0`), min, median and max.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stats {
-    /// Arithmetic mean.
-    pub mean: f64,
-    /// Population standard deviation.
-    pub std: f64,
-    /// Smallest value.
-    pub min: f64,
-    /// Median (mean of the middle two for an even count).
-    pub median: f64,
-    /// Largest value.
-    pub max: f64,
-}
-
-impl Stats {
-    /// The statistics of `v`; `None` when it is empty.
-    pub fn of(v: &[f64]) -> Option<Stats> {
-        if v.is_empty() {
-            return None;
-        }
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let std = (v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt();
-        let mut s = v.to_vec();
-        s.sort_by(f64::total_cmp);
-        let m = s.len() / 2;
-        let median = if s.len() % 2 == 0 {
-            (s[m - 1] + s[m]) / 2.0
-        } else {
-            s[m]
-        };
-        Some(Stats {
-            mean,
-            std,
-            min: s[0],
-            median,
-            max: s[s.len() - 1],
-        })
-    }
-}
+/// The runtime's summary of a list of times (mean, std, min, median, max).
+pub use cuprite::profiler::Stats;
 
 /// A time unit chosen for a typical value: (name, seconds per unit).
 fn time_unit(seconds: f64) -> (&'static str, f64) {

@@ -11,46 +11,6 @@ use cuprite::linalg::{self as la, NormOrd, QrMode};
 use cuprite::num_complex::Complex64;
 use cuprite::{Array, DType, Error, Order};
 
-fn rnd(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407)
-        | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
-
-fn rand(shape: &[usize], dtype: DType, seed: u64) -> Array {
-    let n: usize = shape.iter().product();
-    let re = cp::from_shape_vec(shape, rnd(n, seed), Order::C).unwrap();
-    if dtype.is_complex() {
-        let im = cp::from_shape_vec(shape, rnd(n, seed + 99), Order::C).unwrap();
-        let i = cp::asarray(Complex64::new(0.0, 1.0))
-            .unwrap()
-            .to_device(&re.device())
-            .unwrap();
-        cp::add(&re, cp::multiply(&im, &i).unwrap())
-            .unwrap()
-            .astype(dtype)
-            .unwrap()
-    } else {
-        re.astype(dtype).unwrap()
-    }
-}
-
-fn cvals(a: &Array) -> Vec<Complex64> {
-    a.astype(DType::Complex128)
-        .unwrap()
-        .to_vec::<Complex64>()
-        .unwrap()
-}
-
 /// Conjugate transpose of the last two axes.
 fn h(a: &Array) -> Array {
     let t = a.swapaxes(-1, -2).unwrap();

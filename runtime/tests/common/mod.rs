@@ -7,7 +7,8 @@
 
 #![allow(dead_code)]
 
-use cuprite::{Array, DType, Element};
+use cuprite::num_complex::Complex64;
+use cuprite::{Array, DType, Element, Order};
 
 /// Defines a module `$name` with a `cpu` and a `cuda` test running `$body`
 /// with `$dev` set and the current device scoped to it.
@@ -86,4 +87,47 @@ pub fn assert_exact<T: Element>(a: &Array, shape: &[usize], expected: &[T]) {
     assert_eq!(a.shape(), shape, "shape");
     assert_eq!(a.dtype(), T::DTYPE, "dtype");
     assert_eq!(a.to_vec::<T>().unwrap(), expected);
+}
+
+/// Deterministic values in [-1, 1).
+pub fn rnd(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407)
+        | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// A random array of `dtype` (complex: random imaginary parts too) on the current device.
+pub fn rand(shape: &[usize], dtype: DType, seed: u64) -> Array {
+    let n: usize = shape.iter().product();
+    let re = cuprite::from_shape_vec(shape, rnd(n, seed), Order::C).unwrap();
+    if dtype.is_complex() {
+        let im = cuprite::from_shape_vec(shape, rnd(n, seed + 99), Order::C).unwrap();
+        let i = cuprite::asarray(Complex64::new(0.0, 1.0))
+            .unwrap()
+            .to_device(&re.device())
+            .unwrap();
+        cuprite::add(&re, cuprite::multiply(&im, &i).unwrap())
+            .unwrap()
+            .astype(dtype)
+            .unwrap()
+    } else {
+        re.astype(dtype).unwrap()
+    }
+}
+
+/// Values as complex128 in C order.
+pub fn cvals(a: &Array) -> Vec<Complex64> {
+    a.astype(DType::Complex128)
+        .unwrap()
+        .to_vec::<Complex64>()
+        .unwrap()
 }
