@@ -1,6 +1,7 @@
 //! The driver's own cost of a kernel launch, measured next to Cuprite's
 //! small-op cases: 100 back-to-back `cuLaunchKernel` calls of an empty
-//! kernel on the null stream, with nothing of Cuprite in between. The gap
+//! kernel on the null stream (and on two other streams), with nothing of
+//! Cuprite in between. The gap
 //! between this and `latency_fill_x100` is Cuprite's per-op host overhead.
 
 use std::ffi::{c_void, CString};
@@ -10,14 +11,12 @@ use cuprite as cp;
 
 use super::Bench;
 
+/// A driver status as this crate's error, naming the call.
 fn cuda(op: &str, r: sys::CUresult) -> cp::Result<()> {
-    match r {
-        sys::CUresult::CUDA_SUCCESS => Ok(()),
-        e => Err(cp::Error::Cuda {
-            op: op.to_string(),
-            detail: format!("{e:?}"),
-        }),
-    }
+    r.result().map_err(|e| cp::Error::Cuda {
+        op: op.to_string(),
+        detail: format!("{e:?}"),
+    })
 }
 
 pub fn run(b: &mut Bench) -> cp::Result<()> {
