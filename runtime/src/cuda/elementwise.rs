@@ -199,11 +199,14 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
         crate::Device::Cpu => unreachable!("run_map is only called for CUDA arrays"),
     };
     let session = session(ordinal)?;
-    let shape = out.shape().to_vec();
     let n = out.size();
     if n == 0 {
         return Ok(());
     }
+    if let Some(ptrs) = same_shape_contiguous(inputs, out, ordinal) {
+        return run_map_contiguous(k, session, inputs, &ptrs, out.dtype(), n);
+    }
+    let shape = out.shape().to_vec();
     // Operands held in memory (array inputs, then the output), broadcast to `shape`.
     let mut ops = Vec::with_capacity(inputs.len() + 1);
     for input in inputs {
@@ -268,7 +271,7 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
         }
     }
     kinds.push((out.dtype(), Read::Each));
-    let key = super::helpers::key((k.id, &kinds, mshape.len(), contiguous, small));
+    let key = super::helpers::key((k.id, &kinds[..], mshape.len(), contiguous, small));
     let func = session
         .kernels
         .specialized(session, key, &k.name, "cuprite_map", || {
@@ -309,6 +312,85 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
             args.push_bytes(&bytes, 8);
         }
     }
+    args.push(n as i64);
+    let cfg = grid_for(session, n);
+    launch(session, &k.name, func, cfg, &current_stream(), &mut args)
+}
+
+/// The device pointers of the array inputs, then of the output, when every
+/// array input and the output are C-contiguous with the output's shape on
+/// device `ordinal` and there are at least 2 elements: the case most calls
+/// are, launched without the layout work (broadcasting, merging axes) that
+/// costs a small operation a good part of its host time.
+fn same_shape_contiguous(
+    inputs: &[MapInput],
+    out: &Array,
+    ordinal: usize,
+) -> Option<smallvec::SmallVec<[u64; 4]>> {
+    let ptr = |a: &Array| match a.storage() {
+        Storage::Cuda(c) if c.buffer.session.info.ordinal == ordinal && a.is_c_contiguous() => {
+            Some(c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64)
+        }
+        _ => None,
+    };
+    if out.size() < 2 {
+        return None;
+    }
+    let mut ptrs = smallvec::SmallVec::new();
+    for input in inputs {
+        if let MapInput::Array(a) = input {
+            if a.shape() != out.shape() {
+                return None;
+            }
+            ptrs.push(ptr(a)?);
+        }
+    }
+    ptrs.push(ptr(out)?);
+    Some(ptrs)
+}
+
+/// [`run_map_inputs`] for the case [`same_shape_contiguous`] found: one
+/// merged unit-stride axis, so the kernel (and its cache key) is the one the
+/// general path would pick.
+fn run_map_contiguous(
+    k: &MapKernel,
+    session: &DeviceSession,
+    inputs: &[MapInput],
+    ptrs: &[u64],
+    out_dt: DType,
+    n: usize,
+) -> Result<()> {
+    let small = n < i32::MAX as usize;
+    let mut kinds: smallvec::SmallVec<[(DType, Read); 4]> = inputs
+        .iter()
+        .map(|input| match input {
+            MapInput::Scalar(_, dt) => (*dt, Read::Value),
+            MapInput::Array(a) => (a.dtype(), Read::Each),
+        })
+        .collect();
+    kinds.push((out_dt, Read::Each));
+    let key = super::helpers::key((k.id, &kinds[..], 1usize, true, small));
+    let func = session
+        .kernels
+        .specialized(session, key, &k.name, "cuprite_map", || {
+            generate(k, &kinds, 1, true, small)
+        })?;
+    let mut args = KernelArgs::new();
+    let mut next = ptrs.iter();
+    for input in inputs {
+        match input {
+            MapInput::Scalar(v, dt) => {
+                use crate::Element;
+                crate::with_dtype!(*dt, T => {
+                    args.push(T::from_scalar(*v));
+                });
+            }
+            MapInput::Array(_) => {
+                args.push(*next.next().expect("one pointer per array input"));
+            }
+        }
+    }
+    args.push(*next.next().expect("the output pointer"));
     args.push(n as i64);
     let cfg = grid_for(session, n);
     launch(session, &k.name, func, cfg, &current_stream(), &mut args)

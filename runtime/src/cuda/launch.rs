@@ -3,6 +3,7 @@
 use std::ffi::c_void;
 
 use cudarc::driver::sys;
+use smallvec::SmallVec;
 
 use super::compile::Function;
 use super::session::DeviceSession;
@@ -11,10 +12,12 @@ use crate::error::Result;
 
 /// Kernel arguments laid out in one buffer; `cuLaunchKernel` receives a
 /// pointer to each.
+/// Held inline (no heap allocation) up to the sizes almost every launch
+/// needs: launches are the hot path of small operations.
 #[derive(Default)]
 pub(crate) struct KernelArgs {
-    bytes: Vec<u8>,
-    offsets: Vec<usize>,
+    bytes: SmallVec<[u8; 256]>,
+    offsets: SmallVec<[usize; 16]>,
 }
 
 impl KernelArgs {
@@ -72,7 +75,7 @@ pub(crate) fn launch(
 ) -> Result<()> {
     session.bind()?;
     let base = args.bytes.as_mut_ptr();
-    let mut ptrs: Vec<*mut c_void> = args
+    let mut ptrs: SmallVec<[*mut c_void; 16]> = args
         .offsets
         .iter()
         // SAFETY: each offset lies inside `bytes`, which is not resized below.
