@@ -11,10 +11,10 @@
 //!
 //! A pass is three kernels: per-block histograms of the digit (one tile of
 //! elements per block), one block per digit scanning its counts over the
-//! blocks (and summing them), and a stable scatter in which each block
-//! ranks its tile round by round, warp by warp (ballots over the digit
-//! bits), after adding up the digits' totals to find where each digit
-//! starts. argsort carries each element's position as the value. A single
+//! blocks (and summing them), and a stable scatter in which each warp
+//! ranks its run of the block's tile against warp-private digit counters
+//! (ballots over the digit bits), and the block adds up the digits' totals
+//! to find where each digit starts. argsort carries each element's position as the value. A single
 //! contiguous lane sorted without positions is read in place by the first
 //! pass instead of being packed first.
 //!
@@ -225,7 +225,6 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         args.push(ptr(name, &keys[next])?);
         args.push(vin);
         args.push(vptr(&vals, next)?);
-        args.push(ptr(name, &hist)?);
         args.push(ptr(name, &excl)?);
         args.push(ptr(name, &totals)?);
         args.push(total as i64);
@@ -367,9 +366,8 @@ fn source(spec: &Spec) -> String {
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
 
-    // Every thread loads all of its tile's elements before using any, so a
-    // block waits for memory once per tile rather than once per round
-    // (the scatter was latency bound: 190 us a pass for 16 M keys).
+    // Every thread loads all of its elements of the tile before using any,
+    // so a block waits for memory once per tile rather than once per round.
     let vr = if spec.carry { "vr[r]" } else { "(val_t)0" };
     let prefetch = |s: &mut String, kin: &str, vin: &str| {
         let _ = writeln!(s, "  key_t kr[{rounds}];");
@@ -460,17 +458,22 @@ fn source(spec: &Spec) -> String {
     let _ = writeln!(s, "  if (tid == 0) totals[blockIdx.x] = carry;");
     let _ = writeln!(s, "}}");
 
-    // Stable scatter: elements are ranked in index order, a round of 256 at
-    // a time; within a round, by warp, and within a warp by lane among the
-    // lanes with the same digit (found with one ballot per digit bit). Each
-    // element first goes to its place in the tile sorted by digit, staged in
-    // shared memory; the tile is then written out in that order, so runs of
-    // one digit land on consecutive addresses (coalesced stores, instead of
-    // one memory sector per element).
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned* __restrict__ hist, const unsigned long long* __restrict__ excl, const unsigned long long* __restrict__ totals, long long total, long long n, int shift, int lane_pass) {{");
+    // Stable scatter. Each warp ranks its own run of the tile (rounds of
+    // 32 consecutive elements) against warp-private digit counters: within
+    // a round, lanes with the same digit find each other with one ballot
+    // per digit bit, and only the first of them reads and bumps the
+    // counter. No block-wide barrier is needed until the tile is ranked;
+    // then the per-warp counts give each warp's start within each digit.
+    // (Ranking round by round across the whole block made shared memory
+    // the bottleneck: 180 us a pass for 16 M keys.) Each element then goes
+    // to its place in the tile sorted by digit, staged in shared memory,
+    // and the tile is written out in that order, so runs of one digit land
+    // on consecutive addresses (coalesced stores).
+    let run = rounds * 32;
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned long long* __restrict__ excl, const unsigned long long* __restrict__ totals, long long total, long long n, int shift, int lane_pass) {{");
     let _ = writeln!(s, "  __shared__ unsigned long long gbase[256];");
-    let _ = writeln!(s, "  __shared__ unsigned lstart[256], placed[256];");
-    let _ = writeln!(s, "  __shared__ unsigned wc[{w}][256];");
+    let _ = writeln!(s, "  __shared__ unsigned lstart[256];");
+    let _ = writeln!(s, "  __shared__ unsigned wcnt[{w}][256];");
     let _ = writeln!(s, "  __shared__ key_t skey[{tile}];");
     if spec.carry {
         let _ = writeln!(s, "  __shared__ val_t sval[{tile}];");
@@ -484,42 +487,35 @@ fn source(spec: &Spec) -> String {
         s,
         "  const long long start = (long long)blockIdx.x * {tile};"
     );
-    prefetch(&mut s, "kin", "vin");
     let _ = writeln!(
         s,
-        "  const long long h = (long long)tid * gridDim.x + blockIdx.x;"
+        "  const long long wstart = start + (long long)warp * {run};"
     );
-    let _ = writeln!(s, "  const unsigned count = hist[h];");
-    let _ = writeln!(s, "  const unsigned long long dtotal = totals[tid];");
-    // Where each digit starts in the output (a scan of the digits' totals)
-    // and in this tile (a scan of the tile's histogram), both exclusive.
-    let _ = writeln!(s, "  gbase[tid] = dtotal;");
-    let _ = writeln!(s, "  lstart[tid] = count;");
-    let _ = writeln!(s, "  placed[tid] = 0;");
-    let _ = writeln!(s, "  for (int v = 0; v < {w}; ++v) wc[v][tid] = 0;");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(s, "  for (int off = 1; off < 256; off <<= 1) {{");
-    let _ = writeln!(
-        s,
-        "    const unsigned add = tid >= off ? lstart[tid - off] : 0u;"
-    );
-    let _ = writeln!(
-        s,
-        "    const unsigned long long gadd = tid >= off ? gbase[tid - off] : 0ull;"
-    );
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "    lstart[tid] += add;");
-    let _ = writeln!(s, "    gbase[tid] += gadd;");
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  lstart[tid] -= count;");
-    let _ = writeln!(s, "  gbase[tid] += excl[h] - dtotal;");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(s, "  const unsigned below = (1u << lane) - 1u;");
+    let _ = writeln!(s, "  key_t kr[{rounds}];");
+    let _ = writeln!(s, "  val_t vr[{rounds}];");
     let _ = writeln!(s, "  #pragma unroll");
     let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-    let _ = writeln!(s, "    if (start + r * {t} >= total) break;");
-    let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
+    let _ = writeln!(s, "    const long long p = wstart + r * 32 + lane;");
+    let _ = writeln!(s, "    kr[r] = (key_t)0; vr[r] = (val_t)0;");
+    if spec.carry {
+        let _ = writeln!(
+            s,
+            "    if (p < total) {{ kr[r] = kin[p]; vr[r] = vin[p]; }}"
+        );
+    } else {
+        let _ = writeln!(s, "    if (p < total) kr[r] = kin[p];");
+    }
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  for (int v = 0; v < {w}; ++v) wcnt[v][tid] = 0u;");
+    let _ = writeln!(s, "  const unsigned long long dtotal = totals[tid];");
+    let _ = writeln!(s, "  gbase[tid] = dtotal;");
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(s, "  const unsigned below = (1u << lane) - 1u;");
+    // digit | (its place among the warp's elements of that digit) << 8
+    let _ = writeln!(s, "  unsigned dr[{rounds}];");
+    let _ = writeln!(s, "  #pragma unroll");
+    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
+    let _ = writeln!(s, "    const long long p = wstart + r * 32 + lane;");
     let _ = writeln!(s, "    const bool valid = p < total;");
     let _ = writeln!(
         s,
@@ -536,30 +532,71 @@ fn source(spec: &Spec) -> String {
     );
     let _ = writeln!(s, "      peers &= bit ? set : ~set;");
     let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "    const unsigned rank = __popc(peers & below);");
+    let _ = writeln!(s, "    const int leader = __ffs(peers) - 1;");
+    let _ = writeln!(s, "    unsigned before = 0u;");
     let _ = writeln!(
         s,
-        "    if (valid && (peers & below) == 0u) wc[warp][d] = __popc(peers);"
+        "    if (valid && lane == leader) before = wcnt[warp][d];"
+    );
+    let _ = writeln!(s, "    before = __shfl_sync(0xffffffffu, before, leader);");
+    let _ = writeln!(
+        s,
+        "    dr[r] = d | ((before + __popc(peers & below)) << 8);"
+    );
+    let _ = writeln!(
+        s,
+        "    if (valid && lane == leader) wcnt[warp][d] = before + __popc(peers);"
+    );
+    let _ = writeln!(s, "    __syncwarp();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  __syncthreads();");
+    // Per digit: each warp's start among the tile's elements of the digit,
+    // and the tile's count of it.
+    let _ = writeln!(s, "  unsigned count = 0u;");
+    let _ = writeln!(
+        s,
+        "  for (int v = 0; v < {w}; ++v) {{ const unsigned c = wcnt[v][tid]; wcnt[v][tid] = count; count += c; }}"
+    );
+    // Where each digit starts in the output (a scan of the digits' totals)
+    // and in this tile (a scan of the tile's counts), both exclusive.
+    let _ = writeln!(s, "  lstart[tid] = count;");
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(s, "  for (int off = 1; off < 256; off <<= 1) {{");
+    let _ = writeln!(
+        s,
+        "    const unsigned add = tid >= off ? lstart[tid - off] : 0u;"
+    );
+    let _ = writeln!(
+        s,
+        "    const unsigned long long gadd = tid >= off ? gbase[tid - off] : 0ull;"
     );
     let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "    if (valid) {{");
-    let _ = writeln!(s, "      unsigned at = lstart[d] + placed[d] + rank;");
-    let _ = writeln!(s, "      for (int v = 0; v < warp; ++v) at += wc[v][d];");
+    let _ = writeln!(s, "    lstart[tid] += add;");
+    let _ = writeln!(s, "    gbase[tid] += gadd;");
+    let _ = writeln!(s, "    __syncthreads();");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  lstart[tid] -= count;");
+    let _ = writeln!(
+        s,
+        "  gbase[tid] += excl[(long long)tid * gridDim.x + blockIdx.x] - dtotal;"
+    );
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(s, "  #pragma unroll");
+    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
+    let _ = writeln!(s, "    if (wstart + r * 32 + lane < total) {{");
+    let _ = writeln!(s, "      const unsigned d = dr[r] & 0xffu;");
+    let _ = writeln!(
+        s,
+        "      const unsigned at = lstart[d] + wcnt[warp][d] + (dr[r] >> 8);"
+    );
     let _ = writeln!(s, "      skey[at] = kr[r];");
     if spec.carry {
         let _ = writeln!(s, "      sval[at] = vr[r];");
     }
     let _ = writeln!(s, "      sdig[at] = (unsigned char)d;");
     let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "    unsigned sum = 0;");
-    let _ = writeln!(
-        s,
-        "    for (int v = 0; v < {w}; ++v) {{ sum += wc[v][tid]; wc[v][tid] = 0; }}"
-    );
-    let _ = writeln!(s, "    placed[tid] += sum;");
-    let _ = writeln!(s, "    __syncthreads();");
     let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  __syncthreads();");
     // The staged tile in digit order: element j of digit d is the
     // (j - lstart[d])-th of that digit in this tile.
     let _ = writeln!(s, "  const long long left = total - start;");
@@ -686,12 +723,14 @@ mod tests {
     fn scatter_ranks_stably() {
         let src = source(&spec(DType::Float32, true));
         assert!(src.contains("unsigned peers = __ballot_sync(0xffffffffu, valid);"));
-        assert!(src.contains("const unsigned rank = __popc(peers & below);"));
-        assert!(src.contains("for (int v = 0; v < warp; ++v) at += wc[v][d];"));
+        assert!(src.contains("dr[r] = d | ((before + __popc(peers & below)) << 8);"));
+        assert!(src.contains("const unsigned at = lstart[d] + wcnt[warp][d] + (dr[r] >> 8);"));
         assert!(src.contains("sval[at] = vr[r];"));
         assert!(src.contains("vout[pos] = sval[j];"));
         assert!(src.contains("hist[(long long)tid * gridDim.x + blockIdx.x] = cnt[tid];"));
-        assert!(src.contains("gbase[tid] += excl[h] - dtotal;"));
+        assert!(
+            src.contains("gbase[tid] += excl[(long long)tid * gridDim.x + blockIdx.x] - dtotal;")
+        );
         assert!(src.contains("cuprite_sort_digit_scan"));
         assert!(src.contains("if (p < total) { kr[r] = kin[p]; vr[r] = vin[p]; }"));
         assert!(src.contains("cuprite_sort_unpack_arg"));
@@ -713,8 +752,8 @@ mod tests {
                     };
                     let per = key_dtype(dt).itemsize() + if carry { vdt.itemsize() } else { 0 } + 1;
                     let tile = THREADS * rounds(&sp);
-                    // staged tile + gbase + lstart/placed + per-warp counts
-                    let total = tile * per + 256 * 8 + 2 * 256 * 4 + (THREADS / 32) * 256 * 4;
+                    // staged tile + gbase + lstart + per-warp counts
+                    let total = tile * per + 256 * 8 + 256 * 4 + (THREADS / 32) * 256 * 4;
                     assert!(total <= 48 << 10, "{dt:?} carry={carry}: {total} bytes");
                 }
             }
