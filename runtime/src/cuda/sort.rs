@@ -35,6 +35,8 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 
 const THREADS: usize = 256;
+/// Threads of the per-digit scan (one block per digit).
+const SCAN_THREADS: usize = 1024;
 /// Shared memory for the tile staged by the scatter (keys, carried values
 /// and digits), kept with the kernel's other arrays under the 48 KB that
 /// needs no opt-in.
@@ -219,7 +221,12 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         args.push(ptr(name, &excl)?);
         args.push(ptr(name, &totals)?);
         args.push(blocks as i64);
-        launch(s, name, fd, blocks_cfg(256), &current_stream(), &mut args)?;
+        let cfg = LaunchConfig {
+            grid: (256, 1, 1),
+            block: (SCAN_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch(s, name, fd, cfg, &current_stream(), &mut args)?;
         let mut args = KernelArgs::new();
         args.push(kin);
         args.push(ptr(name, &keys[next])?);
@@ -327,6 +334,28 @@ fn xform_body(dt: DType) -> String {
     }
 }
 
+/// Blocks per multiprocessor the scatter's register use must allow
+/// (`__launch_bounds__`), 0 for no bound. Its speed is set by occupancy:
+/// left alone, the compiler spent 99 registers a thread on 16 M float32
+/// keys, two blocks fitted, and a pass took 205 us; capped at 64 registers
+/// (four blocks, no spills) it took 118 us. The cap is chosen from the
+/// registers the tile's elements keep (key, carried value, digit and rank).
+fn scatter_min_blocks(spec: &Spec) -> u32 {
+    let words = |bytes: usize| bytes.div_ceil(4);
+    let per = words(key_dtype(spec.dt).itemsize())
+        + if spec.carry {
+            words(spec.vdt.itemsize())
+        } else {
+            0
+        }
+        + 1;
+    match rounds(spec) * per {
+        0..=32 => 4,
+        33..=48 => 3,
+        _ => 0,
+    }
+}
+
 fn source(spec: &Spec) -> String {
     let t = THREADS;
     let rounds = rounds(spec);
@@ -415,17 +444,18 @@ fn source(spec: &Spec) -> String {
 
     // One block per digit: the exclusive running count of the digit over
     // the blocks (where each block's run of it starts among the digit's
-    // elements) and the digit's total.
-    let w = t / 32;
+    // elements) and the digit's total. Chunks of SCAN_THREADS counts:
+    // shuffles within warps, then across the warps' sums.
+    let ds = SCAN_THREADS;
     let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_digit_scan(const unsigned* __restrict__ hist, unsigned long long* __restrict__ excl, unsigned long long* __restrict__ totals, long long blocks) {{");
-    let _ = writeln!(s, "  __shared__ unsigned long long wsum[{w}];");
+    let _ = writeln!(s, "  __shared__ unsigned long long wsum[{}];", ds / 32);
     let _ = writeln!(
         s,
         "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;"
     );
     let _ = writeln!(s, "  const long long row = (long long)blockIdx.x * blocks;");
     let _ = writeln!(s, "  unsigned long long carry = 0;");
-    let _ = writeln!(s, "  for (long long c = 0; c < blocks; c += {t}) {{");
+    let _ = writeln!(s, "  for (long long c = 0; c < blocks; c += {ds}) {{");
     let _ = writeln!(s, "    const long long b = c + tid;");
     let _ = writeln!(
         s,
@@ -442,11 +472,27 @@ fn source(spec: &Spec) -> String {
     let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "    if (lane == 31) wsum[warp] = x;");
     let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "    unsigned long long before = 0, all = 0;");
-    let _ = writeln!(s, "    #pragma unroll");
     let _ = writeln!(
         s,
-        "    for (int q = 0; q < {w}; ++q) {{ const unsigned long long ws = wsum[q]; if (q < warp) before += ws; all += ws; }}"
+        "    const unsigned long long ws = lane < {} ? wsum[lane] : 0ull;",
+        ds / 32
+    );
+    let _ = writeln!(s, "    unsigned long long wi = ws;");
+    let _ = writeln!(s, "    #pragma unroll");
+    let _ = writeln!(s, "    for (int o = 1; o < 32; o <<= 1) {{");
+    let _ = writeln!(
+        s,
+        "      const unsigned long long y = __shfl_up_sync(0xffffffffu, wi, o);"
+    );
+    let _ = writeln!(s, "      if (lane >= o) wi += y;");
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(
+        s,
+        "    const unsigned long long before = __shfl_sync(0xffffffffu, wi - ws, warp);"
+    );
+    let _ = writeln!(
+        s,
+        "    const unsigned long long all = __shfl_sync(0xffffffffu, wi, 31);"
     );
     let _ = writeln!(
         s,
@@ -458,6 +504,7 @@ fn source(spec: &Spec) -> String {
     let _ = writeln!(s, "  if (tid == 0) totals[blockIdx.x] = carry;");
     let _ = writeln!(s, "}}");
 
+    let w = t / 32;
     // Stable scatter. Each warp ranks its own run of the tile (rounds of
     // 32 consecutive elements) against warp-private digit counters: within
     // a round, lanes with the same digit find each other with one ballot
@@ -470,7 +517,11 @@ fn source(spec: &Spec) -> String {
     // and the tile is written out in that order, so runs of one digit land
     // on consecutive addresses (coalesced stores).
     let run = rounds * 32;
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned long long* __restrict__ excl, const unsigned long long* __restrict__ totals, long long total, long long n, int shift, int lane_pass) {{");
+    let lb = match scatter_min_blocks(spec) {
+        0 => String::new(),
+        m => format!("__launch_bounds__({t}, {m}) "),
+    };
+    let _ = writeln!(s, "extern \"C\" __global__ void {lb}cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned long long* __restrict__ excl, const unsigned long long* __restrict__ totals, long long total, long long n, int shift, int lane_pass) {{");
     let _ = writeln!(s, "  __shared__ unsigned long long gbase[256];");
     let _ = writeln!(s, "  __shared__ unsigned lstart[256];");
     let _ = writeln!(s, "  __shared__ unsigned wcnt[{w}][256];");
@@ -706,6 +757,18 @@ mod tests {
         assert_eq!(xform_body(DType::Int16), "return (key_t)(u ^ 0x8000u);");
         assert_eq!(xform_body(DType::UInt64), "return u;");
         assert_eq!(xform_body(DType::Bool), "return u;");
+    }
+
+    #[test]
+    fn the_scatter_keeps_four_blocks_where_its_registers_allow() {
+        // float32 keys alone: 16 rounds of key + digit words.
+        assert_eq!(scatter_min_blocks(&spec(DType::Float32, false)), 4);
+        assert_eq!(scatter_min_blocks(&spec(DType::Int16, false)), 4);
+        assert_eq!(scatter_min_blocks(&spec(DType::Float64, false)), 3);
+        // float32 keys with 32-bit positions: 16 rounds of 3 words.
+        assert_eq!(scatter_min_blocks(&spec(DType::Float32, true)), 3);
+        let src = source(&spec(DType::Float32, false));
+        assert!(src.contains("__global__ void __launch_bounds__(256, 4) cuprite_sort_scatter("));
     }
 
     #[test]
