@@ -199,6 +199,59 @@ fn nan_f32(shape: &[usize]) -> Array {
     cp::full(shape.to_vec(), f64::NAN, cp::f32).unwrap()
 }
 
+/// The vector path (16-byte accesses when every array is aligned and the
+/// output is only assigned) against the CPU backend: sizes around the
+/// vector width, a misaligned view (scalar path), several dtypes, and an
+/// output the operation reads (never vectorised).
+#[test]
+fn gpu_vector_accesses_cover_every_size_and_fall_back_when_they_must() {
+    on_gpu(|| {
+        let axpb = cp::ElementwiseKernel::new("T x, T a, T b", "T y", "y = a * x + b;", "axpb_vec")
+            .unwrap();
+        for dt in [cp::f32, cp::f64, cp::f16, cp::int8, cp::uint16] {
+            for n in [1usize, 2, 3, 7, 8, 9, 33, 1023, 4096 + 5, 1_000_003] {
+                let host = f32_array(&rand_vec(n + 1, n as u64 + 7), &[n + 1]);
+                let host = (&host * 100.0).astype(dt).unwrap();
+                // From the start of a buffer (aligned) and one element in (not).
+                for view in [
+                    host.slice(cp::s![..n]).unwrap(),
+                    host.slice(cp::s![1..]).unwrap(),
+                ] {
+                    let want = cpu(|| {
+                        axpb.call((&view.to_device(&Device::Cpu).unwrap(), 2.0, 1.0))
+                            .unwrap()
+                    });
+                    let got = axpb.call((&view, 2.0, 1.0)).unwrap();
+                    assert_eq!(got.shape(), &[n]);
+                    let as_f64 = |a: &Array| {
+                        a.to_device(&Device::Cpu)
+                            .and_then(|a| a.astype(cp::f64))
+                            .and_then(|a| a.to_vec::<f64>())
+                            .unwrap()
+                    };
+                    for (i, (g, w)) in as_f64(&got).iter().zip(as_f64(&want)).enumerate() {
+                        // float16 and float32 may round a fused multiply-add once.
+                        assert!(
+                            (g - w).abs() <= 1e-3 * w.abs().max(1.0),
+                            "{dt} n={n} element {i}: GPU {g} vs CPU {w}"
+                        );
+                    }
+                }
+            }
+        }
+        // An output the operation reads keeps its old values.
+        let acc =
+            cp::ElementwiseKernel::new("float32 x", "float32 y", "y += x;", "acc_vec").unwrap();
+        let n = 1001;
+        let x = f32_array(&rand_vec(n, 3), &[n]);
+        let mut y = cp::full(vec![n], 1.0, cp::f32).unwrap();
+        acc.call_out(&x, &mut y).unwrap();
+        let xv = x.to_vec::<f32>().unwrap();
+        let want: Vec<f32> = xv.iter().map(|v| 1.0 + v).collect();
+        assert_eq!(y.to_vec::<f32>().unwrap(), want);
+    });
+}
+
 #[test]
 fn gpu_square_scale_bias_and_axpb_match_the_seeds() {
     on_gpu(|| {

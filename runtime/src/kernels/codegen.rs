@@ -176,6 +176,54 @@ fn kernel_param(p: &GenParam) -> String {
     }
 }
 
+/// Whether `operation` only ever assigns `name` (`name = ...` at the start
+/// of a statement) and so never reads it: then an output can be written
+/// from registers with vector stores, without loading its old values.
+/// Conservative: any other use (`+=`, `&name`, a read) says no.
+pub(crate) fn assigned_only(operation: &str, name: &str) -> bool {
+    let b = operation.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut found = false;
+    let mut at = 0;
+    while let Some(k) = operation[at..].find(name) {
+        let start = at + k;
+        let end = start + name.len();
+        at = end;
+        if (start > 0 && ident(b[start - 1])) || (end < b.len() && ident(b[end])) {
+            continue;
+        }
+        let before = operation[..start].trim_end().bytes().last();
+        if !matches!(before, None | Some(b';' | b'{' | b'}')) {
+            return false;
+        }
+        let after = operation[end..].trim_start().as_bytes();
+        if after.first() != Some(&b'=') || after.get(1) == Some(&b'=') {
+            return false;
+        }
+        found = true;
+    }
+    found
+}
+
+/// Elements per 16-byte access when every per-element array of a
+/// contiguous launch has one item size, every output is assigned only and
+/// stored as its declared type; 1 (no vector accesses) otherwise.
+/// The caller also checks that the arrays are 16-byte aligned.
+pub(crate) fn vector_lanes(operation: &str, params: &[GenParam]) -> usize {
+    let each: Vec<&GenParam> = params.iter().filter(|p| p.pass == Pass::Each).collect();
+    let Some(first) = each.first() else { return 1 };
+    let size = first.actual.itemsize();
+    let ok = each.iter().all(|p| {
+        p.actual.itemsize() == size
+            && (!p.out || (p.ty == p.actual && assigned_only(operation, &p.name)))
+    });
+    if ok && matches!(size, 1 | 2 | 4 | 8) && each.iter().any(|p| p.out) {
+        16 / size
+    } else {
+        1
+    }
+}
+
 /// The elementwise kernel the user described, specialised for one call's
 /// dtypes and layouts. `ndim` is the merged rank of the non-raw arrays;
 /// `contiguous` says each of them is unit-stride (or a broadcast scalar)
@@ -190,6 +238,7 @@ pub(crate) fn elementwise_source(
     ndim: usize,
     contiguous: bool,
     small: bool,
+    lanes: usize,
 ) -> String {
     let mut src = Src::new(&format!("{name}.cu"));
     src.push(PRELUDE);
@@ -204,6 +253,9 @@ pub(crate) fn elementwise_source(
         src.push(CARRAY);
     }
     src.push(SIZE_T);
+    if contiguous && lanes > 1 {
+        src.push("template <typename T, int L> struct alignas(16) _cp_vec { T v[L]; };\n");
+    }
     src.push(&format!(
         "typedef {} _cp_idx;\n",
         if small { "int" } else { "long long" }
@@ -268,13 +320,79 @@ pub(crate) fn elementwise_source(
                 Pass::Raw { .. } | Pass::Value => format!("_raw_{}", p.name),
                 Pass::Once if !p.out => format!("_once_{}", p.name),
                 Pass::Once => format!("_raw_{}[0]", p.name),
-                Pass::Each if p.out => format!("_raw_{}[{}]", p.name, at(p)),
+                Pass::Each if p.out => at(p),
                 Pass::Each => each(p),
             });
         }
         format!("_cp_op({});", a.join(", "))
     };
-    if contiguous {
+    if contiguous && lanes > 1 {
+        // 16-byte loads and stores: `lanes` elements per access, two
+        // accesses per array in flight per thread; the scalar loop below
+        // finishes the tail.
+        let vec = |p: &GenParam| format!("_cp_vec<{}, {lanes}>", ctype(p.actual));
+        let _ = writeln!(s, "  const _cp_idx _nv = (_cp_idx)(_n / {lanes});");
+        let _ = writeln!(s, "  _cp_idx _v = _i;");
+        for (step, (cond, adv)) in [
+            ("_v + _stride < _nv", "2 * _stride"),
+            ("_v < _nv", "_stride"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let copies = if step == 0 { 2 } else { 1 };
+            let _ = writeln!(s, "  for (; {cond}; _v += {adv}) {{");
+            for c in 0..copies {
+                let at = if c == 0 { "_v" } else { "_v + _stride" };
+                for p in params.iter().filter(|p| p.pass == Pass::Each) {
+                    if p.out {
+                        let _ = writeln!(s, "    {} _w{c}_{};", vec(p), p.name);
+                    } else {
+                        let _ = writeln!(
+                            s,
+                            "    const {} _r{c}_{} = reinterpret_cast<const {}*>(_raw_{})[{at}];",
+                            vec(p),
+                            p.name,
+                            vec(p),
+                            p.name
+                        );
+                    }
+                }
+            }
+            let _ = writeln!(s, "    #pragma unroll");
+            let _ = writeln!(s, "    for (int _u = 0; _u < {lanes}; ++_u) {{");
+            for c in 0..copies {
+                let at = if c == 0 { "_v" } else { "(_v + _stride)" };
+                let idx = format!("{at} * {lanes} + _u");
+                let each =
+                    |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_r{c}_{}.v[_u]", p.name));
+                let loc = |p: &GenParam| format!("_w{c}_{}.v[_u]", p.name);
+                let _ = writeln!(s, "      {}", call(&idx, &each, &loc));
+            }
+            let _ = writeln!(s, "    }}");
+            for c in 0..copies {
+                let at = if c == 0 { "_v" } else { "_v + _stride" };
+                for p in params.iter().filter(|p| p.pass == Pass::Each && p.out) {
+                    let _ = writeln!(
+                        s,
+                        "    reinterpret_cast<{}*>(_raw_{})[{at}] = _w{c}_{};",
+                        vec(p),
+                        p.name,
+                        p.name
+                    );
+                }
+            }
+            let _ = writeln!(s, "  }}");
+        }
+        let _ = writeln!(
+            s,
+            "  for (_i = _nv * {lanes} + (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x; _i < (_cp_idx)_n; _i += _stride) {{"
+        );
+        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
+        let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
+        let _ = writeln!(s, "    {}", call("_i", &each, &loc));
+        let _ = writeln!(s, "  }}");
+    } else if contiguous {
         // Four elements per thread and step, all loads issued before the
         // first store, so enough memory requests are in flight.
         let at = |u: usize| {
@@ -305,13 +423,13 @@ pub(crate) fn elementwise_source(
         for u in 0..4 {
             let idx = at(u);
             let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_v{u}_{}", p.name));
-            let loc = |_: &GenParam| idx.clone();
+            let loc = |p: &GenParam| format!("_raw_{}[{idx}]", p.name);
             let _ = writeln!(s, "    {}", call(&idx, &each, &loc));
         }
         let _ = writeln!(s, "  }}");
         let _ = writeln!(s, "  for (; _i < (_cp_idx)_n; _i += _stride) {{");
         let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
-        let loc = |_: &GenParam| "_i".to_string();
+        let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
         let _ = writeln!(s, "    {}", call("_i", &each, &loc));
         let _ = writeln!(s, "  }}");
     } else {
@@ -325,7 +443,7 @@ pub(crate) fn elementwise_source(
         }
         let _ = writeln!(s, "    {}", unravel("_i", ndim, 0, &targets));
         let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{0}[_o_{0}]", p.name));
-        let loc = |p: &GenParam| format!("_o_{}", p.name);
+        let loc = |p: &GenParam| format!("_raw_{0}[_o_{0}]", p.name);
         let _ = writeln!(s, "    {}", call("_i", &each, &loc));
         let _ = writeln!(s, "  }}");
     }
@@ -706,6 +824,53 @@ mod tests {
     }
 
     #[test]
+    fn only_assigned_outputs_are_written_from_registers() {
+        assert!(assigned_only("y = a * x + b;", "y"));
+        assert!(assigned_only("if (x > 0) { y = x; } else { y = 0; }", "y"));
+        assert!(assigned_only("float t = x;\ny = t * t;", "y"));
+        // Reads, compound assignments, addresses and comparisons say no.
+        assert!(!assigned_only("y += x;", "y"));
+        assert!(!assigned_only("y = y * x;", "y"));
+        assert!(!assigned_only("f(&y, x);", "y"));
+        assert!(!assigned_only("z = (y == x);", "y"));
+        assert!(!assigned_only("y == x;", "y"));
+        assert!(!assigned_only("z = x;", "y"));
+        // Other identifiers that contain the name do not count.
+        assert!(assigned_only("y = yy + y_0 + xy;", "y"));
+        let p = |name: &str, dt: DType, out: bool| GenParam {
+            name: name.into(),
+            pass: Pass::Each,
+            actual: dt,
+            ty: dt,
+            out,
+        };
+        let params = [
+            p("x", DType::Float32, false),
+            GenParam {
+                pass: Pass::Value,
+                ..p("a", DType::Float32, false)
+            },
+            p("y", DType::Float32, true),
+        ];
+        assert_eq!(vector_lanes("y = a * x;", &params), 4);
+        assert_eq!(vector_lanes("y += a * x;", &params), 1);
+        let mixed = [p("x", DType::Float64, false), p("y", DType::Float32, true)];
+        assert_eq!(vector_lanes("y = x;", &mixed), 1);
+        let src = elementwise_source("axpb", "y = a * x + b;", "", &[], &params, 1, true, true, 4);
+        assert!(src.contains("struct alignas(16) _cp_vec"), "{src}");
+        assert!(src.contains(
+            "const _cp_vec<float, 4> _r0_x = reinterpret_cast<const _cp_vec<float, 4>*>(_raw_x)[_v];"
+        ));
+        assert!(src.contains("reinterpret_cast<_cp_vec<float, 4>*>(_raw_y)[_v + _stride] = _w1_y;"));
+        assert!(
+            src.contains("_cp_op(_v * 4 + _u, _ind, _r0_x.v[_u], _raw_a, _w0_y.v[_u]);"),
+            "{src}"
+        );
+        assert!(src.contains("for (_i = _nv * 4 + (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x;"));
+        crate::cuda::helpers::dump_source("ek_vector_axpb", &src);
+    }
+
+    #[test]
     fn contiguous_axpb_uses_plain_indexing_and_a_grid_stride_loop() {
         let f = DType::Float32;
         let params = [
@@ -714,7 +879,7 @@ mod tests {
             p("b", Pass::Value, f, f, false),
             p("y", Pass::Each, f, f, true),
         ];
-        let src = elementwise_source("axpb", "y = a * x + b;", "", &[], &params, 1, true, true);
+        let src = elementwise_source("axpb", "y = a * x + b;", "", &[], &params, 1, true, true, 1);
         assert!(src.contains("extern \"C\" __global__ void axpb(const float* _raw_x, const float _raw_a, const float _raw_b, float* _raw_y, const long long _n)"), "{src}");
         assert!(src.contains("__device__ __forceinline__ void _cp_op(const _cp_idx i, const _cp_Size& _ind, const float x, const float a, const float b, float& y) {\n#line 1 \"operation\"\ny = a * x + b;\n"), "{src}");
         assert!(src.contains("const float _v3_x = _raw_x[_i + 3 * _stride];"));
@@ -755,6 +920,7 @@ mod tests {
             2,
             false,
             false,
+            1,
         );
         assert!(src.contains("typedef double T;"));
         assert!(src.contains("template <class T, int ND, bool C> struct CArray"));

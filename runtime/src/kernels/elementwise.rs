@@ -1,7 +1,9 @@
 //! `cp::ElementwiseKernel`: CuPy's user-defined elementwise kernels.
 
 use super::args::{args_device, check_scalar, scalar_bytes, Arg, IntoArgs};
-use super::codegen::{carray_bytes, elementwise_geo, elementwise_source, GenParam, Pass};
+use super::codegen::{
+    carray_bytes, elementwise_geo, elementwise_source, vector_lanes, GenParam, Pass,
+};
 use super::params::{check_unique, is_identifier, parse_params, resolve_types, ArgType, Param};
 use crate::array::Array;
 use crate::device::Device;
@@ -78,6 +80,9 @@ pub(crate) struct Plan<'a> {
     pub mstrides: Vec<Vec<isize>>,
     pub contiguous: bool,
     pub small: bool,
+    /// Elements per vector access (1: none); set at launch, once the
+    /// arrays' alignment is known.
+    pub lanes: usize,
 }
 
 /// The C alignment of a dtype's kernel type (complex types align as their parts).
@@ -253,6 +258,7 @@ impl ElementwiseKernel {
             plan.mshape.len(),
             plan.contiguous,
             plan.small,
+            plan.lanes,
         )
     }
 
@@ -465,11 +471,12 @@ impl ElementwiseKernel {
             mstrides,
             contiguous,
             small,
+            lanes: 1,
         })
     }
 
     fn run(&self, args: &[Arg<'_>], size: Option<usize>) -> Result<Vec<Array>> {
-        let plan = self.plan(args, size)?;
+        let mut plan = self.plan(args, size)?;
         let ordinal = match plan.device {
             Device::Cuda(n) => n,
             Device::Cpu => {
@@ -505,6 +512,26 @@ impl ElementwiseKernel {
             return Ok(outs);
         }
         let s = crate::cuda::custom::device_session(ordinal)?;
+        if plan.contiguous {
+            let lanes = vector_lanes(&self.operation, &plan.gen);
+            let aligned = |k: usize| -> Result<bool> {
+                let a = match &plan.bound[k] {
+                    Bound::Array(a) => *a,
+                    Bound::Alloc => &outs[k - nin],
+                    Bound::Scalar(_) => return Ok(true),
+                };
+                Ok(crate::cuda::helpers::ptr(OP, a)? % 16 == 0)
+            };
+            let mut all = true;
+            for (k, g) in plan.gen.iter().enumerate() {
+                if g.pass == Pass::Each && !aligned(k)? {
+                    all = false;
+                }
+            }
+            if lanes > 1 && all {
+                plan.lanes = lanes;
+            }
+        }
         let key = crate::cuda::helpers::key((
             self.ident,
             &plan.gen,
@@ -512,6 +539,7 @@ impl ElementwiseKernel {
             plan.mshape.len(),
             plan.contiguous,
             plan.small,
+            plan.lanes,
         ));
         let f = crate::cuda::custom::cached_function(
             &self.cache,
