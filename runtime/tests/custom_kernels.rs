@@ -217,9 +217,15 @@ fn gpu_vector_accesses_cover_every_size_and_fall_back_when_they_must() {
                     host.slice(cp::s![..n]).unwrap(),
                     host.slice(cp::s![1..]).unwrap(),
                 ] {
+                    // The same arithmetic by the CPU backend's ufuncs (user
+                    // kernels are CUDA code and run only on a GPU).
                     let want = cpu(|| {
-                        axpb.call((&view.to_device(&Device::Cpu).unwrap(), 2.0, 1.0))
-                            .unwrap()
+                        let x = view.to_device(&Device::Cpu).unwrap();
+                        if dt.is_integer() {
+                            cp::add(cp::multiply(&x, 2).unwrap(), 1).unwrap()
+                        } else {
+                            cp::add(cp::multiply(&x, 2.0).unwrap(), 1.0).unwrap()
+                        }
                     });
                     let got = axpb.call((&view, 2.0, 1.0)).unwrap();
                     assert_eq!(got.shape(), &[n]);

@@ -856,7 +856,7 @@ mod tests {
         assert_eq!(vector_lanes("y += a * x;", &params), 1);
         let mixed = [p("x", DType::Float64, false), p("y", DType::Float32, true)];
         assert_eq!(vector_lanes("y = x;", &mixed), 1);
-        let src = elementwise_source("axpb", "y = a * x + b;", "", &[], &params, 1, true, true, 4);
+        let src = elementwise_source("ax", "y = a * x;", "", &[], &params, 1, true, true, 4);
         assert!(src.contains("struct alignas(16) _cp_vec"), "{src}");
         assert!(src.contains(
             "const _cp_vec<float, 4> _r0_x = reinterpret_cast<const _cp_vec<float, 4>*>(_raw_x)[_v];"
