@@ -279,21 +279,7 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
         })?;
 
     let mut args = KernelArgs::new();
-    let mut ptrs = ops.iter().map(|o| o.ptr);
-    for input in inputs {
-        match input {
-            MapInput::Scalar(v, dt) => {
-                use crate::Element;
-                crate::with_dtype!(*dt, T => {
-                    args.push(T::from_scalar(*v));
-                });
-            }
-            MapInput::Array(_) => {
-                args.push(ptrs.next().expect("one pointer per array input"));
-            }
-        }
-    }
-    args.push(ptrs.next().expect("the output pointer"));
+    push_map_args(&mut args, inputs, ops.iter().map(|o| o.ptr));
     if !contiguous {
         // Shape then each memory operand's strides, in the index width.
         let mut block: Vec<i64> = Vec::new();
@@ -376,7 +362,15 @@ fn run_map_contiguous(
             generate(k, &kinds, 1, true, small)
         })?;
     let mut args = KernelArgs::new();
-    let mut next = ptrs.iter();
+    push_map_args(&mut args, inputs, ptrs.iter().copied());
+    args.push(n as i64);
+    let cfg = grid_for(session, n);
+    launch(session, &k.name, func, cfg, &current_stream(), &mut args)
+}
+
+/// A map kernel's leading arguments: each input (scalars by value, arrays
+/// by the next pointer of `ptrs`), then the output's pointer.
+fn push_map_args(args: &mut KernelArgs, inputs: &[MapInput], mut ptrs: impl Iterator<Item = u64>) {
     for input in inputs {
         match input {
             MapInput::Scalar(v, dt) => {
@@ -386,14 +380,11 @@ fn run_map_contiguous(
                 });
             }
             MapInput::Array(_) => {
-                args.push(*next.next().expect("one pointer per array input"));
+                args.push(ptrs.next().expect("one pointer per array input"));
             }
         }
     }
-    args.push(*next.next().expect("the output pointer"));
-    args.push(n as i64);
-    let cfg = grid_for(session, n);
-    launch(session, &k.name, func, cfg, &current_stream(), &mut args)
+    args.push(ptrs.next().expect("the output pointer"));
 }
 
 /// Threads per block and a grid that fills the device several times over

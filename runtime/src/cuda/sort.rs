@@ -398,12 +398,12 @@ fn source(spec: &Spec) -> String {
     // Every thread loads all of its elements of the tile before using any,
     // so a block waits for memory once per tile rather than once per round.
     let vr = if spec.carry { "vr[r]" } else { "(val_t)0" };
-    let prefetch = |s: &mut String, kin: &str, vin: &str| {
+    let prefetch = |s: &mut String, kin: &str, vin: &str, at: &str| {
         let _ = writeln!(s, "  key_t kr[{rounds}];");
         let _ = writeln!(s, "  val_t vr[{rounds}];");
         let _ = writeln!(s, "  #pragma unroll");
         let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-        let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
+        let _ = writeln!(s, "    const long long p = {at};");
         let _ = writeln!(s, "    kr[r] = (key_t)0; vr[r] = (val_t)0;");
         if spec.carry {
             let _ = writeln!(
@@ -424,7 +424,8 @@ fn source(spec: &Spec) -> String {
         s,
         "  const long long start = (long long)blockIdx.x * {tile};"
     );
-    prefetch(&mut s, "keys", "vals");
+    let tile_at = format!("start + r * {t} + tid");
+    prefetch(&mut s, "keys", "vals", &tile_at);
     let _ = writeln!(s, "  cnt[tid] = 0;");
     let _ = writeln!(s, "  __syncthreads();");
     let _ = writeln!(s, "  #pragma unroll");
@@ -447,6 +448,17 @@ fn source(spec: &Spec) -> String {
     // elements) and the digit's total. Chunks of SCAN_THREADS counts:
     // shuffles within warps, then across the warps' sums.
     let ds = SCAN_THREADS;
+    let _ = writeln!(s, "__device__ __forceinline__ unsigned long long warp_incl_scan(unsigned long long x, int lane) {{");
+    let _ = writeln!(s, "  #pragma unroll");
+    let _ = writeln!(s, "  for (int o = 1; o < 32; o <<= 1) {{");
+    let _ = writeln!(
+        s,
+        "    const unsigned long long y = __shfl_up_sync(0xffffffffu, x, o);"
+    );
+    let _ = writeln!(s, "    if (lane >= o) x += y;");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  return x;");
+    let _ = writeln!(s, "}}");
     let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_digit_scan(const unsigned* __restrict__ hist, unsigned long long* __restrict__ excl, unsigned long long* __restrict__ totals, long long blocks) {{");
     let _ = writeln!(s, "  __shared__ unsigned long long wsum[{}];", ds / 32);
     let _ = writeln!(
@@ -461,15 +473,10 @@ fn source(spec: &Spec) -> String {
         s,
         "    const unsigned long long v = b < blocks ? (unsigned long long)hist[row + b] : 0ull;"
     );
-    let _ = writeln!(s, "    unsigned long long x = v;");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int o = 1; o < 32; o <<= 1) {{");
     let _ = writeln!(
         s,
-        "      const unsigned long long y = __shfl_up_sync(0xffffffffu, x, o);"
+        "    const unsigned long long x = warp_incl_scan(v, lane);"
     );
-    let _ = writeln!(s, "      if (lane >= o) x += y;");
-    let _ = writeln!(s, "    }}");
     let _ = writeln!(s, "    if (lane == 31) wsum[warp] = x;");
     let _ = writeln!(s, "    __syncthreads();");
     let _ = writeln!(
@@ -477,15 +484,10 @@ fn source(spec: &Spec) -> String {
         "    const unsigned long long ws = lane < {} ? wsum[lane] : 0ull;",
         ds / 32
     );
-    let _ = writeln!(s, "    unsigned long long wi = ws;");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int o = 1; o < 32; o <<= 1) {{");
     let _ = writeln!(
         s,
-        "      const unsigned long long y = __shfl_up_sync(0xffffffffu, wi, o);"
+        "    const unsigned long long wi = warp_incl_scan(ws, lane);"
     );
-    let _ = writeln!(s, "      if (lane >= o) wi += y;");
-    let _ = writeln!(s, "    }}");
     let _ = writeln!(
         s,
         "    const unsigned long long before = __shfl_sync(0xffffffffu, wi - ws, warp);"
@@ -542,21 +544,7 @@ fn source(spec: &Spec) -> String {
         s,
         "  const long long wstart = start + (long long)warp * {run};"
     );
-    let _ = writeln!(s, "  key_t kr[{rounds}];");
-    let _ = writeln!(s, "  val_t vr[{rounds}];");
-    let _ = writeln!(s, "  #pragma unroll");
-    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-    let _ = writeln!(s, "    const long long p = wstart + r * 32 + lane;");
-    let _ = writeln!(s, "    kr[r] = (key_t)0; vr[r] = (val_t)0;");
-    if spec.carry {
-        let _ = writeln!(
-            s,
-            "    if (p < total) {{ kr[r] = kin[p]; vr[r] = vin[p]; }}"
-        );
-    } else {
-        let _ = writeln!(s, "    if (p < total) kr[r] = kin[p];");
-    }
-    let _ = writeln!(s, "  }}");
+    prefetch(&mut s, "kin", "vin", "wstart + r * 32 + lane");
     let _ = writeln!(s, "  for (int v = 0; v < {w}; ++v) wcnt[v][tid] = 0u;");
     let _ = writeln!(s, "  const unsigned long long dtotal = totals[tid];");
     let _ = writeln!(s, "  gbase[tid] = dtotal;");
