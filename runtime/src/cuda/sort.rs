@@ -513,8 +513,9 @@ fn source(spec: &Spec) -> String {
     // per digit bit, and only the first of them reads and bumps the
     // counter. No block-wide barrier is needed until the tile is ranked;
     // then the per-warp counts give each warp's start within each digit.
-    // (Ranking round by round across the whole block made shared memory
-    // the bottleneck: 180 us a pass for 16 M keys.) Each element then goes
+    // (This needs three block barriers per tile instead of three per
+    // round; what set the speed, though, was occupancy: see
+    // `scatter_min_blocks`.) Each element then goes
     // to its place in the tile sorted by digit, staged in shared memory,
     // and the tile is written out in that order, so runs of one digit land
     // on consecutive addresses (coalesced stores).

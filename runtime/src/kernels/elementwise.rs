@@ -241,7 +241,10 @@ impl ElementwiseKernel {
     }
 
     /// The CUDA source this call would compile (CuPy's `cached_code`); works
-    /// on every device, so it can be read without a GPU.
+    /// on every device, so it can be read without a GPU. It is the scalar
+    /// form: on the GPU, a contiguous call whose arrays turn out 16-byte
+    /// aligned (and whose outputs are only assigned) compiles the same
+    /// kernel with vector loads and stores added.
     pub fn source_for<'a>(&self, args: impl IntoArgs<'a>) -> Result<String> {
         let args = args.into_args();
         let plan = self.plan(&args, None)?;
