@@ -9,14 +9,14 @@
 //! lane number is the most significant digit, sorted in the last passes
 //! (so several lanes cost one or more extra passes).
 //!
-//! A pass is three kernels: per-block histograms of the digit (one tile of
-//! elements per block), one block per digit scanning its counts over the
-//! blocks (and summing them), and a stable scatter in which each warp
-//! ranks its run of the block's tile against warp-private digit counters
-//! (ballots over the digit bits), and the block adds up the digits' totals
-//! to find where each digit starts. argsort carries each element's position as the value. A single
-//! contiguous lane sorted without positions is read in place by the first
-//! pass instead of being packed first.
+//! One kernel counts every pass's digits in a single read of the keys;
+//! then each pass is one kernel (a "one-sweep" pass): blocks take tiles
+//! in order, rank them, find where each digit's run of the tile goes from
+//! the digit's total before it (published by the earlier tiles and read
+//! back through their status words: decoupled look-back), and scatter the
+//! tile in digit order. argsort carries each element's position as the
+//! value. A single contiguous lane sorted without positions is read in
+//! place by the first pass instead of being packed first.
 //!
 //! Complex values (lexicographic order with NaNs) are not sorted here; the
 //! caller falls back to the host.
@@ -25,7 +25,7 @@ use std::fmt::Write;
 
 use super::compile::PRELUDE;
 use super::elementwise::{ctype, new_array, MAX_DIMS};
-use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
+use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, session_of, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::DeviceSession;
 use super::stream::current_stream;
@@ -34,16 +34,34 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
+/// Threads of the pass kernel's blocks: one per digit.
 const THREADS: usize = 256;
-/// Threads of the per-digit scan (one block per digit).
-const SCAN_THREADS: usize = 1024;
-/// Shared memory for the tile staged by the scatter (keys, carried values
+/// Threads and elements a thread loads at once in the histogram kernel.
+const HIST_THREADS: usize = 1024;
+const HIST_UNROLL: usize = 8;
+/// Flags of a tile's status word (bits 62..63): the tile's own count of a
+/// digit, or the count of every tile up to it; bits 56..61 hold the pass's
+/// epoch, bits 0..55 the count.
+const STATUS_COUNT: &str = "0x4000000000000000ull";
+const STATUS_PREFIX: &str = "0x8000000000000000ull";
+const STATUS_EPOCH_MASK: &str = "0x3f00000000000000ull";
+const STATUS_VALUE_MASK: &str = "0x00ffffffffffffffull";
+/// Status words a look-back step reads at once. Measured on 16 M float32
+/// keys (H200): 4 was fastest; 2, 8, 16 and 32 were slower (every step
+/// reads all of its words, needed or not, and the walk is seldom long).
+const LOOK_BACK_WORDS: usize = 4;
+
+/// The one-sweep pass kernel, with `@NAME@` placeholders filled in by
+/// `source`; lines marked `@CARRY@` are kept only when positions are
+/// carried.
+const ONESWEEP: &str = include_str!("sort_onesweep.cu");
+/// Shared memory for the tile staged by a pass (keys, carried values
 /// and digits), kept with the kernel's other arrays under the 48 KB that
 /// needs no opt-in.
 const STAGE_BYTES: usize = 36 << 10;
 
-/// Rounds of `THREADS` elements per block in the histogram and scatter: as
-/// many as let the scatter stage a whole tile in shared memory.
+/// Rounds of `THREADS` elements per block in a pass: as many as let the
+/// pass stage a whole tile in shared memory.
 fn rounds(spec: &Spec) -> usize {
     let per = key_dtype(spec.dt).itemsize() + if spec.carry { spec.vdt.itemsize() } else { 0 } + 1;
     [16, 8, 4, 2, 1]
@@ -162,33 +180,46 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
 
     let key_passes = dt.itemsize();
     let lane_passes = if lanes > 1 { bytes_for(lanes - 1) } else { 0 };
-    let blocks = total.div_ceil(THREADS * rounds(&spec));
+    let passes = key_passes + lane_passes;
+    let tiles = total.div_ceil(THREADS * rounds(&spec));
     let fh = kernel(
         s,
-        key(("sort-hist", &spec)),
+        key(("sort-hist-all", &spec)),
         name,
-        "cuprite_sort_hist",
-        || source(&spec),
-    )?;
-    let fd = kernel(
-        s,
-        key(("sort-digit-scan", &spec)),
-        name,
-        "cuprite_sort_digit_scan",
+        "cuprite_sort_hist_all",
         || source(&spec),
     )?;
     let fs = kernel(
         s,
-        key(("sort-scatter", &spec)),
+        key(("sort-onesweep", &spec)),
         name,
-        "cuprite_sort_scatter",
+        "cuprite_sort_onesweep",
         || source(&spec),
     )?;
-    // Per-pass scratch, reused by every pass.
-    let hist = new_array(name, ord, DType::UInt32, &[256 * blocks])?;
-    let excl = new_array(name, ord, DType::UInt64, &[256 * blocks])?;
-    let totals = new_array(name, ord, DType::UInt64, &[256])?;
-    for pass in 0..key_passes + lane_passes {
+    // Scratch, zeroed once: every pass's digit totals, a tile counter per
+    // pass, and the tiles' status words (reused by every pass).
+    let words = passes * 256 + passes + tiles * 256;
+    let scratch = new_array(name, ord, DType::UInt64, &[words])?;
+    let hist = ptr(name, &scratch)?;
+    let counters = hist + (passes * 256 * 8) as u64;
+    let status = counters + (passes * 8) as u64;
+    memset(s, name, hist, 0, words * 8)?;
+    let mut args = KernelArgs::new();
+    args.push(match cur {
+        Some(c) => ptr(name, &keys[c])?,
+        None => ptr(name, x)?,
+    });
+    args.push(hist);
+    args.push(total as i64);
+    args.push(n as i64);
+    args.push(lane_passes as i32);
+    let cfg = LaunchConfig {
+        grid: (hist_blocks(s, total), 1, 1),
+        block: (HIST_THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch(s, name, fh, cfg, &current_stream(), &mut args)?;
+    for pass in 0..passes {
         let (lane_pass, shift) = if pass < key_passes {
             (0i32, (8 * pass) as i32)
         } else {
@@ -201,51 +232,18 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         let next = cur.map_or(0, |c| 1 - c);
         let mut args = KernelArgs::new();
         args.push(kin);
-        args.push(vin);
-        args.push(ptr(name, &hist)?);
-        args.push(total as i64);
-        args.push(n as i64);
-        args.push(shift);
-        args.push(lane_pass);
-        launch(
-            s,
-            name,
-            fh,
-            blocks_cfg(blocks),
-            &current_stream(),
-            &mut args,
-        )?;
-        // Each digit's running counts over the blocks, and its total.
-        let mut args = KernelArgs::new();
-        args.push(ptr(name, &hist)?);
-        args.push(ptr(name, &excl)?);
-        args.push(ptr(name, &totals)?);
-        args.push(blocks as i64);
-        let cfg = LaunchConfig {
-            grid: (256, 1, 1),
-            block: (SCAN_THREADS as u32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        launch(s, name, fd, cfg, &current_stream(), &mut args)?;
-        let mut args = KernelArgs::new();
-        args.push(kin);
         args.push(ptr(name, &keys[next])?);
         args.push(vin);
         args.push(vptr(&vals, next)?);
-        args.push(ptr(name, &excl)?);
-        args.push(ptr(name, &totals)?);
+        args.push(hist + (pass * 256 * 8) as u64);
+        args.push(status);
+        args.push(counters + (pass * 8) as u64);
         args.push(total as i64);
         args.push(n as i64);
         args.push(shift);
         args.push(lane_pass);
-        launch(
-            s,
-            name,
-            fs,
-            blocks_cfg(blocks),
-            &current_stream(),
-            &mut args,
-        )?;
+        args.push(((pass as u64) + 1) << 56);
+        launch(s, name, fs, blocks_cfg(tiles), &current_stream(), &mut args)?;
         cur = Some(next);
     }
     let cur = cur.expect("every dtype has at least one key pass");
@@ -288,6 +286,13 @@ fn grid(s: &DeviceSession, n: usize) -> LaunchConfig {
         block: (THREADS as u32, 1, 1),
         shared_mem_bytes: 0,
     }
+}
+
+/// Blocks of the histogram kernel: two per multiprocessor, fewer for
+/// small inputs.
+fn hist_blocks(s: &DeviceSession, total: usize) -> u32 {
+    let needed = total.div_ceil(HIST_THREADS * HIST_UNROLL).max(1);
+    needed.min(2 * s.info.sm_count.max(1)) as u32
 }
 
 fn blocks_cfg(blocks: usize) -> LaunchConfig {
@@ -334,13 +339,16 @@ fn xform_body(dt: DType) -> String {
     }
 }
 
-/// Blocks per multiprocessor the scatter's register use must allow
-/// (`__launch_bounds__`), 0 for no bound. Its speed is set by occupancy:
-/// left alone, the compiler spent 99 registers a thread on 16 M float32
-/// keys, two blocks fitted, and a pass took 205 us; capped at 64 registers
-/// (four blocks, no spills) it took 118 us. The cap is chosen from the
+/// Blocks per multiprocessor a pass's register use must allow
+/// (`__launch_bounds__`), 0 for no bound. Occupancy sets its speed: left
+/// alone, the compiler spent 99 registers a thread on 16 M float32 keys,
+/// two blocks fitted, and a pass took 205 us; capped at 64 registers (four
+/// blocks) it took 118 us. Measured on the one-sweep pass (16 M float32
+/// keys, H200): 64 registers with a few spilled words and 80 without
+/// spills (three blocks) ran the same; 512-thread blocks of 8 rounds
+/// (three blocks, 40 registers) were 12% slower. The cap is chosen from the
 /// registers the tile's elements keep (key, carried value, digit and rank).
-fn scatter_min_blocks(spec: &Spec) -> u32 {
+fn pass_min_blocks(spec: &Spec) -> u32 {
     let words = |bytes: usize| bytes.div_ceil(4);
     let per = words(key_dtype(spec.dt).itemsize())
         + if spec.carry {
@@ -395,264 +403,110 @@ fn source(spec: &Spec) -> String {
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
 
-    // Every thread loads all of its elements of the tile before using any,
-    // so a block waits for memory once per tile rather than once per round.
-    let vr = if spec.carry { "vr[r]" } else { "(val_t)0" };
-    let prefetch = |s: &mut String, kin: &str, vin: &str, at: &str| {
-        let _ = writeln!(s, "  key_t kr[{rounds}];");
-        let _ = writeln!(s, "  val_t vr[{rounds}];");
-        let _ = writeln!(s, "  #pragma unroll");
-        let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-        let _ = writeln!(s, "    const long long p = {at};");
-        let _ = writeln!(s, "    kr[r] = (key_t)0; vr[r] = (val_t)0;");
-        if spec.carry {
-            let _ = writeln!(
-                s,
-                "    if (p < total) {{ kr[r] = {kin}[p]; vr[r] = {vin}[p]; }}"
-            );
-        } else {
-            let _ = writeln!(s, "    if (p < total) kr[r] = {kin}[p];");
-        }
-        let _ = writeln!(s, "  }}");
-    };
-
-    // Histogram of one tile per block, written digit-major.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_hist(const key_t* __restrict__ keys, const val_t* __restrict__ vals, unsigned* __restrict__ hist, long long total, long long n, int shift, int lane_pass) {{");
-    let _ = writeln!(s, "  __shared__ unsigned cnt[256];");
-    let _ = writeln!(s, "  const int tid = threadIdx.x;");
+    // Every digit histogram of the sort in one read of the keys: the key
+    // digits from the keys, the lane digits from the positions (a pass's
+    // histogram does not depend on the order the pass finds the elements
+    // in). Block counts are added to `hist[pass][digit]`, zeroed before.
+    let kp = key_dtype(spec.dt).itemsize();
+    let max_passes = kp + if spec.carry { 8 } else { 0 };
+    let ht = HIST_THREADS;
+    let hu = HIST_UNROLL;
+    let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__({ht}) cuprite_sort_hist_all(const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, long long total, long long n, int lane_passes) {{");
+    let _ = writeln!(s, "  __shared__ unsigned cnt[{max_passes}][256];");
+    let _ = writeln!(s, "  const int passes = {kp} + lane_passes;");
     let _ = writeln!(
         s,
-        "  const long long start = (long long)blockIdx.x * {tile};"
+        "  for (int i = threadIdx.x; i < passes * 256; i += {ht}) cnt[i >> 8][i & 255] = 0u;"
     );
-    let tile_at = format!("start + r * {t} + tid");
-    prefetch(&mut s, "keys", "vals", &tile_at);
-    let _ = writeln!(s, "  cnt[tid] = 0;");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(s, "  #pragma unroll");
-    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-    let _ = writeln!(s, "    const long long p = start + r * {t} + tid;");
-    let _ = writeln!(
-        s,
-        "    if (p < total) atomicAdd(&cnt[digit(kr[r], {vr}, n, shift, lane_pass)], 1u);"
-    );
-    let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "  __syncthreads();");
     let _ = writeln!(
         s,
-        "  hist[(long long)tid * gridDim.x + blockIdx.x] = cnt[tid];"
+        "  const long long stride = (long long)gridDim.x * {};",
+        ht * hu
     );
+    let _ = writeln!(s, "  for (long long base = (long long)blockIdx.x * {} + threadIdx.x; base < total; base += stride) {{", ht * hu);
+    let _ = writeln!(s, "    key_t k[{hu}];");
+    let _ = writeln!(s, "    #pragma unroll");
+    let _ = writeln!(s, "    for (int u = 0; u < {hu}; ++u) {{ const long long p = base + u * {ht}; k[u] = p < total ? keys[p] : (key_t)0; }}");
+    let _ = writeln!(s, "    #pragma unroll");
+    let _ = writeln!(s, "    for (int u = 0; u < {hu}; ++u) {{");
+    let _ = writeln!(s, "      const long long p = base + u * {ht};");
+    let _ = writeln!(s, "      if (p >= total) break;");
+    let _ = writeln!(s, "      const key_t x = xform(k[u]);");
+    let _ = writeln!(s, "      #pragma unroll");
+    let _ = writeln!(
+        s,
+        "      for (int b = 0; b < {kp}; ++b) atomicAdd(&cnt[b][(unsigned)(x >> (8 * b)) & 0xffu], 1u);"
+    );
+    if spec.carry {
+        let _ = writeln!(s, "      const unsigned long long lane_no = (unsigned long long)p / (unsigned long long)n;");
+        let _ = writeln!(s, "      for (int b = 0; b < lane_passes; ++b) atomicAdd(&cnt[{kp} + b][(unsigned)(lane_no >> (8 * b)) & 0xffu], 1u);");
+    }
+    let _ = writeln!(s, "    }}");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "  __syncthreads();");
+    let _ = writeln!(
+        s,
+        "  for (int i = threadIdx.x; i < passes * 256; i += {ht}) {{"
+    );
+    let _ = writeln!(s, "    const unsigned c = cnt[i >> 8][i & 255];");
+    let _ = writeln!(s, "    if (c) atomicAdd(&hist[i], (unsigned long long)c);");
+    let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
 
-    // One block per digit: the exclusive running count of the digit over
-    // the blocks (where each block's run of it starts among the digit's
-    // elements) and the digit's total. Chunks of SCAN_THREADS counts:
-    // shuffles within warps, then across the warps' sums.
-    let ds = SCAN_THREADS;
-    let _ = writeln!(s, "__device__ __forceinline__ unsigned long long warp_incl_scan(unsigned long long x, int lane) {{");
-    let _ = writeln!(s, "  #pragma unroll");
-    let _ = writeln!(s, "  for (int o = 1; o < 32; o <<= 1) {{");
-    let _ = writeln!(
-        s,
-        "    const unsigned long long y = __shfl_up_sync(0xffffffffu, x, o);"
-    );
-    let _ = writeln!(s, "    if (lane >= o) x += y;");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  return x;");
-    let _ = writeln!(s, "}}");
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_digit_scan(const unsigned* __restrict__ hist, unsigned long long* __restrict__ excl, unsigned long long* __restrict__ totals, long long blocks) {{");
-    let _ = writeln!(s, "  __shared__ unsigned long long wsum[{}];", ds / 32);
-    let _ = writeln!(
-        s,
-        "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;"
-    );
-    let _ = writeln!(s, "  const long long row = (long long)blockIdx.x * blocks;");
-    let _ = writeln!(s, "  unsigned long long carry = 0;");
-    let _ = writeln!(s, "  for (long long c = 0; c < blocks; c += {ds}) {{");
-    let _ = writeln!(s, "    const long long b = c + tid;");
-    let _ = writeln!(
-        s,
-        "    const unsigned long long v = b < blocks ? (unsigned long long)hist[row + b] : 0ull;"
-    );
-    let _ = writeln!(
-        s,
-        "    const unsigned long long x = warp_incl_scan(v, lane);"
-    );
-    let _ = writeln!(s, "    if (lane == 31) wsum[warp] = x;");
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(
-        s,
-        "    const unsigned long long ws = lane < {} ? wsum[lane] : 0ull;",
-        ds / 32
-    );
-    let _ = writeln!(
-        s,
-        "    const unsigned long long wi = warp_incl_scan(ws, lane);"
-    );
-    let _ = writeln!(
-        s,
-        "    const unsigned long long before = __shfl_sync(0xffffffffu, wi - ws, warp);"
-    );
-    let _ = writeln!(
-        s,
-        "    const unsigned long long all = __shfl_sync(0xffffffffu, wi, 31);"
-    );
-    let _ = writeln!(
-        s,
-        "    if (b < blocks) excl[row + b] = carry + before + x - v;"
-    );
-    let _ = writeln!(s, "    carry += all;");
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  if (tid == 0) totals[blockIdx.x] = carry;");
-    let _ = writeln!(s, "}}");
-
+    // One pass: each block takes the next tile (a counter hands them out in
+    // launch order, so every earlier tile is running or done), ranks it,
+    // learns where each digit's run of it starts from the tiles before it
+    // (decoupled look-back over per-tile, per-digit status words), and
+    // writes it out. The status word of (tile, digit): flag << 62 | epoch
+    // << 56 | count, flag 1 = this tile's count, 2 = the count of every tile
+    // up to this one; the epoch (pass + 1) tells this pass's words from the
+    // last one's, so the words are zeroed once per sort.
+    //
+    // Ranking: each warp ranks its own run of the tile (rounds of 32
+    // consecutive elements) against warp-private digit counters. Lanes of
+    // one digit find each other by setting their bit in the digit's word
+    // of a warp-private mask array (shared atomics); a warp whose lanes all
+    // hold one digit skips that. The lowest lane of each digit reads and
+    // bumps its counter. Each element then goes to its place in the tile
+    // sorted by digit, staged in shared memory; the look-back comes after
+    // that, so the tiles before have had time to publish their totals. The
+    // tile is written out in digit order, so runs of one digit land on
+    // consecutive addresses.
     let w = t / 32;
-    // Stable scatter. Each warp ranks its own run of the tile (rounds of
-    // 32 consecutive elements) against warp-private digit counters: within
-    // a round, lanes with the same digit find each other with one ballot
-    // per digit bit, and only the first of them reads and bumps the
-    // counter. No block-wide barrier is needed until the tile is ranked;
-    // then the per-warp counts give each warp's start within each digit.
-    // (This needs three block barriers per tile instead of three per
-    // round; what set the speed, though, was occupancy: see
-    // `scatter_min_blocks`.) Each element then goes
-    // to its place in the tile sorted by digit, staged in shared memory,
-    // and the tile is written out in that order, so runs of one digit land
-    // on consecutive addresses (coalesced stores).
-    let run = rounds * 32;
-    let lb = match scatter_min_blocks(spec) {
+    let kb = key_dtype(spec.dt).itemsize();
+    let vb = if spec.carry { spec.vdt.itemsize() } else { 0 };
+    let bounds = match pass_min_blocks(spec) {
         0 => String::new(),
         m => format!("__launch_bounds__({t}, {m}) "),
     };
-    let _ = writeln!(s, "extern \"C\" __global__ void {lb}cuprite_sort_scatter(const key_t* __restrict__ kin, key_t* __restrict__ kout, const val_t* __restrict__ vin, val_t* __restrict__ vout, const unsigned long long* __restrict__ excl, const unsigned long long* __restrict__ totals, long long total, long long n, int shift, int lane_pass) {{");
-    let _ = writeln!(s, "  __shared__ unsigned long long gbase[256];");
-    let _ = writeln!(s, "  __shared__ unsigned lstart[256];");
-    let _ = writeln!(s, "  __shared__ unsigned wcnt[{w}][256];");
-    let _ = writeln!(s, "  __shared__ key_t skey[{tile}];");
-    if spec.carry {
-        let _ = writeln!(s, "  __shared__ val_t sval[{tile}];");
+    let body = ONESWEEP
+        .replace("@BOUNDS@", &bounds)
+        .replace("@WARPS@", &w.to_string())
+        .replace(
+            "@STAGE@",
+            &(tile * (kb + vb + 1)).max(w * 256 * 4).to_string(),
+        )
+        .replace("@SVAL_AT@", &(tile * kb).to_string())
+        .replace("@SDIG_AT@", &(tile * (kb + vb)).to_string())
+        .replace("@TILE@", &tile.to_string())
+        .replace("@RUN@", &(rounds * 32).to_string())
+        .replace("@ROUNDS@", &rounds.to_string())
+        .replace("@THREADS@", &t.to_string())
+        .replace("@LOOK@", &LOOK_BACK_WORDS.to_string())
+        .replace("@VR@", if spec.carry { "vr[r]" } else { "(val_t)0" })
+        .replace("@PREFIX@", STATUS_PREFIX)
+        .replace("@COUNT@", STATUS_COUNT)
+        .replace("@EPOCH_MASK@", STATUS_EPOCH_MASK)
+        .replace("@VALUE_MASK@", STATUS_VALUE_MASK);
+    for line in body.lines() {
+        match line.strip_prefix("@CARRY@") {
+            Some(kept) if spec.carry => s.push_str(kept),
+            Some(_) => continue,
+            None => s.push_str(line),
+        }
+        s.push('\n');
     }
-    let _ = writeln!(s, "  __shared__ unsigned char sdig[{tile}];");
-    let _ = writeln!(
-        s,
-        "  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;"
-    );
-    let _ = writeln!(
-        s,
-        "  const long long start = (long long)blockIdx.x * {tile};"
-    );
-    let _ = writeln!(
-        s,
-        "  const long long wstart = start + (long long)warp * {run};"
-    );
-    prefetch(&mut s, "kin", "vin", "wstart + r * 32 + lane");
-    let _ = writeln!(s, "  for (int v = 0; v < {w}; ++v) wcnt[v][tid] = 0u;");
-    let _ = writeln!(s, "  const unsigned long long dtotal = totals[tid];");
-    let _ = writeln!(s, "  gbase[tid] = dtotal;");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(s, "  const unsigned below = (1u << lane) - 1u;");
-    // digit | (its place among the warp's elements of that digit) << 8
-    let _ = writeln!(s, "  unsigned dr[{rounds}];");
-    let _ = writeln!(s, "  #pragma unroll");
-    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-    let _ = writeln!(s, "    const long long p = wstart + r * 32 + lane;");
-    let _ = writeln!(s, "    const bool valid = p < total;");
-    let _ = writeln!(
-        s,
-        "    const unsigned d = valid ? digit(kr[r], {vr}, n, shift, lane_pass) : 0u;"
-    );
-    let _ = writeln!(s, "    unsigned peers = __ballot_sync(0xffffffffu, valid);");
-    let _ = writeln!(s, "    if (!valid) peers = ~peers;");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int b = 0; b < 8; ++b) {{");
-    let _ = writeln!(s, "      const unsigned bit = (d >> b) & 1u;");
-    let _ = writeln!(
-        s,
-        "      const unsigned set = __ballot_sync(0xffffffffu, bit);"
-    );
-    let _ = writeln!(s, "      peers &= bit ? set : ~set;");
-    let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "    const int leader = __ffs(peers) - 1;");
-    let _ = writeln!(s, "    unsigned before = 0u;");
-    let _ = writeln!(
-        s,
-        "    if (valid && lane == leader) before = wcnt[warp][d];"
-    );
-    let _ = writeln!(s, "    before = __shfl_sync(0xffffffffu, before, leader);");
-    let _ = writeln!(
-        s,
-        "    dr[r] = d | ((before + __popc(peers & below)) << 8);"
-    );
-    let _ = writeln!(
-        s,
-        "    if (valid && lane == leader) wcnt[warp][d] = before + __popc(peers);"
-    );
-    let _ = writeln!(s, "    __syncwarp();");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  __syncthreads();");
-    // Per digit: each warp's start among the tile's elements of the digit,
-    // and the tile's count of it.
-    let _ = writeln!(s, "  unsigned count = 0u;");
-    let _ = writeln!(
-        s,
-        "  for (int v = 0; v < {w}; ++v) {{ const unsigned c = wcnt[v][tid]; wcnt[v][tid] = count; count += c; }}"
-    );
-    // Where each digit starts in the output (a scan of the digits' totals)
-    // and in this tile (a scan of the tile's counts), both exclusive.
-    let _ = writeln!(s, "  lstart[tid] = count;");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(s, "  for (int off = 1; off < 256; off <<= 1) {{");
-    let _ = writeln!(
-        s,
-        "    const unsigned add = tid >= off ? lstart[tid - off] : 0u;"
-    );
-    let _ = writeln!(
-        s,
-        "    const unsigned long long gadd = tid >= off ? gbase[tid - off] : 0ull;"
-    );
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "    lstart[tid] += add;");
-    let _ = writeln!(s, "    gbase[tid] += gadd;");
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  lstart[tid] -= count;");
-    let _ = writeln!(
-        s,
-        "  gbase[tid] += excl[(long long)tid * gridDim.x + blockIdx.x] - dtotal;"
-    );
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(s, "  #pragma unroll");
-    let _ = writeln!(s, "  for (int r = 0; r < {rounds}; ++r) {{");
-    let _ = writeln!(s, "    if (wstart + r * 32 + lane < total) {{");
-    let _ = writeln!(s, "      const unsigned d = dr[r] & 0xffu;");
-    let _ = writeln!(
-        s,
-        "      const unsigned at = lstart[d] + wcnt[warp][d] + (dr[r] >> 8);"
-    );
-    let _ = writeln!(s, "      skey[at] = kr[r];");
-    if spec.carry {
-        let _ = writeln!(s, "      sval[at] = vr[r];");
-    }
-    let _ = writeln!(s, "      sdig[at] = (unsigned char)d;");
-    let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  __syncthreads();");
-    // The staged tile in digit order: element j of digit d is the
-    // (j - lstart[d])-th of that digit in this tile.
-    let _ = writeln!(s, "  const long long left = total - start;");
-    let _ = writeln!(s, "  const int held = left < {tile} ? (int)left : {tile};");
-    let _ = writeln!(s, "  for (int j = tid; j < held; j += {t}) {{");
-    let _ = writeln!(s, "    const unsigned d = sdig[j];");
-    let _ = writeln!(
-        s,
-        "    const unsigned long long pos = gbase[d] + (unsigned long long)(j - lstart[d]);"
-    );
-    let _ = writeln!(s, "    kout[pos] = skey[j];");
-    if spec.carry {
-        let _ = writeln!(s, "    vout[pos] = sval[j];");
-    }
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
 
     // Unpack: element p of the sorted lane-major order goes to its place
     // in the C-ordered output.
@@ -749,15 +603,15 @@ mod tests {
     }
 
     #[test]
-    fn the_scatter_keeps_four_blocks_where_its_registers_allow() {
+    fn the_pass_keeps_four_blocks_where_its_registers_allow() {
         // float32 keys alone: 16 rounds of key + digit words.
-        assert_eq!(scatter_min_blocks(&spec(DType::Float32, false)), 4);
-        assert_eq!(scatter_min_blocks(&spec(DType::Int16, false)), 4);
-        assert_eq!(scatter_min_blocks(&spec(DType::Float64, false)), 3);
+        assert_eq!(pass_min_blocks(&spec(DType::Float32, false)), 4);
+        assert_eq!(pass_min_blocks(&spec(DType::Int16, false)), 4);
+        assert_eq!(pass_min_blocks(&spec(DType::Float64, false)), 3);
         // float32 keys with 32-bit positions: 16 rounds of 3 words.
-        assert_eq!(scatter_min_blocks(&spec(DType::Float32, true)), 3);
+        assert_eq!(pass_min_blocks(&spec(DType::Float32, true)), 3);
         let src = source(&spec(DType::Float32, false));
-        assert!(src.contains("__global__ void __launch_bounds__(256, 4) cuprite_sort_scatter("));
+        assert!(src.contains("__global__ void __launch_bounds__(256, 4) cuprite_sort_onesweep("));
     }
 
     #[test]
@@ -774,23 +628,47 @@ mod tests {
     #[test]
     fn scatter_ranks_stably() {
         let src = source(&spec(DType::Float32, true));
-        assert!(src.contains("unsigned peers = __ballot_sync(0xffffffffu, valid);"));
+        // Lanes of one digit find each other through the warp's mask word.
+        assert!(src.contains("atomicOr(&wmask[warp][d], bit);"));
         assert!(src.contains("dr[r] = d | ((before + __popc(peers & below)) << 8);"));
-        assert!(src.contains("const unsigned at = lstart[d] + wcnt[warp][d] + (dr[r] >> 8);"));
+        // Missing elements of the last tile rank after every real one.
+        assert!(src.contains("if (r * 32 + lane >= wleft) d = 255u;"));
+        assert!(src.contains("const unsigned at = wcnt[warp][d] + (dr[r] >> 8);"));
         assert!(src.contains("sval[at] = vr[r];"));
         assert!(src.contains("vout[pos] = sval[j];"));
-        assert!(src.contains("hist[(long long)tid * gridDim.x + blockIdx.x] = cnt[tid];"));
-        assert!(
-            src.contains("gbase[tid] += excl[(long long)tid * gridDim.x + blockIdx.x] - dtotal;")
-        );
-        assert!(src.contains("cuprite_sort_digit_scan"));
-        assert!(src.contains("if (p < total) { kr[r] = kin[p]; vr[r] = vin[p]; }"));
+        // Tiles publish their counts, then their running totals.
+        assert!(src.contains(&format!(
+            "store_status(mine, (tile == 0 ? {STATUS_PREFIX} : {STATUS_COUNT}) | epoch | count);"
+        )));
+        assert!(src.contains(&format!(
+            "store_status(mine, {STATUS_PREFIX} | epoch | (before_tile + count));"
+        )));
+        assert!(src.contains(&format!("unsigned long long w[{LOOK_BACK_WORDS}];")));
         assert!(src.contains("cuprite_sort_unpack_arg"));
+        // Lane digits are counted from positions when positions are carried.
+        assert!(src.contains("lane_no >> (8 * b)"));
+        assert!(!src.contains('@'), "every placeholder is filled in");
         let keys_only = source(&spec(DType::Int8, false));
         assert!(!keys_only.contains("vout[pos]"));
         assert!(!keys_only.contains("sval"));
+        assert!(!keys_only.contains("lane_no"));
         assert!(!keys_only.contains("cuprite_sort_unpack_arg"));
         assert!(!keys_only.contains("vals[p] = (val_t)p;"));
+        assert!(!keys_only.contains('@'));
+    }
+
+    #[test]
+    fn status_words_hold_flag_epoch_and_count_apart() {
+        let parse = |x: &str| u64::from_str_radix(&x[2..x.len() - 3], 16).unwrap();
+        let (count, prefix) = (parse(STATUS_COUNT), parse(STATUS_PREFIX));
+        let (epoch, value) = (parse(STATUS_EPOCH_MASK), parse(STATUS_VALUE_MASK));
+        assert_eq!((count >> 62, prefix >> 62), (1, 2));
+        assert_eq!(count | prefix | epoch | value, u64::MAX);
+        assert_eq!((count | prefix) & (epoch | value), 0);
+        assert_eq!(epoch & value, 0);
+        // Epochs (pass + 1) << 56 fit for the most passes a sort takes:
+        // 8 key bytes and 8 lane bytes.
+        assert_eq!((16u64 << 56) & !epoch, 0);
     }
 
     #[test]
@@ -804,8 +682,11 @@ mod tests {
                     };
                     let per = key_dtype(dt).itemsize() + if carry { vdt.itemsize() } else { 0 } + 1;
                     let tile = THREADS * rounds(&sp);
-                    // staged tile + gbase + lstart + per-warp counts
-                    let total = tile * per + 256 * 8 + 256 * 4 + (THREADS / 32) * 256 * 4;
+                    // staged tile (or the match masks) + gbase + per-warp
+                    // counts + warp sums + the tile number
+                    let warps = THREADS / 32;
+                    let masks = warps * 256 * 4;
+                    let total = (tile * per).max(masks) + 256 * 8 + masks + warps * 12 + 8;
                     assert!(total <= 48 << 10, "{dt:?} carry={carry}: {total} bytes");
                 }
             }
