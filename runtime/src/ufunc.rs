@@ -1657,17 +1657,7 @@ fn gpu_binary_kernel(
     op: Bin,
     dt: DType,
 ) -> Option<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
-    use crate::cuda::elementwise::{memoized, MapKernel};
-    memoized((op.name(), dt), || {
-        let e = crate::cuda::ufunc_expr::binary(op.name(), dt)?;
-        Some(MapKernel::new(
-            op.name().into(),
-            vec![e.compute; 2],
-            e.expr,
-            e.result,
-            e.support.into(),
-        ))
-    })
+    crate::cuda::elementwise::ufunc_kernel(op.name(), 2, dt)
 }
 
 /// The generated GPU kernel of a unary ufunc, when one exists for `dt`.
@@ -1675,20 +1665,10 @@ fn gpu_unary_kernel(
     op: Un,
     dt: DType,
 ) -> Option<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
-    use crate::cuda::elementwise::{memoized, MapKernel};
     if matches!(op, Un::Round(_)) {
         return None;
     }
-    memoized((op.name(), dt), || {
-        let e = crate::cuda::ufunc_expr::unary(op.name(), dt)?;
-        Some(MapKernel::new(
-            op.name().into(),
-            vec![e.compute],
-            e.expr,
-            e.result,
-            e.support.into(),
-        ))
-    })
+    crate::cuda::elementwise::ufunc_kernel(op.name(), 1, dt)
 }
 
 /// An operand as a kernel input: arrays as they are (the kernel converts

@@ -103,7 +103,7 @@ pub(crate) struct MapKernel {
     /// Extra C definitions the expression needs (helper functions).
     pub support: String,
     /// Hash of all of the above (see [`MapKernel::new`]).
-    id: u64,
+    pub(crate) id: u64,
 }
 
 impl MapKernel {
@@ -346,6 +346,9 @@ fn run_map_contiguous(
     out_dt: DType,
     n: usize,
 ) -> Result<()> {
+    if super::batch::defer(k, session, inputs, ptrs, out_dt, n)? {
+        return Ok(());
+    }
     let small = n < i32::MAX as usize;
     let mut kinds: smallvec::SmallVec<[(DType, Read); 4]> = inputs
         .iter()
@@ -636,6 +639,28 @@ pub(crate) fn memoized(
     let k = build().map(Arc::new);
     map.insert(key, k.clone());
     k
+}
+
+/// The kernel of built-in ufunc `name` taking `arity` (1 or 2) inputs with
+/// loop dtype `dt`, when the GPU has an expression for it (one per process).
+pub(crate) fn ufunc_kernel(
+    name: &'static str,
+    arity: usize,
+    dt: DType,
+) -> Option<std::sync::Arc<MapKernel>> {
+    memoized((name, dt), || {
+        let e = match arity {
+            1 => super::ufunc_expr::unary(name, dt)?,
+            _ => super::ufunc_expr::binary(name, dt)?,
+        };
+        Some(MapKernel::new(
+            name.into(),
+            vec![e.compute; arity],
+            e.expr,
+            e.result,
+            e.support.into(),
+        ))
+    })
 }
 
 /// A C expression for a constant of dtype `dt`.

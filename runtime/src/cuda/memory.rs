@@ -75,14 +75,14 @@ fn size_class(bytes: usize) -> usize {
 impl BlockCache {
     fn take(&self, stream: &Stream, class: usize) -> Option<sys::CUdeviceptr> {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        let p = free.get_mut(&(stream.raw() as usize, class))?.pop()?;
+        let p = free.get_mut(&(stream.handle() as usize, class))?.pop()?;
         self.cached.fetch_sub(class, Ordering::Relaxed);
         Some(p)
     }
 
     fn put(&self, stream: &Stream, class: usize, ptr: sys::CUdeviceptr) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        free.entry((stream.raw() as usize, class))
+        free.entry((stream.handle() as usize, class))
             .or_default()
             .push(ptr);
         self.cached.fetch_add(class, Ordering::Relaxed);
@@ -90,6 +90,9 @@ impl BlockCache {
 
     /// Returns cached blocks to the driver's pool (all, or those of one stream).
     pub fn release(&self, only_stream: Option<usize>) {
+        // Deferred operations may still use cached blocks: queue them before
+        // the blocks go back to the driver, which may hand them out again.
+        let _ = super::batch::flush_all();
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         free.retain(|&(stream, class), ptrs| {
             if only_stream.is_some_and(|s| s != stream) {
@@ -207,7 +210,7 @@ fn raw_alloc(
 ) -> std::result::Result<sys::CUdeviceptr, cudarc::driver::DriverError> {
     let mut ptr: sys::CUdeviceptr = 0;
     // SAFETY: the pool and stream belong to this device; `ptr` is an out pointer.
-    unsafe { sys::cuMemAllocFromPoolAsync(&mut ptr, bytes, session.pool.0, stream.raw()) }
+    unsafe { sys::cuMemAllocFromPoolAsync(&mut ptr, bytes, session.pool.0, stream.handle()) }
         .result()?;
     Ok(ptr)
 }

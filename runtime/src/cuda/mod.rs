@@ -3,6 +3,7 @@
 //! built-in operations.
 
 pub(crate) mod argreduce;
+pub(crate) mod batch;
 pub(crate) mod blas;
 pub(crate) mod compile;
 pub(crate) mod conv;
@@ -29,6 +30,7 @@ pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
 
+pub use batch::{batch_stats, set_small_op_batching, small_op_batching, BatchStats};
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use peer::can_access_peer;
 #[doc(hidden)]

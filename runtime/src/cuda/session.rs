@@ -50,6 +50,11 @@ pub(crate) struct CudaProcess {
     sessions: Mutex<Vec<Option<&'static DeviceSession>>>,
     /// Set by an interrupt (Jupyter, Ctrl-C); checked in waits and between operations.
     pub interrupt: AtomicBool,
+    /// Whether small operations are deferred into batches (`cuda::batch`).
+    pub batching: AtomicBool,
+    /// Streams with deferred operations not yet launched, over all devices:
+    /// zero lets every enqueue skip looking.
+    pub batches_pending: std::sync::atomic::AtomicUsize,
 }
 
 /// The process-wide CUDA state, probing the libraries on first use.
@@ -115,6 +120,8 @@ fn probe() -> CudaProcess {
         nvrtc_version,
         sessions: Mutex::new(Vec::new()),
         interrupt: AtomicBool::new(false),
+        batching: AtomicBool::new(std::env::var("CUPRITE_BATCH_SMALL_OPS").as_deref() != Ok("0")),
+        batches_pending: Default::default(),
     }
 }
 
@@ -197,6 +204,8 @@ pub(crate) struct DeviceSession {
     pub kernels: KernelCache,
     /// Name of the last kernel launched, to name a kernel that faulted.
     pub last_kernel: Mutex<String>,
+    /// Small operations deferred into batches (`cuda::batch`).
+    pub batch: super::batch::BatchState,
     /// Per stream: zeroed u32 counters for reductions whose last block
     /// finishes (each kernel leaves them zero again).
     pub counters: Mutex<std::collections::HashMap<usize, u64>>,
@@ -315,6 +324,7 @@ fn create_session(ordinal: usize, p: &CudaProcess) -> Result<DeviceSession> {
         blocks: Default::default(),
         pinned: PinnedPool::default(),
         last_kernel: Mutex::new(String::new()),
+        batch: Default::default(),
         counters: Mutex::new(std::collections::HashMap::new()),
     })
 }
@@ -326,7 +336,7 @@ impl DeviceSession {
     /// The zeroed reduction counters of `stream`, made on first use.
     pub fn counters(&self, stream: &super::stream::Stream) -> Result<u64> {
         let mut map = self.counters.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&p) = map.get(&(stream.raw() as usize)) {
+        if let Some(&p) = map.get(&(stream.handle() as usize)) {
             return Ok(p);
         }
         self.bind()?;
@@ -340,7 +350,7 @@ impl DeviceSession {
         unsafe { sys::cuMemsetD8Async(p, 0, bytes, stream.raw()) }
             .result()
             .op("allocating reduction counters")?;
-        map.insert(stream.raw() as usize, p);
+        map.insert(stream.handle() as usize, p);
         Ok(p)
     }
 

@@ -26,6 +26,8 @@ impl Drop for StreamInner {
             for s in super::session::existing_sessions() {
                 s.forget_stream(self.raw.0 as usize);
             }
+            // Deferred operations are queued before the stream goes.
+            let _ = super::batch::flush_handle(self.raw.0);
             // SAFETY: created by cuStreamCreate and destroyed once; pending
             // work still completes (the driver defers destruction).
             let _ = unsafe { sys::cuStreamDestroy_v2(self.raw.0) };
@@ -98,8 +100,17 @@ impl Stream {
         })))
     }
 
-    /// The raw handle (null for the default stream).
+    /// The raw handle, to queue work on the stream or wait for it (null for
+    /// the default stream). Operations deferred on the stream are launched
+    /// first, so they run before what the caller queues.
     pub(crate) fn raw(&self) -> sys::CUstream {
+        super::batch::flush_or_remember(self);
+        self.0.raw.0
+    }
+
+    /// The raw handle as an identity (cache keys, allocation): queues
+    /// nothing, so deferred operations stay deferred.
+    pub(crate) fn handle(&self) -> sys::CUstream {
         self.0.raw.0
     }
 
@@ -134,6 +145,7 @@ impl Stream {
         if let Some(s) = owner {
             s.bind()?;
         }
+        super::batch::flush(self)?;
         wait_until(op, owner, || {
             // SAFETY: a valid (or null) stream of the bound context.
             match unsafe { sys::cuStreamQuery(self.raw()) } {
@@ -160,6 +172,9 @@ pub(crate) fn wait_until(
     session: Option<&DeviceSession>,
     mut ready: impl FnMut() -> std::result::Result<bool, sys::CUresult>,
 ) -> Result<()> {
+    if let Some(e) = session.and_then(super::batch::take_failure) {
+        return Err(e);
+    }
     let start = Instant::now();
     loop {
         match ready() {
@@ -277,6 +292,7 @@ impl Event {
     /// Records the event at the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.session.bind()?;
+        super::batch::flush(stream)?;
         // SAFETY: valid event and stream of this context.
         unsafe { sys::cuEventRecord(self.raw.0, stream.raw()) }
             .result()

@@ -1,0 +1,649 @@
+//! Small elementwise operations deferred and launched together.
+//!
+//! A kernel launch costs the host one driver call of several microseconds,
+//! which is most of the time an operation on a few thousand elements takes.
+//! So a built-in ufunc over small contiguous arrays (at most
+//! [`MAX_ELEMENTS`] elements, inputs already in the loop dtype) is not
+//! launched by itself: it becomes a descriptor in its stream's pending
+//! batch, and the batch runs as one launch of an interpreter kernel that
+//! executes the descriptors in order.
+//!
+//! Why no barrier is needed between the operations of a batch: every one of
+//! them maps element `i` to the same thread, so an operation that reads what
+//! an earlier one wrote, at the same address and item size, reads it in that
+//! thread's program order. Where two operations would touch overlapping
+//! memory in any other way (a view at another offset, another item size),
+//! the batch is launched before the second joins a new one.
+//!
+//! A stream's batch is launched before anything else is queued on that
+//! stream or waits for it: such work gets the stream's handle through
+//! `Stream::raw`, which launches the pending batch first. Memory a pending
+//! operation uses and then frees goes back to the block cache of that
+//! stream, so whatever reuses it is queued (and so launched) after the batch.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+
+use cudarc::driver::sys;
+
+use super::compile::{Function, PRELUDE};
+use super::elementwise::{ctype, ufunc_kernel, MapInput, MapKernel};
+use super::session::{existing_sessions, process, DeviceSession};
+use super::stream::Stream;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+/// Operations one launch carries: their descriptors travel as the kernel's
+/// parameter, which must stay under the 4 KiB every driver accepts.
+pub(crate) const MAX_OPS: usize = 120;
+
+/// Largest operation (elements) that is deferred; larger ones launch their
+/// own specialised kernel, whose launch cost is small next to their work.
+pub(crate) const MAX_ELEMENTS: usize = 1 << 16;
+
+const THREADS: u32 = 256;
+
+/// Built-in ufuncs the interpreter runs, by arity: the arithmetic and
+/// comparisons small loops are made of.
+const BINARY: &[&str] = &[
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+];
+const UNARY: &[&str] = &[
+    "negative", "abs", "square", "sqrt", "exp", "log", "sin", "cos", "tanh",
+];
+const DTYPES: &[DType] = &[DType::Float32, DType::Float64, DType::Int32, DType::Int64];
+
+/// One deferred operation, as the interpreter reads it. Bit 0 (1) of
+/// `code` says input 0 (1) is a scalar held in `a` (`b`) by value; the
+/// rest is the operation's index in the interpreter's table.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+struct OpDesc {
+    code: u32,
+    n: u32,
+    a: u64,
+    b: u64,
+    out: u64,
+}
+
+/// The interpreter kernel's parameter.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Params {
+    count: u32,
+    pad: u32,
+    ops: [OpDesc; MAX_OPS],
+}
+
+/// Memory that operations of a pending batch touch: elements of `itemsize`
+/// bytes from `first` (element 0's address) up to `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Region {
+    pub first: u64,
+    pub end: u64,
+    pub itemsize: u32,
+    pub written: bool,
+}
+
+impl Region {
+    fn new(first: u64, n: usize, dtype: DType, written: bool) -> Region {
+        let itemsize = dtype.itemsize() as u32;
+        Region {
+            first,
+            end: first + n as u64 * itemsize as u64,
+            itemsize,
+            written,
+        }
+    }
+
+    /// Same element `i` at the same address: handled by the same thread.
+    fn same_elements(&self, other: &Region) -> bool {
+        self.first == other.first && self.itemsize == other.itemsize
+    }
+}
+
+/// Whether `r` may not join a batch that already touched `touched`: it
+/// overlaps memory one of them writes, with a different element layout.
+pub(crate) fn conflicts(touched: &[Region], r: &Region) -> bool {
+    touched.iter().any(|t| {
+        t.first < r.end && r.first < t.end && (t.written || r.written) && !t.same_elements(r)
+    })
+}
+
+/// Adds `r` to `touched`, merged with a region of the same element layout.
+pub(crate) fn record(touched: &mut Vec<Region>, r: Region) {
+    match touched.iter_mut().find(|t| t.same_elements(&r)) {
+        Some(t) => {
+            t.end = t.end.max(r.end);
+            t.written |= r.written;
+        }
+        None => touched.push(r),
+    }
+}
+
+/// The operations deferred on one stream.
+pub(crate) struct Pending {
+    params: Box<Params>,
+    touched: Vec<Region>,
+    max_n: u32,
+}
+
+impl Pending {
+    fn new() -> Pending {
+        Pending {
+            params: Box::new(Params {
+                count: 0,
+                pad: 0,
+                ops: [OpDesc::default(); MAX_OPS],
+            }),
+            touched: Vec::new(),
+            max_n: 0,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.params.count == 0
+    }
+}
+
+/// The interpreter kernel of a device and the table from a ufunc kernel's
+/// identity to its operation index.
+pub(crate) struct Interpreter {
+    func: Function,
+    codes: HashMap<u64, u32>,
+}
+
+/// A device's deferred work: pending batches by stream handle, the
+/// interpreter (compiled on first use) and counters.
+#[derive(Default)]
+pub(crate) struct BatchState {
+    pending: std::sync::Mutex<HashMap<usize, Pending>>,
+    interpreter: std::sync::OnceLock<std::result::Result<Interpreter, String>>,
+    /// A batch that failed to launch, reported at the next synchronisation.
+    failed: std::sync::Mutex<Option<Error>>,
+    deferred: std::sync::atomic::AtomicU64,
+    launches: std::sync::atomic::AtomicU64,
+}
+
+/// How small operations ran on a device so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Operations deferred into batches.
+    pub deferred: u64,
+    /// Launches of batches (each ran one or more deferred operations).
+    pub launches: u64,
+    /// Whether deferring is switched on ([`set_small_op_batching`]).
+    pub enabled: bool,
+    /// Why the interpreter kernel could not be built, if it could not (small
+    /// operations then launch one by one).
+    pub unavailable: Option<String>,
+}
+
+/// Switches deferring small operations on or off for the process (on by
+/// default; `CUPRITE_BATCH_SMALL_OPS=0` starts with it off). Switching off
+/// launches what is pending.
+pub fn set_small_op_batching(on: bool) -> Result<()> {
+    if !on {
+        flush_all()?;
+    }
+    process().batching.store(on, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Whether small operations are deferred into batches.
+pub fn small_op_batching() -> bool {
+    process().batching.load(Ordering::Relaxed)
+}
+
+/// Counters of deferred small operations on CUDA device `ordinal`.
+pub fn batch_stats(ordinal: usize) -> Result<BatchStats> {
+    let s = super::session::session(ordinal)?;
+    let b = &s.batch;
+    Ok(BatchStats {
+        deferred: b.deferred.load(Ordering::Relaxed),
+        launches: b.launches.load(Ordering::Relaxed),
+        enabled: small_op_batching(),
+        unavailable: b.interpreter.get().and_then(|r| r.as_ref().err().cloned()),
+    })
+}
+
+/// The operations the interpreter runs, in operation-index order.
+fn table() -> Vec<std::sync::Arc<MapKernel>> {
+    let mut out = Vec::new();
+    for &dt in DTYPES {
+        for (ops, arity) in [(BINARY, 2), (UNARY, 1)] {
+            for &op in ops {
+                if let Some(k) = ufunc_kernel(op, arity, dt) {
+                    // Only loops that compute in their own dtype: the
+                    // interpreter reads inputs without converting them.
+                    if k.compute.iter().all(|&c| c == dt) {
+                        out.push(k);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The interpreter's source: one `case` per operation of `kernels`.
+pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
+    let mut s = String::from(PRELUDE);
+    let mut supports: Vec<&str> = Vec::new();
+    for k in kernels {
+        if !k.support.is_empty() && !supports.contains(&k.support.as_str()) {
+            supports.push(&k.support);
+            s.push_str(&k.support);
+        }
+    }
+    let _ = write!(
+        s,
+        r#"
+struct BatchOp {{ unsigned int code; unsigned int n; unsigned long long a; unsigned long long b; unsigned long long out; }};
+struct BatchParams {{ unsigned int count; unsigned int pad; BatchOp ops[{MAX_OPS}]; }};
+// A scalar input travels in the low bytes of a 64-bit word.
+template <class T> __device__ __forceinline__ T batch_value(unsigned long long v) {{
+  union {{ unsigned long long u; T t; }} x; x.u = v; return x.t;
+}}
+extern "C" __global__ void __launch_bounds__({THREADS})
+cuprite_batch(const __grid_constant__ BatchParams batch) {{
+  const unsigned int stride = gridDim.x * blockDim.x;
+  const unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned int k = 0; k < batch.count; ++k) {{
+    const BatchOp& op = batch.ops[k];
+    const unsigned int code = op.code;
+    const unsigned int n = op.n;
+    if (first >= n) continue;
+    switch (code >> 2) {{
+"#
+    );
+    for (index, k) in kernels.iter().enumerate() {
+        let _ = writeln!(s, "    case {index}: {{ // {} {}", k.name, k.compute[0]);
+        let out = ctype(k.result);
+        for (i, &c) in k.compute.iter().enumerate() {
+            let (t, word) = (ctype(c), ["op.a", "op.b"][i]);
+            let _ = writeln!(
+                s,
+                "      const bool s{i} = code & {bit}; const {t} v{i} = s{i} ? batch_value<{t}>({word}) : ({t})0;",
+                bit = 1 << i
+            );
+        }
+        let _ = writeln!(
+            s,
+            "      for (unsigned int i = first; i < n; i += stride) {{"
+        );
+        for (i, &c) in k.compute.iter().enumerate() {
+            let (t, word) = (ctype(c), ["op.a", "op.b"][i]);
+            // Plain loads: a pointer may alias what an earlier operation of
+            // this batch wrote, so neither `__restrict__` nor `__ldg`.
+            let _ = writeln!(
+                s,
+                "        const {t} in{i} = s{i} ? v{i} : ((const {t}*){word})[i];"
+            );
+        }
+        let _ = writeln!(s, "        (({out}*)op.out)[i] = ({});", k.expr);
+        let _ = writeln!(s, "      }}\n      break;\n    }}");
+    }
+    s.push_str("    default: __trap();\n    }\n  }\n}\n");
+    s
+}
+
+fn build_interpreter(session: &DeviceSession) -> std::result::Result<Interpreter, String> {
+    if session.info.compute_capability.0 < 7 {
+        // `__grid_constant__` parameters need Volta or newer.
+        return Err(format!(
+            "the device is sm_{}{}; batching small operations needs sm_70 or newer",
+            session.info.compute_capability.0, session.info.compute_capability.1
+        ));
+    }
+    let kernels = table();
+    let module = session
+        .kernels
+        .module(session, "cuprite_batch", &source(&kernels), &[], &[])
+        .map_err(|e| e.to_string())?;
+    let func = module
+        .function("cuprite_batch")
+        .map_err(|e| e.to_string())?;
+    let codes = kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.id, i as u32))
+        .collect();
+    Ok(Interpreter { func, codes })
+}
+
+/// Defers `k` over `inputs` into the current stream's batch when it is
+/// small and the interpreter runs it; returns false when the caller must
+/// launch it by itself. `ptrs` are the array inputs' element-0 pointers
+/// then the output's, every array contiguous with `n` elements.
+pub(crate) fn defer(
+    k: &MapKernel,
+    session: &DeviceSession,
+    inputs: &[MapInput],
+    ptrs: &[u64],
+    out_dt: DType,
+    n: usize,
+) -> Result<bool> {
+    if n > MAX_ELEMENTS || inputs.len() > 2 || out_dt != k.result || !small_op_batching() {
+        return Ok(false);
+    }
+    let interp = match session
+        .batch
+        .interpreter
+        .get_or_init(|| build_interpreter(session))
+    {
+        Ok(i) => i,
+        Err(_) => return Ok(false),
+    };
+    let Some(&index) = interp.codes.get(&k.id) else {
+        return Ok(false);
+    };
+    let mut desc = OpDesc {
+        code: index << 2,
+        n: n as u32,
+        ..OpDesc::default()
+    };
+    let mut regions: smallvec::SmallVec<[Region; 3]> = smallvec::SmallVec::new();
+    let mut next_ptr = ptrs.iter().copied();
+    for (i, input) in inputs.iter().enumerate() {
+        let word = match input {
+            MapInput::Scalar(v, dt) => {
+                if *dt != k.compute[i] {
+                    return Ok(false);
+                }
+                desc.code |= 1 << i;
+                scalar_word(*v, *dt)
+            }
+            MapInput::Array(a) => {
+                if a.dtype() != k.compute[i] {
+                    return Ok(false);
+                }
+                let p = next_ptr.next().expect("one pointer per array input");
+                regions.push(Region::new(p, n, a.dtype(), false));
+                p
+            }
+        };
+        if i == 0 {
+            desc.a = word;
+        } else {
+            desc.b = word;
+        }
+    }
+    desc.out = next_ptr.next().expect("the output pointer");
+    regions.push(Region::new(desc.out, n, out_dt, true));
+
+    let stream = super::stream::current_stream();
+    let key = stream.handle() as usize;
+    let mut pending = session
+        .batch
+        .pending
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let p = pending.entry(key).or_insert_with(Pending::new);
+    let full = p.params.count as usize == MAX_OPS;
+    if full || regions.iter().any(|r| conflicts(&p.touched, r)) {
+        launch_pending(session, stream.handle(), p, interp.func)?;
+    }
+    if p.is_empty() {
+        process().batches_pending.fetch_add(1, Ordering::SeqCst);
+    }
+    p.params.ops[p.params.count as usize] = desc;
+    p.params.count += 1;
+    p.max_n = p.max_n.max(n as u32);
+    for r in regions {
+        record(&mut p.touched, r);
+    }
+    session.batch.deferred.fetch_add(1, Ordering::Relaxed);
+    Ok(true)
+}
+
+/// A scalar's bytes in the low bytes of a 64-bit word (little-endian, as
+/// the GPU reads it).
+fn scalar_word(v: crate::Scalar, dt: DType) -> u64 {
+    use crate::Element;
+    let mut bytes = [0u8; 8];
+    crate::with_dtype!(dt, T => {
+        let t = T::from_scalar(v);
+        let size = std::mem::size_of::<T>().min(8);
+        // SAFETY: reads `size` bytes of a plain-data value.
+        let src = unsafe { std::slice::from_raw_parts((&t as *const T).cast::<u8>(), size) };
+        bytes[..size].copy_from_slice(src);
+    });
+    u64::from_le_bytes(bytes)
+}
+
+/// Launches `p` on the stream with handle `stream` and empties it. Binds
+/// the session's context for the launch and restores the thread's current
+/// one after.
+fn launch_pending(
+    session: &DeviceSession,
+    stream: sys::CUstream,
+    p: &mut Pending,
+    func: Function,
+) -> Result<()> {
+    if p.is_empty() {
+        return Ok(());
+    }
+    let grid = p.max_n.div_ceil(THREADS).max(1);
+    let mut current = std::ptr::null_mut();
+    // SAFETY: out pointer valid.
+    unsafe { sys::cuCtxGetCurrent(&mut current) }
+        .result()
+        .map_err(|e| super::driver_error("launching deferred small operations", e))?;
+    let switch = current != session.ctx.0;
+    if switch {
+        // SAFETY: the session's context is retained for the process.
+        unsafe { sys::cuCtxSetCurrent(session.ctx.0) }
+            .result()
+            .map_err(|e| super::driver_error("launching deferred small operations", e))?;
+    }
+    if let Ok(mut last) = session.last_kernel.lock() {
+        last.clear();
+        let _ = write!(last, "cuprite_batch ({} small operations)", p.params.count);
+    }
+    let mut param = &mut *p.params as *mut Params as *mut std::ffi::c_void;
+    // SAFETY: one parameter, a `Params` matching the kernel's `BatchParams`;
+    // the driver copies it at launch.
+    let launched = unsafe {
+        sys::cuLaunchKernel(
+            func.raw.0,
+            grid,
+            1,
+            1,
+            THREADS,
+            1,
+            1,
+            0,
+            stream,
+            &mut param,
+            std::ptr::null_mut(),
+        )
+    }
+    .result();
+    if switch {
+        // SAFETY: restores the context that was current (possibly none).
+        let _ = unsafe { sys::cuCtxSetCurrent(current) };
+    }
+    p.params.count = 0;
+    p.max_n = 0;
+    p.touched.clear();
+    process().batches_pending.fetch_sub(1, Ordering::SeqCst);
+    session.batch.launches.fetch_add(1, Ordering::Relaxed);
+    launched.map_err(|e| {
+        super::driver_error(
+            "launching deferred small operations (kernel `cuprite_batch`)",
+            e,
+        )
+    })
+}
+
+/// Launches what is pending on `stream` (on every device). Cheap when
+/// nothing is pending anywhere, which is checked first.
+pub(crate) fn flush(stream: &Stream) -> Result<()> {
+    flush_handle(stream.handle())
+}
+
+/// As [`flush`], for a stream known by its handle.
+pub(crate) fn flush_handle(stream: sys::CUstream) -> Result<()> {
+    if process().batches_pending.load(Ordering::SeqCst) == 0 {
+        return Ok(());
+    }
+    flush_matching(|k| k == stream as usize)
+}
+
+/// Launches every pending batch of every stream and device.
+pub(crate) fn flush_all() -> Result<()> {
+    if process().batches_pending.load(Ordering::SeqCst) == 0 {
+        return Ok(());
+    }
+    flush_matching(|_| true)
+}
+
+fn flush_matching(wanted: impl Fn(usize) -> bool) -> Result<()> {
+    let mut first_error = None;
+    for s in existing_sessions() {
+        let Some(Ok(interp)) = s.batch.interpreter.get() else {
+            continue;
+        };
+        let mut pending = s.batch.pending.lock().unwrap_or_else(|e| e.into_inner());
+        for (&key, p) in pending.iter_mut() {
+            if p.is_empty() || !wanted(key) {
+                continue;
+            }
+            if let Err(e) = launch_pending(s, key as sys::CUstream, p, interp.func) {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Launches what is pending on `stream`, remembering a failure for the next
+/// synchronisation instead of returning it (for callers that only need the
+/// stream's handle).
+pub(crate) fn flush_or_remember(stream: &Stream) {
+    if let Err(e) = flush(stream) {
+        for s in existing_sessions() {
+            let mut failed = s.batch.failed.lock().unwrap_or_else(|e| e.into_inner());
+            failed.get_or_insert_with(|| e.clone());
+        }
+    }
+}
+
+/// A launch failure of a batch not yet reported, taken.
+pub(crate) fn take_failure(session: &DeviceSession) -> Option<Error> {
+    session
+        .batch
+        .failed
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(first: u64, end: u64, itemsize: u32, written: bool) -> Region {
+        Region {
+            first,
+            end,
+            itemsize,
+            written,
+        }
+    }
+
+    #[test]
+    fn same_elements_never_conflict() {
+        // a = a + 1 in place, and a freed buffer reused for the same dtype.
+        let t = vec![region(0, 4000, 4, true)];
+        assert!(!conflicts(&t, &region(0, 4000, 4, false)));
+        assert!(!conflicts(&t, &region(0, 2000, 4, true)));
+    }
+
+    #[test]
+    fn shifted_or_retyped_access_to_written_memory_conflicts() {
+        let t = vec![region(0, 4000, 4, true)];
+        // A view one element in: element i is another thread's element i+1.
+        assert!(conflicts(&t, &region(4, 4004, 4, false)));
+        // The block reused for float64: element i spans two float32 elements.
+        assert!(conflicts(&t, &region(0, 8000, 8, false)));
+        // Writing memory an earlier operation read at another offset.
+        let r = vec![region(0, 4000, 4, false)];
+        assert!(conflicts(&r, &region(400, 800, 4, true)));
+    }
+
+    #[test]
+    fn reads_and_disjoint_memory_do_not_conflict() {
+        let t = vec![region(0, 4000, 4, false), region(8000, 9000, 4, true)];
+        assert!(!conflicts(&t, &region(4, 4004, 4, false)));
+        assert!(!conflicts(&t, &region(4000, 8000, 8, true)));
+        assert!(!conflicts(&t, &region(9000, 9100, 2, true)));
+    }
+
+    #[test]
+    fn record_merges_same_elements() {
+        let mut t = Vec::new();
+        record(&mut t, region(0, 400, 4, false));
+        record(&mut t, region(0, 800, 4, true));
+        record(&mut t, region(0, 800, 8, false));
+        assert_eq!(t, vec![region(0, 800, 4, true), region(0, 800, 8, false)]);
+    }
+
+    #[test]
+    fn parameter_fits_every_driver() {
+        assert!(std::mem::size_of::<Params>() <= 4096);
+        assert_eq!(std::mem::size_of::<OpDesc>(), 32);
+    }
+
+    #[test]
+    fn scalars_travel_in_low_bytes() {
+        use crate::Scalar;
+        assert_eq!(
+            scalar_word(Scalar::Float(1.5), DType::Float32),
+            1.5f32.to_bits() as u64
+        );
+        assert_eq!(
+            scalar_word(Scalar::Float(-2.25), DType::Float64),
+            (-2.25f64).to_bits()
+        );
+        assert_eq!(scalar_word(Scalar::Int(-1), DType::Int32), 0xffff_ffff);
+        assert_eq!(scalar_word(Scalar::Int(-1), DType::Int64), u64::MAX);
+    }
+
+    #[test]
+    fn interpreter_source_has_every_operation_and_compiles() {
+        let kernels = table();
+        // Every listed ufunc has a float32 loop in the table.
+        for name in BINARY.iter().chain(UNARY) {
+            assert!(
+                kernels
+                    .iter()
+                    .any(|k| k.name == *name && k.compute[0] == DType::Float32),
+                "{name} missing"
+            );
+        }
+        let src = source(&kernels);
+        assert_eq!(src.matches("    case ").count(), kernels.len());
+        assert!(
+            !src.contains("__restrict__ p"),
+            "interpreter loads must not assume no aliasing"
+        );
+        if let Err(log) = super::super::compile::check_compiles("cuprite_batch", &src) {
+            panic!("{log}");
+        }
+    }
+}
