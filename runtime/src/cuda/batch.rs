@@ -208,6 +208,14 @@ pub fn small_op_batching() -> bool {
     process().batching.load(Ordering::Relaxed)
 }
 
+/// Launches the small operations deferred so far, on every stream and
+/// device, now instead of at the next operation that queues work or waits:
+/// to get the GPU going before a long host computation, or to count the
+/// launch in a host-side timing.
+pub fn launch_pending() -> Result<()> {
+    flush_all()
+}
+
 /// Counters of deferred small operations on CUDA device `ordinal`.
 pub fn batch_stats(ordinal: usize) -> Result<BatchStats> {
     let s = super::session::session(ordinal)?;
@@ -218,6 +226,29 @@ pub fn batch_stats(ordinal: usize) -> Result<BatchStats> {
         enabled: small_op_batching(),
         unavailable: b.interpreter.get().and_then(|r| r.as_ref().err().cloned()),
     })
+}
+
+/// One line for `%gpu`: whether small operations are deferred, and how
+/// many were on each device with a session.
+pub(crate) fn report() -> String {
+    let mut text = format!(
+        "  small-op batching: {} (ufuncs over at most {MAX_ELEMENTS} contiguous elements, up to {MAX_OPS} per launch; CUPRITE_BATCH_SMALL_OPS=0 turns it off)",
+        if small_op_batching() { "on" } else { "off" }
+    );
+    for s in existing_sessions() {
+        let b = &s.batch;
+        let _ = write!(
+            text,
+            "\n    cuda:{}: {} operations deferred, {} batch launches",
+            s.info.ordinal,
+            b.deferred.load(Ordering::Relaxed),
+            b.launches.load(Ordering::Relaxed)
+        );
+        if let Some(Err(why)) = b.interpreter.get() {
+            let _ = write!(text, " (not available: {why})");
+        }
+    }
+    text
 }
 
 /// The operations the interpreter runs, in operation-index order.
@@ -395,7 +426,7 @@ pub(crate) fn defer(
     let p = pending.entry(key).or_insert_with(Pending::new);
     let full = p.params.count as usize == MAX_OPS;
     if full || regions.iter().any(|r| conflicts(&p.touched, r)) {
-        launch_pending(session, stream.handle(), p, interp.func)?;
+        launch_batch(session, stream.handle(), p, interp.func)?;
     }
     if p.is_empty() {
         process().batches_pending.fetch_add(1, Ordering::SeqCst);
@@ -428,7 +459,7 @@ fn scalar_word(v: crate::Scalar, dt: DType) -> u64 {
 /// Launches `p` on the stream with handle `stream` and empties it. Binds
 /// the session's context for the launch and restores the thread's current
 /// one after.
-fn launch_pending(
+fn launch_batch(
     session: &DeviceSession,
     stream: sys::CUstream,
     p: &mut Pending,
@@ -523,7 +554,7 @@ fn flush_matching(wanted: impl Fn(usize) -> bool) -> Result<()> {
             if p.is_empty() || !wanted(key) {
                 continue;
             }
-            if let Err(e) = launch_pending(s, key as sys::CUstream, p, interp.func) {
+            if let Err(e) = launch_batch(s, key as sys::CUstream, p, interp.func) {
                 first_error.get_or_insert(e);
             }
         }

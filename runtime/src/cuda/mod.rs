@@ -30,7 +30,9 @@ pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
 
-pub use batch::{batch_stats, set_small_op_batching, small_op_batching, BatchStats};
+pub use batch::{
+    batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,
+};
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use peer::can_access_peer;
 #[doc(hidden)]

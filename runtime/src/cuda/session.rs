@@ -170,6 +170,7 @@ pub fn cuda_report() -> String {
                 Err(e) => out.push(format!("  cuda:{i}: {e}")),
             }
         }
+        out.push(super::batch::report());
     }
     out.join("\n")
 }

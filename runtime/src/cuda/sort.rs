@@ -65,10 +65,16 @@ const ONESWEEP: &str = include_str!("sort_onesweep.cu");
 const STAGE_BYTES: usize = 36 << 10;
 
 /// Rounds of `THREADS` elements per block in a pass: as many as let the
-/// pass stage a whole tile in shared memory.
+/// pass stage a whole tile in shared memory, up to 24. Larger tiles mean
+/// fewer tiles, so fewer look-back steps and per-tile scans per pass.
+/// Measured on 16 M float32 keys (H200, three blocks per multiprocessor
+/// unless said): 16 rounds (four blocks) 0.551-0.556 ms, 20 rounds 0.532-0.535,
+/// 22 rounds 0.532-0.534, 24 rounds 0.530-0.535, 26 rounds 0.552-0.556,
+/// 28 rounds 0.564; 24 rounds with four blocks 0.599 (registers spill), two
+/// blocks 0.546, no cap 0.557.
 fn rounds(spec: &Spec) -> usize {
     let per = key_dtype(spec.dt).itemsize() + if spec.carry { spec.vdt.itemsize() } else { 0 } + 1;
-    [16, 8, 4, 2, 1]
+    [24, 16, 8, 4, 2, 1]
         .into_iter()
         .find(|r| r * THREADS * per <= STAGE_BYTES)
         .unwrap_or(1)
@@ -351,7 +357,8 @@ fn xform_body(dt: DType) -> String {
 /// keys, H200): 64 registers with a few spilled words and 80 without
 /// spills (three blocks) ran the same; 512-thread blocks of 8 rounds
 /// (three blocks, 40 registers) were 12% slower. The cap is chosen from the
-/// registers the tile's elements keep (key, carried value, digit and rank).
+/// registers the tile's elements keep (key, carried value, digit and rank);
+/// 24-round float32 tiles get three blocks (see [`rounds`]).
 fn pass_min_blocks(spec: &Spec) -> u32 {
     let words = |bytes: usize| bytes.div_ceil(4);
     let per = words(key_dtype(spec.dt).itemsize())
@@ -607,15 +614,23 @@ mod tests {
     }
 
     #[test]
-    fn the_pass_keeps_four_blocks_where_its_registers_allow() {
-        // float32 keys alone: 16 rounds of key + digit words.
-        assert_eq!(pass_min_blocks(&spec(DType::Float32, false)), 4);
-        assert_eq!(pass_min_blocks(&spec(DType::Int16, false)), 4);
+    fn the_pass_keeps_the_blocks_its_registers_allow() {
+        // float32 keys alone: 24 rounds of key + digit words.
+        assert_eq!(pass_min_blocks(&spec(DType::Float32, false)), 3);
+        assert_eq!(pass_min_blocks(&spec(DType::Int16, false)), 3);
+        // float64 keys: 16 rounds of 3 words.
         assert_eq!(pass_min_blocks(&spec(DType::Float64, false)), 3);
         // float32 keys with 32-bit positions: 16 rounds of 3 words.
         assert_eq!(pass_min_blocks(&spec(DType::Float32, true)), 3);
+        // Tiles of 8 rounds with 64-bit positions: 8 x 4 words.
+        let small = Spec {
+            vdt: DType::UInt64,
+            ..spec(DType::Float32, true)
+        };
+        assert_eq!(rounds(&small), 8);
+        assert_eq!(pass_min_blocks(&small), 4);
         let src = source(&spec(DType::Float32, false));
-        assert!(src.contains("__global__ void __launch_bounds__(256, 4) cuprite_sort_onesweep("));
+        assert!(src.contains("__global__ void __launch_bounds__(256, 3) cuprite_sort_onesweep("));
     }
 
     #[test]
@@ -699,7 +714,7 @@ mod tests {
             }
         }
         // float32 keys alone keep the largest tile.
-        assert_eq!(rounds(&spec(DType::Float32, false)), 16);
+        assert_eq!(rounds(&spec(DType::Float32, false)), 24);
     }
 
     #[test]

@@ -93,6 +93,9 @@ impl Bench {
             start.record(&stream)?;
             let t = Instant::now();
             f()?;
+            // Deferred small operations are launched inside the host timing,
+            // as CuPy's launches are.
+            cp::cuda::launch_pending()?;
             cpu.push(t.elapsed().as_secs_f64() * 1e6);
             end.record(&stream)?;
             gpu.push(Event::elapsed_ms(&start, &end)? as f64);
