@@ -252,6 +252,8 @@ pub fn benchmark_with<T>(
                 start.record(&stream)?;
                 let t = Instant::now();
                 let r = f()?;
+                // Deferred small operations are launched inside the host time.
+                crate::cuda::batch::flush(&stream)?;
                 cpu_times.push(t.elapsed().as_secs_f64());
                 end.record(&stream)?;
                 gpu_times.push(Event::elapsed_ms(&start, &end)? as f64 * 1e-3);
