@@ -81,18 +81,16 @@ fn on_both2(a: &Twin, b: &Twin, f: impl Fn(&Array, &Array) -> cp::Result<Array>)
 }
 
 /// GPU values equal the CPU's: exact for integers and booleans; for floats
-/// within 1e-5 (the GPU's float32 `tanh` may round differently) of the
-/// value plus the array's largest magnitude, since a
-/// later subtraction can cancel such a rounding difference down to any
-/// size. NaN and infinities only where the CPU has them.
+/// within 1e-5 of the value plus the array's largest magnitude (the GPU's
+/// `tanh` may round an ulp differently; every other step of the programs
+/// rounds exactly as on the CPU). NaN and infinities only where the CPU has
+/// them.
 #[track_caller]
 fn check(t: &Twin, what: &str) {
     assert_eq!(t.gpu.device(), Device::Cuda(0), "{what}: device");
     assert_eq!(t.cpu.device(), Device::Cpu, "{what}: device");
     assert_eq!(t.gpu.shape(), t.cpu.shape(), "{what}: shape");
     assert_eq!(t.gpu.dtype(), t.cpu.dtype(), "{what}: dtype");
-    // float64 values too: they may come from float32 ones (float32 +
-    // float64 promotes), which carry the GPU's rounding of float32 `tanh`.
     let rtol = match t.cpu.dtype() {
         DType::Float32 | DType::Float64 => 1e-5,
         _ => 0.0,
@@ -192,7 +190,13 @@ fn random_programs_match_the_cpu() {
                 5 => on_both(&slots[i], |a| cp::add(x as i64, a)),
                 6 if float => on_both(&slots[i], |a| cp::multiply(a, 0.5)),
                 6 => on_both(&slots[i], |a| cp::negative(a)),
-                7 if float => on_both(&slots[i], |a| cp::tanh(a)),
+                // Checked at once and not kept: the GPU's float32 tanh may
+                // differ from the CPU's by an ulp, and later products
+                // would grow that past any fixed tolerance.
+                7 if float => {
+                    check(&on_both(&slots[i], |a| cp::tanh(a)), &what);
+                    continue;
+                }
                 7 => on_both(&slots[i], |a| cp::abs(a)),
                 8 if float => on_both2(&slots[i], &slots[j], |a, b| {
                     cp::divide(a, cp::add(cp::abs(b)?, 1.0)?)
