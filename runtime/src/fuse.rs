@@ -11,11 +11,11 @@
 //! ```
 //!
 //! The expression uses the built-in ufuncs' typing (NumPy's promotion, Rust
-//! scalars weak) and their GPU expressions (`cuda/ufunc_expr.rs`); one
-//! kernel is generated per set of input dtypes and reused. On the CPU the
-//! expression is evaluated with the ufuncs. Operations without a GPU
-//! expression (complex transcendental functions) run unfused, one ufunc at
-//! a time.
+//! scalars weak) and their GPU expressions (the rows of the ufunc table,
+//! `ops/ufunc.rs`); one kernel is generated per set of input dtypes and
+//! reused. On the CPU the expression is evaluated with the ufuncs. Every
+//! ufunc of the table has a method here; a row marked not fusable runs
+//! unfused, one ufunc at a time.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -28,13 +28,14 @@ use crate::element::Scalar;
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, IntoArgs};
 use crate::operand::Operand;
+use crate::ops::ufunc::{for_each_binary, for_each_unary, Binary, Ufunc, Unary};
 
 #[derive(Debug)]
 enum Node {
     Input(usize),
     Const(Scalar),
-    Unary(&'static str, Expr),
-    Binary(&'static str, Expr, Expr),
+    Unary(Unary, Expr),
+    Binary(Binary, Expr, Expr),
 }
 
 /// A symbolic elementwise expression: an input of a fused function, a
@@ -47,11 +48,11 @@ impl Expr {
         Expr(Arc::new(n))
     }
 
-    fn unary(&self, op: &'static str) -> Expr {
+    fn unary(&self, op: Unary) -> Expr {
         Expr::new(Node::Unary(op, self.clone()))
     }
 
-    fn binary(&self, op: &'static str, other: impl IntoExpr) -> Expr {
+    fn binary(&self, op: Binary, other: impl IntoExpr) -> Expr {
         Expr::new(Node::Binary(op, self.clone(), other.into_expr()))
     }
 
@@ -88,80 +89,66 @@ macro_rules! scalar_expr {
 scalar_expr!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
 macro_rules! unary_methods {
-    ($($name:ident => $op:literal),* $(,)?) => {
+    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
         impl Expr {$(
-            #[doc = concat!("`", $op, "` of this expression.")]
+            #[doc = concat!("`", stringify!($name), "` of this expression: ", $doc)]
             pub fn $name(&self) -> Expr {
-                self.unary($op)
+                self.unary(Unary::$Var)
             }
         )*}
     };
 }
-unary_methods!(
-    abs => "abs", sign => "sign", sqrt => "sqrt", exp => "exp", exp2 => "exp2", log => "log",
-    log2 => "log2", log10 => "log10", log1p => "log1p", expm1 => "expm1", sin => "sin",
-    cos => "cos", tan => "tan", arcsin => "arcsin", arccos => "arccos", arctan => "arctan",
-    sinh => "sinh", cosh => "cosh", tanh => "tanh", arcsinh => "arcsinh", arccosh => "arccosh",
-    arctanh => "arctanh", floor => "floor", ceil => "ceil", trunc => "trunc", rint => "rint",
-    square => "square", reciprocal => "reciprocal", isnan => "isnan", isinf => "isinf",
-    isfinite => "isfinite", logical_not => "logical_not", bitwise_not => "bitwise_not",
-);
+for_each_unary!(unary_methods);
 
 macro_rules! binary_methods {
-    ($($name:ident => $op:literal),* $(,)?) => {
+    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
         impl Expr {$(
-            #[doc = concat!("`", $op, "(self, other)`.")]
+            #[doc = concat!("`", stringify!($name), "(self, other)`: ", $doc)]
             pub fn $name(&self, other: impl IntoExpr) -> Expr {
-                self.binary($op, other)
+                self.binary(Binary::$Var, other)
             }
         )*}
     };
 }
-binary_methods!(
-    power => "power", maximum => "maximum", minimum => "minimum", fmax => "fmax", fmin => "fmin",
-    arctan2 => "arctan2", floor_divide => "floor_divide", equal => "equal",
-    not_equal => "not_equal", less => "less", less_equal => "less_equal", greater => "greater",
-    greater_equal => "greater_equal", logical_and => "logical_and", logical_or => "logical_or",
-    logical_xor => "logical_xor", left_shift => "left_shift", right_shift => "right_shift",
-);
+for_each_binary!(binary_methods);
 
 macro_rules! operators {
-    ($($tr:ident, $f:ident, $op:literal);*) => {$(
+    ($($tr:ident, $f:ident, $op:ident);*) => {$(
         impl<R: IntoExpr> std::ops::$tr<R> for Expr {
             type Output = Expr;
-            fn $f(self, r: R) -> Expr { self.binary($op, r) }
+            fn $f(self, r: R) -> Expr { self.binary(Binary::$op, r) }
         }
         impl<R: IntoExpr> std::ops::$tr<R> for &Expr {
             type Output = Expr;
-            fn $f(self, r: R) -> Expr { self.binary($op, r) }
+            fn $f(self, r: R) -> Expr { self.binary(Binary::$op, r) }
         }
         operators!(@scalars $tr, $f, $op; bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
     )*};
-    (@scalars $tr:ident, $f:ident, $op:literal; $($t:ty),*) => {$(
+    (@scalars $tr:ident, $f:ident, $op:ident; $($t:ty),*) => {$(
         impl std::ops::$tr<Expr> for $t {
             type Output = Expr;
-            fn $f(self, r: Expr) -> Expr { Expr::constant(self).binary($op, r) }
+            fn $f(self, r: Expr) -> Expr { Expr::constant(self).binary(Binary::$op, r) }
         }
         impl std::ops::$tr<&Expr> for $t {
             type Output = Expr;
-            fn $f(self, r: &Expr) -> Expr { Expr::constant(self).binary($op, r) }
+            fn $f(self, r: &Expr) -> Expr { Expr::constant(self).binary(Binary::$op, r) }
         }
     )*};
 }
-operators!(Add, add, "add"; Sub, sub, "subtract"; Mul, mul, "multiply"; Div, div, "divide";
-    Rem, rem, "remainder"; BitAnd, bitand, "bitwise_and"; BitOr, bitor, "bitwise_or";
-    BitXor, bitxor, "bitwise_xor");
+operators!(Add, add, Add; Sub, sub, Subtract; Mul, mul, Multiply; Div, div, Divide;
+    Rem, rem, Remainder; BitAnd, bitand, BitwiseAnd; BitOr, bitor, BitwiseOr;
+    BitXor, bitxor, BitwiseXor);
 
 impl std::ops::Neg for Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
-        self.unary("negative")
+        self.unary(Unary::Negative)
     }
 }
 impl std::ops::Neg for &Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
-        self.unary("negative")
+        self.unary(Unary::Negative)
     }
 }
 
@@ -250,84 +237,12 @@ impl Val {
     }
 }
 
-fn apply_unary(op: &str, a: Operand<'_>) -> Result<Array> {
-    use crate as cp;
-    match op {
-        "negative" => cp::negative(a),
-        "abs" => cp::abs(a),
-        "sign" => cp::sign(a),
-        "sqrt" => cp::sqrt(a),
-        "exp" => cp::exp(a),
-        "exp2" => cp::exp2(a),
-        "log" => cp::log(a),
-        "log2" => cp::log2(a),
-        "log10" => cp::log10(a),
-        "log1p" => cp::log1p(a),
-        "expm1" => cp::expm1(a),
-        "sin" => cp::sin(a),
-        "cos" => cp::cos(a),
-        "tan" => cp::tan(a),
-        "arcsin" => cp::arcsin(a),
-        "arccos" => cp::arccos(a),
-        "arctan" => cp::arctan(a),
-        "sinh" => cp::sinh(a),
-        "cosh" => cp::cosh(a),
-        "tanh" => cp::tanh(a),
-        "arcsinh" => cp::arcsinh(a),
-        "arccosh" => cp::arccosh(a),
-        "arctanh" => cp::arctanh(a),
-        "floor" => cp::floor(a),
-        "ceil" => cp::ceil(a),
-        "trunc" => cp::trunc(a),
-        "rint" => cp::rint(a),
-        "square" => cp::square(a),
-        "reciprocal" => cp::reciprocal(a),
-        "isnan" => cp::isnan(a),
-        "isinf" => cp::isinf(a),
-        "isfinite" => cp::isfinite(a),
-        "logical_not" => cp::logical_not(a),
-        "bitwise_not" => cp::bitwise_not(a),
-        other => Err(Error::InvalidArgument {
-            op: "fuse",
-            detail: format!("unknown unary operation {other}"),
-        }),
-    }
+fn apply_unary(op: Unary, a: Operand<'_>) -> Result<Array> {
+    crate::ufunc::unary(op, a)
 }
 
-fn apply_binary(op: &str, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
-    use crate as cp;
-    match op {
-        "add" => cp::add(a, b),
-        "subtract" => cp::subtract(a, b),
-        "multiply" => cp::multiply(a, b),
-        "divide" => cp::divide(a, b),
-        "remainder" => cp::remainder(a, b),
-        "floor_divide" => cp::floor_divide(a, b),
-        "power" => cp::power(a, b),
-        "maximum" => cp::maximum(a, b),
-        "minimum" => cp::minimum(a, b),
-        "fmax" => cp::fmax(a, b),
-        "fmin" => cp::fmin(a, b),
-        "arctan2" => cp::arctan2(a, b),
-        "equal" => cp::equal(a, b),
-        "not_equal" => cp::not_equal(a, b),
-        "less" => cp::less(a, b),
-        "less_equal" => cp::less_equal(a, b),
-        "greater" => cp::greater(a, b),
-        "greater_equal" => cp::greater_equal(a, b),
-        "logical_and" => cp::logical_and(a, b),
-        "logical_or" => cp::logical_or(a, b),
-        "logical_xor" => cp::logical_xor(a, b),
-        "bitwise_and" => cp::bitwise_and(a, b),
-        "bitwise_or" => cp::bitwise_or(a, b),
-        "bitwise_xor" => cp::bitwise_xor(a, b),
-        "left_shift" => cp::left_shift(a, b),
-        "right_shift" => cp::right_shift(a, b),
-        other => Err(Error::InvalidArgument {
-            op: "fuse",
-            detail: format!("unknown binary operation {other}"),
-        }),
-    }
+fn apply_binary(op: Binary, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
+    crate::ufunc::binary(op, a, b)
 }
 
 /// Evaluates `e` with the ufuncs (one operation at a time).
@@ -335,9 +250,9 @@ fn eval(e: &Expr, inputs: &[Array]) -> Result<Val> {
     Ok(match &*e.0 {
         Node::Input(k) => Val::A(inputs[*k].clone()),
         Node::Const(s) => Val::S(*s),
-        Node::Unary(op, a) => Val::A(apply_unary(op, eval(a, inputs)?.operand())?),
+        Node::Unary(op, a) => Val::A(apply_unary(*op, eval(a, inputs)?.operand())?),
         Node::Binary(op, a, b) => Val::A(apply_binary(
-            op,
+            *op,
             eval(a, inputs)?.operand(),
             eval(b, inputs)?.operand(),
         )?),
@@ -367,18 +282,17 @@ impl Gen {
                 let Some((av, aval)) = self.node(a, dtypes)? else {
                     return Ok(None);
                 };
-                let probe = crate::with_device(Device::Cpu, || apply_unary(op, aval.operand()))?;
+                let probe = crate::with_device(Device::Cpu, || apply_unary(*op, aval.operand()))?;
                 let out = probe.dtype();
                 let in_dt = match &aval {
                     Val::A(x) => x.dtype(),
                     Val::S(_) => return Ok(None),
                 };
-                let loop_dt = if matches!(*op, "abs" | "isnan" | "isinf" | "isfinite") {
-                    in_dt
-                } else {
-                    out
-                };
-                let Some(x) = crate::cuda::ufunc_expr::unary(op, loop_dt) else {
+                let (loop_dt, _) = crate::ufunc::unary_types(*op, &aval.operand())?;
+                if !op.fusable() {
+                    return Ok(None);
+                }
+                let Some(x) = crate::cuda::ufunc_expr::expr(Ufunc::Unary(*op), loop_dt) else {
                     return Ok(None);
                 };
                 let t = self.fresh();
@@ -401,20 +315,15 @@ impl Gen {
                     return Ok(None);
                 };
                 let probe = crate::with_device(Device::Cpu, || {
-                    apply_binary(op, aval.operand(), bval.operand())
+                    apply_binary(*op, aval.operand(), bval.operand())
                 })?;
                 let out = probe.dtype();
-                let loop_dt = match *op {
-                    "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal" => {
-                        crate::dtype::result_type(&[
-                            aval.operand().type_operand(),
-                            bval.operand().type_operand(),
-                        ])?
-                    }
-                    "logical_and" | "logical_or" | "logical_xor" => DType::Bool,
-                    _ => out,
-                };
-                let Some(x) = crate::cuda::ufunc_expr::binary(op, loop_dt) else {
+                let (loop_dt, _) =
+                    crate::ufunc::binary_types(*op, &aval.operand(), &bval.operand())?;
+                if !op.fusable() {
+                    return Ok(None);
+                }
+                let Some(x) = crate::cuda::ufunc_expr::expr(Ufunc::Binary(*op), loop_dt) else {
                     return Ok(None);
                 };
                 let val = |v: &str, val: &Val| -> String {
@@ -629,8 +538,9 @@ mod tests {
         // Integers go to float64 as the ufuncs do.
         let k = f.kernel(&[DType::Int32]).unwrap().unwrap();
         assert_eq!(k.result, DType::Float64);
-        // Complex sin has no GPU expression: not fused (evaluated op by op).
-        assert!(f.kernel(&[DType::Complex64]).unwrap().is_none());
+        // Complex sin has a GPU expression too (the table's complex arm).
+        let k = f.kernel(&[DType::Complex64]).unwrap().unwrap();
+        assert_eq!(k.result, DType::Complex64);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 #![allow(clippy::module_inception)]
 
 mod array;
+mod cpu;
 mod creation;
 pub mod cuda;
 pub mod device;
@@ -33,6 +34,7 @@ pub mod linalg;
 mod matmul;
 pub mod nccl;
 mod operand;
+mod operators;
 mod ops;
 pub mod profiler;
 pub mod random;

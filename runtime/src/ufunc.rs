@@ -41,18 +41,18 @@
 //! # Ok::<(), cp::Error>(())
 //! ```
 
-use half::{bf16, f16};
-use num_complex::Complex;
-use num_traits::{Float, FloatConst};
-
 use crate::array::Array;
+use crate::cpu::loops::{map1, map2, map3};
 use crate::device::Device;
 use crate::dtype::{can_cast, result_type, Casting, DType, TypeOperand};
 use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{broadcast_shapes, Layout};
+use crate::layout::broadcast_shapes;
 use crate::operand::{common_device, IntoOperand, Operand};
-use crate::storage::Storage;
+use crate::ops::scalar_math::{Arith, Inexact, Integer};
+use crate::ops::ufunc::{
+    for_each_binary, for_each_unary, Binary, Map1, Map2, Reject, Ufunc, Unary,
+};
 
 // ---------------------------------------------------------------------------
 // Type resolution helpers
@@ -90,9 +90,25 @@ fn unsupported(name: &'static str, inputs: &[&Operand<'_>], common: DType, valid
     Error::DType { op: name, detail }
 }
 
-const VALID_BITS: &str = "bool and integer dtypes (int8 to int64, uint8 to uint64)";
-const VALID_REAL: &str = "bool, integer and real floating dtypes (not complex)";
-const VALID_NUMBERS: &str = "integer, floating and complex dtypes (not bool)";
+/// The error for a type rule's refusal.
+fn rejected(name: &'static str, inputs: &[&Operand<'_>], common: DType, why: Reject) -> Error {
+    match why {
+        Reject::Unsupported(valid) => unsupported(name, inputs, common, valid),
+        Reject::Message(detail) => Error::DType {
+            op: name,
+            detail: detail.into(),
+        },
+    }
+}
+
+/// The error for a loop the table lacks after type resolution admitted it
+/// (an internal inconsistency, reported rather than panicking).
+fn no_loop(name: &'static str, dt: DType) -> Error {
+    Error::DType {
+        op: name,
+        detail: format!("no {dt} loop (please report this)"),
+    }
+}
 
 /// The operand as an array of `dtype` on `device` (arrays are converted with
 /// NumPy's unsafe cast; weak integers must fit an integer `dtype`).
@@ -174,331 +190,50 @@ fn store(result: &Array, out: &mut Array) -> Result<()> {
 }
 
 // ---------------------------------------------------------------------------
-// Binary ufuncs
+// The table's loops on each backend
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bin {
-    Add,
-    Subtract,
-    Multiply,
-    Divide,
-    FloorDivide,
-    Remainder,
-    Power,
-    Maximum,
-    Minimum,
-    Fmax,
-    Fmin,
-    Arctan2,
-    Equal,
-    NotEqual,
-    Less,
-    LessEqual,
-    Greater,
-    GreaterEqual,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-    LeftShift,
-    RightShift,
-}
+/// The CPU loop over one array, for a row's CPU body.
+struct Loop1<'a>(&'a Array);
 
-impl Bin {
-    fn name(self) -> &'static str {
-        use Bin::*;
-        match self {
-            Add => "add",
-            Subtract => "subtract",
-            Multiply => "multiply",
-            Divide => "divide",
-            FloorDivide => "floor_divide",
-            Remainder => "remainder",
-            Power => "power",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Fmax => "fmax",
-            Fmin => "fmin",
-            Arctan2 => "arctan2",
-            Equal => "equal",
-            NotEqual => "not_equal",
-            Less => "less",
-            LessEqual => "less_equal",
-            Greater => "greater",
-            GreaterEqual => "greater_equal",
-            LogicalAnd => "logical_and",
-            LogicalOr => "logical_or",
-            LogicalXor => "logical_xor",
-            BitwiseAnd => "bitwise_and",
-            BitwiseOr => "bitwise_or",
-            BitwiseXor => "bitwise_xor",
-            LeftShift => "left_shift",
-            RightShift => "right_shift",
-        }
-    }
-
-    fn is_comparison(self) -> bool {
-        use Bin::*;
-        matches!(
-            self,
-            Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual
-        )
+impl Map1 for Loop1<'_> {
+    type Out = Array;
+    fn map<T: Element, O: Element, F: Fn(T) -> O>(self, f: F) -> Array {
+        map1(self.0, f)
     }
 }
 
-/// What a binary call resolved to.
-struct BinPlan {
-    /// The dtype the loop computes in (inputs are converted to it).
-    loop_dt: DType,
-    /// The dtype of the result.
-    out_dt: DType,
-    /// The broadcast shape of the inputs.
-    shape: Vec<usize>,
-    device: Device,
+/// The CPU loop over two arrays broadcast to a shape, for a row's CPU body.
+struct Loop2<'a> {
+    a: &'a Array,
+    b: &'a Array,
+    shape: &'a [usize],
 }
 
-fn plan_binary(op: Bin, a: &Operand<'_>, b: &Operand<'_>) -> Result<BinPlan> {
-    use Bin::*;
-    let name = op.name();
-    let device = common_device(name, &[a, b])?;
-    device.check_available(name)?;
-    let shape = broadcast_shapes(name, &[a.shape(), b.shape()])?;
-    let common = result_type(&[a.type_operand(), b.type_operand()])?;
-    let bad = |valid: &str| Err(unsupported(name, &[a, b], common, valid));
-    let (loop_dt, out_dt) = match op {
-        Add | Multiply | Maximum | Minimum | Fmax | Fmin => (common, common),
-        Subtract => {
-            if common.is_bool() {
-                return Err(Error::DType {
-                    op: name,
-                    detail: "boolean subtract (the `-` operator) is not supported; use bitwise_xor (the `^` operator) or logical_xor instead".into(),
-                });
-            }
-            (common, common)
-        }
-        Divide => {
-            let d = if common.is_inexact() {
-                common
-            } else {
-                DType::Float64
-            };
-            (d, d)
-        }
-        FloorDivide | Remainder => {
-            if common.is_complex() {
-                return bad(VALID_REAL);
-            }
-            let d = if common.is_bool() {
-                DType::Int8
-            } else {
-                common
-            };
-            (d, d)
-        }
-        Power => {
-            let d = if common.is_bool() {
-                DType::Int8
-            } else {
-                common
-            };
-            (d, d)
-        }
-        Arctan2 => {
-            if common.is_complex() {
-                return bad(VALID_REAL);
-            }
-            let d = common.to_inexact();
-            (d, d)
-        }
-        Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => (common, DType::Bool),
-        LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
-        BitwiseAnd | BitwiseOr | BitwiseXor => {
-            if !(common.is_bool() || common.is_integer()) {
-                return bad(VALID_BITS);
-            }
-            (common, common)
-        }
-        LeftShift | RightShift => {
-            if !(common.is_bool() || common.is_integer()) {
-                return bad(VALID_BITS);
-            }
-            let d = if common.is_bool() {
-                DType::Int8
-            } else {
-                common
-            };
-            (d, d)
-        }
-    };
-    if device.is_cpu() {
-        let item = out_dt.itemsize().max(loop_dt.itemsize());
-        crate::layout::check_host_room(name, shape.iter().product(), item)?;
-    }
-    Ok(BinPlan {
-        loop_dt,
-        out_dt,
-        shape,
-        device,
-    })
-}
-
-/// For a comparison of an integer array with a Rust integer outside the
-/// array's dtype, the answer for every element (NumPy 2 compares the true
-/// values, so `x_u8 < 300` is all true).
-fn out_of_range_comparison(op: Bin, a: &Operand<'_>, b: &Operand<'_>, dt: DType) -> Option<bool> {
-    let (scalar, scalar_left) = match (a, b) {
-        (Operand::Array(_), Operand::Scalar(s)) => (*s, false),
-        (Operand::Scalar(s), Operand::Array(_)) => (*s, true),
-        _ => return None,
-    };
-    if !matches!(scalar, Scalar::Int(_) | Scalar::UInt(_)) || scalar.fits(dt) {
-        return None;
-    }
-    // Out of range: above every value of `dt` or below every value.
-    let high = match scalar {
-        Scalar::Int(i) => i > 0,
-        _ => true,
-    };
-    // `x OP s` with s beyond every x; flipped when the scalar is on the left.
-    let less = high != scalar_left;
-    Some(match op {
-        Bin::Equal => false,
-        Bin::NotEqual => true,
-        Bin::Less | Bin::LessEqual => less,
-        Bin::Greater | Bin::GreaterEqual => !less,
-        _ => unreachable!("only comparisons"),
-    })
-}
-
-/// Fails when a signed integer exponent array holds a negative value.
-fn check_integer_exponent(b: &Array, shape: &[usize]) -> Result<()> {
-    if !b.dtype().is_signed_integer() || shape.iter().product::<usize>() == 0 {
-        return Ok(());
-    }
-    // Runs where `b` lives (a GPU reduction for GPU arrays).
-    let negative = less(b, 0i64)?.any()?.item::<bool>()?;
-    if negative {
-        return Err(Error::InvalidArgument {
-            op: "power",
-            detail: "integers to negative integer powers are not allowed; convert the base to a float dtype first (x.astype(cp::f64))".into(),
-        });
-    }
-    Ok(())
-}
-
-/// The loop for `op` over `a` and `b` (both of dtype `dt`) broadcast to `shape`.
-fn binary_kernel(op: Bin, dt: DType, a: &Array, b: &Array, shape: &[usize]) -> Array {
-    use Bin::*;
-    match op {
-        Add => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::add)),
-        Subtract => numbers!(dt, T => map2(a, b, shape, <T as Arith>::sub)),
-        Multiply => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::mul)),
-        Divide => inexact!(dt, T => map2(a, b, shape, <T as Inexact>::div)),
-        FloorDivide => reals!(dt, T => map2(a, b, shape, <T as DivMod>::floor_div)),
-        Remainder => reals!(dt, T => map2(a, b, shape, <T as DivMod>::rem)),
-        Power => {
-            if dt.is_integer() {
-                ints!(dt, T => map2(a, b, shape, <T as Integer>::pow))
-            } else {
-                inexact!(dt, T => map2(a, b, shape, <T as Inexact>::pow))
-            }
-        }
-        Maximum => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::maximum)),
-        Minimum => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::minimum)),
-        Fmax => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::fmax)),
-        Fmin => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::fmin)),
-        Arctan2 => floats!(dt, T => map2(a, b, shape, <T as RealOnly>::atan2)),
-        Equal => crate::with_dtype!(dt, T => map2(a, b, shape, |x: T, y: T| x == y)),
-        NotEqual => crate::with_dtype!(dt, T => map2(a, b, shape, |x: T, y: T| x != y)),
-        Less => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::lt)),
-        LessEqual => crate::with_dtype!(dt, T => map2(a, b, shape, <T as Arith>::le)),
-        Greater => {
-            crate::with_dtype!(dt, T => map2(a, b, shape, |x: T, y: T| <T as Arith>::lt(y, x)))
-        }
-        GreaterEqual => {
-            crate::with_dtype!(dt, T => map2(a, b, shape, |x: T, y: T| <T as Arith>::le(y, x)))
-        }
-        LogicalAnd => map2(a, b, shape, |x: bool, y: bool| x & y),
-        LogicalOr => map2(a, b, shape, |x: bool, y: bool| x | y),
-        LogicalXor => map2(a, b, shape, |x: bool, y: bool| x ^ y),
-        BitwiseAnd => bits!(dt, T => map2(a, b, shape, <T as Bits>::and)),
-        BitwiseOr => bits!(dt, T => map2(a, b, shape, <T as Bits>::or)),
-        BitwiseXor => bits!(dt, T => map2(a, b, shape, <T as Bits>::xor)),
-        LeftShift => ints!(dt, T => map2(a, b, shape, <T as Integer>::shl)),
-        RightShift => ints!(dt, T => map2(a, b, shape, <T as Integer>::shr)),
+impl Map2 for Loop2<'_> {
+    type Out = Array;
+    fn map<T: Element, O: Element, F: Fn(T, T) -> O>(self, f: F) -> Array {
+        map2(self.a, self.b, self.shape, f)
     }
 }
 
-/// Computes `op(a, b)` broadcast to `shape` (the plan's shape, or `out`'s).
-fn binary_compute(
-    op: Bin,
-    plan: &BinPlan,
-    a: &Operand<'_>,
-    b: &Operand<'_>,
+/// The generated GPU kernel of a ufunc for loop dtype `dt`.
+fn gpu_kernel(op: Ufunc, dt: DType) -> Result<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
+    crate::cuda::elementwise::ufunc_kernel(op, dt).ok_or_else(|| no_loop(op.name(), dt))
+}
+
+/// Runs `kernel` over `inputs` into a new array of `dtype` and `shape` on GPU `ordinal`.
+fn gpu_new(
+    name: &'static str,
+    kernel: &crate::cuda::elementwise::MapKernel,
+    inputs: &[crate::cuda::elementwise::MapInput<'_>],
+    ordinal: usize,
+    dtype: DType,
     shape: &[usize],
 ) -> Result<Array> {
-    let name = op.name();
-    if op.is_comparison() && plan.loop_dt.is_integer() {
-        if let Some(v) = out_of_range_comparison(op, a, b, plan.loop_dt) {
-            let n: usize = shape.iter().product();
-            return Array::from_host(bool::into_data(vec![v; n]), shape, plan.device);
-        }
-    }
-    if let Device::Cuda(ordinal) = plan.device {
-        if op == Bin::Power && plan.loop_dt.is_signed_integer() {
-            check_integer_exponent(&operand_as(b, name, plan.loop_dt, plan.device)?, shape)?;
-        }
-        if let Some(k) = gpu_binary_kernel(op, plan.loop_dt) {
-            let out = crate::cuda::elementwise::new_array(name, ordinal, plan.out_dt, shape)?;
-            crate::cuda::elementwise::run_map_inputs(
-                &k,
-                &[
-                    gpu_input(a, name, plan.loop_dt)?,
-                    gpu_input(b, name, plan.loop_dt)?,
-                ],
-                &out,
-            )?;
-            return Ok(out);
-        }
-        let cpu_plan = BinPlan {
-            device: Device::Cpu,
-            shape: plan.shape.clone(),
-            ..*plan
-        };
-        return on_host(plan.device, &[a, b], |ops| {
-            binary_compute(op, &cpu_plan, &ops[0], &ops[1], shape)
-        });
-    }
-    let x = operand_as(a, name, plan.loop_dt, plan.device)?;
-    let y = operand_as(b, name, plan.loop_dt, plan.device)?;
-    if op == Bin::Power && plan.loop_dt.is_signed_integer() {
-        check_integer_exponent(&y, shape)?;
-    }
-    let r = binary_kernel(op, plan.loop_dt, &x, &y, shape);
-    debug_assert_eq!(r.dtype(), plan.out_dt);
-    Ok(r)
-}
-
-/// The generated GPU kernel of a binary ufunc, when one exists for `dt`.
-fn gpu_binary_kernel(
-    op: Bin,
-    dt: DType,
-) -> Option<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
-    crate::cuda::elementwise::ufunc_kernel(op.name(), 2, dt)
-}
-
-/// The generated GPU kernel of a unary ufunc, when one exists for `dt`.
-fn gpu_unary_kernel(
-    op: Un,
-    dt: DType,
-) -> Option<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
-    if matches!(op, Un::Round(_)) {
-        return None;
-    }
-    crate::cuda::elementwise::ufunc_kernel(op.name(), 1, dt)
+    let out = crate::cuda::elementwise::new_array(name, ordinal, dtype, shape)?;
+    crate::cuda::elementwise::run_map_inputs(kernel, inputs, &out)?;
+    Ok(out)
 }
 
 /// An operand as a kernel input: arrays as they are (the kernel converts
@@ -532,60 +267,181 @@ fn gpu_out_is_safe(out: &Array, ops: &[&Operand<'_>]) -> bool {
     })
 }
 
-/// Runs a CPU implementation for operands on a GPU that have no GPU kernel:
-/// copies them to the host, computes there and moves the result back.
-fn on_host(
+/// What a call resolved to.
+struct Plan {
+    /// The dtype the loop computes in (inputs are converted to it).
+    loop_dt: DType,
+    /// The dtype of the result.
+    out_dt: DType,
+    /// The broadcast shape of the inputs.
+    shape: Vec<usize>,
     device: Device,
-    ops: &[&Operand<'_>],
-    f: impl FnOnce(&[Operand<'static>]) -> Result<Array>,
-) -> Result<Array> {
-    let host: Vec<Operand<'static>> = ops
-        .iter()
-        .map(|o| match o {
-            Operand::Array(a) => Ok(Operand::Array(std::borrow::Cow::Owned(
-                a.to_device(&Device::Cpu)?,
-            ))),
-            Operand::Scalar(s) => Ok(Operand::Scalar(*s)),
-        })
-        .collect::<Result<_>>()?;
-    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
-    r.to_device(&device)
 }
 
-fn binary(op: Bin, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
+// ---------------------------------------------------------------------------
+// Binary ufuncs
+// ---------------------------------------------------------------------------
+
+fn plan_binary(op: Binary, a: &Operand<'_>, b: &Operand<'_>) -> Result<Plan> {
+    let name = op.name();
+    let device = common_device(name, &[a, b])?;
+    device.check_available(name)?;
+    let shape = broadcast_shapes(name, &[a.shape(), b.shape()])?;
+    let common = result_type(&[a.type_operand(), b.type_operand()])?;
+    let (loop_dt, out_dt) = op
+        .types(common)
+        .map_err(|why| rejected(name, &[a, b], common, why))?;
+    if device.is_cpu() {
+        let item = out_dt.itemsize().max(loop_dt.itemsize());
+        crate::layout::check_host_room(name, shape.iter().product(), item)?;
+    }
+    Ok(Plan {
+        loop_dt,
+        out_dt,
+        shape,
+        device,
+    })
+}
+
+fn is_comparison(op: Binary) -> bool {
+    use Binary::*;
+    matches!(
+        op,
+        Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual
+    )
+}
+
+/// For a comparison of an integer array with a Rust integer outside the
+/// array's dtype, the answer for every element (NumPy 2 compares the true
+/// values, so `x_u8 < 300` is all true).
+fn out_of_range_comparison(
+    op: Binary,
+    a: &Operand<'_>,
+    b: &Operand<'_>,
+    dt: DType,
+) -> Option<bool> {
+    let (scalar, scalar_left) = match (a, b) {
+        (Operand::Array(_), Operand::Scalar(s)) => (*s, false),
+        (Operand::Scalar(s), Operand::Array(_)) => (*s, true),
+        _ => return None,
+    };
+    if !matches!(scalar, Scalar::Int(_) | Scalar::UInt(_)) || scalar.fits(dt) {
+        return None;
+    }
+    // Out of range: above every value of `dt` or below every value.
+    let high = match scalar {
+        Scalar::Int(i) => i > 0,
+        _ => true,
+    };
+    // `x OP s` with s beyond every x; flipped when the scalar is on the left.
+    let less = high != scalar_left;
+    Some(match op {
+        Binary::Equal => false,
+        Binary::NotEqual => true,
+        Binary::Less | Binary::LessEqual => less,
+        Binary::Greater | Binary::GreaterEqual => !less,
+        _ => unreachable!("only comparisons"),
+    })
+}
+
+/// Fails when a signed integer exponent array holds a negative value.
+fn check_integer_exponent(b: &Array, shape: &[usize]) -> Result<()> {
+    if !b.dtype().is_signed_integer() || shape.iter().product::<usize>() == 0 {
+        return Ok(());
+    }
+    // Runs where `b` lives (a GPU reduction for GPU arrays).
+    let negative = less(b, 0i64)?.any()?.item::<bool>()?;
+    if negative {
+        return Err(Error::InvalidArgument {
+            op: "power",
+            detail: "integers to negative integer powers are not allowed; convert the base to a float dtype first (x.astype(cp::f64))".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Computes `op(a, b)` broadcast to `shape` (the plan's shape, or `out`'s).
+fn binary_compute(
+    op: Binary,
+    plan: &Plan,
+    a: &Operand<'_>,
+    b: &Operand<'_>,
+    shape: &[usize],
+) -> Result<Array> {
+    let name = op.name();
+    if is_comparison(op) && plan.loop_dt.is_integer() {
+        if let Some(v) = out_of_range_comparison(op, a, b, plan.loop_dt) {
+            let n: usize = shape.iter().product();
+            return Array::from_host(bool::into_data(vec![v; n]), shape, plan.device);
+        }
+    }
+    if op == Binary::Power && plan.loop_dt.is_signed_integer() {
+        check_integer_exponent(&operand_as(b, name, plan.loop_dt, plan.device)?, shape)?;
+    }
+    if let Device::Cuda(ordinal) = plan.device {
+        let k = gpu_kernel(Ufunc::Binary(op), plan.loop_dt)?;
+        let inputs = [
+            gpu_input(a, name, plan.loop_dt)?,
+            gpu_input(b, name, plan.loop_dt)?,
+        ];
+        return gpu_new(name, &k, &inputs, ordinal, plan.out_dt, shape);
+    }
+    let x = operand_as(a, name, plan.loop_dt, plan.device)?;
+    let y = operand_as(b, name, plan.loop_dt, plan.device)?;
+    let r = op
+        .cpu(
+            plan.loop_dt,
+            Loop2 {
+                a: &x,
+                b: &y,
+                shape,
+            },
+        )
+        .ok_or_else(|| no_loop(name, plan.loop_dt))?;
+    debug_assert_eq!(r.dtype(), plan.out_dt);
+    Ok(r)
+}
+
+pub(crate) fn binary(op: Binary, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
     let plan = plan_binary(op, &a, &b)?;
     binary_compute(op, &plan, &a, &b, &plan.shape)
 }
 
-fn binary_out(op: Bin, a: Operand<'_>, b: Operand<'_>, out: &mut Array) -> Result<()> {
+fn binary_out(op: Binary, a: Operand<'_>, b: Operand<'_>, out: &mut Array) -> Result<()> {
     let plan = plan_binary(op, &a, &b)?;
     check_out(op.name(), &plan.shape, plan.out_dt, plan.device, out)?;
     if plan.device.is_cuda() && gpu_out_is_safe(out, &[&a, &b]) {
-        if let Some(k) = gpu_binary_kernel(op, plan.loop_dt) {
-            let name = op.name();
-            if op == Bin::Power && plan.loop_dt.is_signed_integer() {
-                check_integer_exponent(
-                    &operand_as(&b, name, plan.loop_dt, plan.device)?,
-                    out.shape(),
-                )?;
-            }
-            let inputs = [
-                gpu_input(&a, name, plan.loop_dt)?,
-                gpu_input(&b, name, plan.loop_dt)?,
-            ];
-            return crate::cuda::elementwise::run_map_inputs(&k, &inputs, out);
+        let name = op.name();
+        if op == Binary::Power && plan.loop_dt.is_signed_integer() {
+            check_integer_exponent(
+                &operand_as(&b, name, plan.loop_dt, plan.device)?,
+                out.shape(),
+            )?;
         }
+        let k = gpu_kernel(Ufunc::Binary(op), plan.loop_dt)?;
+        let inputs = [
+            gpu_input(&a, name, plan.loop_dt)?,
+            gpu_input(&b, name, plan.loop_dt)?,
+        ];
+        return crate::cuda::elementwise::run_map_inputs(&k, &inputs, out);
     }
     let shape = out.shape().to_vec();
     let r = binary_compute(op, &plan, &a, &b, &shape)?;
     store(&r, out)
 }
 
-macro_rules! binary_ufuncs {
-    ($($name:ident, $name_out:ident, $op:ident, $doc:literal;)*) => {$(
+/// The loop and result dtypes of a binary ufunc for these operands, as
+/// the function would resolve them (for `fuse`).
+pub(crate) fn binary_types(op: Binary, a: &Operand<'_>, b: &Operand<'_>) -> Result<(DType, DType)> {
+    let p = plan_binary(op, a, b)?;
+    Ok((p.loop_dt, p.out_dt))
+}
+
+macro_rules! binary_functions {
+    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {$(
         #[doc = $doc]
         pub fn $name<'a, 'b>(a: impl IntoOperand<'a>, b: impl IntoOperand<'b>) -> Result<Array> {
-            binary(Bin::$op, a.into_operand(), b.into_operand())
+            binary(Binary::$Var, a.into_operand(), b.into_operand())
         }
 
         #[doc = concat!("[`", stringify!($name), "`] written into `out` (inputs broadcast to its shape; the result is cast under the `same_kind` rule).")]
@@ -594,354 +450,70 @@ macro_rules! binary_ufuncs {
             b: impl IntoOperand<'b>,
             out: &mut Array,
         ) -> Result<()> {
-            binary_out(Bin::$op, a.into_operand(), b.into_operand(), out)
+            binary_out(Binary::$Var, a.into_operand(), b.into_operand(), out)
         }
     )*};
 }
+for_each_binary!(binary_functions);
 
-binary_ufuncs! {
-    add, add_out, Add,
-        "`a + b` elementwise (`np.add`); integers wrap, bools give logical or.";
-    subtract, subtract_out, Subtract,
-        "`a - b` elementwise (`np.subtract`); integers wrap; bools are an error.";
-    multiply, multiply_out, Multiply,
-        "`a * b` elementwise (`np.multiply`); integers wrap, bools give logical and.";
-    divide, divide_out, Divide,
-        "True division `a / b` (`np.divide`); integers and bools give float64.";
-    true_divide, true_divide_out, Divide,
-        "True division `a / b`, the same as [`divide`] (`np.true_divide`).";
-    floor_divide, floor_divide_out, FloorDivide,
-        "`a // b` rounded toward negative infinity (`np.floor_divide`); integer division by 0 gives 0.";
-    remainder, remainder_out, Remainder,
-        "Remainder with the sign of the divisor, as Python's `%` (`np.remainder`, `np.mod`); integer remainder by 0 gives 0.";
-    mod_, mod_out, Remainder,
-        "The same as [`remainder`] (`np.mod`).";
-    power, power_out, Power,
-        "`a ** b` elementwise (`np.power`); integers wrap, and integer bases to negative integer powers are an error.";
-    maximum, maximum_out, Maximum,
-        "The larger of each pair (`np.maximum`); NaN propagates.";
-    minimum, minimum_out, Minimum,
-        "The smaller of each pair (`np.minimum`); NaN propagates.";
-    fmax, fmax_out, Fmax,
-        "The larger of each pair, ignoring NaN unless both are NaN (`np.fmax`).";
-    fmin, fmin_out, Fmin,
-        "The smaller of each pair, ignoring NaN unless both are NaN (`np.fmin`).";
-    arctan2, arctan2_out, Arctan2,
-        "The angle of the point `(b, a)`: `atan(a / b)` in the right quadrant (`np.arctan2`); real inputs only.";
-    equal, equal_out, Equal,
-        "`a == b` elementwise, as bool (`np.equal`).";
-    not_equal, not_equal_out, NotEqual,
-        "`a != b` elementwise, as bool (`np.not_equal`).";
-    less, less_out, Less,
-        "`a < b` elementwise, as bool (`np.less`); complex numbers compare lexicographically.";
-    less_equal, less_equal_out, LessEqual,
-        "`a <= b` elementwise, as bool (`np.less_equal`).";
-    greater, greater_out, Greater,
-        "`a > b` elementwise, as bool (`np.greater`).";
-    greater_equal, greater_equal_out, GreaterEqual,
-        "`a >= b` elementwise, as bool (`np.greater_equal`).";
-    logical_and, logical_and_out, LogicalAnd,
-        "Truth of `a` and `b` (non-zero values are true), as bool (`np.logical_and`).";
-    logical_or, logical_or_out, LogicalOr,
-        "Truth of `a` or `b`, as bool (`np.logical_or`).";
-    logical_xor, logical_xor_out, LogicalXor,
-        "Truth of exactly one of `a` and `b`, as bool (`np.logical_xor`).";
-    bitwise_and, bitwise_and_out, BitwiseAnd,
-        "Bitwise `a & b` of bools and integers (`np.bitwise_and`).";
-    bitwise_or, bitwise_or_out, BitwiseOr,
-        "Bitwise `a | b` of bools and integers (`np.bitwise_or`).";
-    bitwise_xor, bitwise_xor_out, BitwiseXor,
-        "Bitwise `a ^ b` of bools and integers (`np.bitwise_xor`).";
-    left_shift, left_shift_out, LeftShift,
-        "`a << b` of integers (`np.left_shift`); shifts of the bit width or more give 0.";
-    right_shift, right_shift_out, RightShift,
-        "`a >> b` of integers, arithmetic for signed types (`np.right_shift`); shifts of the bit width or more give 0 or -1.";
+// Other names NumPy gives the same functions.
+binary_functions! {
+    true_divide true_divide_out Divide "True division `a / b`, the same as [`divide`] (`np.true_divide`).";
+    mod_ mod_out Remainder "The same as [`remainder`] (`np.mod`).";
 }
 
 // ---------------------------------------------------------------------------
 // Unary ufuncs
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Un {
-    Negative,
-    Positive,
-    Absolute,
-    Sign,
-    Sqrt,
-    Exp,
-    Exp2,
-    Log,
-    Log2,
-    Log10,
-    Log1p,
-    Expm1,
-    Sin,
-    Cos,
-    Tan,
-    Arcsin,
-    Arccos,
-    Arctan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Arcsinh,
-    Arccosh,
-    Arctanh,
-    Floor,
-    Ceil,
-    Trunc,
-    Rint,
-    Round(i32),
-    LogicalNot,
-    Invert,
-    IsNan,
-    IsInf,
-    IsFinite,
-    Square,
-    Reciprocal,
-}
-
-impl Un {
-    fn name(self) -> &'static str {
-        use Un::*;
-        match self {
-            Negative => "negative",
-            Positive => "positive",
-            Absolute => "abs",
-            Sign => "sign",
-            Sqrt => "sqrt",
-            Exp => "exp",
-            Exp2 => "exp2",
-            Log => "log",
-            Log2 => "log2",
-            Log10 => "log10",
-            Log1p => "log1p",
-            Expm1 => "expm1",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Arcsin => "arcsin",
-            Arccos => "arccos",
-            Arctan => "arctan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Tanh => "tanh",
-            Arcsinh => "arcsinh",
-            Arccosh => "arccosh",
-            Arctanh => "arctanh",
-            Floor => "floor",
-            Ceil => "ceil",
-            Trunc => "trunc",
-            Rint => "rint",
-            Round(_) => "round",
-            LogicalNot => "logical_not",
-            Invert => "bitwise_not",
-            IsNan => "isnan",
-            IsInf => "isinf",
-            IsFinite => "isfinite",
-            Square => "square",
-            Reciprocal => "reciprocal",
-        }
-    }
-
-    /// Whether this is a float function that gives integers a float type.
-    fn is_float_math(self) -> bool {
-        use Un::*;
-        matches!(
-            self,
-            Sqrt | Exp
-                | Exp2
-                | Log
-                | Log2
-                | Log10
-                | Log1p
-                | Expm1
-                | Sin
-                | Cos
-                | Tan
-                | Arcsin
-                | Arccos
-                | Arctan
-                | Sinh
-                | Cosh
-                | Tanh
-                | Arcsinh
-                | Arccosh
-                | Arctanh
-                | Rint
-        )
-    }
-}
-
-/// The loop dtype and result dtype of `op` for input dtype `dt`.
-fn unary_types(op: Un, a: &Operand<'_>, dt: DType) -> Result<(DType, DType)> {
-    use Un::*;
-    let name = op.name();
-    if op.is_float_math() {
-        let d = dt.to_inexact();
-        return Ok((d, d));
-    }
-    let bool_error = |detail: &str| {
-        Err(Error::DType {
-            op: name,
-            detail: detail.to_string(),
-        })
-    };
-    Ok(match op {
-        Negative if dt.is_bool() => {
-            return bool_error("boolean negative (the `-` operator) is not supported; use logical_not or bitwise_not (the `!` operator) instead")
-        }
-        Positive | Sign if dt.is_bool() => {
-            return Err(unsupported(name, &[a], dt, VALID_NUMBERS))
-        }
-        Negative | Positive | Sign => (dt, dt),
-        Absolute => (dt, dt.real_dtype()),
-        Floor | Ceil | Trunc if dt.is_complex() => {
-            return Err(unsupported(name, &[a], dt, VALID_REAL))
-        }
-        Floor | Ceil | Trunc => (dt, dt),
-        Round(_) if dt.is_bool() => (DType::Float16, DType::Float16),
-        Round(_) => (dt, dt),
-        LogicalNot => (DType::Bool, DType::Bool),
-        Invert if !(dt.is_bool() || dt.is_integer()) => {
-            return Err(unsupported(name, &[a], dt, VALID_BITS))
-        }
-        Invert => (dt, dt),
-        IsNan | IsInf | IsFinite => (dt, DType::Bool),
-        Square | Reciprocal if dt.is_bool() => (DType::Int8, DType::Int8),
-        Square | Reciprocal => (dt, dt),
-        _ => unreachable!("float math is handled above"),
-    })
-}
-
-/// The loop for `op` over `x` (of dtype `dt`).
-fn unary_kernel(op: Un, dt: DType, x: &Array) -> Array {
-    use Un::*;
-    macro_rules! math {
-        ($f:ident) => {
-            inexact!(dt, T => map1(x, <T as Inexact>::$f))
-        };
-    }
-    match op {
-        Negative => numbers!(dt, T => map1(x, <T as Arith>::neg)),
-        Positive => crate::with_dtype!(dt, T => map1(x, |v: T| v)),
-        Absolute => crate::with_dtype!(dt, T => map1(x, <T as Abs>::abs)),
-        Sign => numbers!(dt, T => map1(x, <T as Arith>::sign)),
-        Sqrt => math!(sqrt),
-        Exp => math!(exp),
-        Exp2 => math!(exp2),
-        Log => math!(ln),
-        Log2 => math!(log2),
-        Log10 => math!(log10),
-        Log1p => math!(log1p),
-        Expm1 => math!(expm1),
-        Sin => math!(sin),
-        Cos => math!(cos),
-        Tan => math!(tan),
-        Arcsin => math!(asin),
-        Arccos => math!(acos),
-        Arctan => math!(atan),
-        Sinh => math!(sinh),
-        Cosh => math!(cosh),
-        Tanh => math!(tanh),
-        Arcsinh => math!(asinh),
-        Arccosh => math!(acosh),
-        Arctanh => math!(atanh),
-        Rint => math!(rint),
-        Floor | Ceil | Trunc if !dt.is_float() => {
-            crate::with_dtype!(dt, T => map1(x, |v: T| v))
-        }
-        Floor => floats!(dt, T => map1(x, <T as RealOnly>::floor)),
-        Ceil => floats!(dt, T => map1(x, <T as RealOnly>::ceil)),
-        Trunc => floats!(dt, T => map1(x, <T as RealOnly>::trunc)),
-        Round(d) => {
-            if dt.is_inexact() {
-                if d == 0 {
-                    math!(rint)
-                } else {
-                    inexact!(dt, T => map1(x, |v: T| v.round_dec(d)))
-                }
-            } else if d >= 0 {
-                crate::with_dtype!(dt, T => map1(x, |v: T| v))
-            } else {
-                ints!(dt, T => map1(x, |v: T| v.round_neg(d)))
-            }
-        }
-        LogicalNot => map1(x, |v: bool| !v),
-        Invert => bits!(dt, T => map1(x, <T as Bits>::not)),
-        IsNan => crate::with_dtype!(dt, T => map1(x, <T as Arith>::is_nan)),
-        IsInf => crate::with_dtype!(dt, T => map1(x, <T as Arith>::is_inf)),
-        IsFinite => crate::with_dtype!(dt, T => map1(x, <T as Arith>::is_finite)),
-        Square => numbers!(dt, T => map1(x, |v: T| <T as Arith>::mul(v, v))),
-        Reciprocal => {
-            if dt.is_integer() {
-                ints!(dt, T => map1(x, <T as Integer>::recip))
-            } else {
-                inexact!(dt, T => map1(x, <T as Inexact>::recip))
-            }
-        }
-    }
-}
-
-/// What a unary call resolved to.
-struct UnPlan {
-    loop_dt: DType,
-    out_dt: DType,
-    device: Device,
-}
-
-fn plan_unary(op: Un, a: &Operand<'_>) -> Result<UnPlan> {
+fn plan_unary(op: Unary, a: &Operand<'_>) -> Result<Plan> {
     let name = op.name();
     let device = common_device(name, &[a])?;
     device.check_available(name)?;
     let dt = result_type(&[a.type_operand()])?;
-    let (loop_dt, out_dt) = unary_types(op, a, dt)?;
-    Ok(UnPlan {
+    let (loop_dt, out_dt) = op.types(dt).map_err(|why| rejected(name, &[a], dt, why))?;
+    Ok(Plan {
         loop_dt,
         out_dt,
+        shape: a.shape().to_vec(),
         device,
     })
 }
 
-fn unary_compute(op: Un, plan: &UnPlan, a: &Operand<'_>) -> Result<Array> {
+fn unary_compute(op: Unary, plan: &Plan, a: &Operand<'_>) -> Result<Array> {
+    let name = op.name();
     if let Device::Cuda(ordinal) = plan.device {
-        if let Some(k) = gpu_unary_kernel(op, plan.loop_dt) {
-            let shape = a.shape().to_vec();
-            let out = crate::cuda::elementwise::new_array(op.name(), ordinal, plan.out_dt, &shape)?;
-            let input = gpu_input(a, op.name(), plan.loop_dt)?;
-            crate::cuda::elementwise::run_map_inputs(&k, &[input], &out)?;
-            return Ok(out);
-        }
-        let cpu_plan = UnPlan {
-            device: Device::Cpu,
-            ..*plan
-        };
-        return on_host(plan.device, &[a], |ops| {
-            unary_compute(op, &cpu_plan, &ops[0])
-        });
+        let k = gpu_kernel(Ufunc::Unary(op), plan.loop_dt)?;
+        let input = gpu_input(a, name, plan.loop_dt)?;
+        return gpu_new(name, &k, &[input], ordinal, plan.out_dt, &plan.shape);
     }
-    let x = operand_as(a, op.name(), plan.loop_dt, plan.device)?;
-    let r = unary_kernel(op, plan.loop_dt, &x);
+    let x = operand_as(a, name, plan.loop_dt, plan.device)?;
+    let r = op
+        .cpu(plan.loop_dt, Loop1(&x))
+        .ok_or_else(|| no_loop(name, plan.loop_dt))?;
     debug_assert_eq!(r.dtype(), plan.out_dt);
     Ok(r)
 }
 
-fn unary(op: Un, a: Operand<'_>) -> Result<Array> {
+pub(crate) fn unary(op: Unary, a: Operand<'_>) -> Result<Array> {
     let plan = plan_unary(op, &a)?;
     unary_compute(op, &plan, &a)
 }
 
-fn unary_out(op: Un, a: Operand<'_>, out: &mut Array) -> Result<()> {
+fn unary_out(op: Unary, a: Operand<'_>, out: &mut Array) -> Result<()> {
     let plan = plan_unary(op, &a)?;
     check_out(op.name(), a.shape(), plan.out_dt, plan.device, out)?;
     if plan.device.is_cuda() && gpu_out_is_safe(out, &[&a]) {
-        if let Some(k) = gpu_unary_kernel(op, plan.loop_dt) {
-            let input = gpu_input(&a, op.name(), plan.loop_dt)?;
-            return crate::cuda::elementwise::run_map_inputs(&k, &[input], out);
-        }
+        let k = gpu_kernel(Ufunc::Unary(op), plan.loop_dt)?;
+        let input = gpu_input(&a, op.name(), plan.loop_dt)?;
+        return crate::cuda::elementwise::run_map_inputs(&k, &[input], out);
     }
     let r = unary_compute(op, &plan, &a)?;
+    store_broadcast(r, out)
+}
+
+/// Writes `r` into `out`, broadcasting it to `out`'s shape.
+fn store_broadcast(r: Array, out: &mut Array) -> Result<()> {
     let r = if r.shape() == out.shape() {
         r
     } else {
@@ -950,112 +522,209 @@ fn unary_out(op: Un, a: Operand<'_>, out: &mut Array) -> Result<()> {
     store(&r, out)
 }
 
-macro_rules! unary_ufuncs {
-    ($($name:ident, $name_out:ident, $op:ident, $doc:literal;)*) => {$(
+/// The loop and result dtypes of a unary ufunc for this operand (for `fuse`).
+pub(crate) fn unary_types(op: Unary, a: &Operand<'_>) -> Result<(DType, DType)> {
+    let p = plan_unary(op, a)?;
+    Ok((p.loop_dt, p.out_dt))
+}
+
+macro_rules! unary_functions {
+    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {$(
         #[doc = $doc]
         pub fn $name<'a>(a: impl IntoOperand<'a>) -> Result<Array> {
-            unary(Un::$op, a.into_operand())
+            unary(Unary::$Var, a.into_operand())
         }
 
         #[doc = concat!("[`", stringify!($name), "`] written into `out` (the input broadcasts to its shape; the result is cast under the `same_kind` rule).")]
         pub fn $name_out<'a>(a: impl IntoOperand<'a>, out: &mut Array) -> Result<()> {
-            unary_out(Un::$op, a.into_operand(), out)
+            unary_out(Unary::$Var, a.into_operand(), out)
         }
     )*};
 }
+for_each_unary!(unary_functions);
 
-unary_ufuncs! {
-    negative, negative_out, Negative,
-        "`-a` elementwise (`np.negative`); integers wrap (unsigned too); bools are an error.";
-    positive, positive_out, Positive,
-        "A copy of `a` (`np.positive`); bools are an error.";
-    abs, abs_out, Absolute,
-        "The absolute value (`np.abs`); complex input gives its real dtype, `abs(int8 -128)` wraps to -128.";
-    absolute, absolute_out, Absolute,
-        "The same as [`abs`] (`np.absolute`).";
-    sign, sign_out, Sign,
-        "-1, 0 or 1 by the sign (`np.sign`); NaN stays NaN, complex gives `z / |z|`.";
-    sqrt, sqrt_out, Sqrt,
-        "The square root (`np.sqrt`); negative reals give NaN.";
-    exp, exp_out, Exp,
-        "`e ** a` (`np.exp`).";
-    exp2, exp2_out, Exp2,
-        "`2 ** a` (`np.exp2`).";
-    log, log_out, Log,
-        "The natural logarithm (`np.log`).";
-    log2, log2_out, Log2,
-        "The base-2 logarithm (`np.log2`).";
-    log10, log10_out, Log10,
-        "The base-10 logarithm (`np.log10`).";
-    log1p, log1p_out, Log1p,
-        "`log(1 + a)`, accurate for small `a` (`np.log1p`).";
-    expm1, expm1_out, Expm1,
-        "`exp(a) - 1`, accurate for small `a` (`np.expm1`).";
-    sin, sin_out, Sin,
-        "The sine, in radians (`np.sin`).";
-    cos, cos_out, Cos,
-        "The cosine, in radians (`np.cos`).";
-    tan, tan_out, Tan,
-        "The tangent, in radians (`np.tan`).";
-    arcsin, arcsin_out, Arcsin,
-        "The inverse sine (`np.arcsin`).";
-    arccos, arccos_out, Arccos,
-        "The inverse cosine (`np.arccos`).";
-    arctan, arctan_out, Arctan,
-        "The inverse tangent (`np.arctan`).";
-    sinh, sinh_out, Sinh,
-        "The hyperbolic sine (`np.sinh`).";
-    cosh, cosh_out, Cosh,
-        "The hyperbolic cosine (`np.cosh`).";
-    tanh, tanh_out, Tanh,
-        "The hyperbolic tangent (`np.tanh`).";
-    arcsinh, arcsinh_out, Arcsinh,
-        "The inverse hyperbolic sine (`np.arcsinh`).";
-    arccosh, arccosh_out, Arccosh,
-        "The inverse hyperbolic cosine (`np.arccosh`).";
-    arctanh, arctanh_out, Arctanh,
-        "The inverse hyperbolic tangent (`np.arctanh`).";
-    floor, floor_out, Floor,
-        "The largest integer not above `a` (`np.floor`); integers and bools are returned unchanged.";
-    ceil, ceil_out, Ceil,
-        "The smallest integer not below `a` (`np.ceil`); integers and bools are returned unchanged.";
-    trunc, trunc_out, Trunc,
-        "`a` rounded toward zero (`np.trunc`); integers and bools are returned unchanged.";
-    rint, rint_out, Rint,
-        "`a` rounded to the nearest integer, half to even (`np.rint`); integers give floats.";
-    logical_not, logical_not_out, LogicalNot,
-        "Truth of `not a` (zero values are false), as bool (`np.logical_not`).";
-    bitwise_not, bitwise_not_out, Invert,
-        "Bitwise not of integers, logical not of bools (`np.bitwise_not`).";
-    invert, invert_out, Invert,
-        "The same as [`bitwise_not`] (`np.invert`).";
-    isnan, isnan_out, IsNan,
-        "Whether each element is NaN (`np.isnan`); complex: either part.";
-    isinf, isinf_out, IsInf,
-        "Whether each element is infinite (`np.isinf`); complex: either part.";
-    isfinite, isfinite_out, IsFinite,
-        "Whether each element is finite (`np.isfinite`); complex: both parts.";
-    square, square_out, Square,
-        "`a * a` (`np.square`); integers wrap, bools give int8.";
-    reciprocal, reciprocal_out, Reciprocal,
-        "`1 / a` (`np.reciprocal`); for integers this is integer division, and 0 gives 0.";
+// Other names NumPy gives the same functions.
+unary_functions! {
+    absolute absolute_out Absolute "The same as [`abs`] (`np.absolute`).";
+    invert invert_out Invert "The same as [`bitwise_not`] (`np.invert`).";
+    conjugate conjugate_out Conj "The same as [`conj`] (`np.conjugate`).";
+    degrees degrees_out Rad2deg "The same as [`rad2deg`] (`np.degrees`).";
+    radians radians_out Deg2rad "The same as [`deg2rad`] (`np.radians`).";
+}
+
+// ---------------------------------------------------------------------------
+// round
+// ---------------------------------------------------------------------------
+
+/// Device functions of integer rounding to tens, hundreds, ...
+const ROUND_INT: &str = include_str!("ops/cuda/round_int.cuh");
+
+/// The loop and result dtype of `round`: bools round as float16, as in NumPy.
+fn round_types(dt: DType) -> DType {
+    if dt.is_bool() {
+        DType::Float16
+    } else {
+        dt
+    }
+}
+
+/// Binds `$T` to the element type of `$dt`, for the listed dtypes only. Type
+/// resolution rejects every other dtype before a loop is chosen.
+macro_rules! dispatch {
+    ($dt:expr, $T:ident => $body:expr, [$($v:ident : $t:ty),* $(,)?]) => {
+        match $dt {
+            $($crate::dtype::DType::$v => {
+                type $T = $t;
+                $body
+            })*
+            #[allow(unreachable_patterns)]
+            other => unreachable!("no {other} loop: type resolution admits only supported dtypes"),
+        }
+    };
+}
+
+macro_rules! ints {
+    ($dt:expr, $T:ident => $body:expr) => {
+        dispatch!($dt, $T => $body, [Int8: i8, Int16: i16, Int32: i32, Int64: i64,
+            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64])
+    };
+}
+macro_rules! inexact {
+    ($dt:expr, $T:ident => $body:expr) => {
+        dispatch!($dt, $T => $body, [Float16: half::f16, BFloat16: half::bf16,
+            Float32: f32, Float64: f64, Complex64: num_complex::Complex32,
+            Complex128: num_complex::Complex64])
+    };
+}
+
+/// `round` on the CPU.
+fn round_cpu(x: &Array, decimals: i32) -> Array {
+    let dt = x.dtype();
+    if dt.is_inexact() {
+        if decimals == 0 {
+            inexact!(dt, T => map1(x, <T as Inexact>::rint))
+        } else {
+            inexact!(dt, T => map1(x, |v: T| v.round_dec(decimals)))
+        }
+    } else if decimals >= 0 {
+        crate::with_dtype!(dt, T => map1(x, |v: T| v))
+    } else {
+        ints!(dt, T => map1(x, |v: T| <T as Integer>::round_neg(v, decimals)))
+    }
+}
+
+/// A GPU kernel and the scalar parameter it takes after its array input.
+type KernelWithParam = (
+    std::sync::Arc<crate::cuda::elementwise::MapKernel>,
+    Option<(Scalar, DType)>,
+);
+
+/// `round` on the GPU: rint, or a scaled rint with the power of ten passed
+/// by value (computed here exactly as the CPU does), or integer rounding.
+fn round_gpu_kernel(dt: DType, decimals: i32) -> Result<KernelWithParam> {
+    use crate::cuda::elementwise::{memoized, MapKernel};
+    let c = crate::ops::ufunc::gpu_compute_dtype(dt);
+    let k = decimals.unsigned_abs() as i32;
+    if dt.is_inexact() && decimals == 0 {
+        return Ok((gpu_kernel(Ufunc::Unary(Unary::Rint), dt)?, None));
+    }
+    if !dt.is_inexact() && decimals >= 0 {
+        return Ok((gpu_kernel(Ufunc::Unary(Unary::Positive), dt)?, None));
+    }
+    let (key, expr, param, support): (&'static str, &str, (Scalar, DType), &str) =
+        if dt.is_inexact() {
+            let factor = Scalar::Float(10f64.powi(k));
+            let real = c.real_dtype();
+            match (dt.is_complex(), decimals > 0) {
+                (false, true) => ("round+", "rint(in0 * in1) / in1", (factor, real), ""),
+                (false, false) => ("round-", "rint(in0 / in1) * in1", (factor, real), ""),
+                (true, true) => (
+                    "round+",
+                    "mk(rint(in0.re * in1) / in1, rint(in0.im * in1) / in1)",
+                    (factor, real),
+                    "",
+                ),
+                (true, false) => (
+                    "round-",
+                    "mk(rint(in0.re / in1) * in1, rint(in0.im / in1) * in1)",
+                    (factor, real),
+                    "",
+                ),
+            }
+        } else {
+            (
+                "round-int",
+                "np_round_int(in0, in1)",
+                (Scalar::Int(k as i64), DType::Int32),
+                ROUND_INT,
+            )
+        };
+    let kernel = memoized((key, dt), || {
+        Some(MapKernel::new(
+            "round".into(),
+            vec![c, param.1],
+            expr.into(),
+            c,
+            support.into(),
+        ))
+    })
+    .ok_or_else(|| no_loop("round", dt))?;
+    Ok((kernel, Some(param)))
+}
+
+fn round_compute(a: &Operand<'_>, decimals: i32, out: Option<&mut Array>) -> Result<Option<Array>> {
+    let name = "round";
+    let device = common_device(name, &[a])?;
+    device.check_available(name)?;
+    let dt = round_types(result_type(&[a.type_operand()])?);
+    if let Some(out) = &out {
+        check_out(name, a.shape(), dt, device, out)?;
+    }
+    if let Device::Cuda(ordinal) = device {
+        let (k, param) = round_gpu_kernel(dt, decimals)?;
+        let mut inputs = vec![gpu_input(a, name, dt)?];
+        if let Some((v, pdt)) = param {
+            inputs.push(crate::cuda::elementwise::MapInput::Scalar(v, pdt));
+        }
+        return match out {
+            Some(out) if gpu_out_is_safe(out, &[a]) => {
+                crate::cuda::elementwise::run_map_inputs(&k, &inputs, out).map(|_| None)
+            }
+            Some(out) => {
+                let r = gpu_new(name, &k, &inputs, ordinal, dt, a.shape())?;
+                store_broadcast(r, out).map(|_| None)
+            }
+            None => gpu_new(name, &k, &inputs, ordinal, dt, a.shape()).map(Some),
+        };
+    }
+    let r = round_cpu(&operand_as(a, name, dt, device)?, decimals);
+    match out {
+        Some(out) => store_broadcast(r, out).map(|_| None),
+        None => Ok(Some(r)),
+    }
 }
 
 /// `a` rounded to the nearest integer, half to even (`np.round`); integers
 /// are returned unchanged and bools give float16, as in NumPy.
 pub fn round<'a>(a: impl IntoOperand<'a>) -> Result<Array> {
-    unary(Un::Round(0), a.into_operand())
+    round_decimals(a, 0)
 }
 
 /// [`round`] written into `out`.
 pub fn round_out<'a>(a: impl IntoOperand<'a>, out: &mut Array) -> Result<()> {
-    unary_out(Un::Round(0), a.into_operand(), out)
+    round_decimals_out(a, 0, out)
+}
+
+/// The same as [`round`] (`np.around`).
+pub fn around<'a>(a: impl IntoOperand<'a>) -> Result<Array> {
+    round_decimals(a, 0)
 }
 
 /// `a` rounded to `decimals` decimal places, half to even (`np.round(a,
 /// decimals)`); negative `decimals` round to tens, hundreds, ... (integers too).
 pub fn round_decimals<'a>(a: impl IntoOperand<'a>, decimals: i32) -> Result<Array> {
-    unary(Un::Round(decimals), a.into_operand())
+    let r = round_compute(&a.into_operand(), decimals, None)?;
+    r.ok_or_else(|| no_loop("round", DType::Bool))
 }
 
 /// [`round_decimals`] written into `out`.
@@ -1064,7 +733,7 @@ pub fn round_decimals_out<'a>(
     decimals: i32,
     out: &mut Array,
 ) -> Result<()> {
-    unary_out(Un::Round(decimals), a.into_operand(), out)
+    round_compute(&a.into_operand(), decimals, Some(out)).map(|_| ())
 }
 
 // ---------------------------------------------------------------------------
@@ -1104,13 +773,7 @@ fn saturate(op: &Operand<'_>, dtype: DType) -> Option<Scalar> {
     })
 }
 
-struct ClipPlan {
-    dt: DType,
-    shape: Vec<usize>,
-    device: Device,
-}
-
-fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<ClipPlan> {
+fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<Plan> {
     let name = "clip";
     let device = common_device(name, &[a, lo, hi])?;
     device.check_available(name)?;
@@ -1120,34 +783,81 @@ fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<Clip
     if device.is_cpu() {
         crate::layout::check_host_room(name, shape.iter().product(), dt.itemsize())?;
     }
-    Ok(ClipPlan { dt, shape, device })
+    Ok(Plan {
+        loop_dt: dt,
+        out_dt: dt,
+        shape,
+        device,
+    })
+}
+
+/// The GPU kernel of `clip`: the table's `minimum` applied to its `maximum`,
+/// so NaN and complex order follow those rows exactly.
+fn clip_gpu_kernel(dt: DType) -> Result<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
+    use crate::cuda::ufunc_expr::expr;
+    let max = expr(Ufunc::Binary(Binary::Maximum), dt).ok_or_else(|| no_loop("clip", dt))?;
+    let min = expr(Ufunc::Binary(Binary::Minimum), dt).ok_or_else(|| no_loop("clip", dt))?;
+    let text = min
+        .expr
+        .replace("in1", "in2")
+        .replace("in0", &format!("({})", max.expr));
+    let support = if max.support == min.support {
+        max.support.to_string()
+    } else {
+        format!("{}{}", max.support, min.support)
+    };
+    crate::cuda::elementwise::memoized(("clip", dt), || {
+        Some(crate::cuda::elementwise::MapKernel::new(
+            "clip".into(),
+            vec![max.compute; 3],
+            text,
+            max.result,
+            support,
+        ))
+    })
+    .ok_or_else(|| no_loop("clip", dt))
 }
 
 fn clip_compute(
-    plan: &ClipPlan,
+    plan: &Plan,
     a: &Operand<'_>,
     lo: &Operand<'_>,
     hi: &Operand<'_>,
-    shape: &[usize],
-) -> Result<Array> {
+    out: Option<&mut Array>,
+) -> Result<Option<Array>> {
     let name = "clip";
-    if plan.device.is_cuda() {
-        let cpu_plan = ClipPlan {
-            device: Device::Cpu,
-            shape: plan.shape.clone(),
-            ..*plan
+    let dt = plan.loop_dt;
+    let lo = saturate(lo, dt).map_or_else(|| lo.clone(), Operand::Scalar);
+    let hi = saturate(hi, dt).map_or_else(|| hi.clone(), Operand::Scalar);
+    if let Device::Cuda(ordinal) = plan.device {
+        let k = clip_gpu_kernel(dt)?;
+        let inputs = [
+            gpu_input(a, name, dt)?,
+            gpu_input(&lo, name, dt)?,
+            gpu_input(&hi, name, dt)?,
+        ];
+        return match out {
+            Some(out) if gpu_out_is_safe(out, &[a, &lo, &hi]) => {
+                crate::cuda::elementwise::run_map_inputs(&k, &inputs, out).map(|_| None)
+            }
+            Some(out) => {
+                let r = gpu_new(name, &k, &inputs, ordinal, dt, out.shape())?;
+                store(&r, out).map(|_| None)
+            }
+            None => gpu_new(name, &k, &inputs, ordinal, dt, &plan.shape).map(Some),
         };
-        return on_host(plan.device, &[a, lo, hi], |ops| {
-            clip_compute(&cpu_plan, &ops[0], &ops[1], &ops[2], shape)
-        });
     }
-    let conv = |o: &Operand<'_>| match saturate(o, plan.dt) {
-        Some(s) => Operand::Scalar(s).to_array(name, plan.dt, plan.device),
-        None => operand_as(o, name, plan.dt, plan.device),
-    };
-    let (x, l, h) = (conv(a)?, conv(lo)?, conv(hi)?);
-    Ok(crate::with_dtype!(plan.dt, T => map3([&x, &l, &h], shape,
-        |v: T, l: T, h: T| <T as Arith>::minimum(<T as Arith>::maximum(v, l), h))))
+    let conv = |o: &Operand<'_>| operand_as(o, name, dt, plan.device);
+    let (x, l, h) = (conv(a)?, conv(&lo)?, conv(&hi)?);
+    let shape = out
+        .as_ref()
+        .map_or(plan.shape.clone(), |o| o.shape().to_vec());
+    let r = crate::with_dtype!(dt, T => map3([&x, &l, &h], &shape,
+        |v: T, l: T, h: T| <T as Arith>::minimum(<T as Arith>::maximum(v, l), h)));
+    match out {
+        Some(out) => store(&r, out).map(|_| None),
+        None => Ok(Some(r)),
+    }
 }
 
 /// `a` limited to `[min, max]` elementwise (`np.clip`): `minimum(maximum(a,
@@ -1161,7 +871,7 @@ pub fn clip<'a, 'b, 'c>(
 ) -> Result<Array> {
     let (a, lo, hi) = (a.into_operand(), min.into_operand(), max.into_operand());
     let plan = plan_clip(&a, &lo, &hi)?;
-    clip_compute(&plan, &a, &lo, &hi, &plan.shape)
+    clip_compute(&plan, &a, &lo, &hi, None)?.ok_or_else(|| no_loop("clip", plan.loop_dt))
 }
 
 /// [`clip`] written into `out`.
@@ -1173,10 +883,8 @@ pub fn clip_out<'a, 'b, 'c>(
 ) -> Result<()> {
     let (a, lo, hi) = (a.into_operand(), min.into_operand(), max.into_operand());
     let plan = plan_clip(&a, &lo, &hi)?;
-    check_out("clip", &plan.shape, plan.dt, plan.device, out)?;
-    let shape = out.shape().to_vec();
-    let r = clip_compute(&plan, &a, &lo, &hi, &shape)?;
-    store(&r, out)
+    check_out("clip", &plan.shape, plan.out_dt, plan.device, out)?;
+    clip_compute(&plan, &a, &lo, &hi, Some(out)).map(|_| ())
 }
 
 // ---------------------------------------------------------------------------
@@ -1249,6 +957,8 @@ impl Array {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::Layout;
+    use crate::ops::scalar_math::{f_divmod, round_int_neg};
 
     fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
         Array::from_cpu_data(T::into_data(v), shape)

@@ -1,6 +1,10 @@
-// ---------------------------------------------------------------------------
-// Strided loops (CPU)
-// ---------------------------------------------------------------------------
+//! The CPU backend's strided loops: one to three inputs broadcast to a
+//! shape, walked in C order one run of the last merged axis at a time.
+
+use crate::array::Array;
+use crate::element::Element;
+use crate::layout::Layout;
+use crate::storage::Storage;
 
 /// Runs `f` with the CPU buffers of `arrays`, all of element type `T`,
 /// locking each distinct buffer once (arrays may view the same buffer).
@@ -71,7 +75,7 @@ fn runs<const N: usize>(
 }
 
 /// `f` of every element of `x` (element type `T`), as a new C-contiguous array.
-fn map1<T: Element, O: Element>(x: &Array, f: impl Fn(T) -> O) -> Array {
+pub(crate) fn map1<T: Element, O: Element>(x: &Array, f: impl Fn(T) -> O) -> Array {
     let n = x.size();
     let mut out: Vec<O> = Vec::with_capacity(n);
     if n > 0 {
@@ -93,7 +97,7 @@ fn map1<T: Element, O: Element>(x: &Array, f: impl Fn(T) -> O) -> Array {
 
 /// `f` of `a` and `b` (element type `T`) broadcast to `shape`, as a new
 /// C-contiguous array.
-fn map2<T: Element, O: Element>(
+pub(crate) fn map2<T: Element, O: Element>(
     a: &Array,
     b: &Array,
     shape: &[usize],
@@ -136,7 +140,7 @@ fn map2<T: Element, O: Element>(
 }
 
 /// `f` of three arrays (element type `T`) broadcast to `shape`.
-fn map3<T: Element, O: Element>(
+pub(crate) fn map3<T: Element, O: Element>(
     arrays: [&Array; 3],
     shape: &[usize],
     f: impl Fn(T, T, T) -> O,
@@ -174,4 +178,3 @@ fn map3<T: Element, O: Element>(
     }
     Array::from_cpu_data(O::into_data(out), shape)
 }
-

@@ -33,6 +33,7 @@ use super::session::{existing_sessions, process, DeviceSession};
 use super::stream::Stream;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::ufunc::Ufunc;
 
 /// Operations one launch carries: their descriptors travel as the kernel's
 /// parameter, which must stay under the 4 KiB every driver accepts.
@@ -44,26 +45,8 @@ pub(crate) const MAX_ELEMENTS: usize = 1 << 16;
 
 const THREADS: u32 = 256;
 
-/// Built-in ufuncs the interpreter runs, by arity: the arithmetic and
-/// comparisons small loops are made of.
-const BINARY: &[&str] = &[
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "power",
-    "maximum",
-    "minimum",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-];
-const UNARY: &[&str] = &[
-    "negative", "abs", "square", "sqrt", "exp", "log", "sin", "cos", "tanh",
-];
+/// Loop dtypes the interpreter runs the batchable ufuncs of the table in
+/// (`ops/ufunc.rs`): the arithmetic and comparisons small loops are made of.
 const DTYPES: &[DType] = &[DType::Float32, DType::Float64, DType::Int32, DType::Int64];
 
 /// One deferred operation, as the interpreter reads it. Bit 0 (1) of
@@ -255,14 +238,12 @@ pub(crate) fn report() -> String {
 fn table() -> Vec<std::sync::Arc<MapKernel>> {
     let mut out = Vec::new();
     for &dt in DTYPES {
-        for (ops, arity) in [(BINARY, 2), (UNARY, 1)] {
-            for &op in ops {
-                if let Some(k) = ufunc_kernel(op, arity, dt) {
-                    // Only loops that compute in their own dtype: the
-                    // interpreter reads inputs without converting them.
-                    if k.compute.iter().all(|&c| c == dt) {
-                        out.push(k);
-                    }
+        for op in Ufunc::all().filter(|op| op.batchable()) {
+            if let Some(k) = ufunc_kernel(op, dt) {
+                // Only loops that compute in their own dtype: the
+                // interpreter reads inputs without converting them.
+                if k.compute.iter().all(|&c| c == dt) {
+                    out.push(k);
                 }
             }
         }
@@ -658,12 +639,17 @@ mod tests {
     #[test]
     fn interpreter_source_has_every_operation_and_compiles() {
         let kernels = table();
-        // Every listed ufunc has a float32 loop in the table.
-        for name in BINARY.iter().chain(UNARY) {
+        // Every batchable ufunc has a float32 loop in the table.
+        let batchable: Vec<&str> = Ufunc::all()
+            .filter(|op| op.batchable())
+            .map(|op| op.name())
+            .collect();
+        assert_eq!(batchable.len(), 22, "{batchable:?}");
+        for name in batchable {
             assert!(
                 kernels
                     .iter()
-                    .any(|k| k.name == *name && k.compute[0] == DType::Float32),
+                    .any(|k| k.name == name && k.compute[0] == DType::Float32),
                 "{name} missing"
             );
         }

@@ -641,21 +641,17 @@ pub(crate) fn memoized(
     k
 }
 
-/// The kernel of built-in ufunc `name` taking `arity` (1 or 2) inputs with
-/// loop dtype `dt`, when the GPU has an expression for it (one per process).
+/// The kernel of built-in ufunc `op` with loop dtype `dt` (one per
+/// process); `None` where the op has no loop for `dt`.
 pub(crate) fn ufunc_kernel(
-    name: &'static str,
-    arity: usize,
+    op: crate::ops::ufunc::Ufunc,
     dt: DType,
 ) -> Option<std::sync::Arc<MapKernel>> {
-    memoized((name, dt), || {
-        let e = match arity {
-            1 => super::ufunc_expr::unary(name, dt)?,
-            _ => super::ufunc_expr::binary(name, dt)?,
-        };
+    memoized((op.name(), dt), || {
+        let e = super::ufunc_expr::expr(op, dt)?;
         Some(MapKernel::new(
-            name.into(),
-            vec![e.compute; arity],
+            op.name().into(),
+            vec![e.compute; op.arity()],
             e.expr,
             e.result,
             e.support.into(),

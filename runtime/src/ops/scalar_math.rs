@@ -1,70 +1,20 @@
-// ---------------------------------------------------------------------------
-// Dispatch over groups of dtypes
-// ---------------------------------------------------------------------------
+//! Element math of the built-in ufuncs: the CPU halves of the ufunc table's
+//! rows, with NumPy's semantics (integer division by zero gives 0, floor
+//! division and remainder follow Python's signs, maximum/minimum propagate
+//! NaN, half floats compute in float32 and round once, complex functions
+//! follow C99's branch cuts).
 
-/// Binds `$T` to the element type of `$dt`, for the listed dtypes only. Type
-/// resolution rejects every other dtype before a loop is chosen.
-macro_rules! dispatch {
-    ($dt:expr, $T:ident => $body:expr, [$($v:ident : $t:ty),* $(,)?]) => {
-        match $dt {
-            $($crate::dtype::DType::$v => {
-                type $T = $t;
-                $body
-            })*
-            #[allow(unreachable_patterns)]
-            other => unreachable!("no {other} loop: type resolution admits only supported dtypes"),
-        }
-    };
-}
+use half::{bf16, f16};
+use num_complex::Complex;
+use num_traits::{Float, FloatConst};
 
-macro_rules! ints {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Int8: i8, Int16: i16, Int32: i32, Int64: i64,
-            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64])
-    };
-}
-macro_rules! bits {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Bool: bool, Int8: i8, Int16: i16, Int32: i32, Int64: i64,
-            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64])
-    };
-}
-macro_rules! floats {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Float16: half::f16, BFloat16: half::bf16,
-            Float32: f32, Float64: f64])
-    };
-}
-macro_rules! inexact {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Float16: half::f16, BFloat16: half::bf16,
-            Float32: f32, Float64: f64, Complex64: num_complex::Complex32,
-            Complex128: num_complex::Complex64])
-    };
-}
-macro_rules! reals {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Int8: i8, Int16: i16, Int32: i32, Int64: i64,
-            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64, Float16: half::f16,
-            BFloat16: half::bf16, Float32: f32, Float64: f64])
-    };
-}
-macro_rules! numbers {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Int8: i8, Int16: i16, Int32: i32, Int64: i64,
-            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64, Float16: half::f16,
-            BFloat16: half::bf16, Float32: f32, Float64: f64,
-            Complex64: num_complex::Complex32, Complex128: num_complex::Complex64])
-    };
-}
-
-// ---------------------------------------------------------------------------
-// Element math
-// ---------------------------------------------------------------------------
+use crate::element::Element;
 
 /// The float type that real math runs in: f32 (also for float16 and
 /// bfloat16) or f64.
-trait Compute: Float + FloatConst + Send + Sync + std::fmt::Debug + 'static {
+pub(crate) trait Compute:
+    Float + FloatConst + Send + Sync + std::fmt::Debug + 'static
+{
     /// Rounds half to even, as C's `rint`.
     fn rint(self) -> Self;
     /// A constant of this type.
@@ -94,7 +44,7 @@ impl Compute for f64 {
 }
 
 /// A real float element and the type its math runs in.
-trait RealFloat: Element {
+pub(crate) trait RealFloat: Element {
     type C: Compute;
     fn up(self) -> Self::C;
     fn down(c: Self::C) -> Self;
@@ -149,7 +99,7 @@ impl RealFloat for f64 {
 }
 
 /// Operations that every dtype has (bool: `add` is or, `mul` is and).
-trait Arith: Element {
+pub(crate) trait Arith: Element {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
@@ -171,19 +121,19 @@ trait Arith: Element {
 }
 
 /// The absolute value, real for complex input.
-trait Abs: Element {
+pub(crate) trait Abs: Element {
     type R: Element;
     fn abs(self) -> Self::R;
 }
 
 /// Floor division and Python-style remainder (integers and real floats).
-trait DivMod: Element {
+pub(crate) trait DivMod: Element {
     fn floor_div(self, o: Self) -> Self;
     fn rem(self, o: Self) -> Self;
 }
 
 /// Integer-only operations.
-trait Integer: Element {
+pub(crate) trait Integer: Element {
     fn is_negative(self) -> bool;
     /// `self ** e` with wrapping; `e` must not be negative.
     fn pow(self, e: Self) -> Self;
@@ -196,7 +146,7 @@ trait Integer: Element {
 }
 
 /// Bitwise operations (bool and integers).
-trait Bits: Element {
+pub(crate) trait Bits: Element {
     fn and(self, o: Self) -> Self;
     fn or(self, o: Self) -> Self;
     fn xor(self, o: Self) -> Self;
@@ -204,7 +154,7 @@ trait Bits: Element {
 }
 
 /// Math defined on floats and complex numbers.
-trait Inexact: Element {
+pub(crate) trait Inexact: Element {
     fn div(self, o: Self) -> Self;
     fn pow(self, o: Self) -> Self;
     fn recip(self) -> Self;
@@ -230,10 +180,12 @@ trait Inexact: Element {
     fn atanh(self) -> Self;
     fn rint(self) -> Self;
     fn round_dec(self, decimals: i32) -> Self;
+    /// `sin(pi x) / (pi x)`, 1 at 0 (NumPy's `sinc`).
+    fn sinc(self) -> Self;
 }
 
 /// Math defined only on real floats.
-trait RealOnly: Element {
+pub(crate) trait RealOnly: Element {
     fn floor(self) -> Self;
     fn ceil(self) -> Self;
     fn trunc(self) -> Self;
@@ -459,7 +411,11 @@ impl_int_specific!(unsigned: u8, u16, u32, u64);
 
 /// `base ** e` by squaring, with the given (wrapping) multiplication.
 #[inline]
-fn wrapping_pow<T: Copy + From<bool>>(mut base: T, mut e: u64, mul: impl Fn(T, T) -> T) -> T {
+pub(crate) fn wrapping_pow<T: Copy + From<bool>>(
+    mut base: T,
+    mut e: u64,
+    mul: impl Fn(T, T) -> T,
+) -> T {
     let mut acc = T::from(true);
     while e > 0 {
         if e & 1 == 1 {
@@ -475,7 +431,7 @@ fn wrapping_pow<T: Copy + From<bool>>(mut base: T, mut e: u64, mul: impl Fn(T, T
 
 /// An integer rounded to a multiple of `10^(-decimals)` (`decimals < 0`),
 /// half to even; 0 when that multiple exceeds every integer of 64 bits.
-fn round_int_neg(x: i128, decimals: i32) -> i128 {
+pub(crate) fn round_int_neg(x: i128, decimals: i32) -> i128 {
     let k = decimals.unsigned_abs();
     if k > 20 {
         return 0;
@@ -495,23 +451,23 @@ fn round_int_neg(x: i128, decimals: i32) -> i128 {
 
 // NumPy's choices for maximum, minimum, fmax and fmin (true: keep the first).
 #[inline]
-fn f_takes_first_max<C: Compute>(a: C, b: C) -> bool {
+pub(crate) fn f_takes_first_max<C: Compute>(a: C, b: C) -> bool {
     a.is_nan() || a >= b
 }
 #[inline]
-fn f_takes_first_min<C: Compute>(a: C, b: C) -> bool {
+pub(crate) fn f_takes_first_min<C: Compute>(a: C, b: C) -> bool {
     a.is_nan() || a <= b
 }
 #[inline]
-fn f_takes_first_fmax<C: Compute>(a: C, b: C) -> bool {
+pub(crate) fn f_takes_first_fmax<C: Compute>(a: C, b: C) -> bool {
     a >= b || b.is_nan()
 }
 #[inline]
-fn f_takes_first_fmin<C: Compute>(a: C, b: C) -> bool {
+pub(crate) fn f_takes_first_fmin<C: Compute>(a: C, b: C) -> bool {
     a <= b || b.is_nan()
 }
 #[inline]
-fn f_sign<C: Compute>(x: C) -> C {
+pub(crate) fn f_sign<C: Compute>(x: C) -> C {
     if x > C::zero() {
         C::one()
     } else if x < C::zero() {
@@ -525,7 +481,7 @@ fn f_sign<C: Compute>(x: C) -> C {
 
 /// NumPy's `npy_divmod`: floor quotient and remainder with the divisor's sign.
 #[inline]
-fn f_divmod<C: Compute>(a: C, b: C) -> (C, C) {
+pub(crate) fn f_divmod<C: Compute>(a: C, b: C) -> (C, C) {
     let zero = C::zero();
     let mut m = a % b;
     if b == zero {
@@ -553,7 +509,7 @@ fn f_divmod<C: Compute>(a: C, b: C) -> (C, C) {
 }
 
 #[inline]
-fn f_round_dec<C: Compute>(x: C, decimals: i32) -> C {
+pub(crate) fn f_round_dec<C: Compute>(x: C, decimals: i32) -> C {
     if decimals >= 0 {
         let f = C::lit(10f64.powi(decimals));
         (x * f).rint() / f
@@ -674,6 +630,8 @@ macro_rules! impl_float {
             fn rint(self) -> $t { Self::down(Compute::rint(self.up())) }
             #[inline]
             fn round_dec(self, decimals: i32) -> $t { Self::down(f_round_dec(self.up(), decimals)) }
+            #[inline]
+            fn sinc(self) -> $t { Self::down(f_sinc(self.up())) }
         }
     )*};
 }
@@ -683,23 +641,23 @@ impl_float!(f16, bf16, f32, f64);
 
 /// NumPy's lexicographic `a < b` for complex numbers.
 #[inline]
-fn c_lt<C: Compute>(a: Complex<C>, b: Complex<C>) -> bool {
+pub(crate) fn c_lt<C: Compute>(a: Complex<C>, b: Complex<C>) -> bool {
     a.re < b.re || (a.re == b.re && a.im < b.im)
 }
 /// NumPy's lexicographic `a <= b` for complex numbers.
 #[inline]
-fn c_le<C: Compute>(a: Complex<C>, b: Complex<C>) -> bool {
+pub(crate) fn c_le<C: Compute>(a: Complex<C>, b: Complex<C>) -> bool {
     a.re < b.re || (a.re == b.re && a.im <= b.im)
 }
 #[inline]
-fn c_is_nan<C: Compute>(a: Complex<C>) -> bool {
+pub(crate) fn c_is_nan<C: Compute>(a: Complex<C>) -> bool {
     a.re.is_nan() || a.im.is_nan()
 }
 
 /// Complex division by Smith's method, as NumPy (no overflow for large
 /// divisors; division by zero gives infinities or NaN like NumPy).
 #[inline]
-fn c_div<C: Compute>(a: Complex<C>, b: Complex<C>) -> Complex<C> {
+pub(crate) fn c_div<C: Compute>(a: Complex<C>, b: Complex<C>) -> Complex<C> {
     let (br_abs, bi_abs) = (b.re.abs(), b.im.abs());
     if br_abs >= bi_abs {
         if br_abs == C::zero() && bi_abs == C::zero() {
@@ -718,7 +676,7 @@ fn c_div<C: Compute>(a: Complex<C>, b: Complex<C>) -> Complex<C> {
 
 /// NumPy's complex reciprocal.
 #[inline]
-fn c_recip<C: Compute>(a: Complex<C>) -> Complex<C> {
+pub(crate) fn c_recip<C: Compute>(a: Complex<C>) -> Complex<C> {
     if a.im.abs() <= a.re.abs() {
         let r = a.im / a.re;
         let d = a.re + a.im * r;
@@ -732,7 +690,7 @@ fn c_recip<C: Compute>(a: Complex<C>) -> Complex<C> {
 
 /// NumPy's complex power: exact repeated products for small integer
 /// exponents, `exp(b log a)` otherwise.
-fn c_pow<C: Compute>(a: Complex<C>, b: Complex<C>) -> Complex<C> {
+pub(crate) fn c_pow<C: Compute>(a: Complex<C>, b: Complex<C>) -> Complex<C> {
     let zero = C::zero();
     let one = Complex::new(C::one(), zero);
     if b.re == zero && b.im == zero {
@@ -772,7 +730,7 @@ fn c_pow<C: Compute>(a: Complex<C>, b: Complex<C>) -> Complex<C> {
 }
 
 /// NumPy's complex sign: `z / |z|`, 0 for 0, NaN for NaN.
-fn c_sign<C: Compute>(a: Complex<C>) -> Complex<C> {
+pub(crate) fn c_sign<C: Compute>(a: Complex<C>) -> Complex<C> {
     let zero = C::zero();
     let nan = Complex::new(C::nan(), C::nan());
     let abs = a.re.hypot(a.im);
@@ -796,13 +754,13 @@ fn c_sign<C: Compute>(a: Complex<C>) -> Complex<C> {
 }
 
 /// NumPy's complex `log1p`.
-fn c_log1p<C: Compute>(a: Complex<C>) -> Complex<C> {
+pub(crate) fn c_log1p<C: Compute>(a: Complex<C>) -> Complex<C> {
     let x = a.re + C::one();
     Complex::new(x.hypot(a.im).ln(), a.im.atan2(x))
 }
 
 /// NumPy's complex `expm1`.
-fn c_expm1<C: Compute>(a: Complex<C>) -> Complex<C> {
+pub(crate) fn c_expm1<C: Compute>(a: Complex<C>) -> Complex<C> {
     let h = (a.im / C::lit(2.0)).sin();
     Complex::new(
         a.re.exp_m1() * a.im.cos() - C::lit(2.0) * h * h,
@@ -812,7 +770,7 @@ fn c_expm1<C: Compute>(a: Complex<C>) -> Complex<C> {
 
 /// Complex square root with C99's signed-zero branch cut (`sqrt(-4 - 0i)` is
 /// `-2i`), accurate and without intermediate overflow.
-fn c_sqrt<C: Compute>(z: Complex<C>) -> Complex<C> {
+pub(crate) fn c_sqrt<C: Compute>(z: Complex<C>) -> Complex<C> {
     let (x, y) = (z.re, z.im);
     let zero = C::zero();
     let two = C::lit(2.0);
@@ -834,14 +792,14 @@ fn c_sqrt<C: Compute>(z: Complex<C>) -> Complex<C> {
 }
 
 /// Complex arcsine (Kahan's formula; C99 branch cuts, as NumPy).
-fn c_asin<C: Compute>(z: Complex<C>) -> Complex<C> {
+pub(crate) fn c_asin<C: Compute>(z: Complex<C>) -> Complex<C> {
     let s1m = c_sqrt(Complex::new(C::one() - z.re, -z.im));
     let s1p = c_sqrt(Complex::new(C::one() + z.re, z.im));
     Complex::new(z.re.atan2((s1m * s1p).re), (s1m.conj() * s1p).im.asinh())
 }
 
 /// Complex arccosine (Kahan's formula; C99 branch cuts, as NumPy).
-fn c_acos<C: Compute>(z: Complex<C>) -> Complex<C> {
+pub(crate) fn c_acos<C: Compute>(z: Complex<C>) -> Complex<C> {
     let s1m = c_sqrt(Complex::new(C::one() - z.re, -z.im));
     let s1p = c_sqrt(Complex::new(C::one() + z.re, z.im));
     Complex::new(
@@ -851,7 +809,7 @@ fn c_acos<C: Compute>(z: Complex<C>) -> Complex<C> {
 }
 
 /// Complex inverse hyperbolic cosine (Kahan's formula).
-fn c_acosh<C: Compute>(z: Complex<C>) -> Complex<C> {
+pub(crate) fn c_acosh<C: Compute>(z: Complex<C>) -> Complex<C> {
     let sm = c_sqrt(Complex::new(z.re - C::one(), z.im));
     let sp = c_sqrt(Complex::new(z.re + C::one(), z.im));
     Complex::new(
@@ -862,7 +820,7 @@ fn c_acosh<C: Compute>(z: Complex<C>) -> Complex<C> {
 
 /// Complex inverse hyperbolic tangent (Kahan's formula; the cut's sign
 /// follows the sign of the imaginary zero, as C99).
-fn c_atanh<C: Compute>(z: Complex<C>) -> Complex<C> {
+pub(crate) fn c_atanh<C: Compute>(z: Complex<C>) -> Complex<C> {
     let (x, y) = (z.re, z.im);
     let big = C::lit(1e150);
     if x.abs() > big || y.abs() > big {
@@ -878,7 +836,7 @@ fn c_atanh<C: Compute>(z: Complex<C>) -> Complex<C> {
 }
 
 /// Complex hyperbolic tangent, without overflow for large real parts.
-fn c_tanh<C: Compute>(z: Complex<C>) -> Complex<C> {
+pub(crate) fn c_tanh<C: Compute>(z: Complex<C>) -> Complex<C> {
     let (x, y) = (z.re, z.im);
     if x.abs() >= C::lit(22.0) {
         let e = (C::lit(-2.0) * x.abs()).exp();
@@ -889,7 +847,7 @@ fn c_tanh<C: Compute>(z: Complex<C>) -> Complex<C> {
 
 /// `-i f(i z)`: the circular function from the hyperbolic one.
 #[inline]
-fn c_rot<C: Compute>(z: Complex<C>, f: impl Fn(Complex<C>) -> Complex<C>) -> Complex<C> {
+pub(crate) fn c_rot<C: Compute>(z: Complex<C>, f: impl Fn(Complex<C>) -> Complex<C>) -> Complex<C> {
     let w = f(Complex::new(-z.im, z.re));
     Complex::new(w.im, -w.re)
 }
@@ -986,8 +944,163 @@ macro_rules! impl_complex {
             fn round_dec(self, decimals: i32) -> Self {
                 Complex::new(f_round_dec(self.re, decimals), f_round_dec(self.im, decimals))
             }
+            #[inline]
+            fn sinc(self) -> Self { c_sinc(self) }
         }
     )*};
 }
 impl_complex!(f32, f64);
 
+/// NumPy's `sinc`: `sin(y) / y` for `y = pi x`, and 1 where `y` is 0.
+#[inline]
+pub(crate) fn f_sinc<C: Compute>(x: C) -> C {
+    let y = C::PI() * x;
+    if y == C::zero() {
+        C::one()
+    } else {
+        y.sin() / y
+    }
+}
+
+/// [`f_sinc`] of a complex number.
+pub(crate) fn c_sinc<C: Compute>(z: Complex<C>) -> Complex<C> {
+    let y = z * C::PI();
+    if y.re == C::zero() && y.im == C::zero() {
+        Complex::new(C::one(), C::zero())
+    } else {
+        c_div(Complex::sin(y), y)
+    }
+}
+
+/// Real float functions NumPy has beside the classic ones (computed in
+/// float32 for the half types, rounded once).
+pub(crate) trait FloatExtra: Element {
+    fn cbrt(self) -> Self;
+    fn deg2rad(self) -> Self;
+    fn rad2deg(self) -> Self;
+    fn hypot(self, o: Self) -> Self;
+    fn logaddexp(self, o: Self) -> Self;
+    fn logaddexp2(self, o: Self) -> Self;
+    fn copysign(self, o: Self) -> Self;
+    /// 0 below zero, `h0` at zero, 1 above, NaN for NaN (`np.heaviside`).
+    fn heaviside(self, h0: Self) -> Self;
+    /// `arctan2(0, x)`: 0 or pi (`np.angle` of a real number).
+    fn angle(self) -> Self;
+    /// NaN to 0, infinities to the largest finite values of this type.
+    fn nan_to_num(self) -> Self;
+}
+
+/// NumPy's `logaddexp`: `log(exp(x) + exp(y))` without overflow.
+#[inline]
+fn f_logaddexp<C: Compute>(x: C, y: C) -> C {
+    if x == y {
+        // Also the infinities of one sign.
+        return x + C::LN_2();
+    }
+    let t = x - y;
+    if t > C::zero() {
+        x + (-t).exp().ln_1p()
+    } else if t <= C::zero() {
+        y + t.exp().ln_1p()
+    } else {
+        t
+    }
+}
+
+/// NumPy's `logaddexp2`: `log2(2**x + 2**y)` without overflow.
+#[inline]
+fn f_logaddexp2<C: Compute>(x: C, y: C) -> C {
+    if x == y {
+        return x + C::one();
+    }
+    let t = x - y;
+    if t > C::zero() {
+        x + (-t).exp2().ln_1p() * C::LOG2_E()
+    } else if t <= C::zero() {
+        y + t.exp2().ln_1p() * C::LOG2_E()
+    } else {
+        t
+    }
+}
+
+#[inline]
+fn f_heaviside<C: Compute>(x: C, h0: C) -> C {
+    if x < C::zero() {
+        C::zero()
+    } else if x == C::zero() {
+        h0
+    } else if x > C::zero() {
+        C::one()
+    } else {
+        x
+    }
+}
+
+macro_rules! impl_float_extra {
+    ($($t:ty),*) => {$(
+        impl FloatExtra for $t {
+            #[inline]
+            fn cbrt(self) -> $t { Self::down(self.up().cbrt()) }
+            #[inline]
+            fn deg2rad(self) -> $t { Self::down(self.up() * <$t as RealFloat>::C::lit(std::f64::consts::PI / 180.0)) }
+            #[inline]
+            fn rad2deg(self) -> $t { Self::down(self.up() * <$t as RealFloat>::C::lit(180.0 / std::f64::consts::PI)) }
+            #[inline]
+            fn hypot(self, o: $t) -> $t { Self::down(self.up().hypot(o.up())) }
+            #[inline]
+            fn logaddexp(self, o: $t) -> $t { Self::down(f_logaddexp(self.up(), o.up())) }
+            #[inline]
+            fn logaddexp2(self, o: $t) -> $t { Self::down(f_logaddexp2(self.up(), o.up())) }
+            #[inline]
+            fn copysign(self, o: $t) -> $t { Self::down(self.up().copysign(o.up())) }
+            #[inline]
+            fn heaviside(self, h0: $t) -> $t { Self::down(f_heaviside(self.up(), h0.up())) }
+            #[inline]
+            fn angle(self) -> $t { Self::down(<<$t as RealFloat>::C as num_traits::Zero>::zero().atan2(self.up())) }
+            #[inline]
+            fn nan_to_num(self) -> $t {
+                let x = self.up();
+                if x.is_nan() {
+                    Self::down(num_traits::Zero::zero())
+                } else if x.is_infinite() {
+                    if x > num_traits::Zero::zero() { <$t>::MAX } else { <$t>::MIN }
+                } else {
+                    self
+                }
+            }
+        }
+    )*};
+}
+impl_float_extra!(f16, bf16, f32, f64);
+
+/// The next value of a float type toward another (`np.nextafter`), stepped
+/// in the type's own bits (so float16 steps by float16's spacing).
+pub(crate) trait NextAfter: Element {
+    fn next_after(self, toward: Self) -> Self;
+}
+
+macro_rules! impl_next_after {
+    ($($t:ty, $bits:ty, $tiny:expr);*) => {$(
+        impl NextAfter for $t {
+            fn next_after(self, toward: $t) -> $t {
+                let (x, y) = (self.up(), toward.up());
+                if x.is_nan() || y.is_nan() {
+                    return Self::down(x + y);
+                }
+                if x == y {
+                    return toward;
+                }
+                let bits: $bits = if x == num_traits::Zero::zero() {
+                    let sign: $bits = if y < x { 1 << (<$bits>::BITS - 1) } else { 0 };
+                    sign | $tiny
+                } else if (x < y) == (x > num_traits::Zero::zero()) {
+                    self.to_bits() + 1
+                } else {
+                    self.to_bits() - 1
+                };
+                <$t>::from_bits(bits)
+            }
+        }
+    )*};
+}
+impl_next_after!(f16, u16, 1; bf16, u16, 1; f32, u32, 1; f64, u64, 1);

@@ -1,0 +1,3 @@
+//! The CPU backend: strided loops over host buffers.
+
+pub(crate) mod loops;

@@ -1,0 +1,885 @@
+//! The ufunc table: every built-in elementwise function as one row.
+//!
+//! A row gives the function's name and `_out` name, its NumPy doc line, its
+//! type rule (input dtype → loop dtype and result dtype), whether `fuse`
+//! may compile it and whether the small-op batch may defer it, and then one
+//! arm per group of loop dtypes with both halves of the operation: the CPU
+//! body (a function of elements, generic over the group's element type `T`)
+//! and the CUDA expression over `in0` (and `in1`). An arm cannot be written
+//! with one half missing, so an op cannot silently lack a GPU kernel; the
+//! dtypes the arms cover are the dtypes the op accepts.
+//!
+//! Everything else follows from the rows: the public functions and their
+//! `_out` forms (`ufunc.rs`, through [`for_each_unary`] and
+//! [`for_each_binary`]), the methods of `fuse`'s `Expr`, the GPU kernels
+//! (`cuda/ufunc_expr.rs` turns an arm into C), and the batch interpreter's
+//! operations. The operators (`&a + &b`) call the functions by name.
+
+use half::{bf16, f16};
+use num_complex::Complex;
+
+use super::scalar_math::{
+    Abs, Arith, Bits, DivMod, FloatExtra, Inexact, Integer, NextAfter, RealOnly,
+};
+use crate::dtype::DType;
+use crate::element::Element;
+
+/// Why a type rule refuses an input dtype (the caller words the error with
+/// the operands it was given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reject {
+    /// No loop for this dtype; the text lists the valid ones.
+    Unsupported(&'static str),
+    /// A refusal with its own explanation.
+    Message(&'static str),
+}
+
+/// Loop dtype and result dtype, or why there is none.
+pub(crate) type Types = Result<(DType, DType), Reject>;
+
+pub(crate) const VALID_BITS: &str = "bool and integer dtypes (int8 to int64, uint8 to uint64)";
+pub(crate) const VALID_REAL: &str = "bool, integer and real floating dtypes (not complex)";
+pub(crate) const VALID_NUMBERS: &str = "integer, floating and complex dtypes (not bool)";
+
+/// The type rules rows use, by the input dtype (for binary ops, the
+/// inputs' common dtype).
+pub(crate) mod rules {
+    use super::{Reject, Types, VALID_BITS, VALID_NUMBERS, VALID_REAL};
+    use crate::dtype::DType;
+
+    /// Same dtype in and out.
+    pub fn same(dt: DType) -> Types {
+        Ok((dt, dt))
+    }
+    /// Float math: integers and bools go to the smallest float that holds them.
+    pub fn float_math(dt: DType) -> Types {
+        let d = dt.to_inexact();
+        Ok((d, d))
+    }
+    /// Float math defined for real numbers only.
+    pub fn real_float_math(dt: DType) -> Types {
+        if dt.is_complex() {
+            return Err(Reject::Unsupported(VALID_REAL));
+        }
+        float_math(dt)
+    }
+    /// Numbers, not bool.
+    pub fn numbers(dt: DType) -> Types {
+        if dt.is_bool() {
+            return Err(Reject::Unsupported(VALID_NUMBERS));
+        }
+        Ok((dt, dt))
+    }
+    pub fn negative(dt: DType) -> Types {
+        if dt.is_bool() {
+            return Err(Reject::Message("boolean negative (the `-` operator) is not supported; use logical_not or bitwise_not (the `!` operator) instead"));
+        }
+        Ok((dt, dt))
+    }
+    pub fn subtract(dt: DType) -> Types {
+        if dt.is_bool() {
+            return Err(Reject::Message("boolean subtract (the `-` operator) is not supported; use bitwise_xor (the `^` operator) or logical_xor instead"));
+        }
+        Ok((dt, dt))
+    }
+    /// The real dtype of the input (complex magnitude, real and imaginary parts).
+    pub fn to_real(dt: DType) -> Types {
+        Ok((dt, dt.real_dtype()))
+    }
+    /// Real numbers only, dtype kept (floor, ceil, trunc).
+    pub fn real_same(dt: DType) -> Types {
+        if dt.is_complex() {
+            return Err(Reject::Unsupported(VALID_REAL));
+        }
+        Ok((dt, dt))
+    }
+    /// Arithmetic without a bool loop: bools compute as int8.
+    pub fn bool_as_int8(dt: DType) -> Types {
+        let d = if dt.is_bool() { DType::Int8 } else { dt };
+        Ok((d, d))
+    }
+    /// Real arithmetic without a bool loop (floor division, remainder).
+    pub fn real_bool_as_int8(dt: DType) -> Types {
+        if dt.is_complex() {
+            return Err(Reject::Unsupported(VALID_REAL));
+        }
+        bool_as_int8(dt)
+    }
+    /// Truth of the input(s), as bool.
+    pub fn logical(_: DType) -> Types {
+        Ok((DType::Bool, DType::Bool))
+    }
+    /// A bool result computed in the input dtype (comparisons, tests).
+    pub fn test(dt: DType) -> Types {
+        Ok((dt, DType::Bool))
+    }
+    /// Bools and integers.
+    pub fn bits(dt: DType) -> Types {
+        if !(dt.is_bool() || dt.is_integer()) {
+            return Err(Reject::Unsupported(VALID_BITS));
+        }
+        Ok((dt, dt))
+    }
+    /// Shifts: integers, bools as int8.
+    pub fn shift(dt: DType) -> Types {
+        bits(dt)?;
+        bool_as_int8(dt)
+    }
+    /// True division: integers and bools give float64.
+    pub fn divide(dt: DType) -> Types {
+        let d = if dt.is_inexact() { dt } else { DType::Float64 };
+        Ok((d, d))
+    }
+    /// The argument of a number: real for complex input, float math
+    /// otherwise, and float64 for bools (NumPy computes `arctan2(0, x)`,
+    /// where the Python 0 meets a bool as int64).
+    pub fn angle(dt: DType) -> Types {
+        if dt.is_complex() {
+            to_real(dt)
+        } else if dt.is_bool() {
+            Ok((DType::Float64, DType::Float64))
+        } else {
+            float_math(dt)
+        }
+    }
+    /// Floats kept, integers and bools to float64 (NumPy's `sinc` computes
+    /// `pi * x` with a Python float first).
+    pub fn float64_for_ints(dt: DType) -> Types {
+        let d = if dt.is_inexact() { dt } else { DType::Float64 };
+        Ok((d, d))
+    }
+}
+
+/// The CUDA half of an arm: a C expression over `in0` (and `in1`) in the
+/// compute dtype (the loop dtype; float32 for the half types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Gpu {
+    /// The expression. `@MAX@` stands for the loop dtype's largest finite value.
+    pub expr: &'static str,
+    /// The dtype of the expression's value.
+    pub result: GpuResult,
+    /// Whether the value is converted back to the compute dtype (small
+    /// integers promote to `int` in C; the conversion makes them wrap).
+    pub wrap: bool,
+    /// Device functions the expression calls (a `.cuh` file of `ops/cuda`).
+    pub support: &'static str,
+}
+
+/// The dtype of a GPU expression's value, relative to the compute dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GpuResult {
+    Same,
+    Bool,
+    Real,
+}
+
+/// An expression of the compute dtype.
+pub(crate) const fn same(expr: &'static str) -> Gpu {
+    Gpu {
+        expr,
+        result: GpuResult::Same,
+        wrap: false,
+        support: "",
+    }
+}
+/// An expression of the compute dtype, converted back to it (wraps small integers).
+pub(crate) const fn wrap(expr: &'static str) -> Gpu {
+    Gpu {
+        wrap: true,
+        ..same(expr)
+    }
+}
+/// A bool expression.
+pub(crate) const fn test(expr: &'static str) -> Gpu {
+    Gpu {
+        result: GpuResult::Bool,
+        ..same(expr)
+    }
+}
+/// An expression of the compute dtype's real dtype.
+pub(crate) const fn real(expr: &'static str) -> Gpu {
+    Gpu {
+        result: GpuResult::Real,
+        ..same(expr)
+    }
+}
+impl Gpu {
+    /// The expression with the device functions it calls.
+    pub(crate) const fn with(self, support: &'static str) -> Gpu {
+        Gpu { support, ..self }
+    }
+}
+
+/// Device functions of the GPU expressions, one file each (`fuse` and the
+/// batch interpreter include each file once).
+pub(crate) mod support {
+    pub const INT_DIV: &str = include_str!("cuda/int_div.cuh");
+    pub const FLOAT_DIV: &str = include_str!("cuda/float_div.cuh");
+    pub const FLOAT_EXTRA: &str = include_str!("cuda/float_extra.cuh");
+    pub const COMPLEX_MATH: &str = include_str!("cuda/complex_math.cuh");
+}
+use support::{COMPLEX_MATH, FLOAT_DIV, FLOAT_EXTRA, INT_DIV};
+
+/// The CPU backend's loop over one input, handed a row's CPU body.
+pub(crate) trait Map1 {
+    type Out;
+    fn map<T: Element, O: Element, F: Fn(T) -> O>(self, f: F) -> Self::Out;
+}
+
+/// The CPU backend's loop over two inputs, handed a row's CPU body.
+pub(crate) trait Map2 {
+    type Out;
+    fn map<T: Element, O: Element, F: Fn(T, T) -> O>(self, f: F) -> Self::Out;
+}
+
+/// Hands the dtypes of a group, as `[Variant: type, ...]`, to another macro.
+macro_rules! group {
+    (bool, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [Bool: bool]) };
+    (sint, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [Int8: i8, Int16: i16, Int32: i32, Int64: i64]) };
+    (uint, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64]) };
+    (int, $cb:ident!($($a:tt)*)) => {
+        $cb!($($a)* [Int8: i8, Int16: i16, Int32: i32, Int64: i64, UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64])
+    };
+    (f16, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [Float16: f16]) };
+    (bf16, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [BFloat16: bf16]) };
+    (f32f64, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [Float32: f32, Float64: f64]) };
+    (float, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [Float16: f16, BFloat16: bf16, Float32: f32, Float64: f64]) };
+    (complex, $cb:ident!($($a:tt)*)) => { $cb!($($a)* [Complex64: Complex<f32>, Complex128: Complex<f64>]) };
+}
+
+macro_rules! group_has {
+    ($dt:expr, [$($v:ident : $t:ty),*]) => {
+        matches!($dt, $($crate::dtype::DType::$v)|*)
+    };
+}
+
+/// Whether `$dt` is in one of the groups.
+macro_rules! in_group {
+    ($dt:expr, $($g:ident)|+) => {
+        false $(|| group!($g, group_has!($dt,)))+
+    };
+}
+
+macro_rules! with_group_list {
+    ($dt:expr, $T:ident => $body:expr, [$($v:ident : $t:ty),*]) => {
+        match $dt {
+            $($crate::dtype::DType::$v => {
+                type $T = $t;
+                $body
+            })*
+            _ => unreachable!("the caller checked the group"),
+        }
+    };
+}
+
+/// Binds `$T` to the element type of `$dt`, which is in one of the groups.
+macro_rules! with_groups {
+    ($dt:expr, $T:ident => $body:expr, $g:ident) => {
+        group!($g, with_group_list!($dt, $T => $body,))
+    };
+    ($dt:expr, $T:ident => $body:expr, $g:ident | $($rest:ident)|+) => {
+        if in_group!($dt, $g) {
+            group!($g, with_group_list!($dt, $T => $body,))
+        } else {
+            with_groups!($dt, $T => $body, $($rest)|+)
+        }
+    };
+}
+
+/// Defines a family of ufuncs from its rows: the op enum, its table
+/// queries, and a `for_each_*` macro that hands every row's names to
+/// whoever generates items from them.
+macro_rules! ufunc_family {
+    (
+        $Family:ident, $Map:ident, $for_each:ident;
+        $(
+            $doc:literal
+            $name:ident $name_out:ident $Var:ident : rule $rule:ident, fuse $fuse:literal, batch $batch:literal {
+                $( $($g:ident)|+ => $cpu:expr, $gpu:expr; )+
+            }
+        )*
+    ) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum $Family {
+            $($Var,)*
+        }
+
+        impl $Family {
+            /// Every op of the family, in table order.
+            pub(crate) const ALL: &'static [$Family] = &[$($Family::$Var,)*];
+
+            /// NumPy's name of the op.
+            pub(crate) fn name(self) -> &'static str {
+                match self { $($Family::$Var => stringify!($name),)* }
+            }
+
+            /// The op's doc line.
+            #[allow(dead_code)]
+            pub(crate) fn doc(self) -> &'static str {
+                match self { $($Family::$Var => $doc,)* }
+            }
+
+            /// Loop and result dtypes for input dtype `dt`, checked against the
+            /// dtypes the arms cover.
+            pub(crate) fn types(self, dt: DType) -> Types {
+                let (loop_dt, out_dt) = match self { $($Family::$Var => rules::$rule(dt)?,)* };
+                if self.covers(loop_dt) {
+                    Ok((loop_dt, out_dt))
+                } else {
+                    Err(Reject::Unsupported(self.valid()))
+                }
+            }
+
+            /// Whether some arm computes in `dt`.
+            pub(crate) fn covers(self, dt: DType) -> bool {
+                match self { $($Family::$Var => false $(|| in_group!(dt, $($g)|+))+,)* }
+            }
+
+            /// The loop dtypes the arms cover.
+            pub(crate) fn loop_dtypes(self) -> Vec<DType> {
+                DType::ALL.iter().copied().filter(|&d| self.covers(d)).collect()
+            }
+
+            /// The valid dtypes, for messages.
+            fn valid(self) -> &'static str {
+                let all = self.loop_dtypes();
+                if all.iter().any(|d| d.is_complex()) {
+                    if all.iter().any(|d| d.is_bool()) { "every dtype" } else { VALID_NUMBERS }
+                } else if all.iter().any(|d| d.is_float()) {
+                    if all.iter().any(|d| d.is_integer()) { VALID_REAL } else { "floating dtypes" }
+                } else {
+                    VALID_BITS
+                }
+            }
+
+            /// Whether `fuse` compiles the op into fused kernels.
+            pub(crate) fn fusable(self) -> bool {
+                match self { $($Family::$Var => $fuse,)* }
+            }
+
+            /// Whether the small-op batch interpreter may defer the op.
+            pub(crate) fn batchable(self) -> bool {
+                match self { $($Family::$Var => $batch,)* }
+            }
+
+            /// Runs the CPU body of the arm covering `dt` through the loop `m`.
+            pub(crate) fn cpu<M: $Map>(self, dt: DType, m: M) -> Option<M::Out> {
+                match self {
+                    $($Family::$Var => {
+                        $(
+                            if in_group!(dt, $($g)|+) {
+                                return Some(with_groups!(dt, T => m.map::<T, _, _>($cpu), $($g)|+));
+                            }
+                        )+
+                        None
+                    })*
+                }
+            }
+
+            /// The CUDA half of the arm covering `dt`.
+            pub(crate) fn gpu(self, dt: DType) -> Option<Gpu> {
+                match self {
+                    $($Family::$Var => {
+                        $( if in_group!(dt, $($g)|+) { return Some($gpu); } )+
+                        None
+                    })*
+                }
+            }
+        }
+
+        /// Calls `$m!` with every row: `name name_out Variant "doc";`.
+        macro_rules! $for_each {
+            ($m:ident) => {
+                $m! { $( $name $name_out $Var $doc; )* }
+            };
+        }
+        pub(crate) use $for_each;
+    };
+}
+
+ufunc_family! {
+    Unary, Map1, for_each_unary;
+
+    "`-a` elementwise (`np.negative`); integers wrap (unsigned too); bools are an error."
+    negative negative_out Negative: rule negative, fuse true, batch true {
+        int => <T as Arith>::neg, wrap("-in0");
+        float | complex => <T as Arith>::neg, same("-in0");
+    }
+    "A copy of `a` (`np.positive`); bools are an error."
+    positive positive_out Positive: rule numbers, fuse true, batch false {
+        int | float | complex => |v: T| v, same("in0");
+    }
+    "The absolute value (`np.abs`); complex input gives its real dtype, `abs(int8 -128)` wraps to -128."
+    abs abs_out Absolute: rule to_real, fuse true, batch true {
+        float => <T as Abs>::abs, same("fabs(in0)");
+        sint => <T as Abs>::abs, wrap("(in0 < 0 ? -in0 : in0)");
+        uint | bool => <T as Abs>::abs, same("in0");
+        complex => <T as Abs>::abs, real("cabs(in0)");
+    }
+    "-1, 0 or 1 by the sign (`np.sign`); NaN stays NaN, complex gives `z / |z|`."
+    sign sign_out Sign: rule numbers, fuse true, batch false {
+        float => <T as Arith>::sign, same("f_sign(in0)").with(FLOAT_DIV);
+        int => <T as Arith>::sign, wrap("(in0 > 0) - (in0 < 0)");
+        complex => <T as Arith>::sign, same("c_sign(in0)").with(COMPLEX_MATH);
+    }
+    "The square root (`np.sqrt`); negative reals give NaN."
+    sqrt sqrt_out Sqrt: rule float_math, fuse true, batch true {
+        float => <T as Inexact>::sqrt, same("sqrt(in0)");
+        complex => <T as Inexact>::sqrt, same("c_sqrt(in0)").with(COMPLEX_MATH);
+    }
+    "`e ** a` (`np.exp`)."
+    exp exp_out Exp: rule float_math, fuse true, batch true {
+        float => <T as Inexact>::exp, same("exp(in0)");
+        complex => <T as Inexact>::exp, same("c_exp(in0)").with(COMPLEX_MATH);
+    }
+    "`2 ** a` (`np.exp2`)."
+    exp2 exp2_out Exp2: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::exp2, same("exp2(in0)");
+        complex => <T as Inexact>::exp2, same("c_exp2(in0)").with(COMPLEX_MATH);
+    }
+    "The natural logarithm (`np.log`)."
+    log log_out Log: rule float_math, fuse true, batch true {
+        float => <T as Inexact>::ln, same("log(in0)");
+        complex => <T as Inexact>::ln, same("c_log(in0)").with(COMPLEX_MATH);
+    }
+    "The base-2 logarithm (`np.log2`)."
+    log2 log2_out Log2: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::log2, same("log2(in0)");
+        complex => <T as Inexact>::log2, same("c_log2(in0)").with(COMPLEX_MATH);
+    }
+    "The base-10 logarithm (`np.log10`)."
+    log10 log10_out Log10: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::log10, same("log10(in0)");
+        complex => <T as Inexact>::log10, same("c_log10(in0)").with(COMPLEX_MATH);
+    }
+    "`log(1 + a)`, accurate for small `a` (`np.log1p`)."
+    log1p log1p_out Log1p: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::log1p, same("log1p(in0)");
+        complex => <T as Inexact>::log1p, same("c_log1p(in0)").with(COMPLEX_MATH);
+    }
+    "`exp(a) - 1`, accurate for small `a` (`np.expm1`)."
+    expm1 expm1_out Expm1: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::expm1, same("expm1(in0)");
+        complex => <T as Inexact>::expm1, same("c_expm1(in0)").with(COMPLEX_MATH);
+    }
+    "The sine, in radians (`np.sin`)."
+    sin sin_out Sin: rule float_math, fuse true, batch true {
+        float => <T as Inexact>::sin, same("sin(in0)");
+        complex => <T as Inexact>::sin, same("c_sin(in0)").with(COMPLEX_MATH);
+    }
+    "The cosine, in radians (`np.cos`)."
+    cos cos_out Cos: rule float_math, fuse true, batch true {
+        float => <T as Inexact>::cos, same("cos(in0)");
+        complex => <T as Inexact>::cos, same("c_cos(in0)").with(COMPLEX_MATH);
+    }
+    "The tangent, in radians (`np.tan`)."
+    tan tan_out Tan: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::tan, same("tan(in0)");
+        complex => <T as Inexact>::tan, same("c_tan(in0)").with(COMPLEX_MATH);
+    }
+    "The inverse sine (`np.arcsin`)."
+    arcsin arcsin_out Arcsin: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::asin, same("asin(in0)");
+        complex => <T as Inexact>::asin, same("c_asin(in0)").with(COMPLEX_MATH);
+    }
+    "The inverse cosine (`np.arccos`)."
+    arccos arccos_out Arccos: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::acos, same("acos(in0)");
+        complex => <T as Inexact>::acos, same("c_acos(in0)").with(COMPLEX_MATH);
+    }
+    "The inverse tangent (`np.arctan`)."
+    arctan arctan_out Arctan: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::atan, same("atan(in0)");
+        complex => <T as Inexact>::atan, same("c_atan(in0)").with(COMPLEX_MATH);
+    }
+    "The hyperbolic sine (`np.sinh`)."
+    sinh sinh_out Sinh: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::sinh, same("sinh(in0)");
+        complex => <T as Inexact>::sinh, same("c_sinh(in0)").with(COMPLEX_MATH);
+    }
+    "The hyperbolic cosine (`np.cosh`)."
+    cosh cosh_out Cosh: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::cosh, same("cosh(in0)");
+        complex => <T as Inexact>::cosh, same("c_cosh(in0)").with(COMPLEX_MATH);
+    }
+    "The hyperbolic tangent (`np.tanh`)."
+    tanh tanh_out Tanh: rule float_math, fuse true, batch true {
+        float => <T as Inexact>::tanh, same("tanh(in0)");
+        complex => <T as Inexact>::tanh, same("c_tanh(in0)").with(COMPLEX_MATH);
+    }
+    "The inverse hyperbolic sine (`np.arcsinh`)."
+    arcsinh arcsinh_out Arcsinh: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::asinh, same("asinh(in0)");
+        complex => <T as Inexact>::asinh, same("c_asinh(in0)").with(COMPLEX_MATH);
+    }
+    "The inverse hyperbolic cosine (`np.arccosh`)."
+    arccosh arccosh_out Arccosh: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::acosh, same("acosh(in0)");
+        complex => <T as Inexact>::acosh, same("c_acosh(in0)").with(COMPLEX_MATH);
+    }
+    "The inverse hyperbolic tangent (`np.arctanh`)."
+    arctanh arctanh_out Arctanh: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::atanh, same("atanh(in0)");
+        complex => <T as Inexact>::atanh, same("c_atanh(in0)").with(COMPLEX_MATH);
+    }
+    "The largest integer not above `a` (`np.floor`); integers and bools are returned unchanged."
+    floor floor_out Floor: rule real_same, fuse true, batch false {
+        float => <T as RealOnly>::floor, same("floor(in0)");
+        int | bool => |v: T| v, same("in0");
+    }
+    "The smallest integer not below `a` (`np.ceil`); integers and bools are returned unchanged."
+    ceil ceil_out Ceil: rule real_same, fuse true, batch false {
+        float => <T as RealOnly>::ceil, same("ceil(in0)");
+        int | bool => |v: T| v, same("in0");
+    }
+    "`a` rounded toward zero (`np.trunc`); integers and bools are returned unchanged."
+    trunc trunc_out Trunc: rule real_same, fuse true, batch false {
+        float => <T as RealOnly>::trunc, same("trunc(in0)");
+        int | bool => |v: T| v, same("in0");
+    }
+    "`a` rounded to the nearest integer, half to even (`np.rint`); integers give floats."
+    rint rint_out Rint: rule float_math, fuse true, batch false {
+        float => <T as Inexact>::rint, same("rint(in0)");
+        complex => <T as Inexact>::rint, same("mk(rint(in0.re), rint(in0.im))");
+    }
+    "Truth of `not a` (zero values are false), as bool (`np.logical_not`)."
+    logical_not logical_not_out LogicalNot: rule logical, fuse true, batch false {
+        bool => |v: bool| !v, test("!in0");
+    }
+    "Bitwise not of integers, logical not of bools (`np.bitwise_not`)."
+    bitwise_not bitwise_not_out Invert: rule bits, fuse true, batch false {
+        bool => <T as Bits>::not, same("!in0");
+        int => <T as Bits>::not, wrap("~in0");
+    }
+    "Whether each element is NaN (`np.isnan`); complex: either part."
+    isnan isnan_out IsNan: rule test, fuse true, batch false {
+        float => <T as Arith>::is_nan, test("(in0 != in0)");
+        complex => <T as Arith>::is_nan, test("(in0.re != in0.re || in0.im != in0.im)");
+        int | bool => <T as Arith>::is_nan, test("false");
+    }
+    "Whether each element is infinite (`np.isinf`); complex: either part."
+    isinf isinf_out IsInf: rule test, fuse true, batch false {
+        float => <T as Arith>::is_inf, test("isinf(in0)");
+        complex => <T as Arith>::is_inf, test("(isinf(in0.re) || isinf(in0.im))");
+        int | bool => <T as Arith>::is_inf, test("false");
+    }
+    "Whether each element is finite (`np.isfinite`); complex: both parts."
+    isfinite isfinite_out IsFinite: rule test, fuse true, batch false {
+        float => <T as Arith>::is_finite, test("isfinite(in0)");
+        complex => <T as Arith>::is_finite, test("(isfinite(in0.re) && isfinite(in0.im))");
+        int | bool => <T as Arith>::is_finite, test("true");
+    }
+    "`a * a` (`np.square`); integers wrap, bools give int8."
+    square square_out Square: rule bool_as_int8, fuse true, batch true {
+        int => |v: T| <T as Arith>::mul(v, v), wrap("in0 * in0");
+        float | complex => |v: T| <T as Arith>::mul(v, v), same("in0 * in0");
+    }
+    "`1 / a` (`np.reciprocal`); for integers this is integer division, and 0 gives 0."
+    reciprocal reciprocal_out Reciprocal: rule bool_as_int8, fuse true, batch false {
+        float => <T as Inexact>::recip, same("(decltype(in0))1 / in0");
+        int => <T as Integer>::recip, wrap("(in0 == 0 ? 0 : 1 / in0)");
+        complex => <T as Inexact>::recip, same("c_recip(in0)").with(COMPLEX_MATH);
+    }
+    "The cube root (`np.cbrt`); real input only."
+    cbrt cbrt_out Cbrt: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::cbrt, same("cbrt(in0)");
+    }
+    "Degrees converted to radians, `a * pi / 180` (`np.deg2rad`, `np.radians`)."
+    deg2rad deg2rad_out Deg2rad: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::deg2rad, same("in0 * (decltype(in0))1.7453292519943295e-2");
+    }
+    "Radians converted to degrees, `a * 180 / pi` (`np.rad2deg`, `np.degrees`)."
+    rad2deg rad2deg_out Rad2deg: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::rad2deg, same("in0 * (decltype(in0))5.7295779513082323e1");
+    }
+    "The normalised sinc function `sin(pi a) / (pi a)`, 1 at 0 (`np.sinc`)."
+    sinc sinc_out Sinc: rule float64_for_ints, fuse true, batch false {
+        float => <T as Inexact>::sinc, same("np_sinc(in0)").with(FLOAT_EXTRA);
+        complex => <T as Inexact>::sinc, same("c_sinc(in0)").with(COMPLEX_MATH);
+    }
+    "The real part (`np.real`); real input is returned as it is."
+    real real_out Real: rule to_real, fuse true, batch false {
+        complex => |v: T| v.re, real("in0.re");
+        bool | int | float => |v: T| v, same("in0");
+    }
+    "The imaginary part (`np.imag`); zeros for real input."
+    imag imag_out Imag: rule to_real, fuse true, batch false {
+        complex => |v: T| v.im, real("in0.im");
+        bool | int | float => |_: T| T::default(), same("0");
+    }
+    "The complex conjugate (`np.conj`, `np.conjugate`); real input unchanged, bools give int8."
+    conj conj_out Conj: rule bool_as_int8, fuse true, batch false {
+        complex => |v: T| v.conj(), same("mk(in0.re, -in0.im)");
+        int | float => |v: T| v, same("in0");
+    }
+    "The angle of a complex number in radians, `arctan2(imag, real)` (`np.angle`)."
+    angle angle_out Angle: rule angle, fuse true, batch false {
+        complex => |v: T| v.im.atan2(v.re), real("atan2(in0.im, in0.re)");
+        float => <T as FloatExtra>::angle, same("atan2((decltype(in0))0, in0)");
+    }
+    "NaN replaced by 0 and infinities by the largest finite values of the dtype (`np.nan_to_num` with its defaults); complex: each part."
+    nan_to_num nan_to_num_out NanToNum: rule same, fuse true, batch false {
+        float => <T as FloatExtra>::nan_to_num, same("np_nan_to_num(in0, (decltype(in0))@MAX@)").with(FLOAT_EXTRA);
+        complex => |v: T| Complex::new(v.re.nan_to_num(), v.im.nan_to_num()),
+            same("c_nan_to_num(in0, (decltype(in0.re))@MAX@)").with(COMPLEX_MATH);
+        bool | int => |v: T| v, same("in0");
+    }
+}
+
+ufunc_family! {
+    Binary, Map2, for_each_binary;
+
+    "`a + b` elementwise (`np.add`); integers wrap, bools give logical or."
+    add add_out Add: rule same, fuse true, batch true {
+        bool => <T as Arith>::add, same("in0 || in1");
+        int | float | complex => <T as Arith>::add, wrap("in0 + in1");
+    }
+    "`a - b` elementwise (`np.subtract`); integers wrap; bools are an error."
+    subtract subtract_out Subtract: rule subtract, fuse true, batch true {
+        int | float | complex => <T as Arith>::sub, wrap("in0 - in1");
+    }
+    "`a * b` elementwise (`np.multiply`); integers wrap, bools give logical and."
+    multiply multiply_out Multiply: rule same, fuse true, batch true {
+        bool => <T as Arith>::mul, same("in0 && in1");
+        int | float | complex => <T as Arith>::mul, wrap("in0 * in1");
+    }
+    "True division `a / b` (`np.divide`); integers and bools give float64."
+    divide divide_out Divide: rule divide, fuse true, batch true {
+        float => <T as Inexact>::div, same("in0 / in1");
+        complex => <T as Inexact>::div, same("c_div(in0, in1)").with(COMPLEX_MATH);
+    }
+    "`a // b` rounded toward negative infinity (`np.floor_divide`); integer division by 0 gives 0."
+    floor_divide floor_divide_out FloorDivide: rule real_bool_as_int8, fuse true, batch false {
+        int => <T as DivMod>::floor_div, same("py_floordiv(in0, in1)").with(INT_DIV);
+        float => <T as DivMod>::floor_div, same("py_ffloordiv(in0, in1)").with(FLOAT_DIV);
+    }
+    "Remainder with the sign of the divisor, as Python's `%` (`np.remainder`, `np.mod`); integer remainder by 0 gives 0."
+    remainder remainder_out Remainder: rule real_bool_as_int8, fuse true, batch false {
+        int => <T as DivMod>::rem, same("py_mod(in0, in1)").with(INT_DIV);
+        float => <T as DivMod>::rem, same("py_fmod(in0, in1)").with(FLOAT_DIV);
+    }
+    "`a ** b` elementwise (`np.power`); integers wrap, and integer bases to negative integer powers are an error."
+    power power_out Power: rule bool_as_int8, fuse true, batch true {
+        int => <T as Integer>::pow, same("int_pow(in0, in1)").with(INT_DIV);
+        float => <T as Inexact>::pow, same("pow(in0, in1)");
+        complex => <T as Inexact>::pow, same("c_pow(in0, in1)").with(COMPLEX_MATH);
+    }
+    "The larger of each pair (`np.maximum`); NaN propagates."
+    maximum maximum_out Maximum: rule same, fuse true, batch true {
+        float => <T as Arith>::maximum, same("nan_max(in0, in1)").with(FLOAT_DIV);
+        int | bool => <T as Arith>::maximum, same("(in0 >= in1 ? in0 : in1)");
+        complex => <T as Arith>::maximum, same("c_maximum(in0, in1)").with(COMPLEX_MATH);
+    }
+    "The smaller of each pair (`np.minimum`); NaN propagates."
+    minimum minimum_out Minimum: rule same, fuse true, batch true {
+        float => <T as Arith>::minimum, same("nan_min(in0, in1)").with(FLOAT_DIV);
+        int | bool => <T as Arith>::minimum, same("(in0 <= in1 ? in0 : in1)");
+        complex => <T as Arith>::minimum, same("c_minimum(in0, in1)").with(COMPLEX_MATH);
+    }
+    "The larger of each pair, ignoring NaN unless both are NaN (`np.fmax`)."
+    fmax fmax_out Fmax: rule same, fuse true, batch false {
+        float => <T as Arith>::fmax, same("fmax(in0, in1)");
+        int | bool => <T as Arith>::fmax, same("(in0 >= in1 ? in0 : in1)");
+        complex => <T as Arith>::fmax, same("c_fmax(in0, in1)").with(COMPLEX_MATH);
+    }
+    "The smaller of each pair, ignoring NaN unless both are NaN (`np.fmin`)."
+    fmin fmin_out Fmin: rule same, fuse true, batch false {
+        float => <T as Arith>::fmin, same("fmin(in0, in1)");
+        int | bool => <T as Arith>::fmin, same("(in0 <= in1 ? in0 : in1)");
+        complex => <T as Arith>::fmin, same("c_fmin(in0, in1)").with(COMPLEX_MATH);
+    }
+    "The angle of the point `(b, a)`: `atan(a / b)` in the right quadrant (`np.arctan2`); real inputs only."
+    arctan2 arctan2_out Arctan2: rule real_float_math, fuse true, batch false {
+        float => <T as RealOnly>::atan2, same("atan2(in0, in1)");
+    }
+    "`a == b` elementwise, as bool (`np.equal`)."
+    equal equal_out Equal: rule test, fuse true, batch true {
+        bool | int | float | complex => |x: T, y: T| x == y, test("in0 == in1");
+    }
+    "`a != b` elementwise, as bool (`np.not_equal`)."
+    not_equal not_equal_out NotEqual: rule test, fuse true, batch true {
+        bool | int | float | complex => |x: T, y: T| x != y, test("in0 != in1");
+    }
+    "`a < b` elementwise, as bool (`np.less`); complex numbers compare lexicographically."
+    less less_out Less: rule test, fuse true, batch true {
+        bool | int | float => <T as Arith>::lt, test("in0 < in1");
+        complex => <T as Arith>::lt, test("c_lt(in0, in1)").with(COMPLEX_MATH);
+    }
+    "`a <= b` elementwise, as bool (`np.less_equal`)."
+    less_equal less_equal_out LessEqual: rule test, fuse true, batch true {
+        bool | int | float => <T as Arith>::le, test("in0 <= in1");
+        complex => <T as Arith>::le, test("c_le(in0, in1)").with(COMPLEX_MATH);
+    }
+    "`a > b` elementwise, as bool (`np.greater`)."
+    greater greater_out Greater: rule test, fuse true, batch true {
+        bool | int | float => |x: T, y: T| <T as Arith>::lt(y, x), test("in0 > in1");
+        complex => |x: T, y: T| <T as Arith>::lt(y, x), test("c_lt(in1, in0)").with(COMPLEX_MATH);
+    }
+    "`a >= b` elementwise, as bool (`np.greater_equal`)."
+    greater_equal greater_equal_out GreaterEqual: rule test, fuse true, batch true {
+        bool | int | float => |x: T, y: T| <T as Arith>::le(y, x), test("in0 >= in1");
+        complex => |x: T, y: T| <T as Arith>::le(y, x), test("c_le(in1, in0)").with(COMPLEX_MATH);
+    }
+    "Truth of `a` and `b` (non-zero values are true), as bool (`np.logical_and`)."
+    logical_and logical_and_out LogicalAnd: rule logical, fuse true, batch false {
+        bool => |x: bool, y: bool| x & y, test("(in0 && in1)");
+    }
+    "Truth of `a` or `b`, as bool (`np.logical_or`)."
+    logical_or logical_or_out LogicalOr: rule logical, fuse true, batch false {
+        bool => |x: bool, y: bool| x | y, test("(in0 || in1)");
+    }
+    "Truth of exactly one of `a` and `b`, as bool (`np.logical_xor`)."
+    logical_xor logical_xor_out LogicalXor: rule logical, fuse true, batch false {
+        bool => |x: bool, y: bool| x ^ y, test("(in0 != in1)");
+    }
+    "Bitwise `a & b` of bools and integers (`np.bitwise_and`)."
+    bitwise_and bitwise_and_out BitwiseAnd: rule bits, fuse true, batch false {
+        bool | int => <T as Bits>::and, wrap("in0 & in1");
+    }
+    "Bitwise `a | b` of bools and integers (`np.bitwise_or`)."
+    bitwise_or bitwise_or_out BitwiseOr: rule bits, fuse true, batch false {
+        bool | int => <T as Bits>::or, wrap("in0 | in1");
+    }
+    "Bitwise `a ^ b` of bools and integers (`np.bitwise_xor`)."
+    bitwise_xor bitwise_xor_out BitwiseXor: rule bits, fuse true, batch false {
+        bool | int => <T as Bits>::xor, wrap("in0 ^ in1");
+    }
+    "`a << b` of integers (`np.left_shift`); shifts of the bit width or more give 0."
+    left_shift left_shift_out LeftShift: rule shift, fuse true, batch false {
+        int => <T as Integer>::shl, same("int_shl(in0, in1)").with(INT_DIV);
+    }
+    "`a >> b` of integers, arithmetic for signed types (`np.right_shift`); shifts of the bit width or more give 0 or -1."
+    right_shift right_shift_out RightShift: rule shift, fuse true, batch false {
+        int => <T as Integer>::shr, same("int_shr(in0, in1)").with(INT_DIV);
+    }
+    "`sqrt(a**2 + b**2)` without intermediate overflow (`np.hypot`); real inputs only."
+    hypot hypot_out Hypot: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::hypot, same("hypot(in0, in1)");
+    }
+    "`log(exp(a) + exp(b))` without overflow (`np.logaddexp`); real inputs only."
+    logaddexp logaddexp_out Logaddexp: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::logaddexp, same("np_logaddexp(in0, in1)").with(FLOAT_EXTRA);
+    }
+    "`log2(2**a + 2**b)` without overflow (`np.logaddexp2`); real inputs only."
+    logaddexp2 logaddexp2_out Logaddexp2: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::logaddexp2, same("np_logaddexp2(in0, in1)").with(FLOAT_EXTRA);
+    }
+    "`a` with the sign of `b` (`np.copysign`); real inputs only."
+    copysign copysign_out Copysign: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::copysign, same("copysign(in0, in1)");
+    }
+    "The next representable value after `a` toward `b`, in the loop dtype (`np.nextafter`)."
+    nextafter nextafter_out Nextafter: rule real_float_math, fuse true, batch false {
+        f32f64 => <T as NextAfter>::next_after, same("nextafter(in0, in1)");
+        f16 => <T as NextAfter>::next_after, same("np_nextafter_half<f16>(in0, in1)").with(FLOAT_EXTRA);
+        bf16 => <T as NextAfter>::next_after, same("np_nextafter_half<bf16>(in0, in1)").with(FLOAT_EXTRA);
+    }
+    "The Heaviside step: 0 for `a < 0`, `b` where `a == 0`, 1 for `a > 0`, NaN for NaN (`np.heaviside`)."
+    heaviside heaviside_out Heaviside: rule real_float_math, fuse true, batch false {
+        float => <T as FloatExtra>::heaviside, same("np_heaviside(in0, in1)").with(FLOAT_EXTRA);
+    }
+}
+
+/// A ufunc of either family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Ufunc {
+    Unary(Unary),
+    Binary(Binary),
+}
+
+impl Ufunc {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Ufunc::Unary(u) => u.name(),
+            Ufunc::Binary(b) => b.name(),
+        }
+    }
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Ufunc::Unary(_) => 1,
+            Ufunc::Binary(_) => 2,
+        }
+    }
+    pub(crate) fn gpu(self, dt: DType) -> Option<Gpu> {
+        match self {
+            Ufunc::Unary(u) => u.gpu(dt),
+            Ufunc::Binary(b) => b.gpu(dt),
+        }
+    }
+    pub(crate) fn batchable(self) -> bool {
+        match self {
+            Ufunc::Unary(u) => u.batchable(),
+            Ufunc::Binary(b) => b.batchable(),
+        }
+    }
+    /// Every ufunc, unary ones first, in table order.
+    pub(crate) fn all() -> impl Iterator<Item = Ufunc> {
+        Unary::ALL
+            .iter()
+            .map(|&u| Ufunc::Unary(u))
+            .chain(Binary::ALL.iter().map(|&b| Ufunc::Binary(b)))
+    }
+}
+
+/// The dtype a loop of `dt` computes in on the GPU: float32 for the half types.
+pub(crate) fn gpu_compute_dtype(dt: DType) -> DType {
+    match dt {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_covered_dtype_has_both_halves() {
+        for op in Ufunc::all() {
+            for dt in DType::ALL {
+                let covered = match op {
+                    Ufunc::Unary(u) => u.covers(dt),
+                    Ufunc::Binary(b) => b.covers(dt),
+                };
+                assert_eq!(
+                    covered,
+                    op.gpu(dt).is_some(),
+                    "{}: {dt}: the GPU half must exist exactly where a loop does",
+                    op.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rules_admit_only_covered_loops() {
+        for &u in Unary::ALL {
+            for dt in DType::ALL {
+                if let Ok((l, _)) = u.types(dt) {
+                    assert!(u.covers(l), "{} {dt}", u.name());
+                }
+            }
+        }
+        assert_eq!(
+            Unary::Cbrt.types(DType::Complex64),
+            Err(Reject::Unsupported(VALID_REAL))
+        );
+        assert_eq!(
+            Binary::Add.types(DType::Int8),
+            Ok((DType::Int8, DType::Int8))
+        );
+        assert_eq!(
+            Unary::Angle.types(DType::Complex64),
+            Ok((DType::Complex64, DType::Float32))
+        );
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = Ufunc::all().map(|u| u.name()).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+}
