@@ -23,7 +23,7 @@ use super::Handle;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::matmul::MatmulPrecision;
+use crate::ops::MatmulPrecision;
 
 /// Every cuBLAS function this module calls (checked once before the first).
 const SYMBOLS: &[&str] = &[

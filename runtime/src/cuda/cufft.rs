@@ -24,7 +24,8 @@ use super::stream::current_stream;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::fft::{Kind, Lru, PlanCacheInfo};
+use crate::lru::Lru;
+use crate::ops::{FftKind, PlanCacheInfo};
 
 /// The cuFFT functions this module calls (checked before the first call).
 const SYMBOLS: &[&str] = &[
@@ -275,14 +276,14 @@ pub(crate) fn transform(
     owned: bool,
     axes: &[usize],
     lens: &[usize],
-    kind: Kind,
+    kind: FftKind,
 ) -> Result<Array> {
     let r = axes.len();
     // cuFFT plans have rank 1 to 3: more axes go in groups, the real axis
     // (the last one) in the group of the R2C / C2R step.
     let tail = r.saturating_sub(3);
     match kind {
-        Kind::C2C { .. } => {
+        FftKind::C2C { .. } => {
             let mut cur = a.clone();
             let mut own = owned;
             let mut end = r;
@@ -294,24 +295,24 @@ pub(crate) fn transform(
             }
             Ok(cur)
         }
-        Kind::R2C => {
+        FftKind::R2C => {
             let mut cur = run_one(op, a, owned, &axes[tail..], &lens[tail..], kind)?;
             let mut end = tail;
             while end > 0 {
                 let start = end.saturating_sub(3);
-                let k = Kind::C2C { forward: true };
+                let k = FftKind::C2C { forward: true };
                 cur = run_one(op, &cur, true, &axes[start..end], &lens[start..end], k)?;
                 end = start;
             }
             Ok(cur)
         }
-        Kind::C2R => {
+        FftKind::C2R => {
             let mut cur = a.clone();
             let mut own = owned;
             let mut end = tail;
             while end > 0 {
                 let start = end.saturating_sub(3);
-                let k = Kind::C2C { forward: false };
+                let k = FftKind::C2C { forward: false };
                 cur = run_one(op, &cur, own, &axes[start..end], &lens[start..end], k)?;
                 own = true;
                 end = start;
@@ -328,18 +329,18 @@ fn run_one(
     owned: bool,
     axes: &[usize],
     lens: &[usize],
-    kind: Kind,
+    kind: FftKind,
 ) -> Result<Array> {
     let n = ordinal(op, a)?;
     let s = session(n)?;
     let last = axes[axes.len() - 1];
     let (out_dtype, ty) = match (kind, a.dtype()) {
-        (Kind::C2C { .. }, DType::Complex64) => (DType::Complex64, cf::cufftType::CUFFT_C2C),
-        (Kind::C2C { .. }, DType::Complex128) => (DType::Complex128, cf::cufftType::CUFFT_Z2Z),
-        (Kind::R2C, DType::Float32) => (DType::Complex64, cf::cufftType::CUFFT_R2C),
-        (Kind::R2C, DType::Float64) => (DType::Complex128, cf::cufftType::CUFFT_D2Z),
-        (Kind::C2R, DType::Complex64) => (DType::Float32, cf::cufftType::CUFFT_C2R),
-        (Kind::C2R, DType::Complex128) => (DType::Float64, cf::cufftType::CUFFT_Z2D),
+        (FftKind::C2C { .. }, DType::Complex64) => (DType::Complex64, cf::cufftType::CUFFT_C2C),
+        (FftKind::C2C { .. }, DType::Complex128) => (DType::Complex128, cf::cufftType::CUFFT_Z2Z),
+        (FftKind::R2C, DType::Float32) => (DType::Complex64, cf::cufftType::CUFFT_R2C),
+        (FftKind::R2C, DType::Float64) => (DType::Complex128, cf::cufftType::CUFFT_D2Z),
+        (FftKind::C2R, DType::Complex64) => (DType::Float32, cf::cufftType::CUFFT_C2R),
+        (FftKind::C2R, DType::Complex128) => (DType::Float64, cf::cufftType::CUFFT_Z2D),
         (k, d) => {
             return Err(Error::DType {
                 op,
@@ -349,9 +350,9 @@ fn run_one(
     };
     let mut out_shape = a.shape().to_vec();
     match kind {
-        Kind::R2C => out_shape[last] = lens[lens.len() - 1] / 2 + 1,
-        Kind::C2R => out_shape[last] = lens[lens.len() - 1],
-        Kind::C2C { .. } => {}
+        FftKind::R2C => out_shape[last] = lens[lens.len() - 1] / 2 + 1,
+        FftKind::C2R => out_shape[last] = lens[lens.len() - 1],
+        FftKind::C2C { .. } => {}
     }
     if a.size() == 0 || out_shape.contains(&0) {
         return new_array(op, n, out_dtype, &out_shape);
@@ -359,7 +360,7 @@ fn run_one(
     require("cufft", SYMBOLS, op)?;
     // The input: read in place when the layout fits (C2R overwrites its
     // input, so it must be ours).
-    let mut input = if kind == Kind::C2R && !owned {
+    let mut input = if kind == FftKind::C2R && !owned {
         copy_innermost(a, axes)?
     } else {
         a.clone()
@@ -412,7 +413,7 @@ fn run_one(
                 "cufftSetStream",
             )?;
             let dir = match kind {
-                Kind::C2C { forward: true } => -1, // CUFFT_FORWARD
+                FftKind::C2C { forward: true } => -1, // CUFFT_FORWARD
                 _ => 1,                            // CUFFT_INVERSE
             };
             // SAFETY: both pointers address device buffers laid out as the

@@ -754,7 +754,7 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
     }
     // Z column-major is the C-order view x.T; V = conj(Z).
     let v = if dtype.is_complex() {
-        crate::matmul::conj(&x.t())?
+        super::blas::conj(&x.t())?
     } else {
         x.t()
     };
