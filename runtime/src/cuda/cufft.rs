@@ -11,9 +11,6 @@
 //! innermost, returned as a view in the caller's axis order. C2R overwrites
 //! its input, so it always gets a buffer of its own.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use cudarc::cufft::sys as cf;
 
 use super::elementwise::new_array;
@@ -155,7 +152,7 @@ fn new_innermost(
 
 /// What identifies a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct PlanKey {
+pub(crate) struct PlanKey {
     ty: cf::cufftType,
     n: Vec<i64>,
     input: Side,
@@ -164,7 +161,7 @@ struct PlanKey {
 }
 
 /// A cuFFT plan of one device, destroyed when dropped from the cache.
-struct Plan {
+pub(crate) struct Plan {
     handle: cf::cufftHandle,
     ordinal: usize,
 }
@@ -212,57 +209,61 @@ fn make_plan(op: &'static str, ordinal: usize, key: &PlanKey) -> Result<Plan> {
     Ok(plan)
 }
 
-type Caches = Mutex<HashMap<usize, Lru<PlanKey, Plan>>>;
+/// A device's plan cache, kept in its session (`DeviceSession::cufft_plans`).
+pub(crate) type PlanCache = Lru<PlanKey, Plan>;
 
-fn caches() -> &'static Caches {
-    static C: OnceLock<Caches> = OnceLock::new();
-    C.get_or_init(Default::default)
+/// Runs `f` on the plan cache of cuda:`n` (made empty on first use).
+fn with_cache<R>(n: usize, f: impl FnOnce(&mut PlanCache) -> Result<R>) -> Result<R> {
+    session(n)?.cufft_plans.with(|| Ok(PlanCache::default()), f)
 }
 
 /// The plan cache of cuda:`n`.
 pub(crate) fn cache_info(n: usize) -> Result<PlanCacheInfo> {
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    let c = all.entry(n).or_default();
-    Ok(PlanCacheInfo {
-        device: crate::Device::Cuda(n),
-        size: c.entries.len(),
-        capacity: c.capacity,
-        hits: c.hits,
-        misses: c.misses,
-        entries: c
-            .entries
-            .iter()
-            .map(|(k, _)| {
-                format!(
-                    "cuFFT {:?} n={:?} batch={} in(stride={}, dist={}, embed={:?}) out(stride={}, dist={}, embed={:?})",
-                    k.ty,
-                    k.n,
-                    k.batch,
-                    k.input.stride,
-                    k.input.dist,
-                    k.input.embed,
-                    k.output.stride,
-                    k.output.dist,
-                    k.output.embed
-                )
-            })
-            .collect(),
+    with_cache(n, |c| {
+        Ok(PlanCacheInfo {
+            device: crate::Device::Cuda(n),
+            size: c.entries.len(),
+            capacity: c.capacity,
+            hits: c.hits,
+            misses: c.misses,
+            entries: c
+                .entries
+                .iter()
+                .map(|(k, _)| {
+                    format!(
+                        "cuFFT {:?} n={:?} batch={} in(stride={}, dist={}, embed={:?}) out(stride={}, dist={}, embed={:?})",
+                        k.ty,
+                        k.n,
+                        k.batch,
+                        k.input.stride,
+                        k.input.dist,
+                        k.input.embed,
+                        k.output.stride,
+                        k.output.dist,
+                        k.output.embed
+                    )
+                })
+                .collect(),
+        })
     })
 }
 
 /// Sets the plan-cache capacity of cuda:`n`.
 pub(crate) fn set_capacity(n: usize, capacity: usize) -> Result<()> {
     session(n)?.bind()?;
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    all.entry(n).or_default().set_capacity(capacity);
-    Ok(())
+    with_cache(n, |c| {
+        c.set_capacity(capacity);
+        Ok(())
+    })
 }
 
-/// Drops every plan of cuda:`n` and zeroes the counters.
+/// Drops every plan of cuda:`n` and zeroes the counters (the capacity goes
+/// back to the default).
 pub(crate) fn clear(n: usize) -> Result<()> {
-    session(n)?.bind()?;
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    all.remove(&n);
+    let s = session(n)?;
+    s.bind()?;
+    // Dropped here, outside the cache's lock: each plan is destroyed.
+    drop(s.cufft_plans.take());
     Ok(())
 }
 
@@ -399,57 +400,59 @@ fn run_one(
     let (ip, optr) = (ptr(op, &input)?, ptr(op, &out)?);
     s.bind()?;
     let stream = current_stream();
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    let cache = all.entry(n).or_default();
-    cache.with(
-        key.clone(),
-        || make_plan(op, n, &key),
-        |plan| {
-            let h = plan.handle;
-            // SAFETY: a live plan; the stream belongs to this device.
-            check(
-                unsafe { cf::cufftSetStream(h, stream.raw() as cf::cudaStream_t) },
-                op,
-                "cufftSetStream",
-            )?;
-            let dir = match kind {
-                FftKind::C2C { forward: true } => -1, // CUFFT_FORWARD
-                _ => 1,                            // CUFFT_INVERSE
-            };
-            // SAFETY: both pointers address device buffers laid out as the
-            // plan describes (checked by `describe`); the output is new.
-            let (r, call) = unsafe {
-                match ty {
-                    cf::cufftType::CUFFT_C2C => (
-                        cf::cufftExecC2C(h, ip as *mut _, optr as *mut _, dir),
-                        "cufftExecC2C",
-                    ),
-                    cf::cufftType::CUFFT_Z2Z => (
-                        cf::cufftExecZ2Z(h, ip as *mut _, optr as *mut _, dir),
-                        "cufftExecZ2Z",
-                    ),
-                    cf::cufftType::CUFFT_R2C => (
-                        cf::cufftExecR2C(h, ip as *mut _, optr as *mut _),
-                        "cufftExecR2C",
-                    ),
-                    cf::cufftType::CUFFT_D2Z => (
-                        cf::cufftExecD2Z(h, ip as *mut _, optr as *mut _),
-                        "cufftExecD2Z",
-                    ),
-                    cf::cufftType::CUFFT_C2R => (
-                        cf::cufftExecC2R(h, ip as *mut _, optr as *mut _),
-                        "cufftExecC2R",
-                    ),
-                    cf::cufftType::CUFFT_Z2D => (
-                        cf::cufftExecZ2D(h, ip as *mut _, optr as *mut _),
-                        "cufftExecZ2D",
-                    ),
-                }
-            };
-            check(r, op, call)
+    s.cufft_plans.with(
+        || Ok(PlanCache::default()),
+        |cache| {
+            cache.with(
+                key.clone(),
+                || make_plan(op, n, &key),
+                |plan| {
+                    let h = plan.handle;
+                    // SAFETY: a live plan; the stream belongs to this device.
+                    check(
+                        unsafe { cf::cufftSetStream(h, stream.raw() as cf::cudaStream_t) },
+                        op,
+                        "cufftSetStream",
+                    )?;
+                    let dir = match kind {
+                        FftKind::C2C { forward: true } => -1, // CUFFT_FORWARD
+                        _ => 1,                               // CUFFT_INVERSE
+                    };
+                    // SAFETY: both pointers address device buffers laid out as the
+                    // plan describes (checked by `describe`); the output is new.
+                    let (r, call) = unsafe {
+                        match ty {
+                            cf::cufftType::CUFFT_C2C => (
+                                cf::cufftExecC2C(h, ip as *mut _, optr as *mut _, dir),
+                                "cufftExecC2C",
+                            ),
+                            cf::cufftType::CUFFT_Z2Z => (
+                                cf::cufftExecZ2Z(h, ip as *mut _, optr as *mut _, dir),
+                                "cufftExecZ2Z",
+                            ),
+                            cf::cufftType::CUFFT_R2C => (
+                                cf::cufftExecR2C(h, ip as *mut _, optr as *mut _),
+                                "cufftExecR2C",
+                            ),
+                            cf::cufftType::CUFFT_D2Z => (
+                                cf::cufftExecD2Z(h, ip as *mut _, optr as *mut _),
+                                "cufftExecD2Z",
+                            ),
+                            cf::cufftType::CUFFT_C2R => (
+                                cf::cufftExecC2R(h, ip as *mut _, optr as *mut _),
+                                "cufftExecC2R",
+                            ),
+                            cf::cufftType::CUFFT_Z2D => (
+                                cf::cufftExecZ2D(h, ip as *mut _, optr as *mut _),
+                                "cufftExecZ2D",
+                            ),
+                        }
+                    };
+                    check(r, op, call)
+                },
+            )
         },
     )?;
-    drop(all);
     // The input temporary must live until the transform has run: buffers are
     // freed in stream order, so dropping it here is safe.
     drop(input);

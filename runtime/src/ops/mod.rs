@@ -13,8 +13,8 @@ pub(crate) mod launch;
 pub(crate) mod matmul;
 pub(crate) mod random;
 
-pub use fft::PlanCacheInfo;
 pub(crate) use fft::FftKind;
+pub use fft::PlanCacheInfo;
 pub use index::IndexMode;
 pub use launch::Dim3;
 pub use matmul::MatmulPrecision;
