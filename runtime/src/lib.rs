@@ -16,6 +16,7 @@
 #![allow(clippy::module_inception)]
 
 mod array;
+mod backend;
 mod creation;
 pub mod cuda;
 pub mod device;
