@@ -2,6 +2,7 @@
 
 use std::any::{Any, TypeId};
 use std::fmt;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use half::{bf16, f16};
@@ -83,10 +84,14 @@ impl CpuStorage {
     }
 }
 
-/// Memory allocated by a GPU backend (the CUDA backend's
-/// `cuda::memory::DeviceBuffer`). The core keeps it without knowing its
-/// type; the backend gets its own type back with [`GpuHandle::downcast`].
-pub(crate) trait GpuBuffer: Any + Send + Sync + fmt::Debug {}
+/// Memory allocated by a GPU backend (the CUDA backend's `DeviceBuffer`, in
+/// `cuda/memory.rs`). The core keeps it without knowing its type; the
+/// backend gets its own type back with [`GpuHandle::downcast`]. Arrays
+/// stay `Send`, `Sync` and unwind-safe, as they were.
+pub(crate) trait GpuBuffer:
+    Any + Send + Sync + RefUnwindSafe + UnwindSafe + fmt::Debug
+{
+}
 
 /// A shared handle to a GPU backend's buffer and the device it is on.
 /// Cloning it shares the buffer; the buffer is freed with the last handle.
@@ -169,3 +174,10 @@ impl Storage {
         }
     }
 }
+
+// Arrays cross threads and `catch_unwind` (tests, notebook cells): the
+// storage stays `Send + Sync` and unwind-safe whatever a backend holds.
+const _: fn() = || {
+    fn check<T: Send + Sync + UnwindSafe + RefUnwindSafe>() {}
+    check::<Storage>();
+};
