@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::device::Device;
-use crate::dtype::{can_cast, Casting, DType};
+use crate::dtype::DType;
 use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{Layout, Order};
@@ -129,41 +129,6 @@ impl Array {
         self.storage.same_buffer(&other.storage)
     }
 
-    /// Runs `f` on the CPU buffer (typed) and this array's layout.
-    pub(crate) fn read_cpu<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> R {
-        match &self.storage {
-            Storage::Cpu(s) => {
-                let guard = s.read();
-                let data = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
-                f(data, &self.layout)
-            }
-            // Operations without a GPU kernel read a host copy.
-            Storage::Cuda(c) => {
-                let host = crate::cuda::transfer::download_all::<T>(c);
-                f(&host, &self.layout)
-            }
-        }
-    }
-
-    /// Runs `f` on the CPU buffer (typed, writable) and this array's layout.
-    pub(crate) fn write_cpu<T: Element, R>(&self, f: impl FnOnce(&mut [T], &Layout) -> R) -> R {
-        match &self.storage {
-            Storage::Cpu(s) => {
-                let mut guard = s.write();
-                let data = T::slice_mut(&mut guard)
-                    .expect("dtype of the buffer matches the array's dtype");
-                f(data, &self.layout)
-            }
-            // Operations without a GPU kernel change a host copy and write it back.
-            Storage::Cuda(c) => {
-                let mut host = crate::cuda::transfer::download_all::<T>(c);
-                let r = f(&mut host, &self.layout);
-                crate::cuda::transfer::upload_all::<T>(c, &host);
-                r
-            }
-        }
-    }
-
     /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
     pub(crate) fn gather<T: Element>(&self) -> Vec<T> {
         debug_assert_eq!(T::DTYPE, self.dtype);
@@ -207,7 +172,7 @@ impl Array {
     }
 
     /// Fails unless `T` is this array's element type.
-    fn check_element<T: Element>(&self, op: &'static str) -> Result<()> {
+    pub(crate) fn check_element<T: Element>(&self, op: &'static str) -> Result<()> {
         if T::DTYPE != self.dtype {
             return Err(Error::DType {
                 op,
@@ -220,44 +185,6 @@ impl Array {
             });
         }
         Ok(())
-    }
-
-    /// The elements in C order, copied to the host. `T` must match the dtype
-    /// (`f32` for float32, `half::f16`, `num_complex::Complex32`, ...).
-    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        self.check_element::<T>("to_vec")?;
-        if let Storage::Cuda(c) = &self.storage {
-            // One copy of exactly the elements, made contiguous on the GPU first.
-            if self.is_c_contiguous() {
-                return crate::cuda::transfer::download_range::<T>(
-                    c,
-                    self.layout.offset(),
-                    self.size(),
-                );
-            }
-            return self.copy()?.to_vec::<T>();
-        }
-        Ok(self.gather::<T>())
-    }
-
-    /// A new C-contiguous array holding a copy of `data` on `device`.
-    pub(crate) fn from_host_slice<T: Element>(
-        data: &[T],
-        shape: &[usize],
-        device: Device,
-    ) -> Result<Array> {
-        match device {
-            Device::Cpu => Ok(Array::from_vec_cpu(data.to_vec(), shape)),
-            Device::Cuda(n) => {
-                device.check_available("creating an array")?;
-                let storage = crate::cuda::transfer::upload_new("creating an array", n, data)?;
-                Ok(Array::from_parts(
-                    Storage::Cuda(storage),
-                    Layout::contiguous(shape),
-                    T::DTYPE,
-                ))
-            }
-        }
     }
 
     /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
@@ -290,48 +217,6 @@ impl Array {
         Ok(
             crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|d, l| d[l.offset()].to_scalar())),
         )
-    }
-
-    /// A new C-contiguous array of `dtype` holding these values, converted
-    /// with NumPy's unsafe casting (`x.astype(cp::f32)`).
-    pub fn astype(&self, dtype: DType) -> Result<Array> {
-        self.astype_with(dtype, Casting::Unsafe)
-    }
-
-    /// As [`Array::astype`], refusing casts that `casting` forbids.
-    pub fn astype_with(&self, dtype: DType, casting: Casting) -> Result<Array> {
-        if !can_cast(self.dtype, dtype, casting) {
-            return Err(Error::Cast {
-                op: "astype",
-                from: self.dtype,
-                to: dtype,
-                casting: casting.name(),
-            });
-        }
-        if let Device::Cuda(n) = self.device() {
-            let out = crate::cuda::elementwise::new_array("astype", n, dtype, self.shape())?;
-            crate::cuda::elementwise::copy_cast(self, &out)?;
-            return Ok(out);
-        }
-        crate::layout::check_host_room("astype", self.size(), dtype.itemsize())?;
-        let data = crate::with_dtype!(dtype, U => U::into_data(self.gather_as::<U>()));
-        Ok(Array::from_cpu_data(data, self.shape()))
-    }
-
-    /// A new C-contiguous array holding `data` on `device`.
-    pub(crate) fn from_host(data: CpuData, shape: &[usize], device: Device) -> Result<Array> {
-        match device {
-            Device::Cpu => Ok(Array::from_cpu_data(data, shape)),
-            Device::Cuda(n) => {
-                device.check_available("creating an array")?;
-                let storage = crate::cuda::transfer::upload_data("creating an array", n, &data)?;
-                Ok(Array::from_parts(
-                    Storage::Cuda(storage),
-                    Layout::contiguous(shape),
-                    data.dtype(),
-                ))
-            }
-        }
     }
 
     /// A C-contiguous copy with its own buffer.
@@ -368,75 +253,6 @@ impl Array {
         } else {
             self.copy_order(Order::F)
         }
-    }
-
-    /// The array on `device` (itself when already there). Between two GPUs
-    /// the data moves directly (peer-to-peer where the GPUs allow it, else
-    /// the driver stages it), in stream order on both devices; C- and
-    /// F-contiguous arrays keep their memory order, other views arrive
-    /// C-contiguous. Copies to or from the CPU go through host memory.
-    pub fn to_device(&self, device: &Device) -> Result<Array> {
-        if *device == self.device() {
-            return Ok(self.clone());
-        }
-        device.check_available("to_device")?;
-        if let (Device::Cuda(_), Device::Cuda(dst)) = (self.device(), *device) {
-            return crate::cuda::peer::copy_to_device(self, dst);
-        }
-        let data = crate::with_dtype!(self.dtype, T => T::into_data(self.gather::<T>()));
-        Array::from_host(data, self.shape(), *device)
-    }
-
-    /// Copies `src` into this array's elements, broadcasting `src` and
-    /// casting under the `same_kind` rule (`np.copyto(self, src)`).
-    pub fn assign(&mut self, src: &Array) -> Result<()> {
-        self.assign_with(src, Casting::SameKind)
-    }
-
-    /// As [`Array::assign`] with an explicit casting rule.
-    pub fn assign_with(&mut self, src: &Array, casting: Casting) -> Result<()> {
-        if !can_cast(src.dtype, self.dtype, casting) {
-            return Err(Error::Cast {
-                op: "assign",
-                from: src.dtype,
-                to: self.dtype,
-                casting: casting.name(),
-            });
-        }
-        let layout = src
-            .layout
-            .broadcast_to(self.shape())
-            .map_err(|_| Error::Broadcast {
-                op: "assign",
-                shapes: vec![src.shape().to_vec(), self.shape().to_vec()],
-            })?;
-        let src = src.with_layout(layout);
-        if self.device().is_cuda() {
-            let src = src.to_device(&self.device())?;
-            return crate::cuda::elementwise::copy_cast(&src, self);
-        }
-        crate::with_dtype!(self.dtype, T => {
-            let values = src.gather_as::<T>();
-            self.scatter::<T>(&values);
-        });
-        Ok(())
-    }
-
-    /// Sets every element to `value` (cast with NumPy's unsafe rule).
-    pub fn fill(&mut self, value: impl Into<Scalar>) -> Result<()> {
-        let value = value.into();
-        if self.device().is_cuda() {
-            return crate::cuda::elementwise::fill(self, value);
-        }
-        crate::with_dtype!(self.dtype, T => {
-            let v = T::from_scalar(value);
-            self.write_cpu::<T, _>(|data, layout| {
-                for p in layout.positions() {
-                    data[p] = v;
-                }
-            });
-        });
-        Ok(())
     }
 }
 

@@ -51,6 +51,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::index::SliceElem;
 use crate::layout::{normalize_axes, normalize_axis};
+use crate::lru::Lru;
 
 // ---------------------------------------------------------------------------
 // Options
@@ -411,16 +412,7 @@ fn axis_slice(ndim: usize, axis: usize, start: usize, end: usize) -> Vec<SliceEl
 // Argument handling
 // ---------------------------------------------------------------------------
 
-/// What a transform computes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Kind {
-    /// Complex to complex.
-    C2C { forward: bool },
-    /// Real to half-spectrum (forward); the last axis is halved.
-    R2C,
-    /// Half-spectrum to real (inverse); the last axis is the output length.
-    C2R,
-}
+use crate::ops::FftKind as Kind;
 
 fn check_n(op: &'static str, n: usize) -> Result<()> {
     if n < 1 {
@@ -837,80 +829,7 @@ fn hermitian_extend<T: CpuFloat>(
 // Plan caches
 // ---------------------------------------------------------------------------
 
-/// What a device's plan cache holds (`cupy.fft.config.get_plan_cache()`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanCacheInfo {
-    /// The device whose cache this is.
-    pub device: Device,
-    /// Plans held now.
-    pub size: usize,
-    /// Most plans held (least recently used plans are dropped beyond it; 0
-    /// disables caching).
-    pub capacity: usize,
-    /// Lookups that found a plan.
-    pub hits: u64,
-    /// Lookups that had to create one.
-    pub misses: u64,
-    /// One line per plan, least recently used first.
-    pub entries: Vec<String>,
-}
-
-/// Default plan-cache capacity (CuPy's).
-pub(crate) const DEFAULT_CAPACITY: usize = 16;
-
-/// A small least-recently-used cache (most recent last).
-pub(crate) struct Lru<K, V> {
-    pub capacity: usize,
-    pub entries: Vec<(K, V)>,
-    pub hits: u64,
-    pub misses: u64,
-}
-
-impl<K: PartialEq, V> Default for Lru<K, V> {
-    fn default() -> Self {
-        Lru {
-            capacity: DEFAULT_CAPACITY,
-            entries: Vec::new(),
-            hits: 0,
-            misses: 0,
-        }
-    }
-}
-
-impl<K: PartialEq, V> Lru<K, V> {
-    /// Runs `use_it` on the value of `key`, creating it with `make` on a
-    /// miss; the value is kept (most recent) when the capacity allows.
-    pub fn with<R>(
-        &mut self,
-        key: K,
-        make: impl FnOnce() -> Result<V>,
-        use_it: impl FnOnce(&V) -> Result<R>,
-    ) -> Result<R> {
-        if let Some(i) = self.entries.iter().position(|(k, _)| *k == key) {
-            self.hits += 1;
-            let e = self.entries.remove(i);
-            self.entries.push(e);
-            return use_it(&self.entries.last().expect("just pushed").1);
-        }
-        self.misses += 1;
-        let v = make()?;
-        if self.capacity == 0 {
-            return use_it(&v);
-        }
-        while self.entries.len() >= self.capacity {
-            self.entries.remove(0);
-        }
-        self.entries.push((key, v));
-        use_it(&self.entries.last().expect("just pushed").1)
-    }
-
-    /// Sets the capacity, dropping the least recently used plans beyond it.
-    pub fn set_capacity(&mut self, capacity: usize) {
-        self.capacity = capacity;
-        let excess = self.entries.len().saturating_sub(capacity);
-        self.entries.drain(..excess);
-    }
-}
+pub use crate::ops::PlanCacheInfo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct CpuKey {
@@ -1037,28 +956,6 @@ pub fn clear_plan_cache() -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lru_keeps_the_most_recent() {
-        let mut l: Lru<u32, u32> = Lru {
-            capacity: 2,
-            ..Default::default()
-        };
-        for k in [1, 2, 1, 3] {
-            l.with(k, || Ok(k * 10), |_| Ok(())).unwrap();
-        }
-        // 2 was least recently used when 3 arrived.
-        let keys: Vec<u32> = l.entries.iter().map(|(k, _)| *k).collect();
-        assert_eq!(keys, vec![1, 3]);
-        assert_eq!((l.hits, l.misses), (1, 3));
-        l.set_capacity(1);
-        assert_eq!(l.entries.len(), 1);
-        assert_eq!(l.entries[0].0, 3);
-        l.set_capacity(0);
-        let got = l.with(5, || Ok(50), |v| Ok(*v)).unwrap();
-        assert_eq!(got, 50);
-        assert!(l.entries.is_empty());
-    }
 
     #[test]
     fn hermitian_extension_mirrors() {

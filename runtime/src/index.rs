@@ -472,17 +472,7 @@ fn slice_layout(op: &'static str, layout: &Layout, elems: &[SliceElem]) -> Resul
 // Helpers shared by the data-moving operations
 // ---------------------------------------------------------------------------
 
-/// How out-of-range indices are treated by [`take_mode`] and [`put`] (NumPy's `mode=`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum IndexMode {
-    /// Out of range is an [`Error::IndexOutOfBounds`]; negative indices count from the end.
-    #[default]
-    Raise,
-    /// Indices wrap around (`i mod n`; `-1` is the last element).
-    Wrap,
-    /// Indices are clipped to `0..n` (so negative indices become 0, as in NumPy).
-    Clip,
-}
+pub use crate::ops::IndexMode;
 
 /// The mode argument of [`put`] (`np.put(..., mode=)`).
 pub type PutMode = IndexMode;

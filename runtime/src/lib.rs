@@ -16,6 +16,7 @@
 #![allow(clippy::module_inception)]
 
 mod array;
+mod backend;
 mod cpu;
 mod creation;
 pub mod cuda;
@@ -31,6 +32,7 @@ mod index;
 mod kernels;
 pub mod layout;
 pub mod linalg;
+mod lru;
 mod matmul;
 pub mod nccl;
 mod operand;

@@ -18,18 +18,7 @@ use crate::element::Element;
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, Layout};
 
-/// How float32 (and complex64) matrix products may trade precision for
-/// speed on the GPU (`cp.set_matmul_precision`); float64 is never affected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum MatmulPrecision {
-    /// Full float32 arithmetic (CuPy's default).
-    #[default]
-    Highest,
-    /// TensorFloat-32 tensor cores (10-bit mantissa inputs, float32 accumulation).
-    TF32,
-    /// Inputs rounded to float16 on tensor cores, float32 accumulation.
-    FP16,
-}
+pub use crate::ops::MatmulPrecision;
 
 /// The precision setting, one per process: each notebook cell links its own
 /// copy of this crate, so a plain static would reset in the next cell.

@@ -1,5 +1,8 @@
 //! Buffers that arrays view. A buffer is shared by every view of it.
 
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use half::{bf16, f16};
@@ -81,10 +84,68 @@ impl CpuStorage {
     }
 }
 
+/// Memory allocated by a GPU backend (the CUDA backend's `DeviceBuffer`, in
+/// `cuda/memory.rs`). The core keeps it without knowing its type; the
+/// backend gets its own type back with [`GpuHandle::downcast`]. Arrays
+/// stay `Send`, `Sync` and unwind-safe, as they were.
+pub(crate) trait GpuBuffer:
+    Any + Send + Sync + RefUnwindSafe + UnwindSafe + fmt::Debug
+{
+}
+
+/// A shared handle to a GPU backend's buffer and the device it is on.
+/// Cloning it shares the buffer; the buffer is freed with the last handle.
+#[derive(Clone)]
+pub(crate) struct GpuHandle {
+    buffer: Arc<dyn GpuBuffer>,
+    /// The concrete type of `buffer`, so that [`GpuHandle::downcast`] is a
+    /// comparison rather than a call through the vtable.
+    type_id: TypeId,
+    ordinal: usize,
+}
+
+impl GpuHandle {
+    /// A handle owning `buffer`, which lives on GPU `ordinal`.
+    pub(crate) fn new<B: GpuBuffer>(buffer: B, ordinal: usize) -> GpuHandle {
+        GpuHandle {
+            buffer: Arc::new(buffer),
+            type_id: TypeId::of::<B>(),
+            ordinal,
+        }
+    }
+
+    /// The number of the GPU holding the buffer.
+    pub(crate) fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// The buffer as the backend's type `B`, or `None` when it is another type.
+    pub(crate) fn downcast<B: GpuBuffer>(&self) -> Option<&B> {
+        if self.type_id == TypeId::of::<B>() {
+            // SAFETY: `type_id` is the type the buffer was created with
+            // (`new`), so the data pointer addresses a live `B`.
+            Some(unsafe { &*(Arc::as_ptr(&self.buffer) as *const B) })
+        } else {
+            None
+        }
+    }
+
+    /// Whether both handles share one buffer.
+    pub(crate) fn same_buffer(&self, other: &GpuHandle) -> bool {
+        Arc::ptr_eq(&self.buffer, &other.buffer)
+    }
+}
+
+impl fmt::Debug for GpuHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.buffer.fmt(f)
+    }
+}
+
 /// A device buffer shared by views, holding `len` elements.
 #[derive(Debug, Clone)]
 pub struct CudaStorage {
-    pub buffer: Arc<crate::cuda::memory::DeviceBuffer>,
+    pub buffer: GpuHandle,
     pub len: usize,
 }
 
@@ -100,7 +161,7 @@ impl Storage {
     pub fn device(&self) -> Device {
         match self {
             Storage::Cpu(_) => Device::Cpu,
-            Storage::Cuda(c) => Device::Cuda(c.buffer.session.info.ordinal),
+            Storage::Cuda(c) => Device::Cuda(c.buffer.ordinal()),
         }
     }
 
@@ -108,8 +169,15 @@ impl Storage {
     pub fn same_buffer(&self, other: &Storage) -> bool {
         match (self, other) {
             (Storage::Cpu(a), Storage::Cpu(b)) => a.same_buffer(b),
-            (Storage::Cuda(a), Storage::Cuda(b)) => Arc::ptr_eq(&a.buffer, &b.buffer),
+            (Storage::Cuda(a), Storage::Cuda(b)) => a.buffer.same_buffer(&b.buffer),
             _ => false,
         }
     }
 }
+
+// Arrays cross threads and `catch_unwind` (tests, notebook cells): the
+// storage stays `Send + Sync` and unwind-safe whatever a backend holds.
+const _: fn() = || {
+    fn check<T: Send + Sync + UnwindSafe + RefUnwindSafe>() {}
+    check::<Storage>();
+};

@@ -9,9 +9,7 @@
 //! copies for C- or F-contiguous matrices, or any layout with one unit
 //! stride and a large enough other stride).
 
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use cudarc::cublas::sys as cb;
 
@@ -23,7 +21,7 @@ use super::Handle;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::matmul::MatmulPrecision;
+use crate::ops::MatmulPrecision;
 
 /// Every cuBLAS function this module calls (checked once before the first).
 const SYMBOLS: &[&str] = &[
@@ -42,9 +40,9 @@ const SYMBOLS: &[&str] = &[
     "cublasZgetriBatched",
 ];
 
-/// One cuBLAS handle per device, used under a lock (a handle must not be
-/// used by two threads at once), bound to the current stream per call.
-static HANDLES: Mutex<Option<HashMap<usize, Handle<cb::cublasHandle_t>>>> = Mutex::new(None);
+/// A device's cuBLAS handle, kept in its session (`DeviceSession::cublas`),
+/// used under the session's lock, bound to the current stream per call.
+pub(crate) type BlasHandle = Handle<cb::cublasHandle_t>;
 
 /// `cublasStatus_t` to `Error::Cuda`.
 pub(crate) fn check(op: &str, call: &str, st: cb::cublasStatus_t) -> Result<()> {
@@ -71,24 +69,21 @@ pub(crate) fn with_handle<R>(
 ) -> Result<R> {
     require(op)?;
     s.bind()?;
-    let mut guard = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
-    let map = guard.get_or_insert_with(HashMap::new);
-    let h = match map.get(&s.info.ordinal) {
-        Some(h) => h.0,
-        None => {
-            let mut h: cb::cublasHandle_t = std::ptr::null_mut();
-            // SAFETY: out pointer valid; the device's context is current.
-            check(op, "cublasCreate", unsafe { cb::cublasCreate_v2(&mut h) })?;
-            map.insert(s.info.ordinal, Handle(h));
-            h
-        }
+    let create = || {
+        let mut h: cb::cublasHandle_t = std::ptr::null_mut();
+        // SAFETY: out pointer valid; the device's context is current.
+        check(op, "cublasCreate", unsafe { cb::cublasCreate_v2(&mut h) })?;
+        Ok(Handle(h))
     };
-    let stream = current_stream();
-    // SAFETY: valid handle; the stream belongs to this context (or is null).
-    check(op, "cublasSetStream", unsafe {
-        cb::cublasSetStream_v2(h, stream.raw() as cb::cudaStream_t)
-    })?;
-    f(h)
+    s.cublas.with(create, |h| {
+        let h = h.0;
+        let stream = current_stream();
+        // SAFETY: valid handle; the stream belongs to this context (or is null).
+        check(op, "cublasSetStream", unsafe {
+            cb::cublasSetStream_v2(h, stream.raw() as cb::cudaStream_t)
+        })?;
+        f(h)
+    })
 }
 
 /// How cuBLAS reads a strided rows×cols matrix: `row_major` (memory holds

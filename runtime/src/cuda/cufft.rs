@@ -11,9 +11,6 @@
 //! innermost, returned as a view in the caller's axis order. C2R overwrites
 //! its input, so it always gets a buffer of its own.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use cudarc::cufft::sys as cf;
 
 use super::elementwise::new_array;
@@ -24,7 +21,8 @@ use super::stream::current_stream;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::fft::{Kind, Lru, PlanCacheInfo};
+use crate::lru::Lru;
+use crate::ops::{FftKind, PlanCacheInfo};
 
 /// The cuFFT functions this module calls (checked before the first call).
 const SYMBOLS: &[&str] = &[
@@ -154,7 +152,7 @@ fn new_innermost(
 
 /// What identifies a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct PlanKey {
+pub(crate) struct PlanKey {
     ty: cf::cufftType,
     n: Vec<i64>,
     input: Side,
@@ -163,7 +161,7 @@ struct PlanKey {
 }
 
 /// A cuFFT plan of one device, destroyed when dropped from the cache.
-struct Plan {
+pub(crate) struct Plan {
     handle: cf::cufftHandle,
     ordinal: usize,
 }
@@ -211,57 +209,61 @@ fn make_plan(op: &'static str, ordinal: usize, key: &PlanKey) -> Result<Plan> {
     Ok(plan)
 }
 
-type Caches = Mutex<HashMap<usize, Lru<PlanKey, Plan>>>;
+/// A device's plan cache, kept in its session (`DeviceSession::cufft_plans`).
+pub(crate) type PlanCache = Lru<PlanKey, Plan>;
 
-fn caches() -> &'static Caches {
-    static C: OnceLock<Caches> = OnceLock::new();
-    C.get_or_init(Default::default)
+/// Runs `f` on the plan cache of cuda:`n` (made empty on first use).
+fn with_cache<R>(n: usize, f: impl FnOnce(&mut PlanCache) -> Result<R>) -> Result<R> {
+    session(n)?.cufft_plans.with(|| Ok(PlanCache::default()), f)
 }
 
 /// The plan cache of cuda:`n`.
 pub(crate) fn cache_info(n: usize) -> Result<PlanCacheInfo> {
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    let c = all.entry(n).or_default();
-    Ok(PlanCacheInfo {
-        device: crate::Device::Cuda(n),
-        size: c.entries.len(),
-        capacity: c.capacity,
-        hits: c.hits,
-        misses: c.misses,
-        entries: c
-            .entries
-            .iter()
-            .map(|(k, _)| {
-                format!(
-                    "cuFFT {:?} n={:?} batch={} in(stride={}, dist={}, embed={:?}) out(stride={}, dist={}, embed={:?})",
-                    k.ty,
-                    k.n,
-                    k.batch,
-                    k.input.stride,
-                    k.input.dist,
-                    k.input.embed,
-                    k.output.stride,
-                    k.output.dist,
-                    k.output.embed
-                )
-            })
-            .collect(),
+    with_cache(n, |c| {
+        Ok(PlanCacheInfo {
+            device: crate::Device::Cuda(n),
+            size: c.entries.len(),
+            capacity: c.capacity,
+            hits: c.hits,
+            misses: c.misses,
+            entries: c
+                .entries
+                .iter()
+                .map(|(k, _)| {
+                    format!(
+                        "cuFFT {:?} n={:?} batch={} in(stride={}, dist={}, embed={:?}) out(stride={}, dist={}, embed={:?})",
+                        k.ty,
+                        k.n,
+                        k.batch,
+                        k.input.stride,
+                        k.input.dist,
+                        k.input.embed,
+                        k.output.stride,
+                        k.output.dist,
+                        k.output.embed
+                    )
+                })
+                .collect(),
+        })
     })
 }
 
 /// Sets the plan-cache capacity of cuda:`n`.
 pub(crate) fn set_capacity(n: usize, capacity: usize) -> Result<()> {
     session(n)?.bind()?;
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    all.entry(n).or_default().set_capacity(capacity);
-    Ok(())
+    with_cache(n, |c| {
+        c.set_capacity(capacity);
+        Ok(())
+    })
 }
 
-/// Drops every plan of cuda:`n` and zeroes the counters.
+/// Drops every plan of cuda:`n` and zeroes the counters (the capacity goes
+/// back to the default).
 pub(crate) fn clear(n: usize) -> Result<()> {
-    session(n)?.bind()?;
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    all.remove(&n);
+    let s = session(n)?;
+    s.bind()?;
+    // Dropped here, outside the cache's lock: each plan is destroyed.
+    drop(s.cufft_plans.take());
     Ok(())
 }
 
@@ -275,14 +277,14 @@ pub(crate) fn transform(
     owned: bool,
     axes: &[usize],
     lens: &[usize],
-    kind: Kind,
+    kind: FftKind,
 ) -> Result<Array> {
     let r = axes.len();
     // cuFFT plans have rank 1 to 3: more axes go in groups, the real axis
     // (the last one) in the group of the R2C / C2R step.
     let tail = r.saturating_sub(3);
     match kind {
-        Kind::C2C { .. } => {
+        FftKind::C2C { .. } => {
             let mut cur = a.clone();
             let mut own = owned;
             let mut end = r;
@@ -294,24 +296,24 @@ pub(crate) fn transform(
             }
             Ok(cur)
         }
-        Kind::R2C => {
+        FftKind::R2C => {
             let mut cur = run_one(op, a, owned, &axes[tail..], &lens[tail..], kind)?;
             let mut end = tail;
             while end > 0 {
                 let start = end.saturating_sub(3);
-                let k = Kind::C2C { forward: true };
+                let k = FftKind::C2C { forward: true };
                 cur = run_one(op, &cur, true, &axes[start..end], &lens[start..end], k)?;
                 end = start;
             }
             Ok(cur)
         }
-        Kind::C2R => {
+        FftKind::C2R => {
             let mut cur = a.clone();
             let mut own = owned;
             let mut end = tail;
             while end > 0 {
                 let start = end.saturating_sub(3);
-                let k = Kind::C2C { forward: false };
+                let k = FftKind::C2C { forward: false };
                 cur = run_one(op, &cur, own, &axes[start..end], &lens[start..end], k)?;
                 own = true;
                 end = start;
@@ -328,18 +330,18 @@ fn run_one(
     owned: bool,
     axes: &[usize],
     lens: &[usize],
-    kind: Kind,
+    kind: FftKind,
 ) -> Result<Array> {
     let n = ordinal(op, a)?;
     let s = session(n)?;
     let last = axes[axes.len() - 1];
     let (out_dtype, ty) = match (kind, a.dtype()) {
-        (Kind::C2C { .. }, DType::Complex64) => (DType::Complex64, cf::cufftType::CUFFT_C2C),
-        (Kind::C2C { .. }, DType::Complex128) => (DType::Complex128, cf::cufftType::CUFFT_Z2Z),
-        (Kind::R2C, DType::Float32) => (DType::Complex64, cf::cufftType::CUFFT_R2C),
-        (Kind::R2C, DType::Float64) => (DType::Complex128, cf::cufftType::CUFFT_D2Z),
-        (Kind::C2R, DType::Complex64) => (DType::Float32, cf::cufftType::CUFFT_C2R),
-        (Kind::C2R, DType::Complex128) => (DType::Float64, cf::cufftType::CUFFT_Z2D),
+        (FftKind::C2C { .. }, DType::Complex64) => (DType::Complex64, cf::cufftType::CUFFT_C2C),
+        (FftKind::C2C { .. }, DType::Complex128) => (DType::Complex128, cf::cufftType::CUFFT_Z2Z),
+        (FftKind::R2C, DType::Float32) => (DType::Complex64, cf::cufftType::CUFFT_R2C),
+        (FftKind::R2C, DType::Float64) => (DType::Complex128, cf::cufftType::CUFFT_D2Z),
+        (FftKind::C2R, DType::Complex64) => (DType::Float32, cf::cufftType::CUFFT_C2R),
+        (FftKind::C2R, DType::Complex128) => (DType::Float64, cf::cufftType::CUFFT_Z2D),
         (k, d) => {
             return Err(Error::DType {
                 op,
@@ -349,9 +351,9 @@ fn run_one(
     };
     let mut out_shape = a.shape().to_vec();
     match kind {
-        Kind::R2C => out_shape[last] = lens[lens.len() - 1] / 2 + 1,
-        Kind::C2R => out_shape[last] = lens[lens.len() - 1],
-        Kind::C2C { .. } => {}
+        FftKind::R2C => out_shape[last] = lens[lens.len() - 1] / 2 + 1,
+        FftKind::C2R => out_shape[last] = lens[lens.len() - 1],
+        FftKind::C2C { .. } => {}
     }
     if a.size() == 0 || out_shape.contains(&0) {
         return new_array(op, n, out_dtype, &out_shape);
@@ -359,7 +361,7 @@ fn run_one(
     require("cufft", SYMBOLS, op)?;
     // The input: read in place when the layout fits (C2R overwrites its
     // input, so it must be ours).
-    let mut input = if kind == Kind::C2R && !owned {
+    let mut input = if kind == FftKind::C2R && !owned {
         copy_innermost(a, axes)?
     } else {
         a.clone()
@@ -398,57 +400,59 @@ fn run_one(
     let (ip, optr) = (ptr(op, &input)?, ptr(op, &out)?);
     s.bind()?;
     let stream = current_stream();
-    let mut all = caches().lock().unwrap_or_else(|e| e.into_inner());
-    let cache = all.entry(n).or_default();
-    cache.with(
-        key.clone(),
-        || make_plan(op, n, &key),
-        |plan| {
-            let h = plan.handle;
-            // SAFETY: a live plan; the stream belongs to this device.
-            check(
-                unsafe { cf::cufftSetStream(h, stream.raw() as cf::cudaStream_t) },
-                op,
-                "cufftSetStream",
-            )?;
-            let dir = match kind {
-                Kind::C2C { forward: true } => -1, // CUFFT_FORWARD
-                _ => 1,                            // CUFFT_INVERSE
-            };
-            // SAFETY: both pointers address device buffers laid out as the
-            // plan describes (checked by `describe`); the output is new.
-            let (r, call) = unsafe {
-                match ty {
-                    cf::cufftType::CUFFT_C2C => (
-                        cf::cufftExecC2C(h, ip as *mut _, optr as *mut _, dir),
-                        "cufftExecC2C",
-                    ),
-                    cf::cufftType::CUFFT_Z2Z => (
-                        cf::cufftExecZ2Z(h, ip as *mut _, optr as *mut _, dir),
-                        "cufftExecZ2Z",
-                    ),
-                    cf::cufftType::CUFFT_R2C => (
-                        cf::cufftExecR2C(h, ip as *mut _, optr as *mut _),
-                        "cufftExecR2C",
-                    ),
-                    cf::cufftType::CUFFT_D2Z => (
-                        cf::cufftExecD2Z(h, ip as *mut _, optr as *mut _),
-                        "cufftExecD2Z",
-                    ),
-                    cf::cufftType::CUFFT_C2R => (
-                        cf::cufftExecC2R(h, ip as *mut _, optr as *mut _),
-                        "cufftExecC2R",
-                    ),
-                    cf::cufftType::CUFFT_Z2D => (
-                        cf::cufftExecZ2D(h, ip as *mut _, optr as *mut _),
-                        "cufftExecZ2D",
-                    ),
-                }
-            };
-            check(r, op, call)
+    s.cufft_plans.with(
+        || Ok(PlanCache::default()),
+        |cache| {
+            cache.with(
+                key.clone(),
+                || make_plan(op, n, &key),
+                |plan| {
+                    let h = plan.handle;
+                    // SAFETY: a live plan; the stream belongs to this device.
+                    check(
+                        unsafe { cf::cufftSetStream(h, stream.raw() as cf::cudaStream_t) },
+                        op,
+                        "cufftSetStream",
+                    )?;
+                    let dir = match kind {
+                        FftKind::C2C { forward: true } => -1, // CUFFT_FORWARD
+                        _ => 1,                               // CUFFT_INVERSE
+                    };
+                    // SAFETY: both pointers address device buffers laid out as the
+                    // plan describes (checked by `describe`); the output is new.
+                    let (r, call) = unsafe {
+                        match ty {
+                            cf::cufftType::CUFFT_C2C => (
+                                cf::cufftExecC2C(h, ip as *mut _, optr as *mut _, dir),
+                                "cufftExecC2C",
+                            ),
+                            cf::cufftType::CUFFT_Z2Z => (
+                                cf::cufftExecZ2Z(h, ip as *mut _, optr as *mut _, dir),
+                                "cufftExecZ2Z",
+                            ),
+                            cf::cufftType::CUFFT_R2C => (
+                                cf::cufftExecR2C(h, ip as *mut _, optr as *mut _),
+                                "cufftExecR2C",
+                            ),
+                            cf::cufftType::CUFFT_D2Z => (
+                                cf::cufftExecD2Z(h, ip as *mut _, optr as *mut _),
+                                "cufftExecD2Z",
+                            ),
+                            cf::cufftType::CUFFT_C2R => (
+                                cf::cufftExecC2R(h, ip as *mut _, optr as *mut _),
+                                "cufftExecC2R",
+                            ),
+                            cf::cufftType::CUFFT_Z2D => (
+                                cf::cufftExecZ2D(h, ip as *mut _, optr as *mut _),
+                                "cufftExecZ2D",
+                            ),
+                        }
+                    };
+                    check(r, op, call)
+                },
+            )
         },
     )?;
-    drop(all);
     // The input temporary must live until the transform has run: buffers are
     // freed in stream order, so dropping it here is safe.
     drop(input);

@@ -5,9 +5,7 @@
 //! Every status is checked and turned into `Error::Cuda` naming the call;
 //! descriptors are destroyed by their guards on every path.
 
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Mutex, OnceLock};
 
 use cudarc::cusparse::sys as cs;
 
@@ -104,31 +102,28 @@ fn check(op: &str, call: &str, st: cs::cusparseStatus_t) -> Result<()> {
     })
 }
 
+/// A device's cuSPARSE handle, kept in its session (`DeviceSession::cusparse`).
+pub(crate) type SparseHandle = Handle<cs::cusparseHandle_t>;
+
 /// The handle of device `ordinal`, bound to the current stream.
 fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHandle_t> {
     super::libs::require("cusparse", SYMBOLS, op)?;
     let s = session(ordinal)?;
     s.bind()?;
-    static HANDLES: OnceLock<Mutex<HashMap<usize, Handle<cs::cusparseHandle_t>>>> = OnceLock::new();
-    let mut map = HANDLES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    let h = match map.get(&ordinal) {
-        Some(h) => h.0,
-        None => {
-            let mut h: cs::cusparseHandle_t = std::ptr::null_mut();
-            // SAFETY: `h` is a valid out-pointer; the device's context is current.
-            check(op, "cusparseCreate", unsafe { cs::cusparseCreate(&mut h) })?;
-            map.insert(ordinal, Handle(h));
-            h
-        }
+    let create = || {
+        let mut h: cs::cusparseHandle_t = std::ptr::null_mut();
+        // SAFETY: `h` is a valid out-pointer; the device's context is current.
+        check(op, "cusparseCreate", unsafe { cs::cusparseCreate(&mut h) })?;
+        Ok(Handle(h))
     };
-    // SAFETY: a live handle and the current stream of this device's context.
-    check(op, "cusparseSetStream", unsafe {
-        cs::cusparseSetStream(h, current_stream().raw() as cs::cudaStream_t)
-    })?;
-    Ok(h)
+    s.cusparse.with(create, |h| {
+        let h = h.0;
+        // SAFETY: a live handle and the current stream of this device's context.
+        check(op, "cusparseSetStream", unsafe {
+            cs::cusparseSetStream(h, current_stream().raw() as cs::cudaStream_t)
+        })?;
+        Ok(h)
+    })
 }
 
 struct SpMat(cs::cusparseSpMatDescr_t);

@@ -14,7 +14,7 @@ use super::session::{session, DeviceSession};
 use super::stream::Stream;
 use super::DriverResultExt;
 use crate::error::{Error, Result};
-use crate::kernels::Dim3;
+use crate::ops::Dim3;
 
 /// Specialised functions of one user kernel, by (device, specialisation key).
 pub(crate) type FunctionCache = Mutex<HashMap<(usize, u64), Function>>;

@@ -22,7 +22,7 @@ use super::stream::current_stream;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::index::IndexMode;
+use crate::ops::IndexMode;
 
 const THREADS: usize = 256;
 /// Up to this many indices, `put` finds repeated targets by comparing each

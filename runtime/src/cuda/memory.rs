@@ -12,6 +12,7 @@ use super::session::{session, DeviceSession};
 use super::stream::Stream;
 use super::{driver_error, DriverResultExt};
 use crate::error::{fmt_bytes, Error, Result};
+use crate::storage::{CudaStorage, GpuHandle};
 
 /// Live counters of one device's pool (shared by all copies of the crate).
 #[derive(Debug, Default)]
@@ -124,7 +125,29 @@ impl std::fmt::Debug for DeviceBuffer {
     }
 }
 
+impl crate::storage::GpuBuffer for DeviceBuffer {}
+
+/// The CUDA buffer behind an array's storage: `c.buffer.ptr`,
+/// `c.buffer.session`, `c.buffer.stream` read the `DeviceBuffer`.
+impl std::ops::Deref for GpuHandle {
+    type Target = DeviceBuffer;
+    #[inline]
+    fn deref(&self) -> &DeviceBuffer {
+        self.downcast()
+            .expect("a CUDA storage holds a CUDA device buffer")
+    }
+}
+
 impl DeviceBuffer {
+    /// The storage of `len` elements owning this buffer.
+    pub fn into_storage(self, len: usize) -> CudaStorage {
+        let ordinal = self.session.info.ordinal;
+        CudaStorage {
+            buffer: GpuHandle::new(self, ordinal),
+            len,
+        }
+    }
+
     /// Allocates `bytes` on `stream`'s device from the pool. On out-of-memory
     /// the pool's cached blocks are released and the request retried once.
     pub fn alloc(

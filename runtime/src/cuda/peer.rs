@@ -159,10 +159,7 @@ pub(crate) fn alloc_on(
     stream: &Stream,
 ) -> Result<CudaStorage> {
     let buf = DeviceBuffer::alloc(op, session(ordinal)?, bytes, stream)?;
-    Ok(CudaStorage {
-        buffer: std::sync::Arc::new(buf),
-        len,
-    })
+    Ok(buf.into_storage(len))
 }
 
 /// A copy of the GPU array `src` on another GPU, `cuda:dst`, moved by the

@@ -210,6 +210,55 @@ pub(crate) struct DeviceSession {
     /// Per stream: zeroed u32 counters for reductions whose last block
     /// finishes (each kernel leaves them zero again).
     pub counters: Mutex<std::collections::HashMap<usize, u64>>,
+    /// The cuBLAS handle (`cuda::blas`).
+    pub cublas: LazyHandle<super::blas::BlasHandle>,
+    /// The cuSOLVER handle and its 64-bit API parameters (`cuda::solver`).
+    pub cusolver: LazyHandle<super::solver::SolverHandle>,
+    /// The cuSPARSE handle (`cuda::cusparse`).
+    pub cusparse: LazyHandle<super::cusparse::SparseHandle>,
+    /// The cuFFT plan cache (`cuda::cufft`).
+    pub cufft_plans: LazyHandle<super::cufft::PlanCache>,
+}
+
+/// A vendor-library handle (or plan cache) of one device session: created
+/// on first use, kept for the session's life (the whole process: sessions
+/// are never dropped, so neither are their handles), and used under its
+/// lock, since a library handle must not be used by two threads at once.
+///
+/// Living in the session, one object serves every copy of this crate in the
+/// process (each notebook cell links its own copy, and a `static` would be
+/// a different handle in each); the session is found through the
+/// process-wide registry in [`process`].
+pub(crate) struct LazyHandle<T>(Mutex<Option<T>>);
+
+impl<T> Default for LazyHandle<T> {
+    fn default() -> Self {
+        LazyHandle(Mutex::new(None))
+    }
+}
+
+impl<T> LazyHandle<T> {
+    /// Runs `use_it` on the value under the lock, creating it with `create`
+    /// first when there is none (a failed creation leaves none, so the next
+    /// use tries again).
+    pub fn with<R>(
+        &self,
+        create: impl FnOnce() -> Result<T>,
+        use_it: impl FnOnce(&mut T) -> Result<R>,
+    ) -> Result<R> {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let value = match &mut *slot {
+            Some(v) => v,
+            empty => empty.insert(create()?),
+        };
+        use_it(value)
+    }
+
+    /// Takes the value out (the next use creates a new one); the caller
+    /// drops it outside the lock, which destroys what it holds.
+    pub fn take(&self) -> Option<T> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 /// The session of device `ordinal`, created on first use.
@@ -327,6 +376,10 @@ fn create_session(ordinal: usize, p: &CudaProcess) -> Result<DeviceSession> {
         last_kernel: Mutex::new(String::new()),
         batch: Default::default(),
         counters: Mutex::new(std::collections::HashMap::new()),
+        cublas: Default::default(),
+        cusolver: Default::default(),
+        cusparse: Default::default(),
+        cufft_plans: Default::default(),
     })
 }
 

@@ -10,9 +10,7 @@
 //! batches and promote dtypes), and reads the `info` word after the work:
 //! a singular or not positive definite input is `Error::LinAlg`.
 
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use cudarc::cusolver::sys as cs;
 
@@ -52,11 +50,10 @@ const SYMBOLS: &[&str] = &[
     "cusolverDnXsyevd",
 ];
 
-type SolverHandle = (cs::cusolverDnHandle_t, cs::cusolverDnParams_t);
-
-/// One cuSOLVER handle (and 64-bit API parameter object) per device, used
-/// under a lock and set to the current stream before each use.
-static HANDLES: Mutex<Option<HashMap<usize, Handle<SolverHandle>>>> = Mutex::new(None);
+/// A device's cuSOLVER handle and 64-bit API parameter object, kept in its
+/// session (`DeviceSession::cusolver`), used under the session's lock and
+/// set to the current stream before each use.
+pub(crate) type SolverHandle = Handle<(cs::cusolverDnHandle_t, cs::cusolverDnParams_t)>;
 
 fn check(op: &str, call: &str, st: cs::cusolverStatus_t) -> Result<()> {
     if st == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
@@ -78,31 +75,28 @@ fn with_solver<R>(
     super::blas::require(op)?;
     super::libs::require("cusolver", SYMBOLS, op)?;
     s.bind()?;
-    let mut guard = HANDLES.lock().unwrap_or_else(|e| e.into_inner());
-    let map = guard.get_or_insert_with(HashMap::new);
-    let (h, p) = match map.get(&s.info.ordinal) {
-        Some(h) => h.0,
-        None => {
-            let mut h: cs::cusolverDnHandle_t = std::ptr::null_mut();
-            // SAFETY: out pointer valid; the device's context is current.
-            check(op, "cusolverDnCreate", unsafe {
-                cs::cusolverDnCreate(&mut h)
-            })?;
-            let mut p: cs::cusolverDnParams_t = std::ptr::null_mut();
-            // SAFETY: out pointer valid.
-            check(op, "cusolverDnCreateParams", unsafe {
-                cs::cusolverDnCreateParams(&mut p)
-            })?;
-            map.insert(s.info.ordinal, Handle((h, p)));
-            (h, p)
-        }
+    let create = || {
+        let mut h: cs::cusolverDnHandle_t = std::ptr::null_mut();
+        // SAFETY: out pointer valid; the device's context is current.
+        check(op, "cusolverDnCreate", unsafe {
+            cs::cusolverDnCreate(&mut h)
+        })?;
+        let mut p: cs::cusolverDnParams_t = std::ptr::null_mut();
+        // SAFETY: out pointer valid.
+        check(op, "cusolverDnCreateParams", unsafe {
+            cs::cusolverDnCreateParams(&mut p)
+        })?;
+        Ok(Handle((h, p)))
     };
-    let stream = current_stream();
-    // SAFETY: valid handle; the stream belongs to this context (or is null).
-    check(op, "cusolverDnSetStream", unsafe {
-        cs::cusolverDnSetStream(h, stream.raw() as cs::cudaStream_t)
-    })?;
-    f(h, p)
+    s.cusolver.with(create, |hp| {
+        let (h, p) = hp.0;
+        let stream = current_stream();
+        // SAFETY: valid handle; the stream belongs to this context (or is null).
+        check(op, "cusolverDnSetStream", unsafe {
+            cs::cusolverDnSetStream(h, stream.raw() as cs::cudaStream_t)
+        })?;
+        f(h, p)
+    })
 }
 
 fn data_type(op: &'static str, d: DType) -> Result<cs::cudaDataType> {
@@ -754,7 +748,7 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
     }
     // Z column-major is the C-order view x.T; V = conj(Z).
     let v = if dtype.is_complex() {
-        crate::matmul::conj(&x.t())?
+        super::blas::conj(&x.t())?
     } else {
         x.t()
     };

@@ -1,7 +1,5 @@
 //! Moving array data between host and device.
 
-use std::sync::Arc;
-
 use super::memory::{download, upload, DeviceBuffer};
 use super::session::session;
 use super::stream::current_stream;
@@ -27,10 +25,7 @@ pub(crate) fn upload_new<T: Element>(
     let stream = current_stream();
     let buf = DeviceBuffer::alloc(op, s, std::mem::size_of_val(data), &stream)?;
     upload(&buf, 0, as_bytes(data), &stream)?;
-    Ok(CudaStorage {
-        buffer: Arc::new(buf),
-        len: data.len(),
-    })
+    Ok(buf.into_storage(data.len()))
 }
 
 /// A new uninitialised device buffer of `len` elements of `dtype`.
@@ -48,10 +43,7 @@ pub(crate) fn alloc(
             detail: format!("{len} elements of {dtype}"),
         })?;
     let buf = DeviceBuffer::alloc(op, s, bytes, &current_stream())?;
-    Ok(CudaStorage {
-        buffer: Arc::new(buf),
-        len,
-    })
+    Ok(buf.into_storage(len))
 }
 
 /// A new device buffer holding host data of any dtype.

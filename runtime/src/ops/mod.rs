@@ -1,7 +1,26 @@
-//! Op definitions: one table per op family, each row the whole of an op
-//! (name, doc, type rule, CPU body, CUDA expression), and the element math
-//! the CPU halves call. Backends and the public functions are generated
-//! from or dispatch on these tables; nothing here knows a backend.
+//! Op definitions: what an operation is, independent of where it runs.
+//!
+//! This layer sits between the core (array, layout, dtype, ...) and the
+//! backends. It holds one table per op family, each row the whole of an op
+//! (name, doc, type rule, CPU body, CUDA expression: `ufunc`), the element
+//! math the CPU halves call (`scalar_math`), and the small types the front
+//! end and the CUDA backend share (`fft`, `index`, `launch`, `matmul`,
+//! `random`), so the backend never imports a front-end module. The
+//! front-end modules re-export the public ones at their usual paths
+//! (`cp::IndexMode`, `cp::MatmulPrecision`, `cp::Dim3`,
+//! `cp::fft::PlanCacheInfo`).
 
+pub(crate) mod fft;
+pub(crate) mod index;
+pub(crate) mod launch;
+pub(crate) mod matmul;
+pub(crate) mod random;
 pub(crate) mod scalar_math;
 pub(crate) mod ufunc;
+
+pub(crate) use fft::FftKind;
+pub use fft::PlanCacheInfo;
+pub use index::IndexMode;
+pub use launch::Dim3;
+pub use matmul::MatmulPrecision;
+pub(crate) use random::Draw;

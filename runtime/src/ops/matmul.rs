@@ -1,0 +1,14 @@
+//! Shared types of the matrix products.
+
+/// How float32 (and complex64) matrix products may trade precision for
+/// speed on the GPU (`cp.set_matmul_precision`); float64 is never affected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum MatmulPrecision {
+    /// Full float32 arithmetic (CuPy's default).
+    #[default]
+    Highest,
+    /// TensorFloat-32 tensor cores (10-bit mantissa inputs, float32 accumulation).
+    TF32,
+    /// Inputs rounded to float16 on tensor cores, float32 accumulation.
+    FP16,
+}
