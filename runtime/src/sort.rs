@@ -30,7 +30,7 @@ pub fn sort(x: &Array, axis: isize) -> Result<Array> {
             return Ok(r);
         }
         // Complex values sort on the host.
-        return crate::reduce::on_host(x, |h| sort(h, axis as isize));
+        return crate::reduce::on_host("sort", x, |h| sort(h, axis as isize));
     }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis)))
 }
@@ -45,7 +45,7 @@ pub fn argsort(x: &Array, axis: isize) -> Result<Array> {
             return Ok(r);
         }
         // Complex values sort on the host.
-        return crate::reduce::on_host(x, |h| argsort(h, axis as isize));
+        return crate::reduce::on_host("argsort", x, |h| argsort(h, axis as isize));
     }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis)))
 }

@@ -1709,17 +1709,19 @@ fn on_host(
     ops: &[&Operand<'_>],
     f: impl FnOnce(&[Operand<'static>]) -> Result<Array>,
 ) -> Result<Array> {
-    let host: Vec<Operand<'static>> = ops
-        .iter()
-        .map(|o| match o {
-            Operand::Array(a) => Ok(Operand::Array(std::borrow::Cow::Owned(
-                a.to_device(&Device::Cpu)?,
-            ))),
-            Operand::Scalar(s) => Ok(Operand::Scalar(*s)),
-        })
-        .collect::<Result<_>>()?;
-    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
-    r.to_device(&device)
+    // Counted under one name until the callers pass theirs (issue 18).
+    crate::cuda::fallback::on_host("ufunc", device, || {
+        let host: Vec<Operand<'static>> = ops
+            .iter()
+            .map(|o| match o {
+                Operand::Array(a) => Ok(Operand::Array(std::borrow::Cow::Owned(
+                    a.to_device(&Device::Cpu)?,
+                ))),
+                Operand::Scalar(s) => Ok(Operand::Scalar(*s)),
+            })
+            .collect::<Result<_>>()?;
+        f(&host)
+    })
 }
 
 fn binary(op: Bin, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
