@@ -814,7 +814,7 @@ fn medfilt_host(volume: &Array, ks: &[usize]) -> Result<Array> {
                 };
             }
             win.push(at.map_or(0.0, |a| vals[a]));
-            if !next_index(&mut w, &ks) {
+            if !next_index(&mut w, ks) {
                 break;
             }
         }
