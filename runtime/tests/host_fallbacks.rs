@@ -25,8 +25,8 @@ fn run_ops() -> cp::Result<()> {
     )?;
     // Masked assignment and reads, full and leading masks.
     let mut c = rand(&[6, 5, 4], DType::Complex64, 3);
-    let full = cp::greater(&rand(&[6, 5, 4], DType::Float64, 4), 0.0)?;
-    let lead = cp::less(&rand(&[6, 5], DType::Float64, 5), 0.2)?;
+    let full = cp::greater(rand(&[6, 5, 4], DType::Float64, 4), 0.0)?;
+    let lead = cp::less(rand(&[6, 5], DType::Float64, 5), 0.2)?;
     c.mask_assign(&full, 1.5)?;
     c.mask_assign(&lead, rand(&[4], DType::Float64, 6))?;
     let _ = c.mask(&lead)?;
