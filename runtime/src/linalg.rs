@@ -396,7 +396,8 @@ pub fn det(a: &Array) -> Result<Array> {
     let op = "det";
     check_square(op, a)?;
     let a = promoted(a)?;
-    let (signs, logs) = slogdet_values(&a)?;
+    // The LU runs on the device; its diagonals are combined on the host.
+    let (signs, logs) = crate::cuda::fallback::fetch(op, a.device(), || slogdet_values(&a))?;
     let vals: Vec<Complex64> = signs.iter().zip(&logs).map(|(s, l)| s * l.exp()).collect();
     let batch = &a.shape()[..a.ndim() - 2];
     let host = Array::from_vec_cpu(vals, batch);
@@ -409,7 +410,7 @@ pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
     let op = "slogdet";
     check_square(op, a)?;
     let a = promoted(a)?;
-    let (signs, logs) = slogdet_values(&a)?;
+    let (signs, logs) = crate::cuda::fallback::fetch(op, a.device(), || slogdet_values(&a))?;
     let batch = &a.shape()[..a.ndim() - 2];
     let sign = Array::from_vec_cpu(signs, batch)
         .astype(a.dtype())?
@@ -894,8 +895,8 @@ fn singular_values_axes(x: &Array, r: usize, c: usize) -> Result<Array> {
 }
 
 /// Singular values of one matrix (2-D) copied to the host, descending.
-fn host_singular_values(s: &Array) -> Result<Vec<f64>> {
-    s.astype(DType::Float64)?.to_vec::<f64>()
+fn host_singular_values(op: &str, s: &Array) -> Result<Vec<f64>> {
+    crate::cuda::fallback::fetch(op, s.device(), || s.astype(DType::Float64)?.to_vec::<f64>())
 }
 
 /// The result of [`lstsq`], as NumPy's tuple.
@@ -953,7 +954,7 @@ pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lstsq> {
     };
     let rcond = rcond.unwrap_or(eps * m.max(n) as f64);
     let f = svd(&a, false, true)?;
-    let s_host = host_singular_values(&f.s)?;
+    let s_host = host_singular_values("lstsq", &f.s)?;
     let smax = s_host.first().copied().unwrap_or(0.0);
     let cutoff = rcond * smax;
     let rank = s_host.iter().filter(|&&v| v > cutoff).count();
@@ -1006,7 +1007,7 @@ pub fn pinv(a: &Array, rcond: f64) -> Result<Array> {
     }
     Ok(per_matrix(&a, |x| {
         let f = svd(x, false, true)?;
-        let s = host_singular_values(&f.s)?;
+        let s = host_singular_values(op, &f.s)?;
         let cutoff = rcond * s.first().copied().unwrap_or(0.0);
         let inv: Vec<f64> = s
             .iter()
@@ -1042,7 +1043,7 @@ pub fn matrix_rank(a: &Array, tol: Option<f64>) -> Result<Array> {
     };
     let s = svd(&a, false, false)?.s;
     let k = m.min(n);
-    let sv = host_singular_values(&s)?;
+    let sv = host_singular_values("matrix_rank", &s)?;
     let count = sv.len().checked_div(k).unwrap_or(0);
     let mut ranks = Vec::with_capacity(count);
     for i in 0..count {

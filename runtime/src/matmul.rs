@@ -212,12 +212,9 @@ fn matmul_batched(
         }
         Device::Cuda(_) => {
             // Integer and bool products: exact on the host.
-            let ha = a.to_device(&Device::Cpu)?;
-            let hb = b.to_device(&Device::Cpu)?;
-            let r = crate::device::with_device(Device::Cpu, || {
-                matmul_batched(&ha, &hb, batch, (m, k, n), dtype, Device::Cpu)
-            })?;
-            r.to_device(&device)
+            crate::cuda::fallback::on_host_arrays(op, &[&a, &b], |h| {
+                matmul_batched(&h[0], &h[1], batch, (m, k, n), dtype, Device::Cpu)
+            })
         }
         Device::Cpu => {
             crate::layout::check_host_room(

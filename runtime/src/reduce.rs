@@ -1294,7 +1294,7 @@ fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
             crate::cuda::reduce::run_reduce(&spec, x, &axes, &out)?;
             return out.reshape(plan.out_shape.as_slice());
         }
-        return on_host(x, |h| {
+        return on_host(name, x, |h| {
             reduce(
                 h,
                 op,
@@ -1498,13 +1498,14 @@ pub fn cumprod(x: &Array, axis: Option<isize>) -> Result<Array> {
     scan(x, true, axis)
 }
 
-/// Runs the CPU implementation for a GPU array that has no GPU kernel for
-/// this operation: copies it to the host, computes, and moves the result back.
-pub(crate) fn on_host(x: &Array, f: impl FnOnce(&Array) -> Result<Array>) -> Result<Array> {
-    let device = x.device();
-    let host = x.to_device(&Device::Cpu)?;
-    let r = crate::device::with_device(Device::Cpu, || f(&host))?;
-    r.to_device(&device)
+/// Runs the CPU implementation of `op` for a GPU array that has no GPU
+/// kernel for it: a counted host fallback (`cuda::fallback`).
+pub(crate) fn on_host(
+    op: &str,
+    x: &Array,
+    f: impl FnOnce(&Array) -> Result<Array>,
+) -> Result<Array> {
+    crate::cuda::fallback::on_host_arrays(op, &[x], |h| f(&h[0]))
 }
 
 #[cfg(test)]

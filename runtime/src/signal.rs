@@ -337,12 +337,8 @@ fn reversed(k: &Array, conj: bool) -> Result<Array> {
         k.with_layout(l)
     };
     if k.dtype().is_complex() && conj {
-        let v: Vec<Complex64> = r
-            .gather_as::<Complex64>()
-            .iter()
-            .map(|c| c.conj())
-            .collect();
-        return Array::from_host_slice(&v, k.shape(), k.device())?.astype(k.dtype());
+        // A new array on k's device (the GPU conjugates in place of the host).
+        return crate::matmul::conj(&r);
     }
     r.copy()
 }
@@ -396,10 +392,11 @@ fn conv_direct(
             return r.reshape(osh.to_vec());
         }
     }
-    let device = a.device();
-    with_val!(out_dt, V => {
-        let v = direct_nd::<V>(&host::<V>(a), a.shape(), &host::<V>(k), k.shape(), osh, off, bound, V::from_c64(fill.as_c64()));
-        finish(v, osh, out_dt, device)
+    crate::cuda::fallback::on_host(op, a.device(), || {
+        with_val!(out_dt, V => {
+            let v = direct_nd::<V>(&host::<V>(a), a.shape(), &host::<V>(k), k.shape(), osh, off, bound, V::from_c64(fill.as_c64()));
+            finish(v, osh, out_dt, Device::Cpu)
+        })
     })
 }
 
@@ -665,6 +662,18 @@ fn fft_conv(
             out_dt,
         );
     }
+    crate::cuda::fallback::on_host(op, a.device(), || fft_conv_host(a, k, &osh, &off, out_dt))
+}
+
+/// The host part of [`fft_conv`]: the full FFT product of `a` and `k`,
+/// cropped to `osh` at `off`, as a host array of `out_dt`.
+fn fft_conv_host(
+    a: &Array,
+    k: &Array,
+    osh: &[usize],
+    off: &[isize],
+    out_dt: DType,
+) -> Result<Array> {
     let full: Vec<usize> = a
         .shape()
         .iter()
@@ -700,20 +709,20 @@ fn fft_conv(
     for _ in 0..total {
         let at: usize = idx
             .iter()
-            .zip(&off)
+            .zip(off)
             .zip(&fst)
             .map(|((i, o), s)| (*i as isize + o) as usize * s)
             .sum();
         res.push(fa[at] * scale);
-        next_index(&mut idx, &osh);
+        next_index(&mut idx, osh);
     }
-    let device = a.device();
+    let device = Device::Cpu;
     if out_dt.is_complex() {
-        finish(res, &osh, out_dt, device)
+        finish(res, osh, out_dt, device)
     } else {
         finish(
             res.iter().map(|c| c.re).collect::<Vec<f64>>(),
-            &osh,
+            osh,
             out_dt,
             device,
         )
@@ -778,6 +787,13 @@ pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
         let r = crate::cuda::conv::medfilt2d(op, &v2, kh, kw)?;
         return r.reshape(volume.shape().to_vec());
     }
+    crate::cuda::fallback::on_host(op, volume.device(), || medfilt_host(volume, &ks))
+}
+
+/// The median filter on the host (zero padding), as a host array of `volume`'s dtype.
+fn medfilt_host(volume: &Array, ks: &[usize]) -> Result<Array> {
+    let nd = volume.ndim();
+    let dt = volume.dtype();
     let sh = volume.shape().to_vec();
     let vals = volume.gather_as::<f64>();
     let st = c_strides(&sh);
@@ -798,7 +814,7 @@ pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
                 };
             }
             win.push(at.map_or(0.0, |a| vals[a]));
-            if !next_index(&mut w, &ks) {
+            if !next_index(&mut w, ks) {
                 break;
             }
         }
@@ -807,8 +823,7 @@ pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
         *o = win[mid];
         next_index(&mut idx, &sh);
     }
-    let r = Array::from_vec_cpu(out, &sh).astype(dt)?;
-    r.to_device(&volume.device())
+    Array::from_vec_cpu(out, &sh).astype(dt)
 }
 
 /// The median filter of a 2-D array (`scipy.signal.medfilt2d`, zero padding,
@@ -882,52 +897,54 @@ pub fn lfilter(
             });
         }
     }
-    let device = x.device();
-    with_val!(dt, V => {
-        let mut bv: Vec<V> = host(b);
-        let mut av: Vec<V> = host(a);
-        bv.resize(m, V::zero());
-        av.resize(m, V::zero());
-        let a0 = av[0];
-        if a0.is_zero() {
-            return Err(Error::InvalidArgument { op, detail: "the first coefficient of a must not be zero".into() });
-        }
-        for c in bv.iter_mut().chain(av.iter_mut()) {
-            *c /= a0;
-        }
-        let xv: Vec<V> = host(x);
-        let zv: Option<Vec<V>> = zi.map(host);
-        let inner: usize = sh[ax + 1..].iter().product();
-        let outer: usize = sh[..ax].iter().product();
-        let mut y = vec![V::zero(); xv.len()];
-        let mut zf = vec![V::zero(); outer * (m - 1) * inner];
-        let mut z = vec![V::zero(); m];
-        for o in 0..outer {
-            for i in 0..inner {
-                for (j, zj) in z.iter_mut().enumerate().take(m - 1) {
-                    *zj = zv.as_ref().map_or(V::zero(), |zz| zz[(o * (m - 1) + j) * inner + i]);
-                }
-                z[m - 1] = V::zero();
-                for t in 0..n {
-                    let at = (o * n + t) * inner + i;
-                    let xt = xv[at];
-                    let yt = z[0] + bv[0] * xt;
-                    for j in 0..m - 1 {
-                        z[j] = z[j + 1] + bv[j + 1] * xt - av[j + 1] * yt;
+    let device = Device::Cpu;
+    crate::cuda::fallback::on_host(op, x.device(), || {
+        with_val!(dt, V => {
+            let mut bv: Vec<V> = host(b);
+            let mut av: Vec<V> = host(a);
+            bv.resize(m, V::zero());
+            av.resize(m, V::zero());
+            let a0 = av[0];
+            if a0.is_zero() {
+                return Err(Error::InvalidArgument { op, detail: "the first coefficient of a must not be zero".into() });
+            }
+            for c in bv.iter_mut().chain(av.iter_mut()) {
+                *c /= a0;
+            }
+            let xv: Vec<V> = host(x);
+            let zv: Option<Vec<V>> = zi.map(host);
+            let inner: usize = sh[ax + 1..].iter().product();
+            let outer: usize = sh[..ax].iter().product();
+            let mut y = vec![V::zero(); xv.len()];
+            let mut zf = vec![V::zero(); outer * (m - 1) * inner];
+            let mut z = vec![V::zero(); m];
+            for o in 0..outer {
+                for i in 0..inner {
+                    for (j, zj) in z.iter_mut().enumerate().take(m - 1) {
+                        *zj = zv.as_ref().map_or(V::zero(), |zz| zz[(o * (m - 1) + j) * inner + i]);
                     }
-                    y[at] = yt;
-                }
-                for j in 0..m - 1 {
-                    zf[(o * (m - 1) + j) * inner + i] = z[j];
+                    z[m - 1] = V::zero();
+                    for t in 0..n {
+                        let at = (o * n + t) * inner + i;
+                        let xt = xv[at];
+                        let yt = z[0] + bv[0] * xt;
+                        for j in 0..m - 1 {
+                            z[j] = z[j + 1] + bv[j + 1] * xt - av[j + 1] * yt;
+                        }
+                        y[at] = yt;
+                    }
+                    for j in 0..m - 1 {
+                        zf[(o * (m - 1) + j) * inner + i] = z[j];
+                    }
                 }
             }
-        }
-        let ya = finish(y, &sh, dt, device)?;
-        let za = match zi {
-            Some(_) => Some(finish(zf, &zsh, dt, device)?),
-            None => None,
-        };
-        Ok((ya, za))
+            let ya = finish(y, &sh, dt, device)?;
+            let za = match zi {
+                Some(_) => Some(finish(zf, &zsh, dt, device)?),
+                None => None,
+            };
+            Ok((ya, za))
+        })
     })
 }
 
@@ -1252,7 +1269,7 @@ fn spectral(
         Scaling::Density => 1.0 / (o.fs * win.iter().map(|w| w * w).sum::<f64>()),
         Scaling::Spectrum => 1.0 / win.iter().sum::<f64>().powi(2),
     };
-    let vals = x.gather_as::<f64>();
+    let vals = crate::cuda::fallback::fetch(op, x.device(), || Ok(x.gather_as::<f64>()))?;
     let mut planner = rustfft::FftPlanner::<f64>::new();
     let fft = planner.plan_fft_forward(nfft);
     let mut out = vec![0.0f64; lanes * nfreq * nseg];

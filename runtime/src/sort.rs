@@ -29,8 +29,8 @@ pub fn sort(x: &Array, axis: isize) -> Result<Array> {
         if let Some(r) = crate::cuda::sort::sort(x, axis, false)? {
             return Ok(r);
         }
-        // Complex values sort on the host.
-        return crate::reduce::on_host(x, |h| sort(h, axis as isize));
+        // Every dtype sorts on the GPU; one that did not would be a counted fallback.
+        return crate::reduce::on_host("sort", x, |h| sort(h, axis as isize));
     }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis)))
 }
@@ -44,8 +44,8 @@ pub fn argsort(x: &Array, axis: isize) -> Result<Array> {
         if let Some(r) = crate::cuda::sort::sort(x, axis, true)? {
             return Ok(r);
         }
-        // Complex values sort on the host.
-        return crate::reduce::on_host(x, |h| argsort(h, axis as isize));
+        // Every dtype sorts on the GPU; one that did not would be a counted fallback.
+        return crate::reduce::on_host("argsort", x, |h| argsort(h, axis as isize));
     }
     Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis)))
 }

@@ -91,11 +91,13 @@ fn host_1d<T: Element>(op: &'static str, what: &str, a: &Array) -> Result<Vec<T>
             detail: format!("{what} must be 1-D, but has shape {}", fmt_shape(a.shape())),
         });
     }
-    if a.dtype() == T::DTYPE {
-        a.to_vec::<T>()
-    } else {
-        a.astype(T::DTYPE)?.to_vec::<T>()
-    }
+    crate::cuda::fallback::fetch(op, a.device(), || {
+        if a.dtype() == T::DTYPE {
+            a.to_vec::<T>()
+        } else {
+            a.astype(T::DTYPE)?.to_vec::<T>()
+        }
+    })
 }
 
 /// An integer index array as i32 values (any integer dtype; values must fit).
@@ -487,13 +489,16 @@ impl Compressed {
         })
     }
 
-    fn host<T: SpNum>(&self) -> Result<HostCsr<T>> {
-        Ok(HostCsr {
-            nrows: self.major,
-            ncols: self.minor,
-            indptr: self.indptr.to_vec::<i32>()?,
-            indices: self.indices.to_vec::<i32>()?,
-            data: self.data.to_vec::<T>()?,
+    /// The host form; reading GPU data is a counted host fallback of `op`.
+    fn host<T: SpNum>(&self, op: &str) -> Result<HostCsr<T>> {
+        crate::cuda::fallback::fetch(op, self.data.device(), || {
+            Ok(HostCsr {
+                nrows: self.major,
+                ncols: self.minor,
+                indptr: self.indptr.to_vec::<i32>()?,
+                indices: self.indices.to_vec::<i32>()?,
+                data: self.data.to_vec::<T>()?,
+            })
         })
     }
 
@@ -540,10 +545,10 @@ impl Compressed {
         self.data.size()
     }
 
-    fn map_host(&self, sorted: bool, f: impl MapHost) -> Result<Compressed> {
+    fn map_host(&self, op: &str, sorted: bool, f: impl MapHost) -> Result<Compressed> {
         let device = self.data.device();
         with_sp!(self.dtype(), T => {
-            let h = f.apply(self.host::<T>()?);
+            let h = f.apply(self.host::<T>(op)?);
             Compressed::from_host(&h, sorted, device)
         })
     }
@@ -655,7 +660,7 @@ fn dense_to_compressed(op: &'static str, a: &Array, transpose: bool) -> Result<C
     let src = if transpose { a2.t() } else { a2 };
     let (r, c) = if transpose { (n, m) } else { (m, n) };
     with_sp!(dt, T => {
-        let v = if src.dtype() == dt { src.to_vec::<T>()? } else { src.astype(dt)?.to_vec::<T>()? };
+        let v = crate::cuda::fallback::fetch(op, a.device(), || if src.dtype() == dt { src.to_vec::<T>() } else { src.astype(dt)?.to_vec::<T>() })?;
         Compressed::from_host(&HostCsr::from_dense(r, c, &v), true, a.device())
     })
 }
@@ -664,7 +669,7 @@ fn dense_to_compressed(op: &'static str, a: &Array, transpose: bool) -> Result<C
 fn compressed_to_dense(c: &Compressed, transpose: bool) -> Result<Array> {
     let device = c.data.device();
     with_sp!(c.dtype(), T => {
-        let h = c.host::<T>()?;
+        let h = c.host::<T>("to_dense")?;
         let h = if transpose { h.transposed() } else { h };
         let v = h.to_dense();
         Array::from_host_slice(&v, &[h.nrows, h.ncols], device)
@@ -739,7 +744,7 @@ fn csr_dot(op: &'static str, c: &Compressed, x: &Array) -> Result<Array> {
         };
     }
     with_sp!(dt, T => {
-        let h = if c.dtype() == dt { c.host::<T>()? } else { c.astype(dt)?.host::<T>()? };
+        let h = if c.dtype() == dt { c.host::<T>(op)? } else { c.astype(dt)?.host::<T>(op)? };
         let xv = if x.dtype() == dt { x.to_vec::<T>()? } else { x.astype(dt)?.to_vec::<T>()? };
         let v = h.matmat(&xv, k);
         Ok(Array::from_vec_cpu(v, &out_shape))
@@ -781,12 +786,12 @@ fn csr_spgemm(op: &'static str, a: &Compressed, b: &Compressed) -> Result<Compre
         let a = if a.sorted {
             a
         } else {
-            a.map_host(true, Canonical(false))?
+            a.map_host(op, true, Canonical(false))?
         };
         let b = if b.sorted {
             b
         } else {
-            b.map_host(true, Canonical(false))?
+            b.map_host(op, true, Canonical(false))?
         };
         let r = crate::cuda::cusparse::spgemm(
             op,
@@ -807,7 +812,7 @@ fn csr_spgemm(op: &'static str, a: &Compressed, b: &Compressed) -> Result<Compre
         });
     }
     with_sp!(dt, T => {
-        let h = a.host::<T>()?.spgemm(&b.host::<T>()?);
+        let h = a.host::<T>(op)?.spgemm(&b.host::<T>(op)?);
         Compressed::from_host(&h, true, device)
     })
 }
@@ -838,8 +843,8 @@ fn compressed_add(
     let dt = promote_types(a.dtype(), b.dtype());
     let device = a.data.device();
     with_sp!(dt, T => {
-        let ha = if a.dtype() == dt { a.host::<T>()? } else { a.astype(dt)?.host::<T>()? };
-        let hb = if b.dtype() == dt { b.host::<T>()? } else { b.astype(dt)?.host::<T>()? };
+        let ha = if a.dtype() == dt { a.host::<T>(op)? } else { a.astype(dt)?.host::<T>(op)? };
+        let hb = if b.dtype() == dt { b.host::<T>(op)? } else { b.astype(dt)?.host::<T>(op)? };
         let h = ha.canonical(false).add(&hb.canonical(false), negate);
         Compressed::from_host(&h, true, device)
     })
@@ -883,7 +888,7 @@ macro_rules! compressed_common {
             /// Sums duplicate entries and sorts the indices (SciPy's in-place `sum_duplicates`).
             pub fn sum_duplicates(&mut self) -> Result<()> {
                 if !self.c.sorted {
-                    self.c = self.c.map_host(true, Canonical(false))?;
+                    self.c = self.c.map_host("sum_duplicates", true, Canonical(false))?;
                 }
                 Ok(())
             }
@@ -894,7 +899,7 @@ macro_rules! compressed_common {
             /// Removes stored zeros (SciPy's in-place `eliminate_zeros`).
             pub fn eliminate_zeros(&mut self) -> Result<()> {
                 let sorted = self.c.sorted;
-                self.c = self.c.map_host(sorted, DropZeros)?;
+                self.c = self.c.map_host("eliminate_zeros", sorted, DropZeros)?;
                 Ok(())
             }
             /// The matrix with values of `dtype` (float32, float64, complex64, complex128).
@@ -935,7 +940,7 @@ macro_rules! compressed_common {
             pub fn tocoo(&self) -> Result<CooMatrix> {
                 let device = self.device();
                 with_sp!(self.dtype(), T => {
-                    let h = self.c.host::<T>()?;
+                    let h = self.c.host::<T>("tocoo")?;
                     let mut major = Vec::with_capacity(h.data.len());
                     for r in 0..h.nrows {
                         for _ in h.row(r) {
@@ -1068,7 +1073,7 @@ impl CsrMatrix {
     /// The matrix in CSC form.
     pub fn tocsc(&self) -> Result<CscMatrix> {
         Ok(CscMatrix {
-            c: self.c.map_host(true, Transposed)?,
+            c: self.c.map_host("convert", true, Transposed)?,
         })
     }
     /// `A @ x` for a dense vector (1-D, length columns) or matrix (2-D, columns
@@ -1136,7 +1141,7 @@ impl CscMatrix {
     /// The matrix in CSR form.
     pub fn tocsr(&self) -> Result<CsrMatrix> {
         Ok(CsrMatrix {
-            c: self.c.map_host(true, Transposed)?,
+            c: self.c.map_host("convert", true, Transposed)?,
         })
     }
     /// A copy.
@@ -1160,7 +1165,7 @@ impl CscMatrix {
             vec![self.shape().0]
         };
         with_sp!(dt, T => {
-            let h = if self.dtype() == dt { self.c.host::<T>()? } else { self.c.astype(dt)?.host::<T>()? };
+            let h = if self.dtype() == dt { self.c.host::<T>("csc_matrix.dot")? } else { self.c.astype(dt)?.host::<T>("csc_matrix.dot")? };
             let xv = if x.dtype() == dt { x.to_vec::<T>()? } else { x.astype(dt)?.to_vec::<T>()? };
             // Column j of A adds x[j, :] * A[:, j] to the output rows.
             let mut out = vec![T::zero(); out_shape.iter().product()];
@@ -1286,13 +1291,16 @@ impl CooMatrix {
     pub fn format(&self) -> &'static str {
         "coo"
     }
-    fn host<T: SpNum>(&self) -> Result<(Vec<i32>, Vec<i32>, Vec<T>)> {
-        Ok((self.row.to_vec()?, self.col.to_vec()?, self.data.to_vec()?))
+    /// The host triplets; reading GPU data is a counted host fallback of `op`.
+    fn host<T: SpNum>(&self, op: &str) -> Result<(Vec<i32>, Vec<i32>, Vec<T>)> {
+        crate::cuda::fallback::fetch(op, self.device(), || {
+            Ok((self.row.to_vec()?, self.col.to_vec()?, self.data.to_vec()?))
+        })
     }
     fn to_compressed(&self, by_col: bool) -> Result<Compressed> {
         let device = self.device();
         with_sp!(self.dtype(), T => {
-            let (r, c, v) = self.host::<T>()?;
+            let (r, c, v) = self.host::<T>("convert")?;
             let h = if by_col {
                 HostCsr::from_coo(self.shape.1, self.shape.0, &c, &r, &v)
             } else {
@@ -1343,7 +1351,7 @@ impl CooMatrix {
     pub fn eliminate_zeros(&mut self) -> Result<()> {
         let device = self.device();
         with_sp!(self.dtype(), T => {
-            let (r, c, v) = self.host::<T>()?;
+            let (r, c, v) = self.host::<T>("eliminate_zeros")?;
             let keep: Vec<usize> = (0..v.len()).filter(|&k| !v[k].is_zero()).collect();
             let pick = |x: &[i32]| keep.iter().map(|&k| x[k]).collect::<Vec<i32>>();
             let (r, c) = (pick(&r), pick(&c));

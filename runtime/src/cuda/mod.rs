@@ -11,6 +11,7 @@ pub(crate) mod cufft;
 pub(crate) mod cusparse;
 pub(crate) mod custom;
 pub(crate) mod elementwise;
+pub(crate) mod fallback;
 pub(crate) mod gather;
 pub(crate) mod helpers;
 pub(crate) mod launch;
@@ -33,6 +34,7 @@ pub(crate) mod variance;
 pub use batch::{
     batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,
 };
+pub use fallback::{host_fallbacks, reset_host_fallbacks};
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use peer::can_access_peer;
 #[doc(hidden)]

@@ -55,6 +55,8 @@ pub(crate) struct CudaProcess {
     /// Streams with deferred operations not yet launched, over all devices:
     /// zero lets every enqueue skip looking.
     pub batches_pending: std::sync::atomic::AtomicUsize,
+    /// GPU arrays taken through the host, per operation (`cuda::fallback`).
+    pub host_fallbacks: super::fallback::FallbackCounts,
 }
 
 /// The process-wide CUDA state, probing the libraries on first use.
@@ -122,6 +124,7 @@ fn probe() -> CudaProcess {
         interrupt: AtomicBool::new(false),
         batching: AtomicBool::new(std::env::var("CUPRITE_BATCH_SMALL_OPS").as_deref() != Ok("0")),
         batches_pending: Default::default(),
+        host_fallbacks: Default::default(),
     }
 }
 
@@ -171,6 +174,7 @@ pub fn cuda_report() -> String {
             }
         }
         out.push(super::batch::report());
+        out.push(super::fallback::report());
     }
     out.join("\n")
 }

@@ -18,8 +18,11 @@
 //! value. A single contiguous lane sorted without positions is read in
 //! place by the first pass instead of being packed first.
 //!
-//! Complex values (lexicographic order with NaNs) are not sorted here; the
-//! caller falls back to the host.
+//! Complex values sort in NumPy's order (non-NaN values lexicographically
+//! by (real, imaginary), then `R+nanj`, then `nan+Rj`, then `nan+nanj`;
+//! NaN parts equal) by three stable argsorts of real keys, least
+//! significant first: the imaginary parts, the real parts in that order,
+//! then the NaN class in that order (see [`sort_complex`]).
 
 use std::fmt::Write;
 
@@ -102,7 +105,7 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
     let name: &'static str = if arg { "argsort" } else { "sort" };
     let dt = x.dtype();
     if dt.is_complex() {
-        return Ok(None);
+        return sort_complex(x, axis, arg).map(Some);
     }
     let s = session_of(name, x)?;
     let ord = s.info.ordinal;
@@ -288,6 +291,140 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
     args.push(m as i64);
     launch(s, name, fu, grid(s, total), &current_stream(), &mut args)?;
     Ok(Some(out))
+}
+
+/// Sorts complex `x` along `axis` (values, or int64 indices when `arg`):
+/// the lanes are made the rows of a C-contiguous (lanes, n) copy, whose
+/// real and imaginary parts are strided real views; three stable argsorts
+/// of real keys (imaginary parts; real parts gathered in that order; the
+/// NaN class, `2 * isnan(re) + isnan(im)`, gathered in the order so far)
+/// compose into the permutation that sorts by (class, re, im), the CPU
+/// backend's order. NaN parts have one key, as do -0.0 and +0.0, so equal
+/// values keep their input order (stable, as on the CPU).
+fn sort_complex(x: &Array, axis: usize, arg: bool) -> Result<Array> {
+    let name: &'static str = if arg { "argsort" } else { "sort" };
+    let s = session_of(name, x)?;
+    let ord = s.info.ordinal;
+    let (dt, total) = (x.dtype(), x.size());
+    let out_dt = if arg { DType::Int64 } else { dt };
+    if total == 0 {
+        return new_array(name, ord, out_dt, x.shape());
+    }
+    let moved = x.moveaxis(axis as isize, -1)?;
+    let xt = moved.ascontiguousarray()?;
+    let n = x.shape()[axis];
+    let lanes = total / n;
+    let rows = [lanes, n];
+    let part = |im: usize| {
+        Array::from_parts(
+            xt.storage().clone(),
+            Layout::from_parts(
+                rows.to_vec(),
+                vec![2 * n as isize, 2],
+                2 * xt.layout().offset() + im,
+            ),
+            dt.real_dtype(),
+        )
+    };
+    let argsort = |keys: &Array| -> Result<Array> {
+        sort(keys, 1, true)?.ok_or_else(|| Error::Cuda {
+            op: name.into(),
+            detail: format!("{} keys could not be sorted on the GPU", keys.dtype()),
+        })
+    };
+    let take = |src: &Array, idx: &Array, what: Take| -> Result<Array> {
+        take_rows(name, s, src, idx, what, n)
+    };
+    let xt2 = xt.with_layout(Layout::from_parts(
+        rows.to_vec(),
+        vec![n as isize, 1],
+        xt.layout().offset(),
+    ));
+    let perm = argsort(&part(1))?;
+    let by_re = argsort(&take(&xt2, &perm, Take::Real)?)?;
+    let perm = take(&perm, &by_re, Take::Same)?;
+    let by_class = argsort(&take(&xt2, &perm, Take::NanClass)?)?;
+    let perm = take(&perm, &by_class, Take::Same)?;
+    let out = if arg {
+        perm
+    } else {
+        take(&xt2, &perm, Take::Same)?
+    };
+    out.reshape(moved.shape().to_vec())?
+        .moveaxis(-1, axis as isize)?
+        .ascontiguousarray()
+}
+
+/// What [`take_rows`] keeps of each gathered element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Take {
+    /// The element itself.
+    Same,
+    /// The real part of a complex element.
+    Real,
+    /// `2 * isnan(re) + isnan(im)` of a complex element, as uint8.
+    NanClass,
+}
+
+/// `out[l, j] = what(src[l, idx[l, j]])` over C-contiguous (lanes, n) rows;
+/// `idx` holds int64 positions within each row.
+fn take_rows(
+    op: &'static str,
+    s: &DeviceSession,
+    src: &Array,
+    idx: &Array,
+    what: Take,
+    n: usize,
+) -> Result<Array> {
+    let out_dt = match what {
+        Take::Same => src.dtype(),
+        Take::Real => src.dtype().real_dtype(),
+        Take::NanClass => DType::UInt8,
+    };
+    let total = idx.size();
+    let out = new_array(op, s.info.ordinal, out_dt, idx.shape())?;
+    let f = kernel(
+        s,
+        key(("sort-take-rows", src.dtype(), what)),
+        op,
+        "cuprite_sort_take_rows",
+        || take_rows_source(src.dtype(), what),
+    )?;
+    let mut args = KernelArgs::new();
+    args.push(ptr(op, src)?);
+    args.push(ptr(op, idx)?);
+    args.push(ptr(op, &out)?);
+    args.push(total as i64);
+    args.push(n as i64);
+    launch(s, op, f, grid(s, total), &current_stream(), &mut args)?;
+    Ok(out)
+}
+
+fn take_rows_source(dt: DType, what: Take) -> String {
+    let (out_dt, value) = match what {
+        Take::Same => (dt, "v"),
+        Take::Real => (dt.real_dtype(), "v.re"),
+        // x != x: NaN, without relying on a library isnan.
+        Take::NanClass => (
+            DType::UInt8,
+            "(uint8_t)((v.re != v.re ? 2 : 0) | (v.im != v.im ? 1 : 0))",
+        ),
+    };
+    let mut s = String::from(PRELUDE);
+    let _ = writeln!(s, "\ntypedef {} src_t;", ctype(dt));
+    let _ = writeln!(s, "typedef {} out_t;", ctype(out_dt));
+    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_take_rows(const src_t* __restrict__ src, const long long* __restrict__ idx, out_t* __restrict__ out, long long total, long long n) {{");
+    let _ = writeln!(
+        s,
+        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    );
+    let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
+    let _ = writeln!(s, "    const long long row = q / n;");
+    let _ = writeln!(s, "    const src_t v = src[row * n + idx[q]];");
+    let _ = writeln!(s, "    out[q] = {value};");
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(s, "}}");
+    s
 }
 
 fn grid(s: &DeviceSession, n: usize) -> LaunchConfig {
@@ -631,6 +768,29 @@ mod tests {
         assert_eq!(pass_min_blocks(&small), 4);
         let src = source(&spec(DType::Float32, false));
         assert!(src.contains("__global__ void __launch_bounds__(256, 3) cuprite_sort_onesweep("));
+    }
+
+    #[test]
+    fn complex_rows_gather_parts_and_nan_classes() {
+        for dt in [DType::Complex64, DType::Complex128] {
+            let re = take_rows_source(dt, Take::Real);
+            assert!(re.contains(&format!("typedef {} out_t;", ctype(dt.real_dtype()))));
+            assert!(re.contains("out[q] = v.re;"));
+            let class = take_rows_source(dt, Take::NanClass);
+            assert!(class.contains("(v.re != v.re ? 2 : 0) | (v.im != v.im ? 1 : 0)"));
+            let same = take_rows_source(dt, Take::Same);
+            assert!(same.contains("const src_t v = src[row * n + idx[q]];"));
+            for (what, src) in [("re", re), ("class", class), ("same", same)] {
+                super::super::helpers::dump_source(
+                    &format!("sort_take_{}_{what}", dt.name()),
+                    &src,
+                );
+            }
+        }
+        // Permutations compose through int64 rows.
+        let perm = take_rows_source(DType::Int64, Take::Same);
+        assert!(perm.contains("typedef int64_t out_t;"));
+        super::super::helpers::dump_source("sort_take_int64", &perm);
     }
 
     #[test]

@@ -1,0 +1,62 @@
+//! Built-in operations never take a GPU array through the host: the
+//! counter of `cp::cuda::host_fallbacks()` stays empty while they run on
+//! CUDA. (One test, so nothing else in this binary counts meanwhile.)
+
+mod common;
+use common::*;
+use cuprite as cp;
+use cuprite::{s, DType, Device, PutMode};
+
+/// Runs the operations this file covers on the current device.
+fn run_ops() -> cp::Result<()> {
+    // put: few indices (pairwise) and many (sorted by target), every mode.
+    let mut a = rand(&[40, 30], DType::Float32, 1);
+    let few: Vec<i64> = (0..50).map(|i| (i * 37) % 2400 - 1200).collect();
+    let many: Vec<i64> = (0..6000).map(|i| (i * 7919) % 2400 - 1200).collect();
+    for mode in [PutMode::Raise, PutMode::Wrap, PutMode::Clip] {
+        a.put(few.clone(), rand(&[7], DType::Float64, 2), mode)?;
+        a.put(many.clone(), 2.5, mode)?;
+    }
+    let mut v = a.slice(s![..;-1, 1..;3])?;
+    v.put(
+        vec![0i64, -1, 5],
+        cp::asarray(vec![1i32, 2])?,
+        PutMode::Raise,
+    )?;
+    // Masked assignment and reads, full and leading masks.
+    let mut c = rand(&[6, 5, 4], DType::Complex64, 3);
+    let full = cp::greater(rand(&[6, 5, 4], DType::Float64, 4), 0.0)?;
+    let lead = cp::less(rand(&[6, 5], DType::Float64, 5), 0.2)?;
+    c.mask_assign(&full, 1.5)?;
+    c.mask_assign(&lead, rand(&[4], DType::Float64, 6))?;
+    let _ = c.mask(&lead)?;
+    let _ = a.take(vec![3i64, -4, 7], Some(1))?;
+    // Complex sort and argsort, each axis, both widths, with NaNs.
+    for dt in [DType::Complex64, DType::Complex128] {
+        let mut x = rand(&[9, 8, 7], dt, 7);
+        x.put(vec![0i64, 10, 100], cp::asarray(f64::NAN)?, PutMode::Raise)?;
+        for axis in 0..3 {
+            let _ = cp::sort(&x, axis)?;
+            let _ = cp::argsort(&x, axis)?;
+        }
+        let _ = cp::sort(&x.t(), -1)?;
+    }
+    cp::cuda::launch_pending()?;
+    Ok(())
+}
+
+#[test]
+fn these_ops_never_fall_back_to_the_host() {
+    // On the CPU nothing is a fallback either.
+    cp::cuda::reset_host_fallbacks();
+    cp::with_device(Device::Cpu, run_ops).unwrap();
+    assert_eq!(cp::cuda::host_fallbacks(), vec![]);
+    let Some(dev) = gpu_or_skip() else { return };
+    cp::with_device(dev, run_ops).unwrap();
+    assert_eq!(
+        cp::cuda::host_fallbacks(),
+        Vec::<(String, u64)>::new(),
+        "GPU operations went through the host"
+    );
+    assert!(cp::cuda::cuda_report().contains("host fallbacks: none"));
+}
