@@ -597,6 +597,8 @@ fn every_table_function_on_the_gpu_matches_the_cpu() {
         .unwrap()
         .as_nanos() as u64;
     println!("seed {seed}");
+    // Nothing in this binary goes through the host, so the counter must stay empty.
+    cp::cuda::reset_host_fallbacks();
     let mut failures = Vec::new();
     for (k, dt) in DType::ALL.into_iter().enumerate() {
         // 1000 elements: above the small-op batch threshold only through the
@@ -654,5 +656,10 @@ fn every_table_function_on_the_gpu_matches_the_cpu() {
         "seed {seed}: {} mismatches:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    assert_eq!(
+        cp::cuda::host_fallbacks(),
+        Vec::<(String, u64)>::new(),
+        "a ufunc took GPU arrays through the host"
     );
 }
