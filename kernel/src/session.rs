@@ -115,6 +115,7 @@ impl Session {
                     input,
                     ctl: ctl2,
                     cell: 0,
+                    after_interrupt: false,
                 };
                 ev.init();
                 for job in rx {
@@ -283,6 +284,9 @@ struct Evaluator {
     input: InputFn,
     ctl: Arc<Mutex<CtlState>>,
     cell: u64,
+    /// The last cell was interrupted: the next one makes sure the cell
+    /// process has cleared its interrupt flag before it runs.
+    after_interrupt: bool,
 }
 
 /// The hidden first cell: dependencies, the prelude and output capture.
@@ -325,6 +329,19 @@ fn toml_string(s: &str) -> String {
 }
 
 const REINIT_CODE: &str = "cuprite_kernel_io::__init();";
+
+/// Hidden cells run as soon as the session is up, so that the user's first
+/// cell runs at warm speed: the first `let` of a runtime type (evcxr's type
+/// inference loads the crates into rust-analyzer), the first `?` (evcxr
+/// then wraps every cell in a closure returning `Result`; without it a final
+/// `expr?` falls back to `Debug` and loses its rich display), an array's and
+/// a plot's display. The second cell drops the variable, so evcxr forgets it.
+/// Their values are not published, and they take no execution count.
+const WARMUP_CELLS: &[&str] = &[
+    "let __cuprite_warmup = cp::arange(6)?.reshape([2, 3])?.astype(cp::f32)?;\n\
+     __cuprite_warmup.sum_axis(1)?",
+    "drop(__cuprite_warmup);\ncp::plot::line(&cp::arange(6)?)?.title(\"warm-up\")",
+];
 
 impl Evaluator {
     fn init(&mut self) {
@@ -384,8 +401,61 @@ impl Evaluator {
         if !self.side.wait_connected(None, Duration::from_secs(10)) {
             eprintln!("cuprite-kernel: the cell process did not connect to the side channel; output is line-buffered");
         }
-        if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+        let debug = std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some();
+        if debug {
             eprintln!("cuprite-kernel: session ready in {:.1?}", started.elapsed());
+        }
+        // The dependencies are compiled: later notebooks' build folders may start from this one.
+        if let Some(ctx_dir) = std::env::var_os("EVCXR_TMPDIR") {
+            if let Some(root) = std::path::Path::new(&ctx_dir).parent() {
+                crate::build_dir::mark_warm(root);
+            }
+        }
+        if std::env::var_os("CUPRITE_KERNEL_NO_WARMUP").is_none() {
+            self.warm_up();
+            if debug {
+                eprintln!(
+                    "cuprite-kernel: warm-up done {:.1?} after start",
+                    started.elapsed()
+                );
+            }
+        }
+    }
+
+    /// Runs [`WARMUP_CELLS`], publishing nothing; a failure only costs speed.
+    fn warm_up(&mut self) {
+        let Some(ctx) = self.ctx.as_mut() else { return };
+        for code in WARMUP_CELLS {
+            self.side.begin_cell();
+            let t = std::time::Instant::now();
+            let result = ctx.execute(code);
+            let events = self.side.finish_cell(Duration::from_secs(2));
+            if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+                let phases = match &result {
+                    Ok(out) => out
+                        .phases
+                        .iter()
+                        .map(|p| format!("{} {:.0?}", p.name, p.duration))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    Err(e) => format!("error: {e}"),
+                };
+                eprintln!(
+                    "cuprite-kernel: warm-up cell {:.0?} ({phases})",
+                    t.elapsed()
+                );
+            }
+            let failed = result.is_err() || events.panicked || events.user_error;
+            if failed {
+                eprintln!(
+                    "cuprite-kernel: the warm-up cell failed (the first cells may be slower): {}",
+                    match &result {
+                        Err(e) => e.to_string(),
+                        Ok(_) => events.stderr_tail.trim().to_string(),
+                    }
+                );
+                return;
+            }
         }
     }
 
@@ -460,6 +530,11 @@ impl Evaluator {
         }
         let pid_before = self.child_pid();
         self.side.begin_cell();
+        if std::mem::take(&mut self.after_interrupt) {
+            // The flag is cleared by a command the cell process handles on its
+            // own thread: wait until it has (a flush answers after it).
+            self.side.flush(Duration::from_secs(2));
+        }
         let input = self.input.clone();
         let allow_stdin = req.allow_stdin;
         let mut callbacks = EvalCallbacks {
@@ -499,6 +574,7 @@ impl Evaluator {
             st.executing = None;
             st.interrupt.take()
         };
+        self.after_interrupt = interrupt.is_some();
         let pid_after = self.child_pid();
         let restarted = matches!(result, Err(evcxr::Error::SubprocessTerminated(_)))
             || (pid_before.is_some() && pid_before != pid_after);
@@ -521,6 +597,8 @@ impl Evaluator {
                     Err(panic_error(&events, interrupt))
                 } else if events.user_error {
                     Err(user_error(&events, interrupt))
+                } else if let Some((ename, evalue)) = events.value_error.clone() {
+                    Err(JupyterError::simple(&ename, evalue))
                 } else {
                     Ok(bundle(out.content_by_mime_type))
                 }
@@ -534,14 +612,16 @@ impl Evaluator {
             }
             Err(evcxr::Error::SubprocessTerminated(msg)) => Err(match interrupt {
                 Some(Interrupt::Killed) => JupyterError::simple(
-                    "Interrupted",
+                    INTERRUPTED,
                     format!(
-                        "The cell did not stop within {:.0?} of the interrupt, so its process was restarted: all variables were lost (definitions, `use` and :dep are kept).",
+                        "The cell did not stop within {:.0?} of the interrupt, so its process was restarted: all variables were lost (definitions, `use` and :dep are kept). \
+                         Cuprite operations stop at an interrupt and keep the variables; this cell was running code that never calls them (a loop in plain Rust, a sleep, a blocking call). \
+                         Such a loop can check `cuprite_kernel_io::interrupted()` or iterate over `cp::progress(..)` to stop cleanly.",
                         interrupt_grace()
                     ),
                 ),
                 Some(_) => JupyterError::simple(
-                    "Interrupted",
+                    INTERRUPTED,
                     "The interrupt stopped the cell process, which was restarted: all variables were lost (definitions, `use` and :dep are kept).",
                 ),
                 None => {
@@ -666,17 +746,30 @@ impl Evaluator {
     }
 }
 
+/// The error name of an interrupted cell, as Python's.
+const INTERRUPTED: &str = "KeyboardInterrupt";
+
 fn compile_cancelled() -> JupyterError {
     JupyterError::simple(
-        "Interrupted",
+        INTERRUPTED,
         "Compilation was cancelled; the session is unchanged (variables are kept).",
     )
 }
 
 fn panic_error(events: &CellEvents, interrupt: Option<Interrupt>) -> JupyterError {
     let p = events.panics.last().cloned().unwrap_or_default();
-    if interrupt.is_some() {
-        let mut e = JupyterError::simple("Interrupted", "The cell was interrupted (it panicked).");
+    if interrupt.is_some() || p.message.ends_with(": interrupted") {
+        let mut e = JupyterError::simple(
+            INTERRUPTED,
+            format!(
+                "{} (variables from earlier cells are kept; variables this cell defined are not)",
+                if p.message.is_empty() {
+                    "the cell was interrupted"
+                } else {
+                    &p.message
+                }
+            ),
+        );
         e.traceback.push(panic_text(&p));
         return e;
     }
@@ -708,8 +801,8 @@ fn user_error(events: &CellEvents, interrupt: Option<Interrupt>) -> JupyterError
         .find(|l| !l.trim().is_empty())
         .unwrap_or("the cell returned an error")
         .to_string();
-    let interrupted = interrupt.is_some() || msg.to_lowercase().contains("interrupt");
-    let ename = if interrupted { "Interrupted" } else { "Error" };
+    let interrupted = interrupt.is_some() || msg.ends_with(": interrupted");
+    let ename = if interrupted { INTERRUPTED } else { "Error" };
     JupyterError::simple(ename, msg)
 }
 
