@@ -712,9 +712,16 @@ impl Evaluator {
                 let mut matches = Vec::new();
                 let mut types = Vec::new();
                 for m in c.completions {
-                    types.push(json!({"start": start, "end": end, "text": m.code, "type": m.kind}));
-                    if !matches.contains(&m.code) {
-                        matches.push(m.code);
+                    let text = insert_text(&m.code).to_string();
+                    types.push(json!({
+                        "start": start,
+                        "end": end,
+                        "text": text,
+                        "type": m.kind,
+                        "signature": m.code,
+                    }));
+                    if !matches.contains(&text) {
+                        matches.push(text);
                     }
                 }
                 CompleteResult {
@@ -853,6 +860,24 @@ fn time_report_text(events: &CellEvents) -> String {
     }
 }
 
+/// What a completion inserts: rust-analyzer offers calls with their
+/// parameters filled in (`linspace(start, stop, num)`); a frontend would
+/// insert those names as code, so only the name is kept (`linspace`,
+/// `println!`), as IPython completes function names.
+fn insert_text(code: &str) -> &str {
+    match code.find('(') {
+        Some(i)
+            if i > 0
+                && code[..i]
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '!' || c == ':') =>
+        {
+            &code[..i]
+        }
+        _ => code,
+    }
+}
+
 fn char_to_byte(s: &str, chars: usize) -> usize {
     s.char_indices()
         .nth(chars)
@@ -899,6 +924,15 @@ fn add_rust_libs_to_loader_path() {
 mod tests {
     use super::*;
     use crate::side_channel::Times;
+
+    #[test]
+    fn completions_insert_names_not_parameters() {
+        assert_eq!(insert_text("linspace(start, stop, num)"), "linspace");
+        assert_eq!(insert_text("println!(…)"), "println!");
+        assert_eq!(insert_text("linspace"), "linspace");
+        assert_eq!(insert_text("(a, b)"), "(a, b)");
+        assert_eq!(insert_text("f32"), "f32");
+    }
 
     #[test]
     fn offsets_convert() {
