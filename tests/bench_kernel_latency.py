@@ -70,22 +70,25 @@ def start(kernel, env):
     km.start_kernel(env=env)
     kc = km.client()
     kc.start_channels()
+    # Ask until a kernel_info reply comes (any of them: replies to earlier
+    # requests arrive late when the kernel was slow to start).
     while True:
-        msg_id = kc.kernel_info()
+        kc.kernel_info()
         try:
-            reply = kc.get_shell_msg(timeout=0.2)
-            if reply["parent_header"].get("msg_id") == msg_id:
+            reply = kc.get_shell_msg(timeout=0.5)
+            if reply["msg_type"] == "kernel_info_reply":
                 break
         except queue.Empty:
             if time.perf_counter() - t0 > 120:
                 raise SystemExit("no kernel_info reply within 120 s")
     info_s = time.perf_counter() - t0
     time.sleep(0.2)
-    while True:
-        try:
-            kc.get_iopub_msg(timeout=0.05)
-        except queue.Empty:
-            break
+    for ch in (kc.shell_channel, kc.iopub_channel):
+        while True:
+            try:
+                ch.get_msg(timeout=0.05)
+            except queue.Empty:
+                break
     return km, kc, info_s, t0
 
 

@@ -118,6 +118,11 @@ impl Session {
                     after_interrupt: false,
                 };
                 ev.init();
+                // Warm up unless a request arrives first: it is answered at
+                // once (its cell pays what the warm-up would have).
+                if let Some(job) = ev.warm_up(&rx) {
+                    ev.handle(job);
+                }
                 for job in rx {
                     ev.handle(job);
                 }
@@ -289,7 +294,11 @@ struct Evaluator {
     after_interrupt: bool,
 }
 
-/// The hidden first cell: dependencies, the prelude and output capture.
+/// The hidden first cell: dependencies, the prelude and output capture. Its
+/// `?` turns evcxr's question-mark mode on for the session (every cell then
+/// runs in a closure returning `Result`); without it, the first cell using
+/// `?` compiles twice, and a final `expr?` falls back to `Debug`, losing its
+/// rich display.
 ///
 /// `cp` is `cuprite_display::cp`: the runtime (`cuprite`) plus plots,
 /// displays, progress bars and reports, so cells write `cp::arange(..)`,
@@ -308,6 +317,7 @@ fn init_code(src: &std::path::Path) -> String {
          use cuprite::prelude::*;\n\
          use cuprite_display::prelude::*;\n\
          use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
+         \"0\".parse::<u8>()?;\n\
          cuprite_kernel_io::__init();",
         p("cuprite"),
         p("cuprite-display"),
@@ -332,10 +342,8 @@ const REINIT_CODE: &str = "cuprite_kernel_io::__init();";
 
 /// Hidden cells run as soon as the session is up, so that the user's first
 /// cell runs at warm speed: the first `let` of a runtime type (evcxr's type
-/// inference loads the crates into rust-analyzer), the first `?` (evcxr
-/// then wraps every cell in a closure returning `Result`; without it a final
-/// `expr?` falls back to `Debug` and loses its rich display), an array's and
-/// a plot's display. The second cell drops the variable, so evcxr forgets it.
+/// inference loads the crates into rust-analyzer, seconds), an array's and a
+/// plot's display. The second cell drops the variable, so evcxr forgets it.
 /// Their values are not published, and they take no execution count.
 const WARMUP_CELLS: &[&str] = &[
     "let __cuprite_warmup = cp::arange(6)?.reshape([2, 3])?.astype(cp::f32)?;\n\
@@ -385,8 +393,8 @@ impl Evaluator {
         }
         let code = init_code(&src);
         let result = self.ctx.as_mut().unwrap().execute(&code);
-        if let Err(e) = result {
-            let err = match &e {
+        if let Err(e) = &result {
+            let err = match e {
                 evcxr::Error::CompilationErrors(errs) => errors::compilation(errs, &code),
                 other => JupyterError::simple("KernelStartError", other.to_string()),
             };
@@ -411,33 +419,36 @@ impl Evaluator {
                 crate::build_dir::mark_warm(root);
             }
         }
-        if std::env::var_os("CUPRITE_KERNEL_NO_WARMUP").is_none() {
-            self.warm_up();
-            if debug {
-                eprintln!(
-                    "cuprite-kernel: warm-up done {:.1?} after start",
-                    started.elapsed()
-                );
+        if debug {
+            if let Ok(out) = &result {
+                eprintln!("cuprite-kernel: first cell: {}", phases_text(out));
             }
         }
     }
 
-    /// Runs [`WARMUP_CELLS`], publishing nothing; a failure only costs speed.
-    fn warm_up(&mut self) {
-        let Some(ctx) = self.ctx.as_mut() else { return };
+    /// Runs [`WARMUP_CELLS`], publishing nothing (a failure only costs speed);
+    /// stops early and returns the request when one arrives.
+    fn warm_up(&mut self, jobs: &mpsc::Receiver<Job>) -> Option<Job> {
+        if std::env::var_os("CUPRITE_KERNEL_NO_WARMUP").is_some() || self.init_error.is_some() {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        let debug = std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some();
         for code in WARMUP_CELLS {
+            if let Ok(job) = jobs.try_recv() {
+                if debug {
+                    eprintln!("cuprite-kernel: warm-up stopped for a request");
+                }
+                return Some(job);
+            }
+            let ctx = self.ctx.as_mut()?;
             self.side.begin_cell();
             let t = std::time::Instant::now();
             let result = ctx.execute(code);
             let events = self.side.finish_cell(Duration::from_secs(2));
-            if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+            if debug {
                 let phases = match &result {
-                    Ok(out) => out
-                        .phases
-                        .iter()
-                        .map(|p| format!("{} {:.0?}", p.name, p.duration))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    Ok(out) => phases_text(out),
                     Err(e) => format!("error: {e}"),
                 };
                 eprintln!(
@@ -454,9 +465,13 @@ impl Evaluator {
                         Ok(_) => events.stderr_tail.trim().to_string(),
                     }
                 );
-                return;
+                return None;
             }
         }
+        if debug {
+            eprintln!("cuprite-kernel: warm-up done in {:.1?}", started.elapsed());
+        }
+        None
     }
 
     /// Sets the cell process up again after evcxr restarted it.
@@ -756,6 +771,14 @@ impl Evaluator {
 /// The error name of an interrupted cell, as Python's.
 const INTERRUPTED: &str = "KeyboardInterrupt";
 
+fn phases_text(out: &evcxr::EvalOutputs) -> String {
+    out.phases
+        .iter()
+        .map(|p| format!("{} {:.0?}", p.name, p.duration))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn compile_cancelled() -> JupyterError {
     JupyterError::simple(
         INTERRUPTED,
@@ -979,6 +1002,6 @@ mod tests {
             c.contains(":dep cuprite = { path = \"/d/\\\"q\\\"/cuprite\" }"),
             "{c}"
         );
-        assert!(c.ends_with("\ncuprite_kernel_io::__init();"));
+        assert!(c.ends_with("\n\"0\".parse::<u8>()?;\ncuprite_kernel_io::__init();"));
     }
 }
