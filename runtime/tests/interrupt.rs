@@ -5,13 +5,16 @@
 
 use cuprite as cp;
 
+/// A runtime call to interrupt.
+type Call<'a> = Box<dyn Fn() -> cp::Result<cp::Array> + 'a>;
+
 #[test]
 fn an_interrupt_stops_the_next_operation_and_keeps_arrays() {
     cp::with_device(cp::Device::Cpu, || {
         let a = cp::arange(6).unwrap();
         let b = cp::ones([6], cp::i64).unwrap();
 
-        let calls: Vec<(&str, Box<dyn Fn() -> cp::Result<cp::Array>>)> = vec![
+        let calls: Vec<(&str, Call<'_>)> = vec![
             ("add", Box::new(|| cp::add(&a, &b))),
             ("sum", Box::new(|| a.sum())),
             ("arange", Box::new(|| cp::arange(3))),
