@@ -283,7 +283,7 @@ fn warm_siblings(base: &Path, root: &Path, key: &str) -> Vec<PathBuf> {
         })
         .filter_map(|(t, p)| Some((t?, p)))
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, p)| p).collect()
 }
 
