@@ -10,7 +10,9 @@ idle on iopub):
      user opening a notebook): the realistic first cell, a `let` with `?`;
   4. typical cells, each run --repeat times (median): a `let` with `?`, an
      array display, a reduction, a plot, a loop of array operations;
-  5. a trivial cell (`1 + 1`), median of --cells runs.
+  5. a trivial cell (`1 + 1`), median of --cells runs;
+  6. interrupting a loop of array operations: interrupt request -> the
+     error reply's idle (median of 3), and that the variables survived.
 With --new-user, kernels start as a user with an empty cache (a temporary
 CUPRITE_KERNEL_CACHE_DIR and data directory), so their build folder starts
 from the prebuilt cache (`cuprite-kernel prewarm`, or --shared-cache DIR
@@ -92,6 +94,36 @@ def start(kernel, env):
     return km, kc, info_s, t0
 
 
+def interrupt_latency(km, kc, runs=3):
+    """Interrupts `loop { acc = &acc + 1.0; }` once it runs; returns the median
+    milliseconds from the interrupt request to idle (the cell must fail with
+    KeyboardInterrupt and `acc` must survive)."""
+    run_cell(kc, "let mut acc = cp::zeros([256], cp::f64)?;", 300)
+    times = []
+    for _ in range(runs):
+        msg_id = kc.execute('println!("started");\nloop { acc = &acc + 1.0; }')
+        t_int = None
+        while True:
+            msg = kc.get_iopub_msg(timeout=300)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if t_int is None and msg["msg_type"] == "stream" and "started" in msg["content"]["text"]:
+                time.sleep(0.5)
+                t_int = time.perf_counter()
+                km.interrupt_kernel()
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+        times.append(time.perf_counter() - t_int)
+        while True:
+            reply = kc.get_shell_msg(timeout=60)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        if reply["content"].get("ename") != "KeyboardInterrupt":
+            raise SystemExit(f"interrupt gave {reply['content']}")
+    run_cell(kc, "acc.size()", 120)
+    return round(statistics.median(times) * 1000, 1)
+
+
 def stop(km, kc):
     kc.stop_channels()
     km.shutdown_kernel(now=False)
@@ -154,6 +186,8 @@ def main():
             figures["typical_cell_median_ms"] = typical
             figures["typical_cells_median_of_medians_ms"] = round(statistics.median(typical.values()), 1)
 
+            figures["interrupt_to_idle_ms"] = interrupt_latency(km, kc)
+
             trivial = [run_cell(kc, args.code, 120)[0] for _ in range(args.cells)]
             figures["trivial_cell_median_ms"] = round(statistics.median(trivial) * 1000, 1)
             figures["trivial_cell_min_ms"] = round(min(trivial) * 1000, 1)
@@ -175,6 +209,7 @@ def main():
     for name, ms in figures["typical_cell_median_ms"].items():
         print(f"  {name:<20} median of {args.repeat}: {ms:.1f} ms")
     print(f"typical cells, median of the medians: {figures['typical_cells_median_of_medians_ms']:.1f} ms")
+    print(f"interrupt of a loop of array ops -> idle, median of 3: {figures['interrupt_to_idle_ms']:.1f} ms (variables kept)")
     print(f"trivial cell ({args.code!r}), median of {args.cells}: {figures['trivial_cell_median_ms']:.1f} ms "
           f"(min {figures['trivial_cell_min_ms']:.1f}, max {figures['trivial_cell_max_ms']:.1f})")
 
