@@ -348,3 +348,32 @@ def test_case_study_takes_its_size_as_a_parameter():
         assert "GPU-vs-CPU check on 96 x 96" in text, text
         assert "timed runs per benchmark: 2" in text, text
         assert all(" — 2 runs\n" in r for r in timing_reports(nb)[:3]), timing_reports(nb)
+
+
+def test_second_notebook_compiles_no_dependency(tmp_path):
+    """A user's second notebook, in another folder, starts from the first
+    one's build folder: cargo compiles no dependency again (evcxr prints
+    `Compiling <crate>` on the kernel's stderr for each dependency it builds)."""
+    env = dict(os.environ)
+    # A user whose cache holds nothing yet.
+    env["CUPRITE_KERNEL_CACHE_DIR"] = str(tmp_path / "cache")
+    env.pop("JPY_SESSION_NAME", None)
+    runs = []
+    for name in ("first", "second"):
+        folder = tmp_path / name
+        folder.mkdir()
+        nb = folder / "parameters.ipynb"
+        nb.write_text((TEST_NOTEBOOKS / "parameters.ipynb").read_text())
+        if name == "second":
+            # Nothing set: the second notebook finds the first one's build by itself.
+            env.pop("CUPRITE_KERNEL_SEED_DIR", None)
+        r = subprocess.run(
+            [KERNEL_BIN, "run", str(nb), "--output", str(folder / "out.ipynb")],
+            capture_output=True, text=True, cwd=folder, env=env, timeout=CELL_TIMEOUT,
+        )
+        assert r.returncode == 0, r.stderr
+        runs.append(r)
+    builds = sorted(p.name for p in (tmp_path / "cache" / "builds").iterdir())
+    assert len(builds) == 2, builds
+    compiling = [l.strip() for l in runs[1].stderr.splitlines() if l.strip().startswith("Compiling")]
+    assert compiling == [], runs[1].stderr

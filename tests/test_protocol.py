@@ -381,11 +381,36 @@ class InterruptAndCrashTests(KernelCase):
         self.assertIn("stopped cleanly", r.stream("stdout"))
         self.assertEqual(self.result_text(self.ok("survivor + 1")), "42")
 
+    def test_interrupt_array_loop_keeps_variables(self):
+        # Runtime calls stop at the interrupt (an operator panics with it):
+        # the cell fails at once and the process, with its variables, stays.
+        self.ok("let kept = cp::arange(4)?;\nlet mut acc = cp::zeros([256], cp::f64)?;")
+        r, started = self.interrupt_when_started('println!("started");\nloop { acc = &acc + 1.0; }')
+        self.assertIn("t", started)
+        self.assertEqual(r.content["status"], "error", r.content)
+        self.assertEqual(r.content["ename"], "KeyboardInterrupt")
+        self.assertIn("interrupted", r.content["evalue"])
+        self.assertNotIn("variables were lost", r.content["evalue"])
+        errors = r.of("error")
+        self.assertEqual(len(errors), 1, r.types())
+        text = self.result_text(self.ok('format!("{} {}", kept.size(), acc.size())'))
+        self.assertEqual(text, '"4 256"')
+
+    def test_interrupt_question_mark_loop_keeps_variables(self):
+        # With `?` the runtime's Error::Interrupted ends the cell as an error.
+        self.ok("let mut total = cp::zeros([16], cp::f32)?;")
+        code = 'println!("started");\nloop { total = cp::add(&total, 1.0)?; }'
+        r, started = self.interrupt_when_started(code)
+        self.assertIn("t", started)
+        self.assertEqual(r.content["status"], "error", r.content)
+        self.assertEqual(r.content["ename"], "KeyboardInterrupt")
+        self.assertEqual(self.result_text(self.ok("total.size()")), "16")
+
     def test_interrupt_infinite_loop(self):
         r, started = self.interrupt_when_started('println!("started");\nloop {}')
         self.assertIn("t", started)
         self.assertEqual(r.content["status"], "error")
-        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertEqual(r.content["ename"], "KeyboardInterrupt")
         self.assertIn("variables were lost", r.content["evalue"])
         self.assertEqual(self.result_text(self.ok("1 + 1")), "2")
 
@@ -398,7 +423,7 @@ class InterruptAndCrashTests(KernelCase):
         )
         r, started = self.interrupt_when_started(code)
         self.assertIn("t", started)
-        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertEqual(r.content["ename"], "KeyboardInterrupt")
         self.assertLess(r.outputs[-1][0] - started["t"], 15)
         self.assertEqual(self.result_text(self.ok("3 + 3")), "6")
 
@@ -416,7 +441,7 @@ class InterruptAndCrashTests(KernelCase):
         self.km.interrupt_kernel()
         r = self.collect(msg_id, CELL_TIMEOUT)
         self.assertEqual(r.content["status"], "error")
-        self.assertEqual(r.content["ename"], "Interrupted")
+        self.assertEqual(r.content["ename"], "KeyboardInterrupt")
         self.assertIn("Compilation was cancelled", r.content["evalue"])
         self.assertLess(time.monotonic() - t, 10)
         self.assertEqual(self.result_text(self.ok("before_compile * 6")), "42")
@@ -448,6 +473,28 @@ class RichDisplayTests(KernelCase):
         data = self.result_data(r)
         self.assertEqual(data["text/plain"], "array([[0, 1, 2],\n       [3, 4, 5]])")
         self.assertIn("<table>", data["text/html"])
+
+    def test_final_question_mark_is_rich(self):
+        data = self.result_data(self.ok("cp::arange(6)?.reshape([2, 3])?.sum_axis(1)?"))
+        self.assertEqual(data["text/plain"], "array([ 3, 12])")
+        self.assertIn("<table>", data["text/html"])
+
+    def test_ok_result_value_is_rich(self):
+        data = self.result_data(self.ok("cp::arange(6)?.reshape([2, 3])"))
+        self.assertIn("<table>", data["text/html"])
+
+    def test_err_result_value_fails_the_cell(self):
+        for code, ename, start in [
+            ("cp::arange(10)?.reshape([3, 4])", "ShapeError", "reshape"),
+            ("cp::arange(10)?.slice(s![..;0])", "InvalidArgumentError", "slice"),
+        ]:
+            r = self.run_cell(code)
+            self.assertEqual(r.content["status"], "error", r.content)
+            self.assertEqual(r.content["ename"], ename, r.content)
+            self.assertTrue(r.content["evalue"].startswith(start), r.content)
+            self.assertEqual([t for t in r.types() if t != "execute_input"], ["error"])
+        # The session goes on.
+        self.assertEqual(self.result_text(self.ok("1 + 1")), "2")
 
     def test_figure_is_an_image(self):
         r = self.ok("cp::plot::line(&cp::linspace(0.0, 1.0, 20)?)?.title(\"ramp\")")
@@ -542,6 +589,32 @@ class RichDisplayTests(KernelCase):
         types = [t for t in r.types() if t != "execute_input"]
         self.assertEqual(types, ["stream", "clear_output", "display_data"])
         self.assertEqual(r.of("clear_output")[0]["content"], {"wait": True})
+
+
+class CompletionTests(KernelCase):
+    """Completion and inspection of `cp::` paths (cp is the runtime re-exported
+    by the display crate)."""
+
+    def shell(self, msg_id):
+        while True:
+            reply = self.kc.get_shell_msg(timeout=CELL_TIMEOUT)
+            validate(reply)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"]
+
+    def test_cp_paths_complete(self):
+        code = "let v = cp::lins"
+        c = self.shell(self.kc.complete(code, len(code)))
+        self.assertEqual(c["status"], "ok")
+        self.assertIn("linspace", c["matches"], c)
+        self.assertEqual(code[c["cursor_start"]:c["cursor_end"]], "lins", c)
+
+    def test_cp_paths_inspect(self):
+        code = "cp::linspace"
+        c = self.shell(self.kc.inspect(code, len(code)))
+        self.assertEqual(c["status"], "ok")
+        self.assertTrue(c["found"], c)
+        self.assertIn("evenly spaced", c["data"]["text/plain"])
 
 
 class LifecycleTests(unittest.TestCase):

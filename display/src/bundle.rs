@@ -170,17 +170,30 @@ impl MimeBundle {
 pub trait RichDisplay {
     /// The bundle to send; it always holds `text/plain`.
     fn bundle(&self) -> MimeBundle;
+
+    /// For a value that is an error (`Err(e)` of a `cuprite::Result`): its
+    /// name and message (`("ShapeError", "reshape: ...")`). A cell ending in
+    /// such a value fails with this error in the kernel instead of showing it.
+    fn error(&self) -> Option<(String, String)> {
+        None
+    }
 }
 
 impl<T: RichDisplay + ?Sized> RichDisplay for &T {
     fn bundle(&self) -> MimeBundle {
         (**self).bundle()
     }
+    fn error(&self) -> Option<(String, String)> {
+        (**self).error()
+    }
 }
 
 impl<T: RichDisplay + ?Sized> RichDisplay for Box<T> {
     fn bundle(&self) -> MimeBundle {
         (**self).bundle()
+    }
+    fn error(&self) -> Option<(String, String)> {
+        (**self).error()
     }
 }
 

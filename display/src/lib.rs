@@ -105,14 +105,42 @@ pub mod cp {
     };
 }
 
-/// A fallible value shows its value, or its error as text (so a cell ending
-/// in `cp::arange(5)` without `?` still displays).
+/// A fallible value shows its value (so a cell ending in `cp::arange(5)`
+/// without `?` displays the array). An error shows as text outside the
+/// kernel; in the kernel a cell ending in one fails with it, as `?` would
+/// ([`RichDisplay::error`]).
 impl<T: RichDisplay> RichDisplay for Result<T, cuprite::Error> {
     fn bundle(&self) -> MimeBundle {
         match self {
             Ok(v) => v.bundle(),
             Err(e) => MimeBundle::new(format!("Error: {e}")),
         }
+    }
+    fn error(&self) -> Option<(String, String)> {
+        match self {
+            Ok(v) => v.error(),
+            Err(e) => Some((error_name(e), e.to_string())),
+        }
+    }
+}
+
+/// The name a notebook shows for a runtime error, after its kind:
+/// `Error::Shape` is `ShapeError`, and an interrupt is Python's
+/// `KeyboardInterrupt`.
+pub fn error_name(e: &cuprite::Error) -> String {
+    if matches!(e, cuprite::Error::Interrupted { .. }) {
+        return "KeyboardInterrupt".into();
+    }
+    // The variant's name starts its Debug form (`Shape { op: .. }`).
+    let debug = format!("{e:?}");
+    let kind: String = debug
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    if kind.is_empty() {
+        "Error".into()
+    } else {
+        format!("{kind}Error")
     }
 }
 
@@ -128,5 +156,25 @@ impl RichDisplay for Table {
         let mut body = String::new();
         self.write_html(&mut body);
         MimeBundle::new(self.to_text()).with(TEXT_HTML, html::wrap("cp-table", &body))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_values_name_their_kind() {
+        let err: cuprite::Result<cuprite::Array> =
+            cuprite::arange(10).and_then(|a| a.reshape([3, 4]));
+        let (ename, evalue) = err.error().expect("an error value");
+        assert_eq!(ename, "ShapeError");
+        assert!(evalue.starts_with("reshape"), "{evalue}");
+        assert!(err.bundle().get(TEXT_PLAIN).unwrap().starts_with("Error: "));
+        let ok = cuprite::arange(3);
+        assert!(ok.error().is_none());
+        assert!(ok.bundle().contains(TEXT_HTML));
+        let stopped = cuprite::Error::Interrupted { op: "add" };
+        assert_eq!(error_name(&stopped), "KeyboardInterrupt");
     }
 }

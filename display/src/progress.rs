@@ -238,6 +238,12 @@ impl<I: Iterator> Iterator for Progress<I> {
     type Item = I::Item;
 
     fn next(&mut self) -> Option<I::Item> {
+        // A loop over a progress bar stops at the notebook's interrupt even
+        // when its body never calls the runtime; the iterator cannot return
+        // an error, so it panics with it (as operators do).
+        if let Err(e) = cuprite::interrupt::check("progress") {
+            panic!("{e}");
+        }
         if self.last.is_none() {
             self.show(true);
         }

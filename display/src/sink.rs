@@ -123,8 +123,20 @@ fn send_to_kernel(message: &Value) -> bool {
     lock.flush().is_ok() && lock.write_all(&frame).is_ok() && lock.flush().is_ok()
 }
 
-/// Prints `value` as evcxr markers on stdout (what the final value of a cell does).
+/// Prints `value` as evcxr markers on stdout (what the final value of a cell
+/// does). In the kernel, an error value (`Err(e)`) makes the cell fail with
+/// that error instead: it is sent as an `error` frame, which the kernel turns
+/// into the cell's error reply.
 pub fn show(value: &(impl RichDisplay + ?Sized)) {
+    if let Some((ename, evalue)) = value.error() {
+        let message = json!({
+            "msg_type": "error",
+            "content": {"ename": ename, "evalue": evalue, "traceback": []},
+        });
+        if send_to_kernel(&message) {
+            return;
+        }
+    }
     print_markers(&value.bundle());
 }
 

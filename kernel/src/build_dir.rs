@@ -37,7 +37,8 @@ pub fn notebook_key() -> String {
 
 /// Opens (creating) and locks the build directory for `key` under `base`:
 /// `CUPRITE_KERNEL_BUILD_DIR` overrides the choice. When another kernel holds
-/// the notebook's directory, a numbered sibling is used.
+/// the notebook's directory, a numbered sibling is used. A new directory
+/// starts from compiled dependencies found elsewhere ([`seed_sources`]).
 pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
     if let Some(dir) = std::env::var_os("CUPRITE_KERNEL_BUILD_DIR") {
         let root = PathBuf::from(dir);
@@ -49,7 +50,7 @@ pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
                 root.display()
             );
         }
-        prepare(&root)?;
+        prepare(&root, Some(base))?;
         return Ok(BuildDir { root, _lock: lock });
     }
     let stem = dir_name(key);
@@ -63,7 +64,7 @@ pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
             .with_context(|| format!("cannot create {}", root.display()))?;
         let lock = open_lock(&root)?;
         if try_lock(&lock) {
-            prepare(&root)?;
+            prepare(&root, Some(base))?;
             return Ok(BuildDir { root, _lock: lock });
         }
     }
@@ -120,7 +121,7 @@ fn try_lock(f: &File) -> bool {
 /// Cargo configuration for the cells' builds, found by cargo above evcxr's
 /// crate directory: dependencies (the runtime above all) stay optimized while
 /// cell code, compiled at `:opt 0`, builds fast.
-const CARGO_CONFIG: &str = r#"# Written by cuprite-kernel.
+pub const CARGO_CONFIG: &str = r#"# Written by cuprite-kernel.
 [profile.dev.package."*"]
 opt-level = 2
 debug = false
@@ -145,13 +146,20 @@ fn seed(root: &Path, seed: &Path) -> bool {
     }
     let tmp = root.join("ctx/.target-seed");
     let _ = std::fs::remove_dir_all(&tmp);
-    let copied = std::process::Command::new("cp")
-        .arg("-a")
-        .arg(&from)
-        .arg(&tmp)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
+    // `--reflink=auto` shares the blocks on file systems that can (btrfs, XFS).
+    let copy = |extra: &[&str]| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::process::Command::new("cp")
+            .arg("-a")
+            .args(extra)
+            .arg(&from)
+            .arg(&tmp)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    let copied = copy(&["--reflink=auto"]) || copy(&[]);
     if copied && std::fs::rename(&tmp, &to).is_ok() {
         return true;
     }
@@ -170,7 +178,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn prepare(root: &Path) -> Result<()> {
+fn prepare(root: &Path, siblings: Option<&Path>) -> Result<()> {
     let cfg_dir = root.join(".cargo");
     std::fs::create_dir_all(&cfg_dir)?;
     let cfg = cfg_dir.join("config.toml");
@@ -184,10 +192,99 @@ fn prepare(root: &Path) -> Result<()> {
     if !lock.exists() && !crate::sources::CARGO_LOCK.is_empty() {
         std::fs::write(&lock, crate::sources::CARGO_LOCK)?;
     }
-    if let Some(dir) = std::env::var_os(SEED_ENV).filter(|d| !d.is_empty()) {
-        seed(root, Path::new(&dir));
+    if !root.join("ctx/target").exists() {
+        let started = std::time::Instant::now();
+        for from in seed_sources(root, siblings) {
+            if seed(root, &from) {
+                if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+                    eprintln!(
+                        "cuprite-kernel: build folder {} starts from {} ({:.1?})",
+                        root.display(),
+                        from.display(),
+                        started.elapsed()
+                    );
+                }
+                break;
+            }
+        }
     }
     Ok(())
+}
+
+/// Where a new build directory's compiled dependencies may come from, best
+/// first: `CUPRITE_KERNEL_SEED_DIR`, the user's most recently warmed build
+/// directory for the same toolchain and crates (so a second notebook does not
+/// compile the dependencies again), then the shared prebuilt cache
+/// (`CUPRITE_KERNEL_SHARED_CACHE`, see `prewarm`).
+pub fn seed_sources(root: &Path, siblings: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(dir) = std::env::var_os(SEED_ENV).filter(|d| !d.is_empty()) {
+        out.push(PathBuf::from(dir));
+    }
+    let key = warm_key();
+    if let Some(base) = siblings {
+        out.extend(warm_siblings(base, root, &key));
+    }
+    if let Some(dir) = crate::prewarm::shared_build_dir() {
+        out.push(dir);
+    }
+    out
+}
+
+/// The file in a build directory saying that it holds the compiled
+/// dependencies for [`warm_key`] (written once the session has built them).
+const WARM_MARKER: &str = ".warm";
+
+/// What compiled dependencies can be reused under: the kernel's version and
+/// embedded crates, the toolchain, and the paths cargo's fingerprints hold
+/// (the crates' sources and `CARGO_HOME`).
+pub fn warm_key() -> String {
+    let sources = crate::sources::dir();
+    format!(
+        "cuprite-kernel {} sources {} at {}\n{}\nCARGO_HOME {}\n{}",
+        env!("CARGO_PKG_VERSION"),
+        crate::sources::SOURCES_HASH,
+        sources.display(),
+        crate::prewarm::rustc_version(),
+        crate::prewarm::cargo_home().display(),
+        CARGO_CONFIG,
+    )
+}
+
+/// Records that `root` (a build directory) holds warm dependencies.
+pub fn mark_warm(root: &Path) {
+    let marker = root.join(WARM_MARKER);
+    let key = warm_key();
+    if std::fs::read_to_string(&marker).ok().as_deref() != Some(key.as_str()) {
+        let _ = std::fs::write(&marker, key);
+    } else {
+        // Newest first when choosing a seed: touch it.
+        let _ = std::fs::File::options()
+            .write(true)
+            .open(&marker)
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    }
+}
+
+/// Build directories under `base` other than `root` that are warm for `key`,
+/// the most recently warmed first.
+fn warm_siblings(base: &Path, root: &Path, key: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !same_dir(p, root) && p.join("ctx/target").is_dir())
+        .filter_map(|p| {
+            let marker = p.join(WARM_MARKER);
+            let text = std::fs::read_to_string(&marker).ok()?;
+            (text == key).then(|| (marker.metadata().and_then(|m| m.modified()).ok(), p))
+        })
+        .filter_map(|(t, p)| Some((t?, p)))
+        .collect();
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    found.into_iter().map(|(_, p)| p).collect()
 }
 
 #[cfg(test)]
@@ -228,6 +325,35 @@ mod tests {
         assert!(!seed(&root, &seed_dir));
         assert!(!seed(&seed_dir, &seed_dir));
         assert!(!seed(&base.join("other"), &base.join("missing")));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn warm_siblings_are_found_newest_first() {
+        let base = std::env::temp_dir().join(format!("cuprite-warm-test-{}", std::process::id()));
+        let key = warm_key();
+        let make = |name: &str, marker: Option<&str>| {
+            let d = base.join(name);
+            std::fs::create_dir_all(d.join("ctx/target")).unwrap();
+            if let Some(m) = marker {
+                std::fs::write(d.join(WARM_MARKER), m).unwrap();
+            }
+            d
+        };
+        let old = make("old", Some(&key));
+        let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(old.join(WARM_MARKER))
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+        let new = make("new", None);
+        mark_warm(&new);
+        make("cold", None);
+        make("other-toolchain", Some("cuprite-kernel 0.0.0 ..."));
+        let me = make("me", Some(&key));
+        assert_eq!(warm_siblings(&base, &me, &key), vec![new, old]);
         std::fs::remove_dir_all(&base).unwrap();
     }
 

@@ -1,4 +1,4 @@
-//! Command line: `run`, `install`, `uninstall`, `list`, `--version`.
+//! Command line: `run`, `install`, `uninstall`, `list`, `prewarm`, `--version`.
 
 use crate::install::{self, InstallOptions, Location};
 use anyhow::{bail, Context, Result};
@@ -10,9 +10,15 @@ cuprite-kernel: a Jupyter kernel for Rust cells with Cuprite GPU arrays
 Usage:
   cuprite-kernel install [--user | --sys-prefix | --prefix DIR] [--name NAME]
                          [--display-name NAME] [--env KEY=VALUE]...
-                         [--wrapper SCRIPT [--wrapper-arg ARG]...]
+                         [--wrapper SCRIPT [--wrapper-arg ARG]...] [--shared-cache DIR]
   cuprite-kernel uninstall [--user | --sys-prefix | --prefix DIR] [--name NAME]
   cuprite-kernel list
+  cuprite-kernel prewarm [--shared DIR]
+                     (compiles the crates every cell links once, into a folder
+                     named after the kernel, the toolchain and CARGO_HOME: the
+                     user's own under ~/.cache/cuprite-kernel/prebuilt, or
+                     DIR for a site or workshop; new notebooks' build folders
+                     start from it; install --shared-cache DIR points kernels at DIR)
   cuprite-kernel run --connection-file FILE    (what Jupyter starts; also `serve`)
   cuprite-kernel run NOTEBOOK.ipynb [--output OUT.ipynb] [--html REPORT.html]
                      [--param NAME=VALUE]...
@@ -64,6 +70,20 @@ pub fn run(args: Vec<String>) -> Result<i32> {
             for d in removed {
                 println!("Removed {}", d.display());
             }
+            Ok(0)
+        }
+        "prewarm" => {
+            let args = normalize(&args[1..]);
+            let mut shared = None;
+            let mut i = 0;
+            while i < args.len() {
+                match args[i].as_str() {
+                    "--shared" => shared = Some(PathBuf::from(value(&args, &mut i, "--shared")?)),
+                    other => bail!("prewarm: unknown argument {other:?}\n\n{USAGE}"),
+                }
+                i += 1;
+            }
+            crate::prewarm::prewarm(shared.as_deref())?;
             Ok(0)
         }
         "list" => {
@@ -173,6 +193,14 @@ fn parse_install(args: &[String]) -> Result<InstallOptions> {
                 "--display-name" => {
                     display_name = Some(value(&args, &mut i, "--display-name")?.to_string())
                 }
+                "--shared-cache" => {
+                    let dir = PathBuf::from(value(&args, &mut i, "--shared-cache")?);
+                    let dir = std::path::absolute(&dir)?;
+                    env.push((
+                        crate::prewarm::SHARED_ENV.to_string(),
+                        dir.to_string_lossy().into_owned(),
+                    ));
+                }
                 "--env" => {
                     let kv = value(&args, &mut i, "--env")?;
                     let (k, v) = kv
@@ -252,6 +280,9 @@ pub fn version_text() -> String {
         Some(v) => s += &format!("CUDA driver {v}\n"),
         None => s += "CUDA driver: not found\n",
     }
+    // What cells will run on (`kernelspec/start-lab` looks for "Device: cpu").
+    let (device, reason) = cuprite::device::default_device_and_reason();
+    s += &format!("Device: {device} ({reason})\n");
     s
 }
 

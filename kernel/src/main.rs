@@ -17,6 +17,7 @@ mod is_complete;
 mod magics;
 mod notebook;
 mod paths;
+mod prewarm;
 mod server;
 mod session;
 mod side_channel;

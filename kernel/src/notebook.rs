@@ -322,9 +322,11 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     }
     let env = environment();
     let started = std::time::Instant::now();
+    // One build folder per notebook, named after its path (not after a
+    // JPY_SESSION_NAME inherited from a Jupyter session around us).
     let build = crate::build_dir::acquire(
         &crate::paths::cache_dir().join("builds"),
-        &crate::build_dir::notebook_key(),
+        &nb_path.to_string_lossy(),
     )?;
     let socket_path = side_channel::socket_path()?;
     let token = uuid::Uuid::new_v4().simple().to_string();

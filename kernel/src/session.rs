@@ -115,8 +115,14 @@ impl Session {
                     input,
                     ctl: ctl2,
                     cell: 0,
+                    after_interrupt: false,
                 };
                 ev.init();
+                // Warm up unless a request arrives first: it is answered at
+                // once (its cell pays what the warm-up would have).
+                if let Some(job) = ev.warm_up(&rx) {
+                    ev.handle(job);
+                }
                 for job in rx {
                     ev.handle(job);
                 }
@@ -283,9 +289,16 @@ struct Evaluator {
     input: InputFn,
     ctl: Arc<Mutex<CtlState>>,
     cell: u64,
+    /// The last cell was interrupted: the next one makes sure the cell
+    /// process has cleared its interrupt flag before it runs.
+    after_interrupt: bool,
 }
 
-/// The hidden first cell: dependencies, the prelude and output capture.
+/// The hidden first cell: dependencies, the prelude and output capture. Its
+/// `?` turns evcxr's question-mark mode on for the session (every cell then
+/// runs in a closure returning `Result`); without it, the first cell using
+/// `?` compiles twice, and a final `expr?` falls back to `Debug`, losing its
+/// rich display.
 ///
 /// `cp` is `cuprite_display::cp`: the runtime (`cuprite`) plus plots,
 /// displays, progress bars and reports, so cells write `cp::arange(..)`,
@@ -304,6 +317,7 @@ fn init_code(src: &std::path::Path) -> String {
          use cuprite::prelude::*;\n\
          use cuprite_display::prelude::*;\n\
          use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
+         \"0\".parse::<u8>()?;\n\
          cuprite_kernel_io::__init();",
         p("cuprite"),
         p("cuprite-display"),
@@ -325,6 +339,17 @@ fn toml_string(s: &str) -> String {
 }
 
 const REINIT_CODE: &str = "cuprite_kernel_io::__init();";
+
+/// Hidden cells run as soon as the session is up, so that the user's first
+/// cell runs at warm speed: the first `let` of a runtime type (evcxr's type
+/// inference loads the crates into rust-analyzer, seconds), an array's and a
+/// plot's display. The second cell drops the variable, so evcxr forgets it.
+/// Their values are not published, and they take no execution count.
+const WARMUP_CELLS: &[&str] = &[
+    "let __cuprite_warmup = cp::arange(6)?.reshape([2, 3])?.astype(cp::f32)?;\n\
+     __cuprite_warmup.sum_axis(1)?",
+    "drop(__cuprite_warmup);\ncp::plot::line(&cp::arange(6)?)?.title(\"warm-up\")",
+];
 
 impl Evaluator {
     fn init(&mut self) {
@@ -368,8 +393,8 @@ impl Evaluator {
         }
         let code = init_code(&src);
         let result = self.ctx.as_mut().unwrap().execute(&code);
-        if let Err(e) = result {
-            let err = match &e {
+        if let Err(e) = &result {
+            let err = match e {
                 evcxr::Error::CompilationErrors(errs) => errors::compilation(errs, &code),
                 other => JupyterError::simple("KernelStartError", other.to_string()),
             };
@@ -384,9 +409,69 @@ impl Evaluator {
         if !self.side.wait_connected(None, Duration::from_secs(10)) {
             eprintln!("cuprite-kernel: the cell process did not connect to the side channel; output is line-buffered");
         }
-        if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+        let debug = std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some();
+        if debug {
             eprintln!("cuprite-kernel: session ready in {:.1?}", started.elapsed());
         }
+        // The dependencies are compiled: later notebooks' build folders may start from this one.
+        if let Some(ctx_dir) = std::env::var_os("EVCXR_TMPDIR") {
+            if let Some(root) = std::path::Path::new(&ctx_dir).parent() {
+                crate::build_dir::mark_warm(root);
+            }
+        }
+        if debug {
+            if let Ok(out) = &result {
+                eprintln!("cuprite-kernel: first cell: {}", phases_text(out));
+            }
+        }
+    }
+
+    /// Runs [`WARMUP_CELLS`], publishing nothing (a failure only costs speed);
+    /// stops early and returns the request when one arrives.
+    fn warm_up(&mut self, jobs: &mpsc::Receiver<Job>) -> Option<Job> {
+        if std::env::var_os("CUPRITE_KERNEL_NO_WARMUP").is_some() || self.init_error.is_some() {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        let debug = std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some();
+        for code in WARMUP_CELLS {
+            if let Ok(job) = jobs.try_recv() {
+                if debug {
+                    eprintln!("cuprite-kernel: warm-up stopped for a request");
+                }
+                return Some(job);
+            }
+            let ctx = self.ctx.as_mut()?;
+            self.side.begin_cell();
+            let t = std::time::Instant::now();
+            let result = ctx.execute(code);
+            let events = self.side.finish_cell(Duration::from_secs(2));
+            if debug {
+                let phases = match &result {
+                    Ok(out) => phases_text(out),
+                    Err(e) => format!("error: {e}"),
+                };
+                eprintln!(
+                    "cuprite-kernel: warm-up cell {:.0?} ({phases})",
+                    t.elapsed()
+                );
+            }
+            let failed = result.is_err() || events.panicked || events.user_error;
+            if failed {
+                eprintln!(
+                    "cuprite-kernel: the warm-up cell failed (the first cells may be slower): {}",
+                    match &result {
+                        Err(e) => e.to_string(),
+                        Ok(_) => events.stderr_tail.trim().to_string(),
+                    }
+                );
+                return None;
+            }
+        }
+        if debug {
+            eprintln!("cuprite-kernel: warm-up done in {:.1?}", started.elapsed());
+        }
+        None
     }
 
     /// Sets the cell process up again after evcxr restarted it.
@@ -460,6 +545,11 @@ impl Evaluator {
         }
         let pid_before = self.child_pid();
         self.side.begin_cell();
+        if std::mem::take(&mut self.after_interrupt) {
+            // The flag is cleared by a command the cell process handles on its
+            // own thread: wait until it has (a flush answers after it).
+            self.side.flush(Duration::from_secs(2));
+        }
         let input = self.input.clone();
         let allow_stdin = req.allow_stdin;
         let mut callbacks = EvalCallbacks {
@@ -499,6 +589,7 @@ impl Evaluator {
             st.executing = None;
             st.interrupt.take()
         };
+        self.after_interrupt = interrupt.is_some();
         let pid_after = self.child_pid();
         let restarted = matches!(result, Err(evcxr::Error::SubprocessTerminated(_)))
             || (pid_before.is_some() && pid_before != pid_after);
@@ -521,6 +612,8 @@ impl Evaluator {
                     Err(panic_error(&events, interrupt))
                 } else if events.user_error {
                     Err(user_error(&events, interrupt))
+                } else if let Some((ename, evalue)) = events.value_error.clone() {
+                    Err(JupyterError::simple(&ename, evalue))
                 } else {
                     Ok(bundle(out.content_by_mime_type))
                 }
@@ -534,14 +627,16 @@ impl Evaluator {
             }
             Err(evcxr::Error::SubprocessTerminated(msg)) => Err(match interrupt {
                 Some(Interrupt::Killed) => JupyterError::simple(
-                    "Interrupted",
+                    INTERRUPTED,
                     format!(
-                        "The cell did not stop within {:.0?} of the interrupt, so its process was restarted: all variables were lost (definitions, `use` and :dep are kept).",
+                        "The cell did not stop within {:.0?} of the interrupt, so its process was restarted: all variables were lost (definitions, `use` and :dep are kept). \
+                         Cuprite operations stop at an interrupt and keep the variables; this cell was running code that never calls them (a loop in plain Rust, a sleep, a blocking call). \
+                         Such a loop can check `cuprite_kernel_io::interrupted()` or iterate over `cp::progress(..)` to stop cleanly.",
                         interrupt_grace()
                     ),
                 ),
                 Some(_) => JupyterError::simple(
-                    "Interrupted",
+                    INTERRUPTED,
                     "The interrupt stopped the cell process, which was restarted: all variables were lost (definitions, `use` and :dep are kept).",
                 ),
                 None => {
@@ -632,9 +727,16 @@ impl Evaluator {
                 let mut matches = Vec::new();
                 let mut types = Vec::new();
                 for m in c.completions {
-                    types.push(json!({"start": start, "end": end, "text": m.code, "type": m.kind}));
-                    if !matches.contains(&m.code) {
-                        matches.push(m.code);
+                    let text = insert_text(&m.code).to_string();
+                    types.push(json!({
+                        "start": start,
+                        "end": end,
+                        "text": text,
+                        "type": m.kind,
+                        "signature": m.code,
+                    }));
+                    if !matches.contains(&text) {
+                        matches.push(text);
                     }
                 }
                 CompleteResult {
@@ -666,17 +768,38 @@ impl Evaluator {
     }
 }
 
+/// The error name of an interrupted cell, as Python's.
+const INTERRUPTED: &str = "KeyboardInterrupt";
+
+fn phases_text(out: &evcxr::EvalOutputs) -> String {
+    out.phases
+        .iter()
+        .map(|p| format!("{} {:.0?}", p.name, p.duration))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn compile_cancelled() -> JupyterError {
     JupyterError::simple(
-        "Interrupted",
+        INTERRUPTED,
         "Compilation was cancelled; the session is unchanged (variables are kept).",
     )
 }
 
 fn panic_error(events: &CellEvents, interrupt: Option<Interrupt>) -> JupyterError {
     let p = events.panics.last().cloned().unwrap_or_default();
-    if interrupt.is_some() {
-        let mut e = JupyterError::simple("Interrupted", "The cell was interrupted (it panicked).");
+    if interrupt.is_some() || p.message.ends_with(": interrupted") {
+        let mut e = JupyterError::simple(
+            INTERRUPTED,
+            format!(
+                "{} (variables from earlier cells are kept; variables this cell defined are not)",
+                if p.message.is_empty() {
+                    "the cell was interrupted"
+                } else {
+                    &p.message
+                }
+            ),
+        );
         e.traceback.push(panic_text(&p));
         return e;
     }
@@ -708,8 +831,8 @@ fn user_error(events: &CellEvents, interrupt: Option<Interrupt>) -> JupyterError
         .find(|l| !l.trim().is_empty())
         .unwrap_or("the cell returned an error")
         .to_string();
-    let interrupted = interrupt.is_some() || msg.to_lowercase().contains("interrupt");
-    let ename = if interrupted { "Interrupted" } else { "Error" };
+    let interrupted = interrupt.is_some() || msg.ends_with(": interrupted");
+    let ename = if interrupted { INTERRUPTED } else { "Error" };
     JupyterError::simple(ename, msg)
 }
 
@@ -757,6 +880,24 @@ fn time_report_text(events: &CellEvents) -> String {
             )
         }
         _ => "Wall time: not measured (the cell did not reach the timed code)\n".to_string(),
+    }
+}
+
+/// What a completion inserts: rust-analyzer offers calls with their
+/// parameters filled in (`linspace(start, stop, num)`); a frontend would
+/// insert those names as code, so only the name is kept (`linspace`,
+/// `println!`), as IPython completes function names.
+fn insert_text(code: &str) -> &str {
+    match code.find('(') {
+        Some(i)
+            if i > 0
+                && code[..i]
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '!' || c == ':') =>
+        {
+            &code[..i]
+        }
+        _ => code,
     }
 }
 
@@ -808,6 +949,15 @@ mod tests {
     use crate::side_channel::Times;
 
     #[test]
+    fn completions_insert_names_not_parameters() {
+        assert_eq!(insert_text("linspace(start, stop, num)"), "linspace");
+        assert_eq!(insert_text("println!(…)"), "println!");
+        assert_eq!(insert_text("linspace"), "linspace");
+        assert_eq!(insert_text("(a, b)"), "(a, b)");
+        assert_eq!(insert_text("f32"), "f32");
+    }
+
+    #[test]
     fn offsets_convert() {
         let s = "é = 1; x";
         assert_eq!(char_to_byte(s, 1), 2);
@@ -852,6 +1002,6 @@ mod tests {
             c.contains(":dep cuprite = { path = \"/d/\\\"q\\\"/cuprite\" }"),
             "{c}"
         );
-        assert!(c.ends_with("\ncuprite_kernel_io::__init();"));
+        assert!(c.ends_with("\n\"0\".parse::<u8>()?;\ncuprite_kernel_io::__init();"));
     }
 }

@@ -49,6 +49,9 @@ pub struct CellEvents {
     pub complete: Option<Times>,
     /// The end of the cell's stderr (for the message of a `?` error).
     pub stderr_tail: String,
+    /// The cell's value was an error (`Err(e)` of a `cuprite::Result`): its
+    /// name and message; the cell fails with it.
+    pub value_error: Option<(String, String)>,
 }
 
 struct State {
@@ -401,6 +404,19 @@ impl Reader {
             "clear_output" => {
                 let wait = content["wait"].as_bool().unwrap_or(false);
                 content = json!({"wait": wait});
+            }
+            "error" => {
+                // The cell's value is an error: the cell fails with it (the
+                // kernel publishes it with the reply, not here).
+                let text = |k: &str| content[k].as_str().unwrap_or("").to_string();
+                let (ename, evalue) = (text("ename"), text("evalue"));
+                let ename = if ename.is_empty() {
+                    "Error".into()
+                } else {
+                    ename
+                };
+                self.sh.state.lock().unwrap().cell.value_error = Some((ename, evalue));
+                return;
             }
             _ => {
                 eprintln!(

@@ -9,21 +9,40 @@ include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 /// The directory holding `cuprite/`, `cuprite-display/` and `cuprite-kernel-io/`
 /// for this build of the kernel, unpacked if it is not there yet.
 pub fn unpacked() -> Result<PathBuf> {
+    let d = dir();
+    if std::env::var_os("CUPRITE_KERNEL_SOURCES").is_some() || d.join(".complete").is_file() {
+        return Ok(d);
+    }
+    write_to(&d)?;
+    Ok(d)
+}
+
+/// Where the crates are (or will be unpacked): `CUPRITE_KERNEL_SOURCES` (for
+/// development: crates in place), else the prebuilt cache's copy (its
+/// compiled code was built from those paths), else the data directory.
+pub fn dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CUPRITE_KERNEL_SOURCES") {
-        // For development: crates in place (a directory with the same layout).
-        return Ok(PathBuf::from(dir));
+        return PathBuf::from(dir);
     }
-    let root = crate::paths::data_dir().join("crates");
-    let dir = root.join(format!("{}-{SOURCES_HASH}", env!("CARGO_PKG_VERSION")));
-    if dir.join(".complete").is_file() {
-        return Ok(dir);
+    if let Some(dir) = crate::prewarm::prebuilt_sources().filter(|d| d.join(".complete").is_file())
+    {
+        return dir;
     }
-    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    crate::paths::data_dir()
+        .join("crates")
+        .join(format!("{}-{SOURCES_HASH}", env!("CARGO_PKG_VERSION")))
+}
+
+/// Writes the embedded crates into `dir` (atomically: a temporary folder
+/// renamed into place, marked complete).
+pub fn write_to(dir: &Path) -> Result<()> {
+    let root = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(root).with_context(|| format!("cannot create {}", root.display()))?;
     let tmp = root.join(format!(".unpack-{}-{}", std::process::id(), SOURCES_HASH));
     let _ = std::fs::remove_dir_all(&tmp);
     write_all(&tmp)?;
     std::fs::write(tmp.join(".complete"), SOURCES_HASH)?;
-    match std::fs::rename(&tmp, &dir) {
+    match std::fs::rename(&tmp, dir) {
         Ok(()) => {}
         // Another kernel unpacked the same sources first.
         Err(_) if dir.join(".complete").is_file() => {
@@ -31,7 +50,7 @@ pub fn unpacked() -> Result<PathBuf> {
         }
         Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
     }
-    Ok(dir)
+    Ok(())
 }
 
 fn write_all(dir: &Path) -> Result<()> {

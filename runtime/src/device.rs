@@ -62,7 +62,10 @@ impl Device {
     }
 
     /// Checks that the device can hold arrays in this process, or says why not.
+    /// Every operation passes here, so it is also where a pending interrupt
+    /// stops one (`Error::Interrupted`, see [`crate::interrupt`]).
     pub fn check_available(&self, op: &'static str) -> Result<()> {
+        crate::interrupt::check(op)?;
         match self {
             Device::Cpu => Ok(()),
             Device::Cuda(n) if *n < device_count() => Ok(()),

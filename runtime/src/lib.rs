@@ -29,6 +29,7 @@ pub mod format;
 mod fuse;
 mod global;
 mod index;
+pub mod interrupt;
 mod kernels;
 pub mod layout;
 pub mod linalg;

@@ -74,6 +74,7 @@ impl Field for Complex64 {
 
 /// The one device of two arrays, or `DeviceMismatch`.
 pub(crate) fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<Device> {
+    crate::interrupt::check(op)?;
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
             op,

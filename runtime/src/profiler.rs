@@ -229,12 +229,16 @@ pub fn benchmark_with<T>(
     let device = current_device();
     let mut cpu_times = Vec::with_capacity(n_repeat);
     let mut gpu_times = Vec::new();
+    // `f` may not call the runtime at all: check for interrupts between runs.
+    let check = || crate::interrupt::check("profiler::benchmark");
     for _ in 0..n_warmup {
+        check()?;
         drop(f()?);
     }
     match device {
         Device::Cpu => {
             for _ in 0..n_repeat {
+                check()?;
                 let t = Instant::now();
                 let r = f()?;
                 cpu_times.push(t.elapsed().as_secs_f64());
@@ -249,6 +253,7 @@ pub fn benchmark_with<T>(
             let (start, end) = (Event::new()?, Event::new()?);
             gpu_times.reserve(n_repeat);
             for _ in 0..n_repeat {
+                check()?;
                 start.record(&stream)?;
                 let t = Instant::now();
                 let r = f()?;

@@ -1029,6 +1029,37 @@ mod tests {
         assert_eq!(f_divmod(-2.0f64, f64::INFINITY), (-1.0, f64::INFINITY));
     }
 
+    /// The GPU kernels of `round` and `clip` for every dtype, compiled by
+    /// NVRTC where it is present (the ufunc rows have their own check).
+    #[test]
+    fn round_and_clip_kernels_compile() {
+        use crate::cuda::elementwise::{generate, Read};
+        for dt in DType::ALL {
+            let rdt = round_types(dt);
+            for decimals in [0, 2, -1] {
+                let (k, param) = round_gpu_kernel(rdt, decimals).unwrap();
+                let mut reads = vec![(rdt, Read::Each)];
+                if let Some((_, pdt)) = param {
+                    reads.push((pdt, Read::Value));
+                }
+                reads.push((rdt, Read::Each));
+                let name = format!("round_{dt}_{decimals}");
+                crate::cuda::helpers::dump_source(&name, &generate(&k, &reads, 1, true, true));
+            }
+            let k = clip_gpu_kernel(dt).unwrap();
+            let reads = [
+                (dt, Read::Each),
+                (dt, Read::Value),
+                (dt, Read::Each),
+                (dt, Read::Each),
+            ];
+            crate::cuda::helpers::dump_source(
+                &format!("clip_{dt}"),
+                &generate(&k, &reads, 1, true, true),
+            );
+        }
+    }
+
     #[test]
     fn round_int_neg_is_half_even() {
         // NumPy 2.4: np.round(np.array([125, 135, -125, 15, 25]), -1) == [120, 140, -120, 20, 20]

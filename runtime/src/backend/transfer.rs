@@ -67,6 +67,7 @@ impl Array {
         shape: &[usize],
         device: Device,
     ) -> Result<Array> {
+        crate::interrupt::check("creating an array")?;
         match device {
             Device::Cpu => Ok(Array::from_vec_cpu(data.to_vec(), shape)),
             Device::Cuda(n) => {
@@ -89,6 +90,7 @@ impl Array {
 
     /// As [`Array::astype`], refusing casts that `casting` forbids.
     pub fn astype_with(&self, dtype: DType, casting: Casting) -> Result<Array> {
+        crate::interrupt::check("astype")?;
         if !can_cast(self.dtype(), dtype, casting) {
             return Err(Error::Cast {
                 op: "astype",
@@ -109,6 +111,7 @@ impl Array {
 
     /// A new C-contiguous array holding `data` on `device`.
     pub(crate) fn from_host(data: CpuData, shape: &[usize], device: Device) -> Result<Array> {
+        crate::interrupt::check("creating an array")?;
         match device {
             Device::Cpu => Ok(Array::from_cpu_data(data, shape)),
             Device::Cuda(n) => {

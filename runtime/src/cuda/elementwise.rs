@@ -404,7 +404,7 @@ pub(crate) fn grid_for(session: &DeviceSession, n: usize) -> LaunchConfig {
 }
 
 /// The kernel source for one specialisation.
-fn generate(
+pub(crate) fn generate(
     k: &MapKernel,
     kinds: &[(DType, Read)],
     ndim: usize,

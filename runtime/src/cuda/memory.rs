@@ -498,8 +498,10 @@ impl Drop for ChunkEvents {
     }
 }
 
+/// Waits for a staging chunk's copy; never returns early for an interrupt,
+/// since the GPU may still be reading or writing the pinned chunk.
 fn wait_event(op: &'static str, session: &DeviceSession, e: sys::CUevent) -> Result<()> {
-    super::stream::wait_until(op, Some(session), || {
+    super::stream::wait_until_complete(op, Some(session), || {
         // SAFETY: a valid, recorded event.
         match unsafe { sys::cuEventQuery(e) } {
             sys::CUresult::CUDA_SUCCESS => Ok(true),
@@ -540,6 +542,9 @@ pub(crate) fn upload(
         .op(op)?;
         return stream.synchronize_raw(op);
     }
+    // Wait for earlier work here, where an interrupt may stop the wait; once
+    // staging starts, the copy runs to the end (pinned chunks in flight).
+    stream.synchronize_raw(op)?;
     let chunk = CHUNK.min(src.len());
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;
@@ -570,7 +575,7 @@ pub(crate) fn upload(
             .op(op)?;
         recorded[b] = true;
     }
-    stream.synchronize_raw(op)
+    stream.synchronize_complete(op)
 }
 
 /// Copies device bytes to host memory (waiting for queued work first),
@@ -602,6 +607,9 @@ pub(crate) fn download(
         .op(op)?;
         return stream.synchronize_raw(op);
     }
+    // Wait for the work that produces the data here, where an interrupt may
+    // stop the wait; once staging starts, the copy runs to the end.
+    stream.synchronize_raw(op)?;
     let chunk = CHUNK.min(dst.len());
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;

@@ -48,8 +48,6 @@ pub(crate) struct CudaProcess {
     pub driver_version: i32,
     pub nvrtc_version: Option<(i32, i32)>,
     sessions: Mutex<Vec<Option<&'static DeviceSession>>>,
-    /// Set by an interrupt (Jupyter, Ctrl-C); checked in waits and between operations.
-    pub interrupt: AtomicBool,
     /// Whether small operations are deferred into batches (`cuda::batch`).
     pub batching: AtomicBool,
     /// Streams with deferred operations not yet launched, over all devices:
@@ -121,7 +119,6 @@ fn probe() -> CudaProcess {
         driver_version,
         nvrtc_version,
         sessions: Mutex::new(Vec::new()),
-        interrupt: AtomicBool::new(false),
         batching: AtomicBool::new(std::env::var("CUPRITE_BATCH_SMALL_OPS").as_deref() != Ok("0")),
         batches_pending: Default::default(),
         host_fallbacks: Default::default(),
@@ -461,40 +458,12 @@ pub(crate) fn existing_sessions() -> Vec<&'static DeviceSession> {
         .unwrap_or_default()
 }
 
-/// Returns `Error::Interrupted` when an interrupt was requested, clearing it.
+/// Returns `Error::Interrupted` when an interrupt is pending (see `crate::interrupt`).
 pub(crate) fn check_interrupt(op: &'static str) -> Result<()> {
-    if process().interrupt.swap(false, Ordering::SeqCst) {
-        return Err(Error::Interrupted { op });
-    }
-    if host_interrupt_flag().is_some_and(|f| f.load(Ordering::Relaxed) != 0) {
-        return Err(Error::Interrupted { op });
-    }
-    Ok(())
+    crate::interrupt::check(op)
 }
 
-/// The interrupt flag of a host program such as the notebook kernel: this
-/// process's id and the hex address of an `AtomicU32`, published in
-/// `CUPRITE_INTERRUPT_FLAG` by code running in this process (non-zero means
-/// "stop"; the host clears it).
-fn host_interrupt_flag() -> Option<&'static std::sync::atomic::AtomicU32> {
-    static FLAG: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    let addr = (*FLAG.get_or_init(|| {
-        let text = std::env::var("CUPRITE_INTERRUPT_FLAG").ok()?;
-        // "pid:hexaddr": a child process inherits the variable but not the flag.
-        let (pid, addr) = text.split_once(':')?;
-        if pid.parse::<u32>().ok()? != std::process::id() {
-            return None;
-        }
-        let addr = usize::from_str_radix(addr.trim_start_matches("0x"), 16).ok()?;
-        (addr != 0 && addr % std::mem::align_of::<std::sync::atomic::AtomicU32>() == 0)
-            .then_some(addr)
-    }))?;
-    // SAFETY: the host publishes the address of a leaked AtomicU32 of this
-    // process before any cell code runs, and never frees it.
-    Some(unsafe { &*(addr as *const std::sync::atomic::AtomicU32) })
-}
-
-/// Requests that running GPU work stop at the next check (used by the kernel's interrupt).
+/// Requests that running GPU work stop at the next check (see `crate::interrupt::request`).
 pub fn request_interrupt() {
-    process().interrupt.store(true, Ordering::SeqCst);
+    crate::interrupt::request();
 }

@@ -133,6 +133,16 @@ impl Stream {
     }
 
     pub(crate) fn synchronize_raw(&self, op: &'static str) -> Result<()> {
+        self.synchronize_with(op, true)
+    }
+
+    /// Waits for the stream without returning early for an interrupt: for
+    /// copies whose host staging memory the GPU may still be using.
+    pub(crate) fn synchronize_complete(&self, op: &'static str) -> Result<()> {
+        self.synchronize_with(op, false)
+    }
+
+    fn synchronize_with(&self, op: &'static str, interruptible: bool) -> Result<()> {
         // The stream's device, or for the default stream the current one:
         // its session names the last kernel launched if queued work failed.
         let owner = match self.0.ordinal {
@@ -146,7 +156,7 @@ impl Stream {
             s.bind()?;
         }
         super::batch::flush(self)?;
-        wait_until(op, owner, || {
+        wait_loop(op, owner, interruptible, || {
             // SAFETY: a valid (or null) stream of the bound context.
             match unsafe { sys::cuStreamQuery(self.raw()) } {
                 sys::CUresult::CUDA_SUCCESS => Ok(true),
@@ -170,6 +180,25 @@ impl Stream {
 pub(crate) fn wait_until(
     op: &'static str,
     session: Option<&DeviceSession>,
+    ready: impl FnMut() -> std::result::Result<bool, sys::CUresult>,
+) -> Result<()> {
+    wait_loop(op, session, true, ready)
+}
+
+/// As [`wait_until`], never returning early for an interrupt (the GPU still
+/// uses memory that the caller would release).
+pub(crate) fn wait_until_complete(
+    op: &'static str,
+    session: Option<&DeviceSession>,
+    ready: impl FnMut() -> std::result::Result<bool, sys::CUresult>,
+) -> Result<()> {
+    wait_loop(op, session, false, ready)
+}
+
+fn wait_loop(
+    op: &'static str,
+    session: Option<&DeviceSession>,
+    interruptible: bool,
     mut ready: impl FnMut() -> std::result::Result<bool, sys::CUresult>,
 ) -> Result<()> {
     if let Some(e) = session.and_then(super::batch::take_failure) {
@@ -182,7 +211,9 @@ pub(crate) fn wait_until(
             Ok(false) => {}
             Err(code) => return Err(async_error(op, session, code)),
         }
-        check_interrupt(op)?;
+        if interruptible {
+            check_interrupt(op)?;
+        }
         let waited = start.elapsed();
         if waited < Duration::from_micros(200) {
             std::hint::spin_loop();
