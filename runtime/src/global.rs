@@ -47,7 +47,21 @@ fn env_name<T>(key: &str) -> String {
 }
 
 fn published<T>(var: &str) -> Option<&'static T> {
-    let text = std::env::var(var).ok()?;
+    // SAFETY: the variable is written only by `process_global` in this
+    // process for exactly this type (name, size and alignment are in the
+    // variable's name), with the address of a leaked, never-freed value.
+    unsafe { address_in_this_process(&std::env::var(var).ok()?) }
+}
+
+/// The value at the address in `text` (`pid:hexaddr`, as `process_global`
+/// and the notebook kernel publish them), when `pid` is this process (a
+/// child inherits the environment, not the value) and the address is
+/// non-null and aligned for `T`.
+///
+/// # Safety
+/// An address published with this process's id must point to a `T` that
+/// lives for the rest of the process.
+pub(crate) unsafe fn address_in_this_process<T>(text: &str) -> Option<&'static T> {
     let (pid, addr) = text.split_once(':')?;
     if pid.parse::<u32>().ok()? != std::process::id() {
         return None;
@@ -56,9 +70,7 @@ fn published<T>(var: &str) -> Option<&'static T> {
     if addr == 0 || addr % std::mem::align_of::<T>() != 0 {
         return None;
     }
-    // SAFETY: the address was published by `process_global` in this process
-    // for exactly this type (name, size and alignment are in the variable's
-    // name) and points to a leaked, never-freed value.
+    // SAFETY: the caller vouches for what this process published there.
     Some(unsafe { &*(addr as *const T) })
 }
 

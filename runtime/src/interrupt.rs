@@ -94,18 +94,9 @@ fn host_flag() -> Option<&'static AtomicU32> {
 }
 
 fn parse_host_flag(text: &str) -> Option<&'static AtomicU32> {
-    // "pid:hexaddr": a child process inherits the variable but not the flag.
-    let (pid, addr) = text.split_once(':')?;
-    if pid.parse::<u32>().ok()? != std::process::id() {
-        return None;
-    }
-    let addr = usize::from_str_radix(addr.trim_start_matches("0x"), 16).ok()?;
-    if addr == 0 || addr % std::mem::align_of::<AtomicU32>() != 0 {
-        return None;
-    }
     // SAFETY: the host publishes the address of a leaked AtomicU32 of this
     // process before any cell code runs, and never frees it.
-    Some(unsafe { &*(addr as *const AtomicU32) })
+    unsafe { crate::global::address_in_this_process::<AtomicU32>(text) }
 }
 
 #[cfg(test)]
