@@ -8,22 +8,6 @@ mod common;
 use cuprite as cp;
 use cuprite::{Array, DType, Device, Order};
 
-/// A fresh seed per run (printed, so a failure can be replayed with
-/// `CUPRITE_TEST_SEED`).
-fn seed() -> u64 {
-    let s = std::env::var("CUPRITE_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(7)
-        });
-    eprintln!("seed {s} (CUPRITE_TEST_SEED={s} replays it)");
-    s
-}
-
 /// xorshift64*, enough to pick steps and values.
 struct Rng(u64);
 
@@ -131,7 +115,7 @@ fn a_chain_of_small_adds_is_deferred_and_exact() {
     };
     let _serial = serial();
     assert!(cp::cuda::small_op_batching(), "batching is on by default");
-    let mut rng = Rng(seed());
+    let mut rng = Rng(common::test_seed("batch"));
     let start = twin(&mut rng, 1000, DType::Float32);
     let before = stats();
     let mut a = start.gpu.clone();
@@ -168,7 +152,7 @@ fn random_programs_match_the_cpu() {
         return;
     };
     let _serial = serial();
-    let mut rng = Rng(seed());
+    let mut rng = Rng(common::test_seed("batch"));
     let before = stats();
     for program in 0..40 {
         let n = [2usize, 3, 31, 256, 1000, 4097, 65536, 70000][rng.below(8)];
@@ -270,7 +254,7 @@ fn streams_events_and_switching_off() {
         return;
     };
     let _serial = serial();
-    let mut rng = Rng(seed());
+    let mut rng = Rng(common::test_seed("batch"));
     let t = twin(&mut rng, 5000, DType::Float64);
     cp::with_device(dev, || {
         // On a created stream, timed with events around deferred work.
@@ -323,7 +307,7 @@ fn pending_work_is_launched_before_the_pool_releases_memory() {
         return;
     };
     let _serial = serial();
-    let mut rng = Rng(seed());
+    let mut rng = Rng(common::test_seed("batch"));
     let t = twin(&mut rng, 4096, DType::Float32);
     cp::with_device(dev, || {
         let mut a = t.gpu.clone();

@@ -9,21 +9,6 @@ use cuprite as cp;
 use cuprite::num_complex::Complex64;
 use cuprite::{s, Array, DType, Device, Error, PutMode};
 
-/// The seed of this run: `CUPRITE_TEST_SEED`, or the clock's.
-fn seed(test: &str) -> u64 {
-    let seed = std::env::var("CUPRITE_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
-    eprintln!("{test}: CUPRITE_TEST_SEED={seed}");
-    seed
-}
-
 /// A small xorshift generator.
 struct Rng(u64);
 
@@ -103,7 +88,7 @@ fn complex_input(rng: &mut Rng, shape: &[usize], dtype: DType) -> Array {
 #[test]
 fn complex_sort_and_argsort_match_the_cpu() {
     let Some(dev) = gpu_or_skip() else { return };
-    let mut rng = Rng::new(seed("complex_sort_and_argsort_match_the_cpu"));
+    let mut rng = Rng::new(common::test_seed("complex_sort_and_argsort_match_the_cpu"));
     for dtype in [DType::Complex64, DType::Complex128] {
         for shape in [vec![1000], vec![7, 33, 5], vec![3, 1, 70_001], vec![1, 1]] {
             let (c, g) = twins(complex_input(&mut rng, &shape, dtype), dev);
@@ -182,7 +167,7 @@ fn indices(rng: &mut Rng, k: usize, lo: i64, hi: i64) -> Array {
 #[test]
 fn put_matches_the_cpu() {
     let Some(dev) = gpu_or_skip() else { return };
-    let mut rng = Rng::new(seed("put_matches_the_cpu"));
+    let mut rng = Rng::new(common::test_seed("put_matches_the_cpu"));
     for dtype in [
         DType::Float32,
         DType::Int16,
@@ -231,7 +216,7 @@ fn put_matches_the_cpu() {
 #[test]
 fn put_out_of_range_raises_and_writes_nothing_on_the_gpu() {
     let Some(dev) = gpu_or_skip() else { return };
-    let mut rng = Rng::new(seed(
+    let mut rng = Rng::new(common::test_seed(
         "put_out_of_range_raises_and_writes_nothing_on_the_gpu",
     ));
     let (c, g) = twins(real_input(&mut rng, &[4, 5], DType::Float32), dev);
@@ -258,7 +243,7 @@ fn put_out_of_range_raises_and_writes_nothing_on_the_gpu() {
 #[test]
 fn mask_assign_matches_the_cpu() {
     let Some(dev) = gpu_or_skip() else { return };
-    let mut rng = Rng::new(seed("mask_assign_matches_the_cpu"));
+    let mut rng = Rng::new(common::test_seed("mask_assign_matches_the_cpu"));
     for dtype in [
         DType::Float32,
         DType::Int8,

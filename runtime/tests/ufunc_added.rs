@@ -597,11 +597,7 @@ fn every_table_function_on_the_gpu_matches_the_cpu() {
     if common::gpu_or_skip().is_none() {
         return;
     }
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    println!("seed {seed}");
+    let seed = common::test_seed("every_table_function_on_the_gpu_matches_the_cpu");
     // Nothing in this binary goes through the host, so the counter must stay empty.
     cp::cuda::reset_host_fallbacks();
     let mut failures = Vec::new();

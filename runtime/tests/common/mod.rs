@@ -131,3 +131,19 @@ pub fn cvals(a: &Array) -> Vec<Complex64> {
         .to_vec::<Complex64>()
         .unwrap()
 }
+
+/// The seed of a randomised test run: `CUPRITE_TEST_SEED` when set, else
+/// the clock's; printed with `test`'s name so a failure can be replayed.
+pub fn test_seed(test: &str) -> u64 {
+    let seed = std::env::var("CUPRITE_TEST_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
+    eprintln!("{test}: seed {seed} (CUPRITE_TEST_SEED={seed} replays it)");
+    seed
+}
