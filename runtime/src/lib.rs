@@ -48,6 +48,7 @@ mod sort;
 pub mod sparse;
 mod storage;
 mod ufunc;
+mod view;
 
 #[doc(hidden)]
 pub use global::process_global_address_for_tests as global_address_for_tests;

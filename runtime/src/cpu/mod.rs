@@ -1,3 +1,18 @@
-//! The CPU backend: strided loops over host buffers.
+//! The CPU backend: strided loops over host buffers, one module per op
+//! family implementing its trait of `ops::backend`.
 
+mod create;
+mod elementwise;
+mod fft;
+mod gather;
+mod linalg;
 pub(crate) mod loops;
+mod matmul;
+mod random;
+mod reduce;
+mod signal;
+mod sort;
+mod sparse;
+
+/// The host backend, the reference the CUDA backend is tested against.
+pub(crate) struct CpuBackend;

@@ -418,6 +418,9 @@ fn source(spec: &Spec) -> String {
     s
 }
 
+// The ArgReduce family of the backend interface (`ops::backend`).
+impl crate::ops::reduce::ArgReduce for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

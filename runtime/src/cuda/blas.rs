@@ -507,6 +507,9 @@ fn singular_error(op: &'static str, count: usize, i: usize, info: i32, routine: 
     }
 }
 
+// The Matmul family of the backend interface (`ops::backend`).
+impl crate::ops::matmul::Matmul for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -495,6 +495,9 @@ pub(crate) fn medfilt2d(op: &'static str, a: &Array, kh: usize, kw: usize) -> Re
     Ok(out)
 }
 
+// The Signal family of the backend interface (`ops::backend`).
+impl crate::ops::signal::Signal for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

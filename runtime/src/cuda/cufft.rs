@@ -470,6 +470,9 @@ fn layout_of(op: &'static str, a: &Array, axes: &[usize]) -> Result<(i64, Side)>
     })
 }
 
+// The Fft family of the backend interface (`ops::backend`).
+impl crate::ops::fft::Fft for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

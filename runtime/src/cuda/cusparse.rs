@@ -571,6 +571,9 @@ impl<'a> CsrRef<'a> {
     }
 }
 
+// The Sparse family of the backend interface (`ops::backend`).
+impl crate::ops::sparse::Sparse for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -688,6 +688,20 @@ pub(crate) fn scalar_literal(v: crate::Scalar, dt: DType) -> String {
     })
 }
 
+// The Elementwise family of the backend interface (`ops::backend`).
+impl crate::ops::ufunc::Elementwise for super::CudaBackend {}
+
+impl crate::ops::create::Create for super::CudaBackend {
+    fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage> {
+        Ok(Storage::Cuda(super::transfer::alloc(
+            op,
+            self.ordinal,
+            dtype,
+            len,
+        )?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -703,6 +703,9 @@ fn nonzero_source(nd: usize, shape_at: usize, geo_len: usize) -> String {
     s
 }
 
+// The GatherScatter family of the backend interface (`ops::backend`).
+impl crate::ops::index::GatherScatter for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::super::helpers::dump_source;

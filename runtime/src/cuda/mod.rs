@@ -27,6 +27,7 @@ pub(crate) mod session;
 pub(crate) mod solver;
 pub(crate) mod sort;
 pub mod stream;
+pub(crate) mod template;
 pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
@@ -46,6 +47,31 @@ use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::CUresult;
 
 use crate::error::Error;
+
+/// The CUDA backend of device `ordinal`: implements every op family of
+/// `ops::backend`, each in the module of that family.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CudaBackend {
+    pub(crate) ordinal: usize,
+}
+
+/// The most CUDA devices one process addresses.
+pub(crate) const MAX_DEVICES: usize = 64;
+
+static BACKENDS: [CudaBackend; MAX_DEVICES] = {
+    let mut all = [CudaBackend { ordinal: 0 }; MAX_DEVICES];
+    let mut i = 0;
+    while i < MAX_DEVICES {
+        all[i].ordinal = i;
+        i += 1;
+    }
+    all
+};
+
+/// The backend of device `ordinal` (`None` past [`MAX_DEVICES`]).
+pub(crate) fn backend(ordinal: usize) -> Option<&'static CudaBackend> {
+    BACKENDS.get(ordinal)
+}
 
 /// Raw CUDA handles are plain pointers; the driver allows their use from any thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

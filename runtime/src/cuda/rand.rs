@@ -251,6 +251,9 @@ pub(crate) fn generate(
     Ok(out)
 }
 
+// The Random family of the backend interface (`ops::backend`).
+impl crate::ops::random::Random for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

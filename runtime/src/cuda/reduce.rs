@@ -592,6 +592,9 @@ fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
     src
 }
 
+// The Reduce family of the backend interface (`ops::backend`).
+impl crate::ops::reduce::Reduce for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -529,6 +529,9 @@ fn source(spec: &Spec) -> String {
     s
 }
 
+// The Scan family of the backend interface (`ops::backend`).
+impl crate::ops::reduce::Scan for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

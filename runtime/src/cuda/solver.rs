@@ -755,6 +755,9 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
     Ok((w, Some(v)))
 }
 
+// The Linalg family of the backend interface (`ops::backend`).
+impl crate::ops::linalg::Linalg for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

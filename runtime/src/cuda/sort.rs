@@ -684,6 +684,9 @@ fn source(spec: &Spec) -> String {
     s
 }
 
+// The Sort family of the backend interface (`ops::backend`).
+impl crate::ops::sort::Sort for super::CudaBackend {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,3 +30,7 @@ pub struct PlanCacheInfo {
     /// One line per plan, least recently used first.
     pub entries: Vec<String>,
 }
+
+/// Fast Fourier transforms (cuFFT on CUDA).
+/// The backend trait of this op family (see `ops::backend`).
+pub(crate) trait Fft {}

@@ -13,3 +13,7 @@ pub enum IndexMode {
     /// Indices are clipped to `0..n` (so negative indices become 0, as in NumPy).
     Clip,
 }
+
+/// Gather and scatter: take, put, masks, nonzero, where.
+/// The backend trait of this op family (see `ops::backend`).
+pub(crate) trait GatherScatter {}

@@ -12,3 +12,7 @@ pub enum MatmulPrecision {
     /// Inputs rounded to float16 on tensor cores, float32 accumulation.
     FP16,
 }
+
+/// Matrix products (cuBLAS on CUDA).
+/// The backend trait of this op family (see `ops::backend`).
+pub(crate) trait Matmul {}

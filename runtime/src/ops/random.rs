@@ -36,3 +36,7 @@ impl Draw {
         }
     }
 }
+
+/// Random draws into buffers (cuRAND and generated kernels on CUDA).
+/// The backend trait of this op family (see `ops::backend`).
+pub(crate) trait Random {}

@@ -883,3 +883,7 @@ mod tests {
         assert_eq!(names.len(), n);
     }
 }
+
+/// Elementwise ufuncs over broadcast inputs, from the ufunc table.
+/// The backend trait of this op family (see `ops::backend`).
+pub(crate) trait Elementwise {}

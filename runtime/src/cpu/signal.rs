@@ -1,0 +1,6 @@
+//! Convolution and correlation on the CPU.
+
+use super::CpuBackend;
+use crate::ops::signal::Signal;
+
+impl Signal for CpuBackend {}

@@ -1,0 +1,6 @@
+//! Sparse matrices on the CPU.
+
+use super::CpuBackend;
+use crate::ops::sparse::Sparse;
+
+impl Sparse for CpuBackend {}
