@@ -19,6 +19,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::Storage;
+use crate::view::View;
 
 /// Largest merged rank a generated kernel handles (more axes are an error).
 pub(crate) const MAX_DIMS: usize = 16;
@@ -699,6 +700,19 @@ impl crate::ops::create::Create for super::CudaBackend {
             dtype,
             len,
         )?))
+    }
+
+    // TODO(seam-elementwise): the kernels on views; these bridge through
+    // arrays until then.
+    fn copy_cast(&self, _op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
+        let src = Array::from_parts(src.storage.clone(), src.layout.clone(), src.dtype);
+        let dst = Array::from_parts(dst.storage.clone(), dst.layout.clone(), dst.dtype);
+        copy_cast(&src, &dst)
+    }
+
+    fn fill(&self, _op: &'static str, dst: View<'_>, value: crate::Scalar) -> Result<()> {
+        let dst = Array::from_parts(dst.storage.clone(), dst.layout.clone(), dst.dtype);
+        fill(&dst, value)
     }
 }
 

@@ -4,12 +4,20 @@
 //! The backend trait of this op family (see `ops::backend`).
 
 use crate::dtype::DType;
+use crate::element::Scalar;
 use crate::error::Result;
 use crate::storage::Storage;
+use crate::view::View;
 
 /// Create, copy and cast.
 pub(crate) trait Create {
     /// A new buffer of `len` elements of `dtype` for the result of `op`.
     /// Its contents are unspecified until written (the CPU's are zeros).
     fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage>;
+    /// Writes `src`, broadcast to `dst`'s shape and converted to its dtype
+    /// (NumPy's unsafe cast), into `dst`. `src` must not overlap `dst`
+    /// unless it is `dst` itself.
+    fn copy_cast(&self, op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()>;
+    /// Writes `value`, converted to `dst`'s dtype, into every element of `dst`.
+    fn fill(&self, op: &'static str, dst: View<'_>, value: Scalar) -> Result<()>;
 }
