@@ -486,7 +486,7 @@ impl Fused {
                         crate::cuda::elementwise::new_array("fuse", ordinal, k.result, &shape)?;
                     let inputs: Vec<crate::cuda::elementwise::MapInput> = arrays
                         .iter()
-                        .map(crate::cuda::elementwise::MapInput::Array)
+                        .map(|a| crate::cuda::elementwise::MapInput::Array(a.view()))
                         .collect();
                     crate::cuda::elementwise::run_map_inputs(&k, &inputs, &out)?;
                     return Ok(out);

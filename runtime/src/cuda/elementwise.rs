@@ -14,10 +14,11 @@ use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
 use super::DriverResultExt;
-use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+pub(crate) use crate::ops::ufunc::Input as MapInput;
+use crate::ops::ufunc::{no_loop, Binary, MapOp, Ufunc, Unary};
 use crate::storage::Storage;
 use crate::view::View;
 
@@ -136,10 +137,10 @@ struct Operand {
     layout: Layout,
 }
 
-fn operand(op: &str, a: &Array, ordinal: usize) -> Result<Operand> {
-    match a.storage() {
+fn operand(op: &str, a: View<'_>, ordinal: usize) -> Result<Operand> {
+    match a.storage {
         Storage::Cuda(c) if c.buffer.session.info.ordinal == ordinal => Ok(Operand {
-            ptr: c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64,
+            ptr: c.buffer.ptr + (a.offset() * a.dtype().itemsize()) as u64,
             dtype: a.dtype(),
             layout: Layout::from_parts(a.shape().to_vec(), a.strides().to_vec(), 0),
         }),
@@ -167,13 +168,6 @@ fn leak(s: &str) -> &'static str {
     n
 }
 
-/// One input of a map kernel: an array, or a scalar passed by value.
-#[derive(Clone, Copy)]
-pub(crate) enum MapInput<'a> {
-    Array(&'a Array),
-    Scalar(crate::Scalar, DType),
-}
-
 /// How a kernel reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Read {
@@ -188,13 +182,27 @@ pub(crate) enum Read {
 /// Runs `k` over `inputs` (broadcast to `out`'s shape) writing `out`.
 /// All arrays must be on the same CUDA device; `out` must not overlap the
 /// inputs except by being exactly one of them.
-pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<()> {
-    let inputs: Vec<MapInput> = inputs.iter().map(|a| MapInput::Array(a)).collect();
-    run_map_inputs(k, &inputs, out)
+pub(crate) fn run_map<'a, 'b, I: Copy + Into<View<'a>>>(
+    k: &MapKernel,
+    inputs: &[I],
+    out: impl Into<View<'b>>,
+) -> Result<()> {
+    let inputs: smallvec::SmallVec<[MapInput; 4]> =
+        inputs.iter().map(|&a| MapInput::Array(a.into())).collect();
+    run_map_view(k, &inputs, out.into())
 }
 
 /// As [`run_map`], with scalar inputs passed by value (no device copy).
-pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) -> Result<()> {
+pub(crate) fn run_map_inputs<'b>(
+    k: &MapKernel,
+    inputs: &[MapInput],
+    out: impl Into<View<'b>>,
+) -> Result<()> {
+    run_map_view(k, inputs, out.into())
+}
+
+/// [`run_map_inputs`] on a view.
+fn run_map_view(k: &MapKernel, inputs: &[MapInput], out: View<'_>) -> Result<()> {
     let ordinal = match out.device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => unreachable!("run_map is only called for CUDA arrays"),
@@ -212,7 +220,7 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
     let mut ops = Vec::with_capacity(inputs.len() + 1);
     for input in inputs {
         if let MapInput::Array(a) = input {
-            let mut o = operand(&k.name, a, ordinal)?;
+            let mut o = operand(&k.name, *a, ordinal)?;
             o.layout = o
                 .layout
                 .broadcast_to(&shape)
@@ -311,12 +319,12 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
 /// costs a small operation a good part of its host time.
 fn same_shape_contiguous(
     inputs: &[MapInput],
-    out: &Array,
+    out: View<'_>,
     ordinal: usize,
 ) -> Option<smallvec::SmallVec<[u64; 4]>> {
-    let ptr = |a: &Array| match a.storage() {
+    let ptr = |a: View<'_>| match a.storage {
         Storage::Cuda(c) if c.buffer.session.info.ordinal == ordinal && a.is_c_contiguous() => {
-            Some(c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64)
+            Some(c.buffer.ptr + (a.offset() * a.dtype().itemsize()) as u64)
         }
         _ => None,
     };
@@ -329,7 +337,7 @@ fn same_shape_contiguous(
             if a.shape() != out.shape() {
                 return None;
             }
-            ptrs.push(ptr(a)?);
+            ptrs.push(ptr(*a)?);
         }
     }
     ptrs.push(ptr(out)?);
@@ -546,33 +554,20 @@ pub(crate) fn generate(
     s
 }
 
-/// A new C-contiguous CUDA array of `dtype` and `shape` on cuda:`ordinal` (uninitialised).
-pub(crate) fn new_array(
-    op: &'static str,
-    ordinal: usize,
-    dtype: DType,
-    shape: &[usize],
-) -> Result<Array> {
-    let n = crate::layout::checked_size(op, shape)?;
-    let storage = super::transfer::alloc(op, ordinal, dtype, n)?;
-    Ok(Array::from_parts(
-        Storage::Cuda(storage),
-        Layout::contiguous(shape),
-        dtype,
-    ))
-}
+pub(crate) use super::bridge::new_array;
 
 /// `out[...] = cast(src)` with broadcasting (copies, casts, `assign`).
-pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
+pub(crate) fn copy_cast<'a, 'b>(src: impl Into<View<'a>>, out: impl Into<View<'b>>) -> Result<()> {
+    let (src, out) = (src.into(), out.into());
     // Same dtype and both contiguous: the driver's device-to-device copy.
     if src.dtype() == out.dtype()
         && src.shape() == out.shape()
         && src.is_c_contiguous()
         && out.is_c_contiguous()
         && src.device() == out.device()
-        && !src.shares_memory(out)
+        && !src.shares_memory(&out)
     {
-        if let (Storage::Cuda(a), Storage::Cuda(b)) = (src.storage(), out.storage()) {
+        if let (Storage::Cuda(a), Storage::Cuda(b)) = (src.storage, out.storage) {
             let item = src.dtype().itemsize() as u64;
             let bytes = src.size() * src.dtype().itemsize();
             if bytes == 0 {
@@ -583,8 +578,8 @@ pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
             // and do not overlap (different buffers).
             return unsafe {
                 cudarc::driver::sys::cuMemcpyDtoDAsync_v2(
-                    b.buffer.ptr + out.layout().offset() as u64 * item,
-                    a.buffer.ptr + src.layout().offset() as u64 * item,
+                    b.buffer.ptr + out.offset() as u64 * item,
+                    a.buffer.ptr + src.offset() as u64 * item,
                     bytes,
                     current_stream().raw(),
                 )
@@ -601,13 +596,14 @@ pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
         src.dtype(),
         String::new(),
     );
-    run_map(&k, &[src], out)
+    run_map_view(&k, &[MapInput::Array(src)], out)
 }
 
 /// Every element of `out` set to `value` (cast to out's dtype), passed to
 /// the kernel as a parameter so one compiled kernel per dtype serves every
 /// value.
-pub(crate) fn fill(out: &Array, value: crate::Scalar) -> Result<()> {
+pub(crate) fn fill<'a>(out: impl Into<View<'a>>, value: crate::Scalar) -> Result<()> {
+    let out = out.into();
     let dt = out.dtype();
     let k = memoized(("fill", dt), || {
         Some(MapKernel::new(
@@ -619,7 +615,7 @@ pub(crate) fn fill(out: &Array, value: crate::Scalar) -> Result<()> {
         ))
     })
     .expect("fill has a kernel for every dtype");
-    run_map_inputs(&k, &[MapInput::Scalar(value, dt)], out)
+    run_map_view(&k, &[MapInput::Scalar(value, dt)], out)
 }
 
 /// The kernel description stored under `key` (None: no GPU kernel), built
@@ -689,8 +685,169 @@ pub(crate) fn scalar_literal(v: crate::Scalar, dt: DType) -> String {
     })
 }
 
+/// The kernel of built-in ufunc `op` for loop dtype `dt`, or the error for
+/// a loop the table lacks.
+fn ufunc_kernel_or_err(op: Ufunc, dt: DType) -> Result<std::sync::Arc<MapKernel>> {
+    ufunc_kernel(op, dt).ok_or_else(|| no_loop(op.name(), dt))
+}
+
+/// Device functions of integer rounding to tens, hundreds, ...
+const ROUND_INT: &str = include_str!("../ops/cuda/round_int.cuh");
+
+/// A GPU kernel and the scalar parameter it takes after its array input.
+pub(crate) type KernelWithParam = (std::sync::Arc<MapKernel>, Option<(crate::Scalar, DType)>);
+
+/// `round` on the GPU: rint, or a scaled rint with the power of ten passed
+/// by value (computed here exactly as the CPU does), or integer rounding.
+pub(crate) fn round_kernel(dt: DType, decimals: i32) -> Result<KernelWithParam> {
+    use crate::Scalar;
+    let c = crate::ops::ufunc::gpu_compute_dtype(dt);
+    let k = decimals.unsigned_abs() as i32;
+    if dt.is_inexact() && decimals == 0 {
+        return Ok((ufunc_kernel_or_err(Ufunc::Unary(Unary::Rint), dt)?, None));
+    }
+    if !dt.is_inexact() && decimals >= 0 {
+        return Ok((
+            ufunc_kernel_or_err(Ufunc::Unary(Unary::Positive), dt)?,
+            None,
+        ));
+    }
+    let (key, expr, param, support): (&'static str, &str, (Scalar, DType), &str) =
+        if dt.is_inexact() {
+            let factor = Scalar::Float(10f64.powi(k));
+            let real = c.real_dtype();
+            match (dt.is_complex(), decimals > 0) {
+                (false, true) => ("round+", "rint(in0 * in1) / in1", (factor, real), ""),
+                (false, false) => ("round-", "rint(in0 / in1) * in1", (factor, real), ""),
+                (true, true) => (
+                    "round+",
+                    "mk(rint(in0.re * in1) / in1, rint(in0.im * in1) / in1)",
+                    (factor, real),
+                    "",
+                ),
+                (true, false) => (
+                    "round-",
+                    "mk(rint(in0.re / in1) * in1, rint(in0.im / in1) * in1)",
+                    (factor, real),
+                    "",
+                ),
+            }
+        } else {
+            (
+                "round-int",
+                "np_round_int(in0, in1)",
+                (Scalar::Int(k as i64), DType::Int32),
+                ROUND_INT,
+            )
+        };
+    let kernel = memoized((key, dt), || {
+        Some(MapKernel::new(
+            "round".into(),
+            vec![c, param.1],
+            expr.into(),
+            c,
+            support.into(),
+        ))
+    })
+    .ok_or_else(|| no_loop("round", dt))?;
+    Ok((kernel, Some(param)))
+}
+
+/// The GPU kernel of `clip`: the table's `minimum` applied to its `maximum`,
+/// so NaN and complex order follow those rows exactly.
+pub(crate) fn clip_kernel(dt: DType) -> Result<std::sync::Arc<MapKernel>> {
+    use super::ufunc_expr::expr;
+    let max = expr(Ufunc::Binary(Binary::Maximum), dt).ok_or_else(|| no_loop("clip", dt))?;
+    let min = expr(Ufunc::Binary(Binary::Minimum), dt).ok_or_else(|| no_loop("clip", dt))?;
+    let text = min
+        .expr
+        .replace("in1", "in2")
+        .replace("in0", &format!("({})", max.expr));
+    let support = if max.support == min.support {
+        max.support.to_string()
+    } else {
+        format!("{}{}", max.support, min.support)
+    };
+    memoized(("clip", dt), || {
+        Some(MapKernel::new(
+            "clip".into(),
+            vec![max.compute; 3],
+            text,
+            max.result,
+            support,
+        ))
+    })
+    .ok_or_else(|| no_loop("clip", dt))
+}
+
+/// Runs elementwise `op` with loop dtype `loop_dt` over `inputs` into `out`
+/// (which the caller made safe to write while the inputs are read).
+fn run_op(op: MapOp, loop_dt: DType, inputs: &[MapInput], out: View<'_>) -> Result<()> {
+    match op {
+        MapOp::Ufunc(u) => run_map_view(&*ufunc_kernel_or_err(u, loop_dt)?, inputs, out),
+        MapOp::Clip => run_map_view(&*clip_kernel(loop_dt)?, inputs, out),
+        MapOp::Round(decimals) => {
+            let (k, param) = round_kernel(loop_dt, decimals)?;
+            match param {
+                Some((v, pdt)) => {
+                    let mut with: smallvec::SmallVec<[MapInput; 4]> =
+                        inputs.iter().copied().collect();
+                    with.push(MapInput::Scalar(v, pdt));
+                    run_map_view(&k, &with, out)
+                }
+                None => run_map_view(&k, inputs, out),
+            }
+        }
+    }
+}
+
 // The Elementwise family of the backend interface (`ops::backend`).
-impl crate::ops::ufunc::Elementwise for super::CudaBackend {}
+impl crate::ops::ufunc::Elementwise for super::CudaBackend {
+    fn map_new(
+        &self,
+        op: MapOp,
+        loop_dt: DType,
+        out_dt: DType,
+        inputs: &[MapInput<'_>],
+        layout: &Layout,
+    ) -> Result<Storage> {
+        let storage = Storage::Cuda(super::transfer::alloc(
+            op.name(),
+            self.ordinal,
+            out_dt,
+            layout.size(),
+        )?);
+        run_op(op, loop_dt, inputs, View::new(&storage, layout, out_dt))?;
+        Ok(storage)
+    }
+
+    fn map_into(
+        &self,
+        op: MapOp,
+        loop_dt: DType,
+        inputs: &[MapInput<'_>],
+        out: View<'_>,
+    ) -> Result<()> {
+        // `out` may be written while the inputs are read when it is one of
+        // them exactly or shares no memory with them; else the result goes
+        // through a new array.
+        let safe = inputs.iter().all(|i| match i {
+            MapInput::Array(a) => !a.shares_memory(&out) || a.layout == out.layout,
+            MapInput::Scalar(..) => true,
+        });
+        if safe {
+            return run_op(op, loop_dt, inputs, out);
+        }
+        let out_dt = match op {
+            MapOp::Ufunc(Ufunc::Unary(u)) => u.types(loop_dt).map_or(loop_dt, |t| t.1),
+            MapOp::Ufunc(Ufunc::Binary(b)) => b.types(loop_dt).map_or(loop_dt, |t| t.1),
+            MapOp::Round(_) | MapOp::Clip => loop_dt,
+        };
+        let layout = Layout::contiguous(out.shape());
+        let tmp = self.map_new(op, loop_dt, out_dt, inputs, &layout)?;
+        copy_cast(View::new(&tmp, &layout, out_dt), out)
+    }
+}
 
 impl crate::ops::create::Create for super::CudaBackend {
     fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage> {
@@ -702,17 +859,25 @@ impl crate::ops::create::Create for super::CudaBackend {
         )?))
     }
 
-    // TODO(seam-elementwise): the kernels on views; these bridge through
-    // arrays until then.
+    fn full(
+        &self,
+        op: &'static str,
+        dtype: DType,
+        len: usize,
+        value: crate::Scalar,
+    ) -> Result<Storage> {
+        let storage = self.empty(op, dtype, len)?;
+        let layout = Layout::contiguous(&[len]);
+        fill(View::new(&storage, &layout, dtype), value)?;
+        Ok(storage)
+    }
+
     fn copy_cast(&self, _op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
-        let src = Array::from_parts(src.storage.clone(), src.layout.clone(), src.dtype);
-        let dst = Array::from_parts(dst.storage.clone(), dst.layout.clone(), dst.dtype);
-        copy_cast(&src, &dst)
+        copy_cast(src, dst)
     }
 
     fn fill(&self, _op: &'static str, dst: View<'_>, value: crate::Scalar) -> Result<()> {
-        let dst = Array::from_parts(dst.storage.clone(), dst.layout.clone(), dst.dtype);
-        fill(&dst, value)
+        fill(dst, value)
     }
 }
 
@@ -747,6 +912,37 @@ mod tests {
             cast_expr(DType::Float64, DType::BFloat16, "x"),
             "make_bf16((float)(x))"
         );
+    }
+
+    /// The GPU kernels of `round` and `clip` for every dtype, compiled by
+    /// NVRTC where it is present (the ufunc rows have their own check).
+    #[test]
+    fn round_and_clip_kernels_compile() {
+        for dt in DType::ALL {
+            // `round` of bools runs in float16, as in NumPy.
+            let rdt = if dt.is_bool() { DType::Float16 } else { dt };
+            for decimals in [0, 2, -1] {
+                let (k, param) = round_kernel(rdt, decimals).unwrap();
+                let mut reads = vec![(rdt, Read::Each)];
+                if let Some((_, pdt)) = param {
+                    reads.push((pdt, Read::Value));
+                }
+                reads.push((rdt, Read::Each));
+                let name = format!("round_{dt}_{decimals}");
+                super::super::helpers::dump_source(&name, &generate(&k, &reads, 1, true, true));
+            }
+            let k = clip_kernel(dt).unwrap();
+            let reads = [
+                (dt, Read::Each),
+                (dt, Read::Value),
+                (dt, Read::Each),
+                (dt, Read::Each),
+            ];
+            super::super::helpers::dump_source(
+                &format!("clip_{dt}"),
+                &generate(&k, &reads, 1, true, true),
+            );
+        }
     }
 
     #[test]
