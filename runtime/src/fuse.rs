@@ -569,7 +569,7 @@ mod tests {
             .collect();
         let src = format!(
             "{}{}\nextern \"C\" __global__ void k({}, {}* out) {{ out[0] = {}; }}\n",
-            crate::kernels::codegen::PRELUDE,
+            crate::cuda::codegen::PRELUDE,
             k.support,
             params.join(", "),
             ctype(k.result),
