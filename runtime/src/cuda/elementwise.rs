@@ -7,9 +7,6 @@
 //! Kernels are specialised on (expression, dtypes, merged rank, contiguity,
 //! 32/64-bit indexing) and cached by the session's kernel cache.
 
-use std::fmt::Write;
-
-use super::compile::PRELUDE;
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
@@ -291,21 +288,9 @@ fn run_map_view(k: &MapKernel, inputs: &[MapInput], out: View<'_>) -> Result<()>
     push_map_args(&mut args, inputs, ops.iter().map(|o| o.ptr));
     if !contiguous {
         // Shape then each memory operand's strides, in the index width.
-        let mut block: Vec<i64> = Vec::new();
-        block.extend(mshape.iter().map(|&d| d as i64));
-        for st in &mstrides {
-            block.extend(st.iter().map(|&s| s as i64));
-        }
-        if small {
-            let bytes: Vec<u8> = block
-                .iter()
-                .flat_map(|&v| (v as i32).to_ne_bytes())
-                .collect();
-            args.push_bytes(&bytes, 4);
-        } else {
-            let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_ne_bytes()).collect();
-            args.push_bytes(&bytes, 8);
-        }
+        let geo = super::codegen::elementwise_geo(&mshape, &mstrides);
+        let (bytes, align) = super::codegen::geo_bytes(&geo, small);
+        args.push_bytes(&bytes, align);
     }
     args.push(n as i64);
     let cfg = grid_for(session, n);
@@ -412,7 +397,10 @@ pub(crate) fn grid_for(session: &DeviceSession, n: usize) -> LaunchConfig {
     }
 }
 
-/// The kernel source for one specialisation.
+/// The kernel source for one specialisation, from the one elementwise
+/// generator (`codegen::generate`): input `k` is `in<k>` converted to
+/// `k.compute[k]` (scalars passed by value as `v<k>` and converted in the
+/// operation), and the output `_y` receives the expression cast to its dtype.
 pub(crate) fn generate(
     k: &MapKernel,
     kinds: &[(DType, Read)],
@@ -420,138 +408,47 @@ pub(crate) fn generate(
     contiguous: bool,
     small: bool,
 ) -> String {
+    use super::codegen::{GenParam, Pass};
     let n_in = kinds.len() - 1;
     let out_dt = kinds[n_in].0;
-    // Slots in `ind.st`: inputs held in memory, then the output.
-    let mem: Vec<usize> = (0..n_in)
-        .filter(|&i| kinds[i].1 != Read::Value)
-        .chain(std::iter::once(n_in))
-        .collect();
-    let idx = if small { "int" } else { "long long" };
-    let mut s = String::new();
-    s.push_str(PRELUDE);
-    s.push_str(&k.support);
-    let _ = writeln!(s, "\ntypedef {idx} idx_t;");
-    if !contiguous {
-        let _ = writeln!(
-            s,
-            "struct Ind {{ idx_t shape[{nd}]; idx_t st[{ops}][{nd}]; }};",
-            nd = ndim.max(1),
-            ops = mem.len()
-        );
-    }
-    let mut params: Vec<String> = Vec::new();
-    for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
-        if read == Read::Value {
-            params.push(format!("const {} v{i}", ctype(d)));
-        } else {
-            params.push(format!("const {}* __restrict__ p{i}", ctype(d)));
-        }
-    }
-    params.push(format!("{}* __restrict__ p{n_in}", ctype(out_dt)));
-    if !contiguous {
-        params.push("Ind ind".into());
-    }
-    params.push("long long n".into());
-    let _ = writeln!(
-        s,
-        "extern \"C\" __global__ void cuprite_map({}) {{",
-        params.join(", ")
-    );
-    let load = |i: usize, at: &str| -> String {
-        format!(
-            "const {} in{i} = {};",
-            ctype(k.compute[i]),
-            cast_expr(kinds[i].0, k.compute[i], at)
-        )
+    let mut params = Vec::with_capacity(kinds.len());
+    let mut operation = String::new();
+    let param = |name: String, pass: Pass, actual: DType, ty: DType, out: bool| GenParam {
+        name,
+        pass,
+        actual,
+        ty,
+        out,
     };
-    // Scalars are read once, before the loop.
-    for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+    for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
+        let c = k.compute[i];
         match read {
             Read::Value => {
-                let _ = writeln!(s, "  {}", load(i, &format!("v{i}")));
+                params.push(param(format!("v{i}"), Pass::Value, d, d, false));
+                let v = cast_expr(d, c, &format!("v{i}"));
+                operation.push_str(&format!("const {} in{i} = {v}; ", ctype(c)));
             }
-            Read::Once => {
-                let _ = writeln!(s, "  {}", load(i, &format!("p{i}[0]")));
-            }
-            Read::Each => {}
+            Read::Once => params.push(param(format!("in{i}"), Pass::Once, d, c, false)),
+            Read::Each => params.push(param(format!("in{i}"), Pass::Each, d, c, false)),
         }
     }
-    let _ = writeln!(s, "  idx_t stride = (idx_t)gridDim.x * blockDim.x;");
-    let _ = writeln!(
-        s,
-        "  idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x;"
-    );
+    params.push(param("_y".into(), Pass::Each, out_dt, out_dt, true));
     let value = cast_expr(k.result, out_dt, &format!("({})", k.expr));
-    if contiguous {
-        // Four elements per thread and step, every load issued before the
-        // first store, so more memory requests are in flight.
-        let at = |u: usize| {
-            if u == 0 {
-                "i".to_string()
-            } else {
-                format!("i + {u} * stride")
-            }
-        };
-        let _ = writeln!(s, "  for (; i + 3 * stride < (idx_t)n; i += 4 * stride) {{");
-        for u in 0..4 {
-            for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
-                if read == Read::Each {
-                    let _ = writeln!(s, "    const {} r{i}_{u} = p{i}[{}];", ctype(d), at(u));
-                }
-            }
-        }
-        for u in 0..4 {
-            let _ = writeln!(s, "    {{");
-            for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
-                if read == Read::Each {
-                    let _ = writeln!(s, "      {}", load(i, &format!("r{i}_{u}")));
-                }
-            }
-            let _ = writeln!(s, "      p{n_in}[{}] = {value};", at(u));
-            let _ = writeln!(s, "    }}");
-        }
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
-        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
-            if read == Read::Each {
-                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[i]")));
-            }
-        }
-        let _ = writeln!(s, "    p{n_in}[i] = {value};");
-    } else {
-        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
-
-        let _ = writeln!(s, "    idx_t rem = i;");
-        for &o in &mem {
-            let _ = writeln!(s, "    idx_t off{o} = 0;");
-        }
-        let _ = writeln!(s, "    #pragma unroll");
-        let _ = writeln!(
-            s,
-            "    for (int ax = {} - 1; ax >= 0; --ax) {{",
-            ndim.max(1)
-        );
-        let _ = writeln!(
-            s,
-            "      idx_t d = ind.shape[ax]; idx_t q = rem / d; idx_t r = rem - q * d; rem = q;"
-        );
-        for (slot, &o) in mem.iter().enumerate() {
-            if o < n_in && kinds[o].1 != Read::Each {
-                continue;
-            }
-            let _ = writeln!(s, "      off{o} += r * ind.st[{slot}][ax];");
-        }
-        let _ = writeln!(s, "    }}");
-        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
-            if read == Read::Each {
-                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[off{i}]")));
-            }
-        }
-        let _ = writeln!(s, "    p{n_in}[off{n_in}] = {value};");
-    }
-    s.push_str("  }\n}\n");
-    s
+    operation.push_str(&format!("_y = {value};"));
+    super::codegen::generate(&super::codegen::Elementwise {
+        name: "cuprite_map",
+        title: &format!("`{}`, generated by cuprite", k.name),
+        operation: &operation,
+        preamble: "",
+        support: &k.support,
+        placeholders: &[],
+        params: &params,
+        ndim,
+        contiguous,
+        small,
+        lanes: 1,
+        restrict: true,
+    })
 }
 
 pub(crate) use super::bridge::new_array;
@@ -962,9 +859,16 @@ mod tests {
             true,
             true,
         );
-        assert!(src.contains("extern \"C\" __global__ void cuprite_map("));
-        assert!(src.contains("const float in1 = p1[0];"));
-        assert!(src.contains("p2[i] = (in0 + in1);"));
+        assert!(src.contains("extern \"C\" __global__ void cuprite_map(const float* __restrict__ _raw_in0, const float* __restrict__ _raw_in1, float* __restrict__ _raw__y, const long long _n)"), "{src}");
+        assert!(
+            src.contains("const float _once_in1 = _raw_in1[0];"),
+            "{src}"
+        );
+        assert!(src.contains("_y = (in0 + in1);"), "{src}");
+        assert!(
+            src.contains("_cp_op(_i, _ind, _raw_in0[_i], _once_in1, _raw__y[_i]);"),
+            "{src}"
+        );
         let src = generate(
             &k,
             &[(f, Read::Each), (DType::Int8, Read::Value), (f, Read::Each)],
@@ -972,8 +876,8 @@ mod tests {
             true,
             true,
         );
-        assert!(src.contains("const int8_t v1"));
-        assert!(src.contains("const float in1 = (float)(v1);"));
+        assert!(src.contains("const int8_t _raw_v1"), "{src}");
+        assert!(src.contains("const float in1 = (float)(v1);"), "{src}");
         let h = DType::Float16;
         let src = generate(
             &k,
@@ -982,10 +886,14 @@ mod tests {
             false,
             false,
         );
-        assert!(src.contains("typedef long long idx_t;"));
-        assert!(src.contains("struct Ind { idx_t shape[3]; idx_t st[3][3]; };"));
-        assert!(src.contains("make_f16((float)((in0 + in1)))"));
-        // A value parameter has no stride slot: the output uses slot 1.
+        assert!(src.contains("typedef long long _cp_idx;"), "{src}");
+        assert!(
+            src.contains("struct _cp_Geo { long long v[12]; };"),
+            "{src}"
+        );
+        assert!(src.contains("make_f16((float)((in0 + in1)))"), "{src}");
+        // A value parameter has no stride slot: the output uses slot 1, and
+        // small kernels compute offsets in 32 bits.
         let src = generate(
             &k,
             &[(f, Read::Each), (f, Read::Value), (f, Read::Each)],
@@ -993,7 +901,9 @@ mod tests {
             false,
             true,
         );
-        assert!(src.contains("idx_t st[2][2]"));
-        assert!(src.contains("off2 += r * ind.st[1][ax];"));
+        assert!(src.contains("struct _cp_Geo { _cp_idx v[6]; };"), "{src}");
+        assert!(src.contains("_o__y += _d * _g.v[5];"), "{src}");
+        assert!(src.contains("{ _cp_idx _r = (_i), _q, _d; "), "{src}");
+        super::super::helpers::dump_source("map_strided_value", &src);
     }
 }

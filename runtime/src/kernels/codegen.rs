@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use crate::cuda::codegen::{kernel_param, op_param, typedefs, unravel, Src, PRELUDE, SIZE_T};
 pub(crate) use crate::cuda::codegen::{
     c_type_size, carray_bytes, elementwise_geo, elementwise_source, vector_lanes, GenParam, Pass,
 };
+use crate::cuda::codegen::{kernel_param, op_param, typedefs, unravel, Src, PRELUDE, SIZE_T};
 use crate::cuda::elementwise::{cast_expr, ctype};
 use crate::dtype::DType;
 

@@ -577,8 +577,8 @@ impl ElementwiseKernel {
         }
         if !plan.contiguous {
             let geo = elementwise_geo(&plan.mshape, &plan.mstrides);
-            let bytes: Vec<u8> = geo.iter().flat_map(|v| v.to_ne_bytes()).collect();
-            kargs.push_bytes(&bytes, 8);
+            let (bytes, align) = crate::cuda::codegen::geo_bytes(&geo, plan.small);
+            kargs.push_bytes(&bytes, align);
         }
         kargs.push(plan.n as i64);
         let cfg = crate::cuda::elementwise::grid_for(s, plan.n);
