@@ -297,6 +297,9 @@ pub(crate) struct Elementwise<'a> {
     pub restrict: bool,
 }
 
+/// The kernel of [`generate`]: its shape's loop, then the per-element call.
+const KERNEL: &str = include_str!("elementwise.cu");
+
 /// The one elementwise kernel generator: user `ElementwiseKernel`s, the
 /// built-in ufuncs and `fuse` (through `elementwise::generate`).
 pub(crate) fn generate(e: &Elementwise<'_>) -> String {
@@ -372,25 +375,11 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
         kparams.push("const _cp_Geo _g".into());
     }
     kparams.push("const long long _n".into());
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "extern \"C\" __global__ void {name}({}) {{",
-        kparams.join(", ")
-    );
-    let _ = writeln!(s, "  const _cp_Size _ind = {{_n}};");
-    let _ = writeln!(
-        s,
-        "  const _cp_idx _stride = (_cp_idx)gridDim.x * blockDim.x;"
-    );
-    let _ = writeln!(
-        s,
-        "  _cp_idx _i = (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x;"
-    );
+    let mut once = String::new();
     for p in params {
         if p.pass == Pass::Once && !p.out {
             let _ = writeln!(
-                s,
+                once,
                 "  const {} _once_{} = {};",
                 ctype(p.ty),
                 p.name,
@@ -412,13 +401,20 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
         }
         format!("_cp_op({});", a.join(", "))
     };
+    // The loop bodies of the kernel's shape (vector, unrolled or strided).
+    let mut vector = String::new();
+    let mut unrolled = String::new();
+    let mut offsets = String::new();
+    let mut unravel_code = String::new();
+    let last_call;
+    let mode;
     if contiguous && lanes > 1 {
+        mode = "VECTOR";
         // 16-byte loads and stores: `lanes` elements per access, two
-        // accesses per array in flight per thread; the scalar loop below
-        // finishes the tail.
+        // accesses per array in flight per thread; the scalar loop after
+        // them finishes the tail.
+        let s = &mut vector;
         let vec = |p: &GenParam| format!("_cp_vec<{}, {lanes}>", ctype(p.actual));
-        let _ = writeln!(s, "  const _cp_idx _nv = (_cp_idx)(_n / {lanes});");
-        let _ = writeln!(s, "  _cp_idx _v = _i;");
         for (step, (cond, adv)) in [
             ("_v + _stride < _nv", "2 * _stride"),
             ("_v < _nv", "_stride"),
@@ -470,17 +466,14 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
             }
             let _ = writeln!(s, "  }}");
         }
-        let _ = writeln!(
-            s,
-            "  for (_i = _nv * {lanes} + (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x; _i < (_cp_idx)_n; _i += _stride) {{"
-        );
         let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
         let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
-        let _ = writeln!(s, "    {}", call("_i", &each, &loc));
-        let _ = writeln!(s, "  }}");
+        last_call = call("_i", &each, &loc);
     } else if contiguous {
+        mode = "UNROLL";
         // Four elements per thread and step, all loads issued before the
         // first store, so enough memory requests are in flight.
+        let s = &mut unrolled;
         let at = |u: usize| {
             if u == 0 {
                 "_i".to_string()
@@ -488,10 +481,6 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
                 format!("_i + {u} * _stride")
             }
         };
-        let _ = writeln!(
-            s,
-            "  for (; _i + 3 * _stride < (_cp_idx)_n; _i += 4 * _stride) {{"
-        );
         for u in 0..4 {
             for p in params {
                 if p.pass == Pass::Each && !p.out {
@@ -512,29 +501,44 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
             let loc = |p: &GenParam| format!("_raw_{}[{idx}]", p.name);
             let _ = writeln!(s, "    {}", call(&idx, &each, &loc));
         }
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  for (; _i < (_cp_idx)_n; _i += _stride) {{");
         let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
         let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
-        let _ = writeln!(s, "    {}", call("_i", &each, &loc));
-        let _ = writeln!(s, "  }}");
+        last_call = call("_i", &each, &loc);
     } else {
-        let _ = writeln!(s, "  for (; _i < (_cp_idx)_n; _i += _stride) {{");
+        mode = "STRIDED";
         let mut targets = Vec::new();
         for (slot, &k) in mem.iter().enumerate() {
             if params[k].pass == Pass::Each {
-                let _ = writeln!(s, "    {gty} _o_{} = 0;", params[k].name);
+                let _ = writeln!(offsets, "    {gty} _o_{} = 0;", params[k].name);
                 targets.push((format!("_o_{}", params[k].name), nd + slot * nd));
             }
         }
-        let _ = writeln!(s, "    {}", unravel_as(gty, "_i", ndim, 0, &targets));
+        unravel_code = unravel_as(gty, "_i", ndim, 0, &targets);
         let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{0}[_o_{0}]", p.name));
         let loc = |p: &GenParam| format!("_raw_{0}[_o_{0}]", p.name);
-        let _ = writeln!(s, "    {}", call("_i", &each, &loc));
-        let _ = writeln!(s, "  }}");
+        last_call = call("_i", &each, &loc);
     }
-    s.push_str("}\n");
-    src.push(&s);
+    let mut on = vec![mode];
+    if !once.is_empty() {
+        on.push("ONCE");
+    }
+    let lanes = lanes.to_string();
+    let kernel = super::template::render(
+        KERNEL,
+        &[
+            ("NAME", name),
+            ("PARAMS", &kparams.join(", ")),
+            ("ONCE", once.trim_end_matches('\n')),
+            ("LANES", &lanes),
+            ("VECTOR", vector.trim_end_matches('\n')),
+            ("UNROLLED", unrolled.trim_end_matches('\n')),
+            ("OFFSETS", offsets.trim_end_matches('\n')),
+            ("UNRAVEL", &unravel_code),
+            ("CALL", &last_call),
+        ],
+        &on,
+    );
+    src.push(&kernel);
     src.finish()
 }
 
@@ -758,6 +762,44 @@ mod tests {
             "{src}"
         );
         assert!(src.contains("typedef long long _cp_idx;"));
+    }
+
+    /// The kernel template rendered for each loop shape: every placeholder
+    /// filled, and the source compiles (NVRTC, where present).
+    #[test]
+    fn the_kernel_template_renders_every_shape() {
+        let f = DType::Float32;
+        let params = [
+            p("x", Pass::Each, f, f, false),
+            p("a", Pass::Once, DType::Float64, f, false),
+            p("s", Pass::Value, f, f, false),
+            p("y", Pass::Each, f, f, true),
+        ];
+        for (name, nd, contiguous, small, lanes) in [
+            ("tpl_vector", 1, true, true, 4),
+            ("tpl_unrolled", 1, true, false, 1),
+            ("tpl_strided", 3, false, true, 1),
+            ("tpl_strided64", 2, false, false, 1),
+        ] {
+            let src = elementwise_source(
+                name,
+                "y = a * x + s;",
+                "",
+                &[],
+                &params,
+                nd,
+                contiguous,
+                small,
+                lanes,
+            );
+            assert_eq!(crate::cuda::template::unfilled(&src), None, "{src}");
+            assert!(
+                src.contains("const float _once_a = (float)(_raw_a[0]);"),
+                "{src}"
+            );
+            assert!(src.contains("_cp_op(_i, _ind, "), "{src}");
+            crate::cuda::helpers::dump_source(name, &src);
+        }
     }
 
     #[test]
