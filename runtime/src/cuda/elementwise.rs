@@ -708,12 +708,8 @@ impl crate::ops::ufunc::Elementwise for super::CudaBackend {
         inputs: &[MapInput<'_>],
         layout: &Layout,
     ) -> Result<Storage> {
-        let storage = Storage::Cuda(super::transfer::alloc(
-            op.name(),
-            self.ordinal,
-            out_dt,
-            layout.size(),
-        )?);
+        let n = crate::layout::checked_size(op.name(), layout.shape())?;
+        let storage = Storage::Cuda(super::transfer::alloc(op.name(), self.ordinal, out_dt, n)?);
         run_op(op, loop_dt, inputs, View::new(&storage, layout, out_dt))?;
         Ok(storage)
     }
