@@ -122,3 +122,49 @@ impl Create for CpuBackend {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::Array;
+
+    fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
+        Array::from_cpu_data(T::into_data(v), shape)
+    }
+
+    #[test]
+    fn copy_cast_broadcasts_converts_and_may_read_its_destination() {
+        // A (3,) int8 row broadcast into a transposed (2, 3) float32 view.
+        let src = arr(vec![1i8, -2, 3], &[3]);
+        let dst = arr(vec![0f32; 6], &[3, 2]).t();
+        CpuBackend.copy_cast("t", src.view(), dst.view()).unwrap();
+        assert_eq!(
+            dst.to_vec::<f32>().unwrap(),
+            vec![1.0, -2.0, 3.0, 1.0, -2.0, 3.0]
+        );
+        // Source and destination the same view: unchanged.
+        CpuBackend.copy_cast("t", dst.view(), dst.view()).unwrap();
+        assert_eq!(
+            dst.to_vec::<f32>().unwrap(),
+            vec![1.0, -2.0, 3.0, 1.0, -2.0, 3.0]
+        );
+    }
+
+    #[test]
+    fn fill_and_full_write_every_element_of_the_view() {
+        let a = arr(vec![0i16; 6], &[2, 3]);
+        let col = a.t();
+        CpuBackend
+            .fill("t", col.view(), Scalar::Float(2.7))
+            .unwrap();
+        assert_eq!(a.to_vec::<i16>().unwrap(), vec![2; 6]);
+        let s = CpuBackend
+            .full("t", DType::Bool, 3, Scalar::Int(5))
+            .unwrap();
+        let l = Layout::contiguous(&[3]);
+        assert_eq!(
+            gather::<bool>(View::new(&s, &l, DType::Bool)),
+            vec![true; 3]
+        );
+    }
+}
