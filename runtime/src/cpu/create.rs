@@ -45,6 +45,29 @@ fn gather_as<U: Element>(v: View<'_>) -> Vec<U> {
     })
 }
 
+/// Writes the elements of `v` in C order, converted to `U`, into `out`
+/// (one per element; `out` is not in `v`'s buffer).
+fn convert_into<U: Element>(v: View<'_>, out: &mut [U]) {
+    crate::with_dtype!(v.dtype, T => {
+        let guard = host(v).read();
+        let l = v.layout;
+        if let Some(same) = U::slice(&guard) {
+            if l.is_c_contiguous() {
+                out.copy_from_slice(&same[l.offset()..l.offset() + out.len()]);
+            } else {
+                for (o, p) in out.iter_mut().zip(l.positions()) {
+                    *o = same[p];
+                }
+            }
+        } else {
+            let data = T::slice(&guard).expect("the buffer holds the view's dtype");
+            for (o, p) in out.iter_mut().zip(l.positions()) {
+                *o = U::from_scalar(data[p].to_scalar());
+            }
+        }
+    })
+}
+
 /// The elements of `v` in C order as a new buffer of `dtype`.
 pub(super) fn cast_data(v: View<'_>, dtype: DType) -> CpuData {
     crate::with_dtype!(dtype, U => U::into_data(gather_as::<U>(v)))
@@ -100,6 +123,15 @@ impl Create for CpuBackend {
             layout = src.layout.broadcast_to(dst.shape())?;
             View::new(src.storage, &layout, src.dtype)
         };
+        if dst.is_c_contiguous() && !src.shares_memory(&dst) {
+            // Straight into the destination, without a staging vector.
+            crate::with_dtype!(dst.dtype, U => {
+                let mut guard = host(dst).write();
+                let data = U::slice_mut(&mut guard).expect("the buffer holds the view's dtype");
+                convert_into::<U>(src, &mut data[dst.offset()..dst.offset() + dst.size()]);
+            });
+            return Ok(());
+        }
         // Read everything before writing: `src` may be `dst` itself.
         crate::with_dtype!(dst.dtype, T => scatter::<T>(dst, &gather_as::<T>(src)));
         Ok(())
