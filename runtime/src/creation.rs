@@ -167,18 +167,8 @@ pub fn asarray_on(data: impl IntoArray, device: Device) -> Result<Array> {
 /// A new C-contiguous array of `dtype` filled with `value` on the current device.
 fn filled(op: &'static str, shape: &[usize], dtype: DType, value: Scalar) -> Result<Array> {
     let n = checked_size(op, shape)?;
-    let device = current_device();
-    device.check_available(op)?;
-    if device.is_cpu() {
-        crate::layout::check_host_room(op, n, dtype.itemsize())?;
-    }
-    if let Device::Cuda(ordinal) = device {
-        let mut a = crate::cuda::elementwise::new_array(op, ordinal, dtype, shape)?;
-        a.fill(value)?;
-        return Ok(a);
-    }
-    let data = crate::with_dtype!(dtype, T => T::into_data(vec![T::from_scalar(value); n]));
-    Ok(Array::from_cpu_data(data, shape))
+    let storage = crate::backend::on(op, current_device())?.full(op, dtype, n, value)?;
+    Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
 }
 
 /// Shapes accepted by creation functions: `[2, 3]`, `vec![2, 3]`, `&[2, 3]`, `5`.
@@ -233,13 +223,16 @@ pub fn ones(shape: impl IntoShape, dtype: DType) -> Result<Array> {
 /// undefined behaviour in Rust.
 pub fn empty(shape: impl IntoShape, dtype: DType) -> Result<Array> {
     let shape = shape.into_shape();
-    if let Device::Cuda(ordinal) = current_device() {
-        if dtype != DType::Bool {
-            current_device().check_available("empty")?;
-            return crate::cuda::elementwise::new_array("empty", ordinal, dtype, &shape);
-        }
+    if dtype == DType::Bool {
+        return filled("empty", &shape, dtype, Scalar::Int(0));
     }
-    filled("empty", &shape, dtype, Scalar::Int(0))
+    let b = crate::backend::on("empty", current_device())?;
+    let n = checked_size("empty", &shape)?;
+    Ok(Array::from_parts(
+        b.empty("empty", dtype, n)?,
+        Layout::contiguous(&shape),
+        dtype,
+    ))
 }
 
 /// An array filled with `value`, cast to `dtype` (`cp.full`).

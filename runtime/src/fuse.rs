@@ -476,19 +476,26 @@ impl Fused {
             }
         }
         let device = crate::kernels::args_device_pub("fuse", &args)?;
-        let result = if let Device::Cuda(ordinal) = device {
+        // Only CUDA compiles the fused kernel; the CPU (and an expression
+        // with no GPU form) runs the ufuncs one at a time.
+        let result = if device.is_cuda() {
             let dtypes: Vec<DType> = arrays.iter().map(|a| a.dtype()).collect();
             match self.kernel(&dtypes)? {
                 Some(k) => {
                     let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
                     let shape = crate::layout::broadcast_shapes("fuse", &shapes)?;
-                    let out =
-                        crate::cuda::elementwise::new_array("fuse", ordinal, k.result, &shape)?;
+                    let n = crate::layout::checked_size("fuse", &shape)?;
+                    let b = crate::backend::on("fuse", device)?;
+                    let out = Array::from_parts(
+                        b.empty("fuse", k.result, n)?,
+                        crate::layout::Layout::contiguous(&shape),
+                        k.result,
+                    );
                     let inputs: Vec<crate::cuda::elementwise::MapInput> = arrays
                         .iter()
-                        .map(crate::cuda::elementwise::MapInput::Array)
+                        .map(|a| crate::cuda::elementwise::MapInput::Array(a.view()))
                         .collect();
-                    crate::cuda::elementwise::run_map_inputs(&k, &inputs, &out)?;
+                    crate::cuda::elementwise::run_map_inputs(&k, &inputs, out.view())?;
                     return Ok(out);
                 }
                 None => eval(&self.root, &arrays)?,
@@ -569,7 +576,7 @@ mod tests {
             .collect();
         let src = format!(
             "{}{}\nextern \"C\" __global__ void k({}, {}* out) {{ out[0] = {}; }}\n",
-            crate::kernels::codegen::PRELUDE,
+            crate::cuda::codegen::PRELUDE,
             k.support,
             params.join(", "),
             ctype(k.result),

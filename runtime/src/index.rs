@@ -545,7 +545,7 @@ fn map_input<'a>(
 ) -> Result<crate::cuda::elementwise::MapInput<'a>> {
     use crate::cuda::elementwise::MapInput;
     match o {
-        Operand::Array(a) => Ok(MapInput::Array(a)),
+        Operand::Array(a) => Ok(MapInput::Array(a.view())),
         Operand::Scalar(s) => {
             if dtype.is_integer() && !s.fits(dtype) {
                 return Err(Error::InvalidArgument {

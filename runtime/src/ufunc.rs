@@ -42,16 +42,15 @@
 //! ```
 
 use crate::array::Array;
-use crate::cpu::loops::{map1, map2, map3};
+use crate::backend::Backend;
 use crate::device::Device;
 use crate::dtype::{can_cast, result_type, Casting, DType, TypeOperand};
 use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
-use crate::layout::broadcast_shapes;
+use crate::layout::{broadcast_shapes, Layout};
 use crate::operand::{common_device, IntoOperand, Operand};
-use crate::ops::scalar_math::{Arith, Inexact, Integer};
 use crate::ops::ufunc::{
-    for_each_binary, for_each_unary, Binary, Map1, Map2, Reject, Ufunc, Unary,
+    for_each_binary, for_each_unary, no_loop, Binary, Input, MapOp, Reject, Ufunc, Unary,
 };
 
 // ---------------------------------------------------------------------------
@@ -98,15 +97,6 @@ fn rejected(name: &'static str, inputs: &[&Operand<'_>], common: DType, why: Rej
             op: name,
             detail: detail.into(),
         },
-    }
-}
-
-/// The error for a loop the table lacks after type resolution admitted it
-/// (an internal inconsistency, reported rather than panicking).
-fn no_loop(name: &'static str, dt: DType) -> Error {
-    Error::DType {
-        op: name,
-        detail: format!("no {dt} loop (please report this)"),
     }
 }
 
@@ -174,78 +164,15 @@ fn check_out(
     Ok(())
 }
 
-/// Writes a freshly computed C-contiguous `result` (of `out`'s shape) into `out`.
-fn store(result: &Array, out: &mut Array) -> Result<()> {
-    if result.dtype() == out.dtype() && result.is_c_contiguous() && out.device().is_cpu() {
-        crate::with_dtype!(out.dtype(), T => {
-            let out_view: &Array = out;
-            result.read_cpu::<T, _>(|d, l| {
-                out_view.scatter::<T>(&d[l.offset()..l.offset() + l.size()])
-            });
-        });
-        Ok(())
-    } else {
-        out.assign_with(result, Casting::Unsafe)
-    }
-}
-
 // ---------------------------------------------------------------------------
-// The table's loops on each backend
+// Calling the backend
 // ---------------------------------------------------------------------------
 
-/// The CPU loop over one array, for a row's CPU body.
-struct Loop1<'a>(&'a Array);
-
-impl Map1 for Loop1<'_> {
-    type Out = Array;
-    fn map<T: Element, O: Element, F: Fn(T) -> O>(self, f: F) -> Array {
-        map1(self.0, f)
-    }
-}
-
-/// The CPU loop over two arrays broadcast to a shape, for a row's CPU body.
-struct Loop2<'a> {
-    a: &'a Array,
-    b: &'a Array,
-    shape: &'a [usize],
-}
-
-impl Map2 for Loop2<'_> {
-    type Out = Array;
-    fn map<T: Element, O: Element, F: Fn(T, T) -> O>(self, f: F) -> Array {
-        map2(self.a, self.b, self.shape, f)
-    }
-}
-
-/// The generated GPU kernel of a ufunc for loop dtype `dt`.
-fn gpu_kernel(op: Ufunc, dt: DType) -> Result<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
-    crate::cuda::elementwise::ufunc_kernel(op, dt).ok_or_else(|| no_loop(op.name(), dt))
-}
-
-/// Runs `kernel` over `inputs` into a new array of `dtype` and `shape` on GPU `ordinal`.
-fn gpu_new(
-    name: &'static str,
-    kernel: &crate::cuda::elementwise::MapKernel,
-    inputs: &[crate::cuda::elementwise::MapInput<'_>],
-    ordinal: usize,
-    dtype: DType,
-    shape: &[usize],
-) -> Result<Array> {
-    let out = crate::cuda::elementwise::new_array(name, ordinal, dtype, shape)?;
-    crate::cuda::elementwise::run_map_inputs(kernel, inputs, &out)?;
-    Ok(out)
-}
-
-/// An operand as a kernel input: arrays as they are (the kernel converts
+/// An operand as a backend input: arrays as views (the backend converts
 /// them), weak scalars by value in the loop dtype (checked to fit, as NumPy).
-fn gpu_input<'a>(
-    o: &'a Operand<'_>,
-    name: &'static str,
-    loop_dt: DType,
-) -> Result<crate::cuda::elementwise::MapInput<'a>> {
-    use crate::cuda::elementwise::MapInput;
+fn input<'a>(o: &'a Operand<'_>, name: &'static str, loop_dt: DType) -> Result<Input<'a>> {
     match o {
-        Operand::Array(a) => Ok(MapInput::Array(a)),
+        Operand::Array(a) => Ok(Input::Array(a.view())),
         Operand::Scalar(v) => {
             if loop_dt.is_integer() && !v.fits(loop_dt) {
                 return Err(Error::InvalidArgument {
@@ -253,18 +180,19 @@ fn gpu_input<'a>(
                     detail: format!("the Rust integer {v} does not fit in {loop_dt}"),
                 });
             }
-            Ok(MapInput::Scalar(*v, loop_dt))
+            Ok(Input::Scalar(*v, loop_dt))
         }
     }
 }
 
-/// Whether `out` may be written while the inputs are read (it is one of them
-/// exactly, or shares no memory with them).
-fn gpu_out_is_safe(out: &Array, ops: &[&Operand<'_>]) -> bool {
-    ops.iter().all(|o| match o {
-        Operand::Array(a) => !a.shares_memory(out) || a.layout() == out.layout(),
-        Operand::Scalar(_) => true,
-    })
+/// `op` of `inputs` (broadcast to `shape`) as a new C-contiguous array of
+/// the plan's result dtype.
+fn run_new(plan: &Plan, op: MapOp, inputs: &[Input<'_>], shape: &[usize]) -> Result<Array> {
+    let layout = Layout::contiguous(shape);
+    let storage = plan
+        .backend
+        .map_new(op, plan.loop_dt, plan.out_dt, inputs, &layout)?;
+    Ok(Array::from_parts(storage, layout, plan.out_dt))
 }
 
 /// What a call resolved to.
@@ -276,6 +204,8 @@ struct Plan {
     /// The broadcast shape of the inputs.
     shape: Vec<usize>,
     device: Device,
+    /// The backend of `device`.
+    backend: &'static dyn Backend,
 }
 
 // ---------------------------------------------------------------------------
@@ -285,7 +215,7 @@ struct Plan {
 fn plan_binary(op: Binary, a: &Operand<'_>, b: &Operand<'_>) -> Result<Plan> {
     let name = op.name();
     let device = common_device(name, &[a, b])?;
-    device.check_available(name)?;
+    let backend = crate::backend::on(name, device)?;
     let shape = broadcast_shapes(name, &[a.shape(), b.shape()])?;
     let common = result_type(&[a.type_operand(), b.type_operand()])?;
     let (loop_dt, out_dt) = op
@@ -300,6 +230,7 @@ fn plan_binary(op: Binary, a: &Operand<'_>, b: &Operand<'_>) -> Result<Plan> {
         out_dt,
         shape,
         device,
+        backend,
     })
 }
 
@@ -360,74 +291,57 @@ fn check_integer_exponent(b: &Array, shape: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// Computes `op(a, b)` broadcast to `shape` (the plan's shape, or `out`'s).
-fn binary_compute(
+/// For an integer comparison with an out-of-range Rust integer, the answer
+/// for every element; else checks a signed integer power's exponents.
+fn binary_special(
     op: Binary,
     plan: &Plan,
     a: &Operand<'_>,
     b: &Operand<'_>,
     shape: &[usize],
-) -> Result<Array> {
-    let name = op.name();
+) -> Result<Option<bool>> {
     if is_comparison(op) && plan.loop_dt.is_integer() {
         if let Some(v) = out_of_range_comparison(op, a, b, plan.loop_dt) {
-            let n: usize = shape.iter().product();
-            return Array::from_host(bool::into_data(vec![v; n]), shape, plan.device);
+            return Ok(Some(v));
         }
     }
     if op == Binary::Power && plan.loop_dt.is_signed_integer() {
-        check_integer_exponent(&operand_as(b, name, plan.loop_dt, plan.device)?, shape)?;
+        check_integer_exponent(&operand_as(b, op.name(), plan.loop_dt, plan.device)?, shape)?;
     }
-    if let Device::Cuda(ordinal) = plan.device {
-        let k = gpu_kernel(Ufunc::Binary(op), plan.loop_dt)?;
-        let inputs = [
-            gpu_input(a, name, plan.loop_dt)?,
-            gpu_input(b, name, plan.loop_dt)?,
-        ];
-        return gpu_new(name, &k, &inputs, ordinal, plan.out_dt, shape);
-    }
-    let x = operand_as(a, name, plan.loop_dt, plan.device)?;
-    let y = operand_as(b, name, plan.loop_dt, plan.device)?;
-    let r = op
-        .cpu(
-            plan.loop_dt,
-            Loop2 {
-                a: &x,
-                b: &y,
-                shape,
-            },
-        )
-        .ok_or_else(|| no_loop(name, plan.loop_dt))?;
-    debug_assert_eq!(r.dtype(), plan.out_dt);
-    Ok(r)
+    Ok(None)
 }
 
 pub(crate) fn binary(op: Binary, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
     let plan = plan_binary(op, &a, &b)?;
-    binary_compute(op, &plan, &a, &b, &plan.shape)
+    let name = op.name();
+    if let Some(v) = binary_special(op, &plan, &a, &b, &plan.shape)? {
+        let n: usize = plan.shape.iter().product();
+        return Array::from_host(bool::into_data(vec![v; n]), &plan.shape, plan.device);
+    }
+    let inputs = [
+        input(&a, name, plan.loop_dt)?,
+        input(&b, name, plan.loop_dt)?,
+    ];
+    run_new(&plan, MapOp::Ufunc(Ufunc::Binary(op)), &inputs, &plan.shape)
 }
 
 fn binary_out(op: Binary, a: Operand<'_>, b: Operand<'_>, out: &mut Array) -> Result<()> {
     let plan = plan_binary(op, &a, &b)?;
-    check_out(op.name(), &plan.shape, plan.out_dt, plan.device, out)?;
-    if plan.device.is_cuda() && gpu_out_is_safe(out, &[&a, &b]) {
-        let name = op.name();
-        if op == Binary::Power && plan.loop_dt.is_signed_integer() {
-            check_integer_exponent(
-                &operand_as(&b, name, plan.loop_dt, plan.device)?,
-                out.shape(),
-            )?;
-        }
-        let k = gpu_kernel(Ufunc::Binary(op), plan.loop_dt)?;
-        let inputs = [
-            gpu_input(&a, name, plan.loop_dt)?,
-            gpu_input(&b, name, plan.loop_dt)?,
-        ];
-        return crate::cuda::elementwise::run_map_inputs(&k, &inputs, out);
+    let name = op.name();
+    check_out(name, &plan.shape, plan.out_dt, plan.device, out)?;
+    if let Some(v) = binary_special(op, &plan, &a, &b, out.shape())? {
+        return out.fill(v);
     }
-    let shape = out.shape().to_vec();
-    let r = binary_compute(op, &plan, &a, &b, &shape)?;
-    store(&r, out)
+    let inputs = [
+        input(&a, name, plan.loop_dt)?,
+        input(&b, name, plan.loop_dt)?,
+    ];
+    plan.backend.map_into(
+        MapOp::Ufunc(Ufunc::Binary(op)),
+        plan.loop_dt,
+        &inputs,
+        out.view(),
+    )
 }
 
 /// The loop and result dtypes of a binary ufunc for these operands, as
@@ -469,7 +383,7 @@ binary_functions! {
 fn plan_unary(op: Unary, a: &Operand<'_>) -> Result<Plan> {
     let name = op.name();
     let device = common_device(name, &[a])?;
-    device.check_available(name)?;
+    let backend = crate::backend::on(name, device)?;
     let dt = result_type(&[a.type_operand()])?;
     let (loop_dt, out_dt) = op.types(dt).map_err(|why| rejected(name, &[a], dt, why))?;
     Ok(Plan {
@@ -477,49 +391,26 @@ fn plan_unary(op: Unary, a: &Operand<'_>) -> Result<Plan> {
         out_dt,
         shape: a.shape().to_vec(),
         device,
+        backend,
     })
-}
-
-fn unary_compute(op: Unary, plan: &Plan, a: &Operand<'_>) -> Result<Array> {
-    let name = op.name();
-    if let Device::Cuda(ordinal) = plan.device {
-        let k = gpu_kernel(Ufunc::Unary(op), plan.loop_dt)?;
-        let input = gpu_input(a, name, plan.loop_dt)?;
-        return gpu_new(name, &k, &[input], ordinal, plan.out_dt, &plan.shape);
-    }
-    let x = operand_as(a, name, plan.loop_dt, plan.device)?;
-    let r = op
-        .cpu(plan.loop_dt, Loop1(&x))
-        .ok_or_else(|| no_loop(name, plan.loop_dt))?;
-    debug_assert_eq!(r.dtype(), plan.out_dt);
-    Ok(r)
 }
 
 pub(crate) fn unary(op: Unary, a: Operand<'_>) -> Result<Array> {
     let plan = plan_unary(op, &a)?;
-    unary_compute(op, &plan, &a)
+    let inputs = [input(&a, op.name(), plan.loop_dt)?];
+    run_new(&plan, MapOp::Ufunc(Ufunc::Unary(op)), &inputs, &plan.shape)
 }
 
 fn unary_out(op: Unary, a: Operand<'_>, out: &mut Array) -> Result<()> {
     let plan = plan_unary(op, &a)?;
     check_out(op.name(), a.shape(), plan.out_dt, plan.device, out)?;
-    if plan.device.is_cuda() && gpu_out_is_safe(out, &[&a]) {
-        let k = gpu_kernel(Ufunc::Unary(op), plan.loop_dt)?;
-        let input = gpu_input(&a, op.name(), plan.loop_dt)?;
-        return crate::cuda::elementwise::run_map_inputs(&k, &[input], out);
-    }
-    let r = unary_compute(op, &plan, &a)?;
-    store_broadcast(r, out)
-}
-
-/// Writes `r` into `out`, broadcasting it to `out`'s shape.
-fn store_broadcast(r: Array, out: &mut Array) -> Result<()> {
-    let r = if r.shape() == out.shape() {
-        r
-    } else {
-        r.broadcast_to(out.shape())?
-    };
-    store(&r, out)
+    let inputs = [input(&a, op.name(), plan.loop_dt)?];
+    plan.backend.map_into(
+        MapOp::Ufunc(Ufunc::Unary(op)),
+        plan.loop_dt,
+        &inputs,
+        out.view(),
+    )
 }
 
 /// The loop and result dtypes of a unary ufunc for this operand (for `fuse`).
@@ -556,9 +447,6 @@ unary_functions! {
 // round
 // ---------------------------------------------------------------------------
 
-/// Device functions of integer rounding to tens, hundreds, ...
-const ROUND_INT: &str = include_str!("ops/cuda/round_int.cuh");
-
 /// The loop and result dtype of `round`: bools round as float16, as in NumPy.
 fn round_types(dt: DType) -> DType {
     if dt.is_bool() {
@@ -568,139 +456,28 @@ fn round_types(dt: DType) -> DType {
     }
 }
 
-/// Binds `$T` to the element type of `$dt`, for the listed dtypes only. Type
-/// resolution rejects every other dtype before a loop is chosen.
-macro_rules! dispatch {
-    ($dt:expr, $T:ident => $body:expr, [$($v:ident : $t:ty),* $(,)?]) => {
-        match $dt {
-            $($crate::dtype::DType::$v => {
-                type $T = $t;
-                $body
-            })*
-            #[allow(unreachable_patterns)]
-            other => unreachable!("no {other} loop: type resolution admits only supported dtypes"),
-        }
-    };
-}
-
-macro_rules! ints {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Int8: i8, Int16: i16, Int32: i32, Int64: i64,
-            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64])
-    };
-}
-macro_rules! inexact {
-    ($dt:expr, $T:ident => $body:expr) => {
-        dispatch!($dt, $T => $body, [Float16: half::f16, BFloat16: half::bf16,
-            Float32: f32, Float64: f64, Complex64: num_complex::Complex32,
-            Complex128: num_complex::Complex64])
-    };
-}
-
-/// `round` on the CPU.
-fn round_cpu(x: &Array, decimals: i32) -> Array {
-    let dt = x.dtype();
-    if dt.is_inexact() {
-        if decimals == 0 {
-            inexact!(dt, T => map1(x, <T as Inexact>::rint))
-        } else {
-            inexact!(dt, T => map1(x, |v: T| v.round_dec(decimals)))
-        }
-    } else if decimals >= 0 {
-        crate::with_dtype!(dt, T => map1(x, |v: T| v))
-    } else {
-        ints!(dt, T => map1(x, |v: T| <T as Integer>::round_neg(v, decimals)))
-    }
-}
-
-/// A GPU kernel and the scalar parameter it takes after its array input.
-type KernelWithParam = (
-    std::sync::Arc<crate::cuda::elementwise::MapKernel>,
-    Option<(Scalar, DType)>,
-);
-
-/// `round` on the GPU: rint, or a scaled rint with the power of ten passed
-/// by value (computed here exactly as the CPU does), or integer rounding.
-fn round_gpu_kernel(dt: DType, decimals: i32) -> Result<KernelWithParam> {
-    use crate::cuda::elementwise::{memoized, MapKernel};
-    let c = crate::ops::ufunc::gpu_compute_dtype(dt);
-    let k = decimals.unsigned_abs() as i32;
-    if dt.is_inexact() && decimals == 0 {
-        return Ok((gpu_kernel(Ufunc::Unary(Unary::Rint), dt)?, None));
-    }
-    if !dt.is_inexact() && decimals >= 0 {
-        return Ok((gpu_kernel(Ufunc::Unary(Unary::Positive), dt)?, None));
-    }
-    let (key, expr, param, support): (&'static str, &str, (Scalar, DType), &str) =
-        if dt.is_inexact() {
-            let factor = Scalar::Float(10f64.powi(k));
-            let real = c.real_dtype();
-            match (dt.is_complex(), decimals > 0) {
-                (false, true) => ("round+", "rint(in0 * in1) / in1", (factor, real), ""),
-                (false, false) => ("round-", "rint(in0 / in1) * in1", (factor, real), ""),
-                (true, true) => (
-                    "round+",
-                    "mk(rint(in0.re * in1) / in1, rint(in0.im * in1) / in1)",
-                    (factor, real),
-                    "",
-                ),
-                (true, false) => (
-                    "round-",
-                    "mk(rint(in0.re / in1) * in1, rint(in0.im / in1) * in1)",
-                    (factor, real),
-                    "",
-                ),
-            }
-        } else {
-            (
-                "round-int",
-                "np_round_int(in0, in1)",
-                (Scalar::Int(k as i64), DType::Int32),
-                ROUND_INT,
-            )
-        };
-    let kernel = memoized((key, dt), || {
-        Some(MapKernel::new(
-            "round".into(),
-            vec![c, param.1],
-            expr.into(),
-            c,
-            support.into(),
-        ))
-    })
-    .ok_or_else(|| no_loop("round", dt))?;
-    Ok((kernel, Some(param)))
-}
-
 fn round_compute(a: &Operand<'_>, decimals: i32, out: Option<&mut Array>) -> Result<Option<Array>> {
     let name = "round";
     let device = common_device(name, &[a])?;
-    device.check_available(name)?;
+    let backend = crate::backend::on(name, device)?;
     let dt = round_types(result_type(&[a.type_operand()])?);
     if let Some(out) = &out {
         check_out(name, a.shape(), dt, device, out)?;
     }
-    if let Device::Cuda(ordinal) = device {
-        let (k, param) = round_gpu_kernel(dt, decimals)?;
-        let mut inputs = vec![gpu_input(a, name, dt)?];
-        if let Some((v, pdt)) = param {
-            inputs.push(crate::cuda::elementwise::MapInput::Scalar(v, pdt));
-        }
-        return match out {
-            Some(out) if gpu_out_is_safe(out, &[a]) => {
-                crate::cuda::elementwise::run_map_inputs(&k, &inputs, out).map(|_| None)
-            }
-            Some(out) => {
-                let r = gpu_new(name, &k, &inputs, ordinal, dt, a.shape())?;
-                store_broadcast(r, out).map(|_| None)
-            }
-            None => gpu_new(name, &k, &inputs, ordinal, dt, a.shape()).map(Some),
-        };
-    }
-    let r = round_cpu(&operand_as(a, name, dt, device)?, decimals);
+    let inputs = [input(a, name, dt)?];
+    let op = MapOp::Round(decimals);
     match out {
-        Some(out) => store_broadcast(r, out).map(|_| None),
-        None => Ok(Some(r)),
+        Some(out) => backend.map_into(op, dt, &inputs, out.view()).map(|_| None),
+        None => {
+            let plan = Plan {
+                loop_dt: dt,
+                out_dt: dt,
+                shape: Vec::new(),
+                device,
+                backend,
+            };
+            run_new(&plan, op, &inputs, a.shape()).map(Some)
+        }
     }
 }
 
@@ -776,7 +553,7 @@ fn saturate(op: &Operand<'_>, dtype: DType) -> Option<Scalar> {
 fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<Plan> {
     let name = "clip";
     let device = common_device(name, &[a, lo, hi])?;
-    device.check_available(name)?;
+    let backend = crate::backend::on(name, device)?;
     let shape = broadcast_shapes(name, &[a.shape(), lo.shape(), hi.shape()])?;
     let ops: Vec<TypeOperand> = [a, lo, hi].iter().map(|o| o.type_operand()).collect();
     let dt = result_type(&ops)?;
@@ -788,34 +565,8 @@ fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<Plan
         out_dt: dt,
         shape,
         device,
+        backend,
     })
-}
-
-/// The GPU kernel of `clip`: the table's `minimum` applied to its `maximum`,
-/// so NaN and complex order follow those rows exactly.
-fn clip_gpu_kernel(dt: DType) -> Result<std::sync::Arc<crate::cuda::elementwise::MapKernel>> {
-    use crate::cuda::ufunc_expr::expr;
-    let max = expr(Ufunc::Binary(Binary::Maximum), dt).ok_or_else(|| no_loop("clip", dt))?;
-    let min = expr(Ufunc::Binary(Binary::Minimum), dt).ok_or_else(|| no_loop("clip", dt))?;
-    let text = min
-        .expr
-        .replace("in1", "in2")
-        .replace("in0", &format!("({})", max.expr));
-    let support = if max.support == min.support {
-        max.support.to_string()
-    } else {
-        format!("{}{}", max.support, min.support)
-    };
-    crate::cuda::elementwise::memoized(("clip", dt), || {
-        Some(crate::cuda::elementwise::MapKernel::new(
-            "clip".into(),
-            vec![max.compute; 3],
-            text,
-            max.result,
-            support,
-        ))
-    })
-    .ok_or_else(|| no_loop("clip", dt))
 }
 
 fn clip_compute(
@@ -829,34 +580,17 @@ fn clip_compute(
     let dt = plan.loop_dt;
     let lo = saturate(lo, dt).map_or_else(|| lo.clone(), Operand::Scalar);
     let hi = saturate(hi, dt).map_or_else(|| hi.clone(), Operand::Scalar);
-    if let Device::Cuda(ordinal) = plan.device {
-        let k = clip_gpu_kernel(dt)?;
-        let inputs = [
-            gpu_input(a, name, dt)?,
-            gpu_input(&lo, name, dt)?,
-            gpu_input(&hi, name, dt)?,
-        ];
-        return match out {
-            Some(out) if gpu_out_is_safe(out, &[a, &lo, &hi]) => {
-                crate::cuda::elementwise::run_map_inputs(&k, &inputs, out).map(|_| None)
-            }
-            Some(out) => {
-                let r = gpu_new(name, &k, &inputs, ordinal, dt, out.shape())?;
-                store(&r, out).map(|_| None)
-            }
-            None => gpu_new(name, &k, &inputs, ordinal, dt, &plan.shape).map(Some),
-        };
-    }
-    let conv = |o: &Operand<'_>| operand_as(o, name, dt, plan.device);
-    let (x, l, h) = (conv(a)?, conv(&lo)?, conv(&hi)?);
-    let shape = out
-        .as_ref()
-        .map_or(plan.shape.clone(), |o| o.shape().to_vec());
-    let r = crate::with_dtype!(dt, T => map3([&x, &l, &h], &shape,
-        |v: T, l: T, h: T| <T as Arith>::minimum(<T as Arith>::maximum(v, l), h)));
+    let inputs = [
+        input(a, name, dt)?,
+        input(&lo, name, dt)?,
+        input(&hi, name, dt)?,
+    ];
     match out {
-        Some(out) => store(&r, out).map(|_| None),
-        None => Ok(Some(r)),
+        Some(out) => plan
+            .backend
+            .map_into(MapOp::Clip, dt, &inputs, out.view())
+            .map(|_| None),
+        None => run_new(plan, MapOp::Clip, &inputs, &plan.shape).map(Some),
     }
 }
 
@@ -1027,37 +761,6 @@ mod tests {
         assert_eq!(f_divmod(5.0f64, -3.0), (-2.0, -1.0));
         assert_eq!(f_divmod(1.0f64, 0.3), (3.0, 0.10000000000000003));
         assert_eq!(f_divmod(-2.0f64, f64::INFINITY), (-1.0, f64::INFINITY));
-    }
-
-    /// The GPU kernels of `round` and `clip` for every dtype, compiled by
-    /// NVRTC where it is present (the ufunc rows have their own check).
-    #[test]
-    fn round_and_clip_kernels_compile() {
-        use crate::cuda::elementwise::{generate, Read};
-        for dt in DType::ALL {
-            let rdt = round_types(dt);
-            for decimals in [0, 2, -1] {
-                let (k, param) = round_gpu_kernel(rdt, decimals).unwrap();
-                let mut reads = vec![(rdt, Read::Each)];
-                if let Some((_, pdt)) = param {
-                    reads.push((pdt, Read::Value));
-                }
-                reads.push((rdt, Read::Each));
-                let name = format!("round_{dt}_{decimals}");
-                crate::cuda::helpers::dump_source(&name, &generate(&k, &reads, 1, true, true));
-            }
-            let k = clip_gpu_kernel(dt).unwrap();
-            let reads = [
-                (dt, Read::Each),
-                (dt, Read::Value),
-                (dt, Read::Each),
-                (dt, Read::Each),
-            ];
-            crate::cuda::helpers::dump_source(
-                &format!("clip_{dt}"),
-                &generate(&k, &reads, 1, true, true),
-            );
-        }
     }
 
     #[test]

@@ -62,3 +62,24 @@ impl Array {
         View::new(self.storage(), self.layout(), self.dtype())
     }
 }
+
+// Create and elementwise: the CUDA helpers that every family's kernels
+// call take `impl Into<View>`, so arrays (until their family converts) and
+// views both pass.
+impl<'a> From<&'a Array> for View<'a> {
+    fn from(a: &'a Array) -> View<'a> {
+        a.view()
+    }
+}
+
+impl<'a> From<&View<'a>> for View<'a> {
+    fn from(v: &View<'a>) -> View<'a> {
+        *v
+    }
+}
+
+impl<'a> From<&&'a Array> for View<'a> {
+    fn from(a: &&'a Array) -> View<'a> {
+        a.view()
+    }
+}

@@ -99,14 +99,15 @@ impl Array {
                 casting: casting.name(),
             });
         }
-        if let Device::Cuda(n) = self.device() {
-            let out = cuda::elementwise::new_array("astype", n, dtype, self.shape())?;
-            cuda::elementwise::copy_cast(self, &out)?;
-            return Ok(out);
-        }
-        crate::layout::check_host_room("astype", self.size(), dtype.itemsize())?;
-        let data = crate::with_dtype!(dtype, U => U::into_data(self.gather_as::<U>()));
-        Ok(Array::from_cpu_data(data, self.shape()))
+        let b = super::on("astype", self.device())?;
+        let n = crate::layout::checked_size("astype", self.shape())?;
+        let out = Array::from_parts(
+            b.empty("astype", dtype, n)?,
+            Layout::contiguous(self.shape()),
+            dtype,
+        );
+        b.copy_cast("astype", self.view(), out.view())?;
+        Ok(out)
     }
 
     /// A new C-contiguous array holding `data` on `device`.
@@ -166,32 +167,12 @@ impl Array {
                 op: "assign",
                 shapes: vec![src.shape().to_vec(), self.shape().to_vec()],
             })?;
-        let src = src.with_layout(layout);
-        if self.device().is_cuda() {
-            let src = src.to_device(&self.device())?;
-            return cuda::elementwise::copy_cast(&src, self);
-        }
-        crate::with_dtype!(self.dtype(), T => {
-            let values = src.gather_as::<T>();
-            self.scatter::<T>(&values);
-        });
-        Ok(())
+        let src = src.with_layout(layout).to_device(&self.device())?;
+        super::on("assign", self.device())?.copy_cast("assign", src.view(), self.view())
     }
 
     /// Sets every element to `value` (cast with NumPy's unsafe rule).
     pub fn fill(&mut self, value: impl Into<Scalar>) -> Result<()> {
-        let value = value.into();
-        if self.device().is_cuda() {
-            return cuda::elementwise::fill(self, value);
-        }
-        crate::with_dtype!(self.dtype(), T => {
-            let v = T::from_scalar(value);
-            self.write_cpu::<T, _>(|data, layout| {
-                for p in layout.positions() {
-                    data[p] = v;
-                }
-            });
-        });
-        Ok(())
+        super::on("fill", self.device())?.fill("fill", self.view(), value.into())
     }
 }

@@ -1,25 +1,25 @@
 //! The CPU backend's strided loops: one to three inputs broadcast to a
 //! shape, walked in C order one run of the last merged axis at a time.
 
-use crate::array::Array;
 use crate::element::Element;
 use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::storage::{CpuData, Storage};
+use crate::view::View;
 
 /// Runs `f` with the CPU buffers of `arrays`, all of element type `T`,
-/// locking each distinct buffer once (arrays may view the same buffer).
+/// locking each distinct buffer once (views may see the same buffer).
 fn with_slices<T: Element, R, const N: usize>(
-    arrays: [&Array; N],
+    arrays: [View<'_>; N],
     f: impl FnOnce([&[T]; N]) -> R,
 ) -> R {
     let mut guards = Vec::with_capacity(N);
     let mut which = [0usize; N];
     for i in 0..N {
-        if let Some(j) = (0..i).find(|&j| arrays[j].shares_memory(arrays[i])) {
+        if let Some(j) = (0..i).find(|&j| arrays[j].shares_memory(&arrays[i])) {
             which[i] = which[j];
         } else {
             which[i] = guards.len();
-            guards.push(match arrays[i].storage() {
+            guards.push(match arrays[i].storage {
                 Storage::Cpu(s) => s.read(),
                 Storage::Cuda(_) => {
                     unreachable!("CPU loops run on host arrays only (see `on_host`)")
@@ -74,13 +74,13 @@ fn runs<const N: usize>(
     }
 }
 
-/// `f` of every element of `x` (element type `T`), as a new C-contiguous array.
-pub(crate) fn map1<T: Element, O: Element>(x: &Array, f: impl Fn(T) -> O) -> Array {
+/// `f` of every element of `x` (element type `T`), in C order.
+pub(crate) fn map1<T: Element, O: Element>(x: View<'_>, f: impl Fn(T) -> O) -> CpuData {
     let n = x.size();
     let mut out: Vec<O> = Vec::with_capacity(n);
     if n > 0 {
         with_slices::<T, _, 1>([x], |[d]| {
-            let l = x.layout();
+            let l = x.layout;
             let (shape, strides) = Layout::merge_axes(&[l]);
             runs(&shape, &strides, [l.offset() as isize], |[p], len, [s]| {
                 if s == 1 {
@@ -92,22 +92,21 @@ pub(crate) fn map1<T: Element, O: Element>(x: &Array, f: impl Fn(T) -> O) -> Arr
             });
         });
     }
-    Array::from_cpu_data(O::into_data(out), x.shape())
+    O::into_data(out)
 }
 
-/// `f` of `a` and `b` (element type `T`) broadcast to `shape`, as a new
-/// C-contiguous array.
+/// `f` of `a` and `b` (element type `T`) broadcast to `shape`, in C order.
 pub(crate) fn map2<T: Element, O: Element>(
-    a: &Array,
-    b: &Array,
+    a: View<'_>,
+    b: View<'_>,
     shape: &[usize],
     f: impl Fn(T, T) -> O,
-) -> Array {
+) -> CpuData {
     let n: usize = shape.iter().product();
     let mut out: Vec<O> = Vec::with_capacity(n);
     if n > 0 {
-        let la = a.layout().broadcast_to(shape).expect("shapes were checked");
-        let lb = b.layout().broadcast_to(shape).expect("shapes were checked");
+        let la = a.layout.broadcast_to(shape).expect("shapes were checked");
+        let lb = b.layout.broadcast_to(shape).expect("shapes were checked");
         with_slices::<T, _, 2>([a, b], |[da, db]| {
             let (mshape, mstrides) = Layout::merge_axes(&[&la, &lb]);
             let start = [la.offset() as isize, lb.offset() as isize];
@@ -136,21 +135,21 @@ pub(crate) fn map2<T: Element, O: Element>(
             });
         });
     }
-    Array::from_cpu_data(O::into_data(out), shape)
+    O::into_data(out)
 }
 
-/// `f` of three arrays (element type `T`) broadcast to `shape`.
+/// `f` of three views (element type `T`) broadcast to `shape`, in C order.
 pub(crate) fn map3<T: Element, O: Element>(
-    arrays: [&Array; 3],
+    arrays: [View<'_>; 3],
     shape: &[usize],
     f: impl Fn(T, T, T) -> O,
-) -> Array {
+) -> CpuData {
     let n: usize = shape.iter().product();
     let mut out: Vec<O> = Vec::with_capacity(n);
     if n > 0 {
         let ls: Vec<Layout> = arrays
             .iter()
-            .map(|a| a.layout().broadcast_to(shape).expect("shapes were checked"))
+            .map(|a| a.layout.broadcast_to(shape).expect("shapes were checked"))
             .collect();
         with_slices::<T, _, 3>(arrays, |[d0, d1, d2]| {
             let (mshape, mstrides) = Layout::merge_axes(&[&ls[0], &ls[1], &ls[2]]);
@@ -176,5 +175,5 @@ pub(crate) fn map3<T: Element, O: Element>(
             );
         });
     }
-    Array::from_cpu_data(O::into_data(out), shape)
+    O::into_data(out)
 }

@@ -251,66 +251,63 @@ fn table() -> Vec<std::sync::Arc<MapKernel>> {
     out
 }
 
+/// The interpreter's kernel; `@CASES@` holds one `batch_case.cu` per operation.
+const TEMPLATE: &str = include_str!("batch.cu");
+/// One operation of the interpreter.
+const CASE: &str = include_str!("batch_case.cu");
+
 /// The interpreter's source: one `case` per operation of `kernels`.
 pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
-    let mut s = String::from(PRELUDE);
+    let mut support = String::new();
     let mut supports: Vec<&str> = Vec::new();
     for k in kernels {
         if !k.support.is_empty() && !supports.contains(&k.support.as_str()) {
             supports.push(&k.support);
-            s.push_str(&k.support);
+            support.push_str(&k.support);
         }
     }
-    let _ = write!(
-        s,
-        r#"
-struct BatchOp {{ unsigned int code; unsigned int n; unsigned long long a; unsigned long long b; unsigned long long out; }};
-struct BatchParams {{ unsigned int count; unsigned int pad; BatchOp ops[{MAX_OPS}]; }};
-// A scalar input travels in the low bytes of a 64-bit word.
-template <class T> __device__ __forceinline__ T batch_value(unsigned long long v) {{
-  union {{ unsigned long long u; T t; }} x; x.u = v; return x.t;
-}}
-extern "C" __global__ void __launch_bounds__({THREADS})
-cuprite_batch(const __grid_constant__ BatchParams batch) {{
-  const unsigned int stride = gridDim.x * blockDim.x;
-  const unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;
-  for (unsigned int k = 0; k < batch.count; ++k) {{
-    const BatchOp& op = batch.ops[k];
-    const unsigned int code = op.code;
-    const unsigned int n = op.n;
-    if (first >= n) continue;
-    switch (code >> 2) {{
-"#
-    );
+    let mut cases = String::new();
     for (index, k) in kernels.iter().enumerate() {
-        let _ = writeln!(s, "    case {index}: {{ // {} {}", k.name, k.compute[0]);
-        let out = ctype(k.result);
+        let (mut scalars, mut loads) = (String::new(), String::new());
         for (i, &c) in k.compute.iter().enumerate() {
             let (t, word) = (ctype(c), ["op.a", "op.b"][i]);
             let _ = writeln!(
-                s,
+                scalars,
                 "      const bool s{i} = code & {bit}; const {t} v{i} = s{i} ? batch_value<{t}>({word}) : ({t})0;",
                 bit = 1 << i
             );
-        }
-        let _ = writeln!(
-            s,
-            "      for (unsigned int i = first; i < n; i += stride) {{"
-        );
-        for (i, &c) in k.compute.iter().enumerate() {
-            let (t, word) = (ctype(c), ["op.a", "op.b"][i]);
             // Plain loads: a pointer may alias what an earlier operation of
             // this batch wrote, so neither `__restrict__` nor `__ldg`.
             let _ = writeln!(
-                s,
+                loads,
                 "        const {t} in{i} = s{i} ? v{i} : ((const {t}*){word})[i];"
             );
         }
-        let _ = writeln!(s, "        (({out}*)op.out)[i] = ({});", k.expr);
-        let _ = writeln!(s, "      }}\n      break;\n    }}");
+        cases.push_str(&super::template::render(
+            CASE,
+            &[
+                ("INDEX", &index.to_string()),
+                ("NAME", &k.name),
+                ("DTYPE", k.compute[0].name()),
+                ("SCALARS", scalars.trim_end_matches('\n')),
+                ("LOADS", loads.trim_end_matches('\n')),
+                ("OUT", ctype(k.result)),
+                ("EXPR", &k.expr),
+            ],
+            &[],
+        ));
     }
-    s.push_str("    default: __trap();\n    }\n  }\n}\n");
-    s
+    super::template::render(
+        TEMPLATE,
+        &[
+            ("PRELUDE", PRELUDE),
+            ("SUPPORT", &support),
+            ("MAX_OPS", &MAX_OPS.to_string()),
+            ("THREADS", &THREADS.to_string()),
+            ("CASES", cases.trim_end_matches('\n')),
+        ],
+        &[],
+    )
 }
 
 fn build_interpreter(session: &DeviceSession) -> std::result::Result<Interpreter, String> {
@@ -654,6 +651,7 @@ mod tests {
             );
         }
         let src = source(&kernels);
+        assert_eq!(super::super::template::unfilled(&src), None);
         assert_eq!(src.matches("    case ").count(), kernels.len());
         assert!(
             !src.contains("__restrict__ p"),

@@ -7,17 +7,15 @@
 //! Kernels are specialised on (expression, dtypes, merged rank, contiguity,
 //! 32/64-bit indexing) and cached by the session's kernel cache.
 
-use std::fmt::Write;
-
-use super::compile::PRELUDE;
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
 use super::DriverResultExt;
-use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+pub(crate) use crate::ops::ufunc::Input as MapInput;
+use crate::ops::ufunc::{no_loop, Binary, MapOp, Ufunc, Unary};
 use crate::storage::Storage;
 use crate::view::View;
 
@@ -136,10 +134,10 @@ struct Operand {
     layout: Layout,
 }
 
-fn operand(op: &str, a: &Array, ordinal: usize) -> Result<Operand> {
-    match a.storage() {
+fn operand(op: &str, a: View<'_>, ordinal: usize) -> Result<Operand> {
+    match a.storage {
         Storage::Cuda(c) if c.buffer.session.info.ordinal == ordinal => Ok(Operand {
-            ptr: c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64,
+            ptr: c.buffer.ptr + (a.offset() * a.dtype().itemsize()) as u64,
             dtype: a.dtype(),
             layout: Layout::from_parts(a.shape().to_vec(), a.strides().to_vec(), 0),
         }),
@@ -167,13 +165,6 @@ fn leak(s: &str) -> &'static str {
     n
 }
 
-/// One input of a map kernel: an array, or a scalar passed by value.
-#[derive(Clone, Copy)]
-pub(crate) enum MapInput<'a> {
-    Array(&'a Array),
-    Scalar(crate::Scalar, DType),
-}
-
 /// How a kernel reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Read {
@@ -188,13 +179,27 @@ pub(crate) enum Read {
 /// Runs `k` over `inputs` (broadcast to `out`'s shape) writing `out`.
 /// All arrays must be on the same CUDA device; `out` must not overlap the
 /// inputs except by being exactly one of them.
-pub(crate) fn run_map(k: &MapKernel, inputs: &[&Array], out: &Array) -> Result<()> {
-    let inputs: Vec<MapInput> = inputs.iter().map(|a| MapInput::Array(a)).collect();
-    run_map_inputs(k, &inputs, out)
+pub(crate) fn run_map<'a, 'b, I: Copy + Into<View<'a>>>(
+    k: &MapKernel,
+    inputs: &[I],
+    out: impl Into<View<'b>>,
+) -> Result<()> {
+    let inputs: smallvec::SmallVec<[MapInput; 4]> =
+        inputs.iter().map(|&a| MapInput::Array(a.into())).collect();
+    run_map_view(k, &inputs, out.into())
 }
 
 /// As [`run_map`], with scalar inputs passed by value (no device copy).
-pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) -> Result<()> {
+pub(crate) fn run_map_inputs<'b>(
+    k: &MapKernel,
+    inputs: &[MapInput],
+    out: impl Into<View<'b>>,
+) -> Result<()> {
+    run_map_view(k, inputs, out.into())
+}
+
+/// [`run_map_inputs`] on a view.
+fn run_map_view(k: &MapKernel, inputs: &[MapInput], out: View<'_>) -> Result<()> {
     let ordinal = match out.device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => unreachable!("run_map is only called for CUDA arrays"),
@@ -212,7 +217,7 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
     let mut ops = Vec::with_capacity(inputs.len() + 1);
     for input in inputs {
         if let MapInput::Array(a) = input {
-            let mut o = operand(&k.name, a, ordinal)?;
+            let mut o = operand(&k.name, *a, ordinal)?;
             o.layout = o
                 .layout
                 .broadcast_to(&shape)
@@ -283,21 +288,9 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
     push_map_args(&mut args, inputs, ops.iter().map(|o| o.ptr));
     if !contiguous {
         // Shape then each memory operand's strides, in the index width.
-        let mut block: Vec<i64> = Vec::new();
-        block.extend(mshape.iter().map(|&d| d as i64));
-        for st in &mstrides {
-            block.extend(st.iter().map(|&s| s as i64));
-        }
-        if small {
-            let bytes: Vec<u8> = block
-                .iter()
-                .flat_map(|&v| (v as i32).to_ne_bytes())
-                .collect();
-            args.push_bytes(&bytes, 4);
-        } else {
-            let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_ne_bytes()).collect();
-            args.push_bytes(&bytes, 8);
-        }
+        let geo = super::codegen::elementwise_geo(&mshape, &mstrides);
+        let (bytes, align) = super::codegen::geo_bytes(&geo, small);
+        args.push_bytes(&bytes, align);
     }
     args.push(n as i64);
     let cfg = grid_for(session, n);
@@ -311,12 +304,12 @@ pub(crate) fn run_map_inputs(k: &MapKernel, inputs: &[MapInput], out: &Array) ->
 /// costs a small operation a good part of its host time.
 fn same_shape_contiguous(
     inputs: &[MapInput],
-    out: &Array,
+    out: View<'_>,
     ordinal: usize,
 ) -> Option<smallvec::SmallVec<[u64; 4]>> {
-    let ptr = |a: &Array| match a.storage() {
+    let ptr = |a: View<'_>| match a.storage {
         Storage::Cuda(c) if c.buffer.session.info.ordinal == ordinal && a.is_c_contiguous() => {
-            Some(c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64)
+            Some(c.buffer.ptr + (a.offset() * a.dtype().itemsize()) as u64)
         }
         _ => None,
     };
@@ -329,7 +322,7 @@ fn same_shape_contiguous(
             if a.shape() != out.shape() {
                 return None;
             }
-            ptrs.push(ptr(a)?);
+            ptrs.push(ptr(*a)?);
         }
     }
     ptrs.push(ptr(out)?);
@@ -404,7 +397,10 @@ pub(crate) fn grid_for(session: &DeviceSession, n: usize) -> LaunchConfig {
     }
 }
 
-/// The kernel source for one specialisation.
+/// The kernel source for one specialisation, from the one elementwise
+/// generator (`codegen::generate`): input `k` is `in<k>` converted to
+/// `k.compute[k]` (scalars passed by value as `v<k>` and converted in the
+/// operation), and the output `_y` receives the expression cast to its dtype.
 pub(crate) fn generate(
     k: &MapKernel,
     kinds: &[(DType, Read)],
@@ -412,167 +408,63 @@ pub(crate) fn generate(
     contiguous: bool,
     small: bool,
 ) -> String {
+    use super::codegen::{GenParam, Pass};
     let n_in = kinds.len() - 1;
     let out_dt = kinds[n_in].0;
-    // Slots in `ind.st`: inputs held in memory, then the output.
-    let mem: Vec<usize> = (0..n_in)
-        .filter(|&i| kinds[i].1 != Read::Value)
-        .chain(std::iter::once(n_in))
-        .collect();
-    let idx = if small { "int" } else { "long long" };
-    let mut s = String::new();
-    s.push_str(PRELUDE);
-    s.push_str(&k.support);
-    let _ = writeln!(s, "\ntypedef {idx} idx_t;");
-    if !contiguous {
-        let _ = writeln!(
-            s,
-            "struct Ind {{ idx_t shape[{nd}]; idx_t st[{ops}][{nd}]; }};",
-            nd = ndim.max(1),
-            ops = mem.len()
-        );
-    }
-    let mut params: Vec<String> = Vec::new();
-    for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
-        if read == Read::Value {
-            params.push(format!("const {} v{i}", ctype(d)));
-        } else {
-            params.push(format!("const {}* __restrict__ p{i}", ctype(d)));
-        }
-    }
-    params.push(format!("{}* __restrict__ p{n_in}", ctype(out_dt)));
-    if !contiguous {
-        params.push("Ind ind".into());
-    }
-    params.push("long long n".into());
-    let _ = writeln!(
-        s,
-        "extern \"C\" __global__ void cuprite_map({}) {{",
-        params.join(", ")
-    );
-    let load = |i: usize, at: &str| -> String {
-        format!(
-            "const {} in{i} = {};",
-            ctype(k.compute[i]),
-            cast_expr(kinds[i].0, k.compute[i], at)
-        )
+    let mut params = Vec::with_capacity(kinds.len());
+    let mut operation = String::new();
+    let param = |name: String, pass: Pass, actual: DType, ty: DType, out: bool| GenParam {
+        name,
+        pass,
+        actual,
+        ty,
+        out,
     };
-    // Scalars are read once, before the loop.
-    for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
+    for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
+        let c = k.compute[i];
         match read {
             Read::Value => {
-                let _ = writeln!(s, "  {}", load(i, &format!("v{i}")));
+                params.push(param(format!("v{i}"), Pass::Value, d, d, false));
+                let v = cast_expr(d, c, &format!("v{i}"));
+                operation.push_str(&format!("const {} in{i} = {v}; ", ctype(c)));
             }
-            Read::Once => {
-                let _ = writeln!(s, "  {}", load(i, &format!("p{i}[0]")));
-            }
-            Read::Each => {}
+            Read::Once => params.push(param(format!("in{i}"), Pass::Once, d, c, false)),
+            Read::Each => params.push(param(format!("in{i}"), Pass::Each, d, c, false)),
         }
     }
-    let _ = writeln!(s, "  idx_t stride = (idx_t)gridDim.x * blockDim.x;");
-    let _ = writeln!(
-        s,
-        "  idx_t i = (idx_t)blockIdx.x * blockDim.x + threadIdx.x;"
-    );
+    params.push(param("_y".into(), Pass::Each, out_dt, out_dt, true));
     let value = cast_expr(k.result, out_dt, &format!("({})", k.expr));
-    if contiguous {
-        // Four elements per thread and step, every load issued before the
-        // first store, so more memory requests are in flight.
-        let at = |u: usize| {
-            if u == 0 {
-                "i".to_string()
-            } else {
-                format!("i + {u} * stride")
-            }
-        };
-        let _ = writeln!(s, "  for (; i + 3 * stride < (idx_t)n; i += 4 * stride) {{");
-        for u in 0..4 {
-            for (i, &(d, read)) in kinds.iter().enumerate().take(n_in) {
-                if read == Read::Each {
-                    let _ = writeln!(s, "    const {} r{i}_{u} = p{i}[{}];", ctype(d), at(u));
-                }
-            }
-        }
-        for u in 0..4 {
-            let _ = writeln!(s, "    {{");
-            for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
-                if read == Read::Each {
-                    let _ = writeln!(s, "      {}", load(i, &format!("r{i}_{u}")));
-                }
-            }
-            let _ = writeln!(s, "      p{n_in}[{}] = {value};", at(u));
-            let _ = writeln!(s, "    }}");
-        }
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
-        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
-            if read == Read::Each {
-                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[i]")));
-            }
-        }
-        let _ = writeln!(s, "    p{n_in}[i] = {value};");
-    } else {
-        let _ = writeln!(s, "  for (; i < (idx_t)n; i += stride) {{");
-
-        let _ = writeln!(s, "    idx_t rem = i;");
-        for &o in &mem {
-            let _ = writeln!(s, "    idx_t off{o} = 0;");
-        }
-        let _ = writeln!(s, "    #pragma unroll");
-        let _ = writeln!(
-            s,
-            "    for (int ax = {} - 1; ax >= 0; --ax) {{",
-            ndim.max(1)
-        );
-        let _ = writeln!(
-            s,
-            "      idx_t d = ind.shape[ax]; idx_t q = rem / d; idx_t r = rem - q * d; rem = q;"
-        );
-        for (slot, &o) in mem.iter().enumerate() {
-            if o < n_in && kinds[o].1 != Read::Each {
-                continue;
-            }
-            let _ = writeln!(s, "      off{o} += r * ind.st[{slot}][ax];");
-        }
-        let _ = writeln!(s, "    }}");
-        for (i, &(_, read)) in kinds.iter().enumerate().take(n_in) {
-            if read == Read::Each {
-                let _ = writeln!(s, "    {}", load(i, &format!("p{i}[off{i}]")));
-            }
-        }
-        let _ = writeln!(s, "    p{n_in}[off{n_in}] = {value};");
-    }
-    s.push_str("  }\n}\n");
-    s
+    operation.push_str(&format!("_y = {value};"));
+    super::codegen::generate(&super::codegen::Elementwise {
+        name: "cuprite_map",
+        title: &format!("`{}`, generated by cuprite", k.name),
+        operation: &operation,
+        preamble: "",
+        support: &k.support,
+        placeholders: &[],
+        params: &params,
+        ndim,
+        contiguous,
+        small,
+        lanes: 1,
+        restrict: true,
+    })
 }
 
-/// A new C-contiguous CUDA array of `dtype` and `shape` on cuda:`ordinal` (uninitialised).
-pub(crate) fn new_array(
-    op: &'static str,
-    ordinal: usize,
-    dtype: DType,
-    shape: &[usize],
-) -> Result<Array> {
-    let n = crate::layout::checked_size(op, shape)?;
-    let storage = super::transfer::alloc(op, ordinal, dtype, n)?;
-    Ok(Array::from_parts(
-        Storage::Cuda(storage),
-        Layout::contiguous(shape),
-        dtype,
-    ))
-}
+pub(crate) use super::bridge::new_array;
 
 /// `out[...] = cast(src)` with broadcasting (copies, casts, `assign`).
-pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
+pub(crate) fn copy_cast<'a, 'b>(src: impl Into<View<'a>>, out: impl Into<View<'b>>) -> Result<()> {
+    let (src, out) = (src.into(), out.into());
     // Same dtype and both contiguous: the driver's device-to-device copy.
     if src.dtype() == out.dtype()
         && src.shape() == out.shape()
         && src.is_c_contiguous()
         && out.is_c_contiguous()
         && src.device() == out.device()
-        && !src.shares_memory(out)
+        && !src.shares_memory(&out)
     {
-        if let (Storage::Cuda(a), Storage::Cuda(b)) = (src.storage(), out.storage()) {
+        if let (Storage::Cuda(a), Storage::Cuda(b)) = (src.storage, out.storage) {
             let item = src.dtype().itemsize() as u64;
             let bytes = src.size() * src.dtype().itemsize();
             if bytes == 0 {
@@ -583,8 +475,8 @@ pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
             // and do not overlap (different buffers).
             return unsafe {
                 cudarc::driver::sys::cuMemcpyDtoDAsync_v2(
-                    b.buffer.ptr + out.layout().offset() as u64 * item,
-                    a.buffer.ptr + src.layout().offset() as u64 * item,
+                    b.buffer.ptr + out.offset() as u64 * item,
+                    a.buffer.ptr + src.offset() as u64 * item,
                     bytes,
                     current_stream().raw(),
                 )
@@ -601,13 +493,14 @@ pub(crate) fn copy_cast(src: &Array, out: &Array) -> Result<()> {
         src.dtype(),
         String::new(),
     );
-    run_map(&k, &[src], out)
+    run_map_view(&k, &[MapInput::Array(src)], out)
 }
 
 /// Every element of `out` set to `value` (cast to out's dtype), passed to
 /// the kernel as a parameter so one compiled kernel per dtype serves every
 /// value.
-pub(crate) fn fill(out: &Array, value: crate::Scalar) -> Result<()> {
+pub(crate) fn fill<'a>(out: impl Into<View<'a>>, value: crate::Scalar) -> Result<()> {
+    let out = out.into();
     let dt = out.dtype();
     let k = memoized(("fill", dt), || {
         Some(MapKernel::new(
@@ -619,7 +512,7 @@ pub(crate) fn fill(out: &Array, value: crate::Scalar) -> Result<()> {
         ))
     })
     .expect("fill has a kernel for every dtype");
-    run_map_inputs(&k, &[MapInput::Scalar(value, dt)], out)
+    run_map_view(&k, &[MapInput::Scalar(value, dt)], out)
 }
 
 /// The kernel description stored under `key` (None: no GPU kernel), built
@@ -689,8 +582,165 @@ pub(crate) fn scalar_literal(v: crate::Scalar, dt: DType) -> String {
     })
 }
 
+/// The kernel of built-in ufunc `op` for loop dtype `dt`, or the error for
+/// a loop the table lacks.
+fn ufunc_kernel_or_err(op: Ufunc, dt: DType) -> Result<std::sync::Arc<MapKernel>> {
+    ufunc_kernel(op, dt).ok_or_else(|| no_loop(op.name(), dt))
+}
+
+/// Device functions of integer rounding to tens, hundreds, ...
+const ROUND_INT: &str = include_str!("../ops/cuda/round_int.cuh");
+
+/// A GPU kernel and the scalar parameter it takes after its array input.
+pub(crate) type KernelWithParam = (std::sync::Arc<MapKernel>, Option<(crate::Scalar, DType)>);
+
+/// `round` on the GPU: rint, or a scaled rint with the power of ten passed
+/// by value (computed here exactly as the CPU does), or integer rounding.
+pub(crate) fn round_kernel(dt: DType, decimals: i32) -> Result<KernelWithParam> {
+    use crate::Scalar;
+    let c = crate::ops::ufunc::gpu_compute_dtype(dt);
+    let k = decimals.unsigned_abs() as i32;
+    if dt.is_inexact() && decimals == 0 {
+        return Ok((ufunc_kernel_or_err(Ufunc::Unary(Unary::Rint), dt)?, None));
+    }
+    if !dt.is_inexact() && decimals >= 0 {
+        return Ok((
+            ufunc_kernel_or_err(Ufunc::Unary(Unary::Positive), dt)?,
+            None,
+        ));
+    }
+    let (key, expr, param, support): (&'static str, &str, (Scalar, DType), &str) =
+        if dt.is_inexact() {
+            let factor = Scalar::Float(10f64.powi(k));
+            let real = c.real_dtype();
+            match (dt.is_complex(), decimals > 0) {
+                (false, true) => ("round+", "rint(in0 * in1) / in1", (factor, real), ""),
+                (false, false) => ("round-", "rint(in0 / in1) * in1", (factor, real), ""),
+                (true, true) => (
+                    "round+",
+                    "mk(rint(in0.re * in1) / in1, rint(in0.im * in1) / in1)",
+                    (factor, real),
+                    "",
+                ),
+                (true, false) => (
+                    "round-",
+                    "mk(rint(in0.re / in1) * in1, rint(in0.im / in1) * in1)",
+                    (factor, real),
+                    "",
+                ),
+            }
+        } else {
+            (
+                "round-int",
+                "np_round_int(in0, in1)",
+                (Scalar::Int(k as i64), DType::Int32),
+                ROUND_INT,
+            )
+        };
+    let kernel = memoized((key, dt), || {
+        Some(MapKernel::new(
+            "round".into(),
+            vec![c, param.1],
+            expr.into(),
+            c,
+            support.into(),
+        ))
+    })
+    .ok_or_else(|| no_loop("round", dt))?;
+    Ok((kernel, Some(param)))
+}
+
+/// The GPU kernel of `clip`: the table's `minimum` applied to its `maximum`,
+/// so NaN and complex order follow those rows exactly.
+pub(crate) fn clip_kernel(dt: DType) -> Result<std::sync::Arc<MapKernel>> {
+    use super::ufunc_expr::expr;
+    let max = expr(Ufunc::Binary(Binary::Maximum), dt).ok_or_else(|| no_loop("clip", dt))?;
+    let min = expr(Ufunc::Binary(Binary::Minimum), dt).ok_or_else(|| no_loop("clip", dt))?;
+    let text = min
+        .expr
+        .replace("in1", "in2")
+        .replace("in0", &format!("({})", max.expr));
+    let support = if max.support == min.support {
+        max.support.to_string()
+    } else {
+        format!("{}{}", max.support, min.support)
+    };
+    memoized(("clip", dt), || {
+        Some(MapKernel::new(
+            "clip".into(),
+            vec![max.compute; 3],
+            text,
+            max.result,
+            support,
+        ))
+    })
+    .ok_or_else(|| no_loop("clip", dt))
+}
+
+/// Runs elementwise `op` with loop dtype `loop_dt` over `inputs` into `out`
+/// (which the caller made safe to write while the inputs are read).
+fn run_op(op: MapOp, loop_dt: DType, inputs: &[MapInput], out: View<'_>) -> Result<()> {
+    match op {
+        MapOp::Ufunc(u) => run_map_view(&*ufunc_kernel_or_err(u, loop_dt)?, inputs, out),
+        MapOp::Clip => run_map_view(&*clip_kernel(loop_dt)?, inputs, out),
+        MapOp::Round(decimals) => {
+            let (k, param) = round_kernel(loop_dt, decimals)?;
+            match param {
+                Some((v, pdt)) => {
+                    let mut with: smallvec::SmallVec<[MapInput; 4]> =
+                        inputs.iter().copied().collect();
+                    with.push(MapInput::Scalar(v, pdt));
+                    run_map_view(&k, &with, out)
+                }
+                None => run_map_view(&k, inputs, out),
+            }
+        }
+    }
+}
+
 // The Elementwise family of the backend interface (`ops::backend`).
-impl crate::ops::ufunc::Elementwise for super::CudaBackend {}
+impl crate::ops::ufunc::Elementwise for super::CudaBackend {
+    fn map_new(
+        &self,
+        op: MapOp,
+        loop_dt: DType,
+        out_dt: DType,
+        inputs: &[MapInput<'_>],
+        layout: &Layout,
+    ) -> Result<Storage> {
+        let n = crate::layout::checked_size(op.name(), layout.shape())?;
+        let storage = Storage::Cuda(super::transfer::alloc(op.name(), self.ordinal, out_dt, n)?);
+        run_op(op, loop_dt, inputs, View::new(&storage, layout, out_dt))?;
+        Ok(storage)
+    }
+
+    fn map_into(
+        &self,
+        op: MapOp,
+        loop_dt: DType,
+        inputs: &[MapInput<'_>],
+        out: View<'_>,
+    ) -> Result<()> {
+        // `out` may be written while the inputs are read when it is one of
+        // them exactly or shares no memory with them; else the result goes
+        // through a new array.
+        let safe = inputs.iter().all(|i| match i {
+            MapInput::Array(a) => !a.shares_memory(&out) || a.layout == out.layout,
+            MapInput::Scalar(..) => true,
+        });
+        if safe {
+            return run_op(op, loop_dt, inputs, out);
+        }
+        let out_dt = match op {
+            MapOp::Ufunc(Ufunc::Unary(u)) => u.types(loop_dt).map_or(loop_dt, |t| t.1),
+            MapOp::Ufunc(Ufunc::Binary(b)) => b.types(loop_dt).map_or(loop_dt, |t| t.1),
+            MapOp::Round(_) | MapOp::Clip => loop_dt,
+        };
+        let layout = Layout::contiguous(out.shape());
+        let tmp = self.map_new(op, loop_dt, out_dt, inputs, &layout)?;
+        copy_cast(View::new(&tmp, &layout, out_dt), out)
+    }
+}
 
 impl crate::ops::create::Create for super::CudaBackend {
     fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage> {
@@ -702,17 +752,25 @@ impl crate::ops::create::Create for super::CudaBackend {
         )?))
     }
 
-    // TODO(seam-elementwise): the kernels on views; these bridge through
-    // arrays until then.
+    fn full(
+        &self,
+        op: &'static str,
+        dtype: DType,
+        len: usize,
+        value: crate::Scalar,
+    ) -> Result<Storage> {
+        let storage = self.empty(op, dtype, len)?;
+        let layout = Layout::contiguous(&[len]);
+        fill(View::new(&storage, &layout, dtype), value)?;
+        Ok(storage)
+    }
+
     fn copy_cast(&self, _op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
-        let src = Array::from_parts(src.storage.clone(), src.layout.clone(), src.dtype);
-        let dst = Array::from_parts(dst.storage.clone(), dst.layout.clone(), dst.dtype);
-        copy_cast(&src, &dst)
+        copy_cast(src, dst)
     }
 
     fn fill(&self, _op: &'static str, dst: View<'_>, value: crate::Scalar) -> Result<()> {
-        let dst = Array::from_parts(dst.storage.clone(), dst.layout.clone(), dst.dtype);
-        fill(&dst, value)
+        fill(dst, value)
     }
 }
 
@@ -749,6 +807,37 @@ mod tests {
         );
     }
 
+    /// The GPU kernels of `round` and `clip` for every dtype, compiled by
+    /// NVRTC where it is present (the ufunc rows have their own check).
+    #[test]
+    fn round_and_clip_kernels_compile() {
+        for dt in DType::ALL {
+            // `round` of bools runs in float16, as in NumPy.
+            let rdt = if dt.is_bool() { DType::Float16 } else { dt };
+            for decimals in [0, 2, -1] {
+                let (k, param) = round_kernel(rdt, decimals).unwrap();
+                let mut reads = vec![(rdt, Read::Each)];
+                if let Some((_, pdt)) = param {
+                    reads.push((pdt, Read::Value));
+                }
+                reads.push((rdt, Read::Each));
+                let name = format!("round_{dt}_{decimals}");
+                super::super::helpers::dump_source(&name, &generate(&k, &reads, 1, true, true));
+            }
+            let k = clip_kernel(dt).unwrap();
+            let reads = [
+                (dt, Read::Each),
+                (dt, Read::Value),
+                (dt, Read::Each),
+                (dt, Read::Each),
+            ];
+            super::super::helpers::dump_source(
+                &format!("clip_{dt}"),
+                &generate(&k, &reads, 1, true, true),
+            );
+        }
+    }
+
     #[test]
     fn generated_source_has_one_kernel_with_the_expression() {
         let k = MapKernel::new(
@@ -766,9 +855,16 @@ mod tests {
             true,
             true,
         );
-        assert!(src.contains("extern \"C\" __global__ void cuprite_map("));
-        assert!(src.contains("const float in1 = p1[0];"));
-        assert!(src.contains("p2[i] = (in0 + in1);"));
+        assert!(src.contains("extern \"C\" __global__ void cuprite_map(const float* __restrict__ _raw_in0, const float* __restrict__ _raw_in1, float* __restrict__ _raw__y, const long long _n)"), "{src}");
+        assert!(
+            src.contains("const float _once_in1 = _raw_in1[0];"),
+            "{src}"
+        );
+        assert!(src.contains("_y = (in0 + in1);"), "{src}");
+        assert!(
+            src.contains("_cp_op(_i, _ind, _raw_in0[_i], _once_in1, _raw__y[_i]);"),
+            "{src}"
+        );
         let src = generate(
             &k,
             &[(f, Read::Each), (DType::Int8, Read::Value), (f, Read::Each)],
@@ -776,8 +872,8 @@ mod tests {
             true,
             true,
         );
-        assert!(src.contains("const int8_t v1"));
-        assert!(src.contains("const float in1 = (float)(v1);"));
+        assert!(src.contains("const int8_t _raw_v1"), "{src}");
+        assert!(src.contains("const float in1 = (float)(v1);"), "{src}");
         let h = DType::Float16;
         let src = generate(
             &k,
@@ -786,10 +882,14 @@ mod tests {
             false,
             false,
         );
-        assert!(src.contains("typedef long long idx_t;"));
-        assert!(src.contains("struct Ind { idx_t shape[3]; idx_t st[3][3]; };"));
-        assert!(src.contains("make_f16((float)((in0 + in1)))"));
-        // A value parameter has no stride slot: the output uses slot 1.
+        assert!(src.contains("typedef long long _cp_idx;"), "{src}");
+        assert!(
+            src.contains("struct _cp_Geo { long long v[12]; };"),
+            "{src}"
+        );
+        assert!(src.contains("make_f16((float)((in0 + in1)))"), "{src}");
+        // A value parameter has no stride slot: the output uses slot 1, and
+        // small kernels compute offsets in 32 bits.
         let src = generate(
             &k,
             &[(f, Read::Each), (f, Read::Value), (f, Read::Each)],
@@ -797,7 +897,9 @@ mod tests {
             false,
             true,
         );
-        assert!(src.contains("idx_t st[2][2]"));
-        assert!(src.contains("off2 += r * ind.st[1][ax];"));
+        assert!(src.contains("struct _cp_Geo { _cp_idx v[6]; };"), "{src}");
+        assert!(src.contains("_o__y += _d * _g.v[5];"), "{src}");
+        assert!(src.contains("{ _cp_idx _r = (_i), _q, _d; "), "{src}");
+        super::super::helpers::dump_source("map_strided_value", &src);
     }
 }

@@ -64,7 +64,11 @@ pub(crate) fn where_(
 ) -> Result<Array> {
     let s = session_of("where_", cond)?;
     let out = new_array("where_", s.info.ordinal, dtype, shape)?;
-    run_map_inputs(&where_kernel(dtype), &[MapInput::Array(cond), x, y], &out)?;
+    run_map_inputs(
+        &where_kernel(dtype),
+        &[MapInput::Array(cond.into()), x, y],
+        &out,
+    )?;
     Ok(out)
 }
 

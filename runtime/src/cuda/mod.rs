@@ -5,6 +5,8 @@
 pub(crate) mod argreduce;
 pub(crate) mod batch;
 pub(crate) mod blas;
+pub(crate) mod bridge;
+pub(crate) mod codegen;
 pub(crate) mod compile;
 pub(crate) mod conv;
 pub(crate) mod cufft;

@@ -495,20 +495,23 @@ impl ElementwiseKernel {
             }
         };
         let nin = self.in_params.len();
+        let backend = crate::backend::on(OP, plan.device)?;
         // Outputs: given or allocated.
         let mut outs: Vec<Array> = Vec::with_capacity(self.out_params.len());
         for (j, p) in self.out_params.iter().enumerate() {
             let k = nin + j;
             outs.push(match &plan.bound[k] {
                 Bound::Array(a) => (*a).clone(),
-                _ => crate::cuda::elementwise::new_array(OP, ordinal, plan.types[k], &plan.shape)
+                _ => crate::layout::checked_size(OP, &plan.shape)
+                    .and_then(|n| backend.empty(OP, plan.types[k], n))
+                    .map(|s| Array::from_parts(s, Layout::contiguous(&plan.shape), plan.types[k]))
                     .map_err(|e| match e {
-                    Error::OutOfMemory { .. } => e,
-                    other => Error::InvalidArgument {
-                        op: OP,
-                        detail: format!("allocating the output `{}`: {other}", p.name),
-                    },
-                })?,
+                        Error::OutOfMemory { .. } => e,
+                        other => Error::InvalidArgument {
+                            op: OP,
+                            detail: format!("allocating the output `{}`: {other}", p.name),
+                        },
+                    })?,
             });
         }
         if plan.n == 0 {
@@ -577,8 +580,8 @@ impl ElementwiseKernel {
         }
         if !plan.contiguous {
             let geo = elementwise_geo(&plan.mshape, &plan.mstrides);
-            let bytes: Vec<u8> = geo.iter().flat_map(|v| v.to_ne_bytes()).collect();
-            kargs.push_bytes(&bytes, 8);
+            let (bytes, align) = crate::cuda::codegen::geo_bytes(&geo, plan.small);
+            kargs.push_bytes(&bytes, align);
         }
         kargs.push(plan.n as i64);
         let cfg = crate::cuda::elementwise::grid_for(s, plan.n);

@@ -20,4 +20,6 @@ pub(crate) trait Create {
     fn copy_cast(&self, op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()>;
     /// Writes `value`, converted to `dst`'s dtype, into every element of `dst`.
     fn fill(&self, op: &'static str, dst: View<'_>, value: Scalar) -> Result<()>;
+    /// A new buffer of `len` elements of `dtype`, each `value` converted to it.
+    fn full(&self, op: &'static str, dtype: DType, len: usize, value: Scalar) -> Result<Storage>;
 }

@@ -884,6 +884,67 @@ mod tests {
     }
 }
 
-/// Elementwise ufuncs over broadcast inputs, from the ufunc table.
+/// One input of an elementwise operation on a backend: an array, or a
+/// scalar passed by value in the given dtype (the loop dtype of a ufunc).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Input<'a> {
+    Array(crate::view::View<'a>),
+    Scalar(crate::element::Scalar, DType),
+}
+
+/// What an elementwise operation computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MapOp {
+    /// A row of the ufunc table.
+    Ufunc(Ufunc),
+    /// `round` to this many decimals (`np.round(a, decimals)`).
+    Round(i32),
+    /// `clip(a, lo, hi)`: the table's `minimum(maximum(a, lo), hi)`.
+    Clip,
+}
+
+impl MapOp {
+    /// The operation's name, for messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            MapOp::Ufunc(u) => u.name(),
+            MapOp::Round(_) => "round",
+            MapOp::Clip => "clip",
+        }
+    }
+}
+
+/// The error for a loop the table lacks after type resolution admitted it
+/// (an internal inconsistency, reported rather than panicking).
+pub(crate) fn no_loop(name: &'static str, dt: DType) -> crate::error::Error {
+    crate::error::Error::DType {
+        op: name,
+        detail: format!("no {dt} loop (please report this)"),
+    }
+}
+
+/// Elementwise ufuncs over broadcast inputs, from the ufunc table, and
+/// `round` and `clip`. The front end has resolved the loop dtype, checked
+/// shapes and that scalar inputs fit the loop dtype.
 /// The backend trait of this op family (see `ops::backend`).
-pub(crate) trait Elementwise {}
+pub(crate) trait Elementwise {
+    /// `op` of `inputs` (broadcast to `layout`'s shape, converted to
+    /// `loop_dt`) as a new buffer of `out_dt` seen through the C-contiguous `layout`.
+    fn map_new(
+        &self,
+        op: MapOp,
+        loop_dt: DType,
+        out_dt: DType,
+        inputs: &[Input<'_>],
+        layout: &crate::layout::Layout,
+    ) -> crate::error::Result<crate::storage::Storage>;
+    /// `op` of `inputs` (broadcast to `out`'s shape, converted to
+    /// `loop_dt`) written into `out`, cast to its dtype; `out` may overlap the inputs.
+    fn map_into(
+        &self,
+        op: MapOp,
+        loop_dt: DType,
+        inputs: &[Input<'_>],
+        out: crate::view::View<'_>,
+    ) -> crate::error::Result<()>;
+}
