@@ -9,12 +9,10 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use num_complex::{Complex32, Complex64};
 
 use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{promote_types, DType};
-use crate::element::Element;
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, Layout};
 
@@ -73,19 +71,7 @@ pub(crate) fn conj(a: &Array) -> Result<Array> {
     if !a.dtype().is_complex() {
         return Ok(a.clone());
     }
-    if a.device().is_cuda() {
-        return crate::cuda::blas::conj(a);
-    }
-    Ok(match a.dtype() {
-        DType::Complex64 => Array::from_vec_cpu(
-            a.gather::<Complex32>().iter().map(|z| z.conj()).collect(),
-            a.shape(),
-        ),
-        _ => Array::from_vec_cpu(
-            a.gather::<Complex64>().iter().map(|z| z.conj()).collect(),
-            a.shape(),
-        ),
-    })
+    crate::conj(a)
 }
 
 /// The matrix product with NumPy's `matmul` rules (`a @ b`): 1-D operands
@@ -143,7 +129,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
     if b.ndim() > 1 {
         out_shape.push(n);
     }
-    let full = matmul_batched(&a2, &b2, &batch, (m, k, n), dtype, device)?;
+    let full = matmul_batched(&a2, &b2, &batch, (m, n), dtype, device)?;
     full.reshape(out_shape.as_slice())
 }
 
@@ -153,7 +139,7 @@ fn matmul_batched(
     a: &Array,
     b: &Array,
     batch: &[usize],
-    (m, k, n): (usize, usize, usize),
+    (m, n): (usize, usize),
     dtype: DType,
     device: Device,
 ) -> Result<Array> {
@@ -162,54 +148,13 @@ fn matmul_batched(
     out_shape.extend([m, n]);
     let a = as_dtype(a, dtype)?;
     let b = as_dtype(b, dtype)?;
-    match device {
-        Device::Cuda(ordinal) if dtype.is_inexact() => {
-            let out = crate::cuda::elementwise::new_array(op, ordinal, dtype, &out_shape)?;
-            if out.size() == 0 {
-                return Ok(out);
-            }
-            if k == 0 {
-                crate::cuda::elementwise::fill(&out, crate::Scalar::Int(0))?;
-                return Ok(out);
-            }
-            // Operands cuBLAS cannot read in place are copied before the
-            // batch axes broadcast (so a broadcast operand is copied once).
-            let a = crate::cuda::blas::blas_ready(&a)?;
-            let b = crate::cuda::blas::blas_ready(&b)?;
-            let mut ash = batch.to_vec();
-            ash.extend([m, k]);
-            let mut bsh = batch.to_vec();
-            bsh.extend([k, n]);
-            let a = a.broadcast_to(&ash)?;
-            let b = b.broadcast_to(&bsh)?;
-            crate::cuda::blas::matmul(&a, &b, &out, matmul_precision())?;
-            Ok(out)
-        }
-        Device::Cuda(_) => {
-            // Integer and bool products: exact on the host.
-            crate::cuda::fallback::on_host_arrays(op, &[&a, &b], |h| {
-                matmul_batched(&h[0], &h[1], batch, (m, k, n), dtype, Device::Cpu)
-            })
-        }
-        Device::Cpu => {
-            crate::layout::check_host_room(
-                op,
-                crate::layout::checked_size(op, &out_shape)?,
-                dtype.itemsize(),
-            )?;
-            let mut ash = batch.to_vec();
-            ash.extend([m, k]);
-            let mut bsh = batch.to_vec();
-            bsh.extend([k, n]);
-            let a = a.broadcast_to(&ash)?;
-            let mut b = b.broadcast_to(&bsh)?;
-            if a.shares_memory(&b) {
-                // Two read locks of one buffer could wait on a writer between them.
-                b = b.copy()?;
-            }
-            cpu_matmul(&a, &b, batch, (m, k, n))
-        }
+    let be = crate::backend::on(op, device)?;
+    let len = crate::layout::checked_size(op, &out_shape)?;
+    let out = Array::from_parts(be.empty(op, dtype, len)?, Layout::contiguous(&out_shape), dtype);
+    if len > 0 {
+        be.matmul(a.view(), b.view(), out.view(), matmul_precision())?;
     }
+    Ok(out)
 }
 
 /// NumPy's `dot`: scalars multiply, 1-D·1-D is the inner product, 2-D·2-D
@@ -374,7 +319,7 @@ fn tensordot_axes(
     let a2 = a.permute_axes(&perm_a)?.reshape(&[m, k][..])?;
     let b2 = b.permute_axes(&perm_b)?.reshape(&[k, n][..])?;
     let dtype = promote_types(a.dtype(), b.dtype());
-    let r = matmul_batched(&a2, &b2, &[], (m, k, n), dtype, device)?;
+    let r = matmul_batched(&a2, &b2, &[], (m, n), dtype, device)?;
     let shape: Vec<usize> = free_a
         .iter()
         .map(|&i| a.shape()[i])
