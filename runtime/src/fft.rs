@@ -40,18 +40,12 @@
 //! on the current stream at each use; using one plan from two streams at
 //! the same time shares its work area, as in CuPy.
 
-use std::sync::{Arc, Mutex, OnceLock};
-
-use num_complex::{Complex, Complex32, Complex64};
-use rustfft::{Fft, FftNum, FftPlanner};
-
 use crate::array::Array;
 use crate::device::{current_device, with_device, Device};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::index::SliceElem;
 use crate::layout::{normalize_axes, normalize_axis};
-use crate::lru::Lru;
 
 // ---------------------------------------------------------------------------
 // Options
@@ -574,7 +568,7 @@ fn transform(
     kind: Kind,
     norm: Norm,
 ) -> Result<Array> {
-    x.device().check_available(op)?;
+    let be = crate::backend::on(op, x.device())?;
     let dtype = work_dtype(op, x.dtype(), kind)?;
     if axes.is_empty() {
         if kind != (Kind::C2C { forward: true }) && kind != (Kind::C2C { forward: false }) {
@@ -595,18 +589,22 @@ fn transform(
     let total: usize = lens.iter().product();
     let forward = matches!(kind, Kind::C2C { forward: true } | Kind::R2C);
     let scale = norm.factor(total, forward);
-    match a.device() {
-        Device::Cpu => cpu_transform(&a, axes, lens, kind, scale),
-        Device::Cuda(_) => {
-            let out = crate::cuda::cufft::transform(op, &a, owned, axes, lens, kind)?;
-            if let Some(f) = scale {
-                let mut o = out.clone();
-                crate::multiply_out(&out, f, &mut o)?;
-            }
-            Ok(out)
-        }
+    let out_dtype = match kind {
+        Kind::C2R => dtype.real_dtype(),
+        Kind::R2C if dtype == DType::Float32 => DType::Complex64,
+        Kind::R2C => DType::Complex128,
+        Kind::C2C { .. } => dtype,
+    };
+    let (storage, layout, left) = be.transform(op, a.view(), owned, axes, lens, kind, scale)?;
+    let out = Array::from_parts(storage, layout, out_dtype);
+    if let Some(f) = left {
+        let mut o = out.clone();
+        crate::multiply_out(&out, f, &mut o)?;
     }
+    Ok(out)
 }
+
+pub use crate::ops::PlanCacheInfo;
 
 /// The plan cache of the current device.
 pub fn plan_cache() -> Result<PlanCacheInfo> {
@@ -615,33 +613,7 @@ pub fn plan_cache() -> Result<PlanCacheInfo> {
 
 /// The plan cache of `device`.
 pub fn plan_cache_of(device: Device) -> Result<PlanCacheInfo> {
-    device.check_available("fft::plan_cache")?;
-    match device {
-        Device::Cpu => {
-            let c = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
-            Ok(PlanCacheInfo {
-                device,
-                size: c.lru.entries.len(),
-                capacity: c.lru.capacity,
-                hits: c.lru.hits,
-                misses: c.lru.misses,
-                entries: c
-                    .lru
-                    .entries
-                    .iter()
-                    .map(|(k, _)| {
-                        format!(
-                            "rustfft n={} {} {}",
-                            k.n,
-                            if k.forward { "forward" } else { "inverse" },
-                            if k.double { "f64" } else { "f32" }
-                        )
-                    })
-                    .collect(),
-            })
-        }
-        Device::Cuda(n) => crate::cuda::cufft::cache_info(n),
-    }
+    crate::backend::on("fft::plan_cache", device)?.plan_cache()
 }
 
 /// Sets the plan-cache capacity of the current device (0 disables caching;
@@ -652,32 +624,10 @@ pub fn set_capacity(capacity: usize) -> Result<()> {
 
 /// Sets the plan-cache capacity of `device`.
 pub fn set_capacity_of(device: Device, capacity: usize) -> Result<()> {
-    device.check_available("fft::set_capacity")?;
-    match device {
-        Device::Cpu => {
-            cpu_cache()
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .lru
-                .set_capacity(capacity);
-            Ok(())
-        }
-        Device::Cuda(n) => crate::cuda::cufft::set_capacity(n, capacity),
-    }
+    crate::backend::on("fft::set_capacity", device)?.set_plan_capacity(capacity)
 }
 
 /// Drops every cached plan of the current device and zeroes its counters.
 pub fn clear_plan_cache() -> Result<()> {
-    let device = current_device();
-    device.check_available("fft::clear_plan_cache")?;
-    match device {
-        Device::Cpu => {
-            let mut c = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
-            c.lru.entries.clear();
-            c.lru.hits = 0;
-            c.lru.misses = 0;
-            Ok(())
-        }
-        Device::Cuda(n) => crate::cuda::cufft::clear(n),
-    }
+    crate::backend::on("fft::clear_plan_cache", current_device())?.clear_plan_cache()
 }

@@ -1,9 +1,76 @@
 //! Fast Fourier transforms on the CPU.
 
-use super::CpuBackend;
-use crate::ops::fft::Fft;
+use std::sync::{Arc, Mutex, OnceLock};
 
-impl Fft for CpuBackend {}
+use num_complex::{Complex, Complex32, Complex64};
+use rustfft::{Fft, FftNum, FftPlanner};
+
+use super::CpuBackend;
+use crate::array::Array;
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::lru::Lru;
+use crate::ops::fft::{Fft as FftFamily, FftKind as Kind, PlanCacheInfo, Transformed};
+use crate::view::View;
+
+impl FftFamily for CpuBackend {
+    fn transform(
+        &self,
+        _op: &'static str,
+        a: View<'_>,
+        _owned: bool,
+        axes: &[usize],
+        lens: &[usize],
+        kind: Kind,
+        scale: Option<f64>,
+    ) -> Result<Transformed> {
+        let a = Array::from_parts(a.storage.clone(), a.layout.clone(), a.dtype);
+        let r = cpu_transform(&a, axes, lens, kind, scale)?;
+        Ok((r.storage().clone(), r.layout().clone(), None))
+    }
+
+    fn plan_cache(&self) -> Result<PlanCacheInfo> {
+        let c = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
+        Ok(PlanCacheInfo {
+            device: Device::Cpu,
+            size: c.lru.entries.len(),
+            capacity: c.lru.capacity,
+            hits: c.lru.hits,
+            misses: c.lru.misses,
+            entries: c
+                .lru
+                .entries
+                .iter()
+                .map(|(k, _)| {
+                    format!(
+                        "rustfft n={} {} {}",
+                        k.n,
+                        if k.forward { "forward" } else { "inverse" },
+                        if k.double { "f64" } else { "f32" }
+                    )
+                })
+                .collect(),
+        })
+    }
+
+    fn set_plan_capacity(&self, capacity: usize) -> Result<()> {
+        cpu_cache()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .lru
+            .set_capacity(capacity);
+        Ok(())
+    }
+
+    fn clear_plan_cache(&self) -> Result<()> {
+        let mut c = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
+        c.lru.entries.clear();
+        c.lru.hits = 0;
+        c.lru.misses = 0;
+        Ok(())
+    }
+}
 
 // ---------------------------------------------------------------------------
 // CPU backend (rustfft)
@@ -225,8 +292,6 @@ fn hermitian_extend<T: CpuFloat>(
 // ---------------------------------------------------------------------------
 // Plan caches
 // ---------------------------------------------------------------------------
-
-pub use crate::ops::PlanCacheInfo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct CpuKey {

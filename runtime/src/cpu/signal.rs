@@ -4,3 +4,282 @@ use super::CpuBackend;
 use crate::ops::signal::Signal;
 
 impl Signal for CpuBackend {}
+
+/// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
+pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
+    fn from_c64(x: Complex64) -> Self;
+}
+impl Val for f64 {
+    fn from_c64(x: Complex64) -> f64 {
+        x.re
+    }
+}
+impl Val for Complex64 {
+    fn from_c64(x: Complex64) -> Complex64 {
+        x
+    }
+}
+
+/// Runs `$body` with `$V` f64 (real `$dt`) or Complex64.
+macro_rules! with_val {
+    ($dt:expr, $V:ident => $body:expr) => {{
+        if $dt.is_complex() {
+            type $V = Complex64;
+            $body
+        } else {
+            type $V = f64;
+            $body
+        }
+    }};
+}
+
+/// A host copy of `a` in C order as `V`.
+fn host<V: Val>(a: &Array) -> Vec<V> {
+    a.gather_as::<V>()
+}
+
+/// `v` (C order, `shape`) as an array of `dt` on `device`.
+fn finish<V: Val>(v: Vec<V>, shape: &[usize], dt: DType, device: Device) -> Result<Array> {
+    let a = Array::from_vec_cpu(v, shape);
+    let a = if dt == V::DTYPE {
+        a
+    } else if dt.is_integer() {
+        // Exact sums of integers come back as integers (rounded, not truncated).
+        crate::ufunc::rint(&a)?.astype(dt)?
+    } else {
+        a.astype(dt)?
+    };
+    a.to_device(&device)
+}
+
+/// Position `x` along an axis of extent `n` under a boundary (`None`: the fill value).
+#[inline]
+fn remap(x: isize, n: usize, b: Boundary) -> Option<usize> {
+    let ni = n as isize;
+    if x >= 0 && x < ni {
+        return Some(x as usize);
+    }
+    match b {
+        Boundary::Fill => None,
+        Boundary::Wrap => Some(x.rem_euclid(ni) as usize),
+        Boundary::Symm => {
+            let m = x.rem_euclid(2 * ni);
+            Some(if m < ni { m } else { 2 * ni - 1 - m } as usize)
+        }
+    }
+}
+
+fn c_strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
+/// Advances a C-order multi-index; false after the last.
+fn next_index(idx: &mut [usize], shape: &[usize]) -> bool {
+    for d in (0..idx.len()).rev() {
+        idx[d] += 1;
+        if idx[d] < shape[d] {
+            return true;
+        }
+        idx[d] = 0;
+    }
+    false
+}
+
+/// `out[i] = sum_p A(i + off - p) k[p]` over N-D arrays (C order), `A`
+/// extended by `bound` (`fill` outside for `Fill`).
+#[allow(clippy::too_many_arguments)]
+fn direct_nd<V: Val>(
+    a: &[V],
+    ash: &[usize],
+    k: &[V],
+    ksh: &[usize],
+    osh: &[usize],
+    off: &[isize],
+    bound: Boundary,
+    fill: V,
+) -> Vec<V> {
+    let nd = ash.len();
+    let total: usize = osh.iter().product();
+    let mut out = vec![V::zero(); total];
+    if total == 0 || k.is_empty() {
+        return out;
+    }
+    if a.is_empty() {
+        // Everything comes from the boundary fill.
+        let ksum = k.iter().fold(V::zero(), |s, &x| s + x);
+        return vec![fill * ksum; total];
+    }
+    let ast = c_strides(ash);
+    let kst = c_strides(ksh);
+    let last = nd - 1;
+    let (kl, al) = (ksh[last], ash[last]);
+    let lead_k: Vec<usize> = ksh[..last].to_vec();
+    let mut oi = vec![0usize; nd];
+    for o in out.iter_mut() {
+        let mut acc = V::zero();
+        let mut pi = vec![0usize; last];
+        loop {
+            // Row base of A for the leading kernel index.
+            let mut base = Some(0usize);
+            for d in 0..last {
+                let x = oi[d] as isize + off[d] - pi[d] as isize;
+                base = match (base, remap(x, ash[d], bound)) {
+                    (Some(b), Some(m)) => Some(b + m * ast[d]),
+                    _ => None,
+                };
+            }
+            let kbase: usize = (0..last).map(|d| pi[d] * kst[d]).sum();
+            let x0 = oi[last] as isize + off[last];
+            for q in 0..kl {
+                let kv = k[kbase + q];
+                let v = match (base, remap(x0 - q as isize, al, bound)) {
+                    (Some(b), Some(m)) => a[b + m],
+                    _ => fill,
+                };
+                acc += v * kv;
+            }
+            if last == 0 || !next_index(&mut pi, &lead_k) {
+                break;
+            }
+        }
+        *o = acc;
+        next_index(&mut oi, osh);
+    }
+    out
+}
+
+/// `planner`'s FFT of every axis of `v` (C order, `shape`), forward or inverse (unscaled).
+fn fft_nd(v: &mut [Complex64], shape: &[usize], inverse: bool) {
+    let mut planner = rustfft::FftPlanner::<f64>::new();
+    let st = c_strides(shape);
+    for (d, &n) in shape.iter().enumerate() {
+        if n <= 1 {
+            continue;
+        }
+        let fft = if inverse {
+            planner.plan_fft_inverse(n)
+        } else {
+            planner.plan_fft_forward(n)
+        };
+        let s = st[d];
+        let mut buf = vec![Complex64::zero(); n];
+        let total = v.len();
+        let outer = total / (n * s);
+        for o in 0..outer {
+            for i in 0..s {
+                let base = o * n * s + i;
+                for j in 0..n {
+                    buf[j] = v[base + j * s];
+                }
+                fft.process(&mut buf);
+                for j in 0..n {
+                    v[base + j * s] = buf[j];
+                }
+            }
+        }
+    }
+}
+
+/// The host part of [`fft_conv`]: the full FFT product of `a` and `k`,
+/// cropped to `osh` at `off`, as a host array of `out_dt`.
+fn fft_conv_host(
+    a: &Array,
+    k: &Array,
+    osh: &[usize],
+    off: &[isize],
+    out_dt: DType,
+) -> Result<Array> {
+    let full: Vec<usize> = a
+        .shape()
+        .iter()
+        .zip(k.shape())
+        .map(|(x, y)| x + y - 1)
+        .collect();
+    let n: usize = full.iter().product();
+    let fst = c_strides(&full);
+    let embed = |src: &Array| -> Vec<Complex64> {
+        let vals = src.gather_as::<Complex64>();
+        let mut out = vec![Complex64::zero(); n];
+        let mut idx = vec![0usize; src.ndim()];
+        for v in vals {
+            let at: usize = idx.iter().zip(&fst).map(|(i, s)| i * s).sum();
+            out[at] = v;
+            next_index(&mut idx, src.shape());
+        }
+        out
+    };
+    let mut fa = embed(a);
+    let mut fk = embed(k);
+    fft_nd(&mut fa, &full, false);
+    fft_nd(&mut fk, &full, false);
+    for (x, y) in fa.iter_mut().zip(&fk) {
+        *x *= *y;
+    }
+    fft_nd(&mut fa, &full, true);
+    let scale = 1.0 / n as f64;
+    // Crop: out[i] = full[i + off].
+    let total: usize = osh.iter().product();
+    let mut res = Vec::with_capacity(total);
+    let mut idx = vec![0usize; osh.len()];
+    for _ in 0..total {
+        let at: usize = idx
+            .iter()
+            .zip(off)
+            .zip(&fst)
+            .map(|((i, o), s)| (*i as isize + o) as usize * s)
+            .sum();
+        res.push(fa[at] * scale);
+        next_index(&mut idx, osh);
+    }
+    let device = Device::Cpu;
+    if out_dt.is_complex() {
+        finish(res, osh, out_dt, device)
+    } else {
+        finish(
+            res.iter().map(|c| c.re).collect::<Vec<f64>>(),
+            osh,
+            out_dt,
+            device,
+        )
+    }
+}
+
+/// The median filter on the host (zero padding), as a host array of `volume`'s dtype.
+fn medfilt_host(volume: &Array, ks: &[usize]) -> Result<Array> {
+    let nd = volume.ndim();
+    let dt = volume.dtype();
+    let sh = volume.shape().to_vec();
+    let vals = volume.gather_as::<f64>();
+    let st = c_strides(&sh);
+    let total = vals.len();
+    let mut out = vec![0.0f64; total];
+    let mut win: Vec<f64> = Vec::new();
+    let mut idx = vec![0usize; nd];
+    for o in out.iter_mut() {
+        win.clear();
+        let mut w = vec![0usize; nd];
+        loop {
+            let mut at = Some(0usize);
+            for d in 0..nd {
+                let x = idx[d] as isize + w[d] as isize - (ks[d] / 2) as isize;
+                at = match at {
+                    Some(a) if x >= 0 && (x as usize) < sh[d] => Some(a + x as usize * st[d]),
+                    _ => None,
+                };
+            }
+            win.push(at.map_or(0.0, |a| vals[a]));
+            if !next_index(&mut w, ks) {
+                break;
+            }
+        }
+        let mid = win.len() / 2;
+        win.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
+        *o = win[mid];
+        next_index(&mut idx, &sh);
+    }
+    Array::from_vec_cpu(out, &sh).astype(dt)
+}

@@ -1,6 +1,10 @@
 //! Shared types of the discrete Fourier transforms.
 
 use crate::device::Device;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::storage::Storage;
+use crate::view::View;
 
 /// What a transform computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,6 +35,32 @@ pub struct PlanCacheInfo {
     pub entries: Vec<String>,
 }
 
+/// A transform's result: a new buffer, the layout that reads it (in the
+/// caller's axis order, possibly with permuted strides), and the scale
+/// factor the backend left for the front end to apply (`None`: applied or none).
+pub(crate) type Transformed = (Storage, Layout, Option<f64>);
+
 /// Fast Fourier transforms (cuFFT on CUDA).
 /// The backend trait of this op family (see `ops::backend`).
-pub(crate) trait Fft {}
+pub(crate) trait Fft {
+    /// The transform `kind` of `a` over `axes` with logical lengths `lens`,
+    /// scaled by `scale`. `a` is prepared: complex for C2C/C2R, real for
+    /// R2C, cut or padded (for C2R the last axis holds `n/2 + 1` points);
+    /// `owned` says it is a temporary the transform may overwrite.
+    fn transform(
+        &self,
+        op: &'static str,
+        a: View<'_>,
+        owned: bool,
+        axes: &[usize],
+        lens: &[usize],
+        kind: FftKind,
+        scale: Option<f64>,
+    ) -> Result<Transformed>;
+    /// What this device's plan cache holds.
+    fn plan_cache(&self) -> Result<PlanCacheInfo>;
+    /// Sets the plan-cache capacity (0 disables caching; excess plans go at once).
+    fn set_plan_capacity(&self, capacity: usize) -> Result<()>;
+    /// Drops every cached plan and zeroes the counters.
+    fn clear_plan_cache(&self) -> Result<()>;
+}
