@@ -23,13 +23,15 @@
 //! ```
 
 use num_complex::Complex64;
-use num_traits::{NumAssign, Zero};
+use num_traits::Zero;
 
 use crate::array::Array;
-use crate::device::{current_device, Device};
+use crate::device::{current_device, with_device};
 use crate::dtype::{promote_types, DType};
-use crate::element::{Element, Scalar};
+use crate::element::Scalar;
 use crate::error::{fmt_shape, Error, Result};
+use crate::layout::Layout;
+use crate::ops::signal::ConvGeometry;
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,16 +59,7 @@ impl Mode {
     }
 }
 
-/// How `convolve2d` / `correlate2d` extend the first input past its edges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Boundary {
-    /// The fill value.
-    Fill,
-    /// Periodic continuation (circular).
-    Wrap,
-    /// Mirror image including the edge sample (`symm`).
-    Symm,
-}
+pub use crate::ops::signal::Boundary;
 
 impl Boundary {
     /// `"fill"`, `"wrap"`, `"symm"` (also `"circular"`, `"symmetric"`).
@@ -196,17 +189,10 @@ fn reversed(k: &Array, conj: bool) -> Result<Array> {
     r.copy()
 }
 
-/// The float dtype a GPU convolution runs in for this output dtype, if any.
-fn gpu_conv_dtype(a: &Array, b: &Array, out: DType) -> Option<DType> {
-    if !a.device().is_cuda() || a.ndim() > 2 || a.ndim() == 0 || b.ndim() != a.ndim() {
-        return None;
-    }
-    matches!(out, DType::Float32 | DType::Float64).then_some(out)
-}
-
-/// Direct convolution with geometry `(out shape, offsets)`, on the GPU when possible.
+/// Convolution with geometry `(out shape, offsets)` on the inputs' device,
+/// direct or through FFTs.
 #[allow(clippy::too_many_arguments)]
-fn conv_direct(
+fn conv_on_device(
     op: &'static str,
     a: &Array,
     k: &Array,
@@ -215,42 +201,12 @@ fn conv_direct(
     bound: Boundary,
     fill: Scalar,
     out_dt: DType,
+    fft: bool,
 ) -> Result<Array> {
-    if let Some(dt) = gpu_conv_dtype(a, k, out_dt) {
-        if k.device() == a.device() && fill.as_c64().im == 0.0 {
-            let as2 = |x: &Array| -> Result<Array> {
-                let x = if x.dtype() == dt {
-                    x.clone()
-                } else {
-                    x.astype(dt)?
-                };
-                if x.ndim() == 1 {
-                    x.reshape(vec![1, x.size()])
-                } else {
-                    Ok(x)
-                }
-            };
-            let (a2, k2) = (as2(a)?, as2(k)?);
-            let (oshape, o) = if osh.len() == 1 {
-                ((1, osh[0]), (0, off[0]))
-            } else {
-                ((osh[0], osh[1]), (off[0], off[1]))
-            };
-            let b = match bound {
-                Boundary::Fill => crate::cuda::conv::Bound::Fill,
-                Boundary::Wrap => crate::cuda::conv::Bound::Wrap,
-                Boundary::Symm => crate::cuda::conv::Bound::Symm,
-            };
-            let r = crate::cuda::conv::conv2d(op, &a2, &k2, oshape, o, b, fill.as_c64().re)?;
-            return r.reshape(osh.to_vec());
-        }
-    }
-    crate::cuda::fallback::on_host(op, a.device(), || {
-        with_val!(out_dt, V => {
-            let v = direct_nd::<V>(&host::<V>(a), a.shape(), &host::<V>(k), k.shape(), osh, off, bound, V::from_c64(fill.as_c64()));
-            finish(v, osh, out_dt, Device::Cpu)
-        })
-    })
+    let be = crate::backend::on(op, a.device())?;
+    let geo = ConvGeometry { osh, off };
+    let r = be.convolve(op, a.view(), k.view(), geo, bound, fill, out_dt, fft)?;
+    Ok(Array::from_parts(r, Layout::contiguous(osh), out_dt))
 }
 
 fn conv_out_dtype(a: &Array, b: &Array) -> DType {
@@ -284,12 +240,7 @@ pub fn convolve(in1: &Array, in2: &Array, mode: Mode, method: Method) -> Result<
     }
     let out_dt = conv_out_dtype(in1, in2);
     if in1.size() == 0 || in2.size() == 0 {
-        return Array::from_host(
-            with_val!(out_dt, V => V::into_data(Vec::<V>::new())),
-            &[0],
-            in1.device(),
-        )?
-        .astype(out_dt);
+        return with_device(in1.device(), || crate::zeros([0usize], out_dt));
     }
     let (a, k) = if swap { (in2, in1) } else { (in1, in2) };
     let method = match method {
@@ -305,16 +256,8 @@ pub fn convolve(in1: &Array, in2: &Array, mode: Mode, method: Method) -> Result<
     } else {
         osh
     };
-    conv_direct(
-        op,
-        a,
-        k,
-        &osh,
-        &off,
-        Boundary::Fill,
-        Scalar::Float(0.0),
-        out_dt,
-    )
+    let zero = Scalar::Float(0.0);
+    conv_on_device(op, a, k, &osh, &off, Boundary::Fill, zero, out_dt, false)
 }
 
 /// N-dimensional cross-correlation (`scipy.signal.correlate`):
@@ -335,6 +278,8 @@ pub fn choose_conv_method(in1: &Array, in2: &Array, mode: Mode) -> Method {
     if !dt.is_inexact() || in1.ndim() != in2.ndim() {
         return Method::Direct;
     }
+    // A cost model of the devices, not a dispatch: CUDA's tiled direct
+    // kernel beats FFTs for 1-D and 2-D real inputs.
     if in1.device().is_cuda() && in1.ndim() <= 2 && !dt.is_complex() {
         return Method::Direct;
     }
@@ -452,7 +397,7 @@ fn conv2d_common(
     let out_dt = conv_out_dtype(in1, in2);
     let kk = if corr { reverse_conj(k)? } else { k.clone() };
     let (osh, off) = geometry(mode, a.shape(), k.shape(), corr);
-    let r = conv_direct(op, a, &kk, &osh, &off, boundary, fill, out_dt)?;
+    let r = conv_on_device(op, a, &kk, &osh, &off, boundary, fill, out_dt, false)?;
     if corr && swap {
         // SciPy reverses the swapped correlation.
         return reversed(&r, false);
@@ -460,7 +405,7 @@ fn conv2d_common(
     Ok(r)
 }
 
-/// Convolution through FFTs on the host (1-D and 2-D real on the GPU use the direct kernel).
+/// Convolution through FFTs (1-D and 2-D real on the GPU use the direct kernel).
 fn fft_conv(
     op: &'static str,
     a: &Array,
@@ -471,19 +416,8 @@ fn fft_conv(
 ) -> Result<Array> {
     let (osh, off) = geometry(mode, a.shape(), k.shape(), false);
     let osh = if mode == Mode::Same { s1.to_vec() } else { osh };
-    if gpu_conv_dtype(a, k, out_dt).is_some() {
-        return conv_direct(
-            op,
-            a,
-            k,
-            &osh,
-            &off,
-            Boundary::Fill,
-            Scalar::Float(0.0),
-            out_dt,
-        );
-    }
-    crate::cuda::fallback::on_host(op, a.device(), || fft_conv_host(a, k, &osh, &off, out_dt))
+    let zero = Scalar::Float(0.0);
+    conv_on_device(op, a, k, &osh, &off, Boundary::Fill, zero, out_dt, true)
 }
 
 /// Convolution through FFTs (`scipy.signal.fftconvolve`, all axes); on the
@@ -502,7 +436,6 @@ pub fn oaconvolve(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
 /// every axis) with zero padding (`scipy.signal.medfilt`); same dtype.
 pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
     let op = "medfilt";
-    volume.device().check_available(op)?;
     let nd = volume.ndim();
     let ks: Vec<usize> = match kernel_size {
         None => vec![3; nd],
@@ -531,20 +464,8 @@ pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
             detail: format!("the median filter takes real numbers, not {dt}"),
         });
     }
-    if volume.device().is_cuda()
-        && (1..=2).contains(&nd)
-        && !matches!(dt, DType::Float16 | DType::BFloat16)
-        && ks.iter().product::<usize>() <= crate::cuda::conv::MAX_MEDIAN_WINDOW
-    {
-        let (v2, kh, kw) = if nd == 1 {
-            (volume.reshape(vec![1, volume.size()])?, 1, ks[0])
-        } else {
-            (volume.clone(), ks[0], ks[1])
-        };
-        let r = crate::cuda::conv::medfilt2d(op, &v2, kh, kw)?;
-        return r.reshape(volume.shape().to_vec());
-    }
-    crate::cuda::fallback::on_host(op, volume.device(), || medfilt_host(volume, &ks))
+    let r = crate::backend::on(op, volume.device())?.medfilt(op, volume.view(), &ks)?;
+    Ok(Array::from_parts(r, Layout::contiguous(volume.shape()), dt))
 }
 
 /// The median filter of a 2-D array (`scipy.signal.medfilt2d`, zero padding,
@@ -602,7 +523,6 @@ pub fn lfilter(
         _ => DType::Float64,
     };
     let sh = x.shape().to_vec();
-    let n = sh[ax];
     let m = a.size().max(b.size());
     let mut zsh = sh.clone();
     zsh[ax] = m - 1;
@@ -618,55 +538,10 @@ pub fn lfilter(
             });
         }
     }
-    let device = Device::Cpu;
-    crate::cuda::fallback::on_host(op, x.device(), || {
-        with_val!(dt, V => {
-            let mut bv: Vec<V> = host(b);
-            let mut av: Vec<V> = host(a);
-            bv.resize(m, V::zero());
-            av.resize(m, V::zero());
-            let a0 = av[0];
-            if a0.is_zero() {
-                return Err(Error::InvalidArgument { op, detail: "the first coefficient of a must not be zero".into() });
-            }
-            for c in bv.iter_mut().chain(av.iter_mut()) {
-                *c /= a0;
-            }
-            let xv: Vec<V> = host(x);
-            let zv: Option<Vec<V>> = zi.map(host);
-            let inner: usize = sh[ax + 1..].iter().product();
-            let outer: usize = sh[..ax].iter().product();
-            let mut y = vec![V::zero(); xv.len()];
-            let mut zf = vec![V::zero(); outer * (m - 1) * inner];
-            let mut z = vec![V::zero(); m];
-            for o in 0..outer {
-                for i in 0..inner {
-                    for (j, zj) in z.iter_mut().enumerate().take(m - 1) {
-                        *zj = zv.as_ref().map_or(V::zero(), |zz| zz[(o * (m - 1) + j) * inner + i]);
-                    }
-                    z[m - 1] = V::zero();
-                    for t in 0..n {
-                        let at = (o * n + t) * inner + i;
-                        let xt = xv[at];
-                        let yt = z[0] + bv[0] * xt;
-                        for j in 0..m - 1 {
-                            z[j] = z[j + 1] + bv[j + 1] * xt - av[j + 1] * yt;
-                        }
-                        y[at] = yt;
-                    }
-                    for j in 0..m - 1 {
-                        zf[(o * (m - 1) + j) * inner + i] = z[j];
-                    }
-                }
-            }
-            let ya = finish(y, &sh, dt, device)?;
-            let za = match zi {
-                Some(_) => Some(finish(zf, &zsh, dt, device)?),
-                None => None,
-            };
-            Ok((ya, za))
-        })
-    })
+    let be = crate::backend::on(op, x.device())?;
+    let (y, zf) = be.lfilter(b.view(), a.view(), x.view(), zi.map(Array::view), ax, dt)?;
+    let zf = zf.map(|z| Array::from_parts(z, Layout::contiguous(&zsh), dt));
+    Ok((Array::from_parts(y, Layout::contiguous(&sh), dt), zf))
 }
 
 /// A window function for [`get_window`] and [`firwin`].
@@ -1105,16 +980,6 @@ pub fn spectrogram(x: &Array, opts: SpectralOptions) -> Result<(Array, Array, Ar
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn remap_rules() {
-        assert_eq!(remap(-1, 4, Boundary::Wrap), Some(3));
-        assert_eq!(remap(9, 4, Boundary::Wrap), Some(1));
-        assert_eq!(remap(-1, 4, Boundary::Symm), Some(0));
-        assert_eq!(remap(4, 4, Boundary::Symm), Some(3));
-        assert_eq!(remap(-6, 4, Boundary::Symm), Some(2));
-        assert_eq!(remap(-1, 4, Boundary::Fill), None);
-    }
 
     #[test]
     fn hann_matches_numpy() {

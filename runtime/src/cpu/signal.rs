@@ -1,9 +1,16 @@
 //! Convolution and correlation on the CPU.
 
-use super::CpuBackend;
-use crate::ops::signal::Signal;
+use num_complex::Complex64;
+use num_traits::{NumAssign, Zero};
 
-impl Signal for CpuBackend {}
+use super::CpuBackend;
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::element::{Element, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::signal::{Boundary, ConvGeometry, Signal};
+use crate::storage::Storage;
+use crate::view::View;
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
@@ -34,27 +41,29 @@ macro_rules! with_val {
 }
 
 /// A host copy of `a` in C order as `V`.
-fn host<V: Val>(a: &Array) -> Vec<V> {
-    a.gather_as::<V>()
+fn host<V: Val>(a: View<'_>) -> Vec<V> {
+    Array::from_parts(a.storage.clone(), a.layout.clone(), a.dtype).gather_as::<V>()
 }
 
-/// `v` (C order, `shape`) as an array of `dt` on `device`.
-fn finish<V: Val>(v: Vec<V>, shape: &[usize], dt: DType, device: Device) -> Result<Array> {
+/// `v` (C order, `shape`) as a host buffer of `dt`.
+fn finish<V: Val>(v: Vec<V>, shape: &[usize], dt: DType) -> Result<Storage> {
     let a = Array::from_vec_cpu(v, shape);
     let a = if dt == V::DTYPE {
         a
     } else if dt.is_integer() {
-        // Exact sums of integers come back as integers (rounded, not truncated).
-        crate::ufunc::rint(&a)?.astype(dt)?
+        // Exact sums of integers come back as integers (rounded half to
+        // even, as `rint`, not truncated).
+        let r: Vec<f64> = a.gather_as::<f64>().iter().map(|x| x.round_ties_even()).collect();
+        Array::from_vec_cpu(r, shape).astype(dt)?
     } else {
         a.astype(dt)?
     };
-    a.to_device(&device)
+    Ok(a.storage().clone())
 }
 
 /// Position `x` along an axis of extent `n` under a boundary (`None`: the fill value).
 #[inline]
-fn remap(x: isize, n: usize, b: Boundary) -> Option<usize> {
+pub(crate) fn remap(x: isize, n: usize, b: Boundary) -> Option<usize> {
     let ni = n as isize;
     if x >= 0 && x < ni {
         return Some(x as usize);
@@ -187,12 +196,12 @@ fn fft_nd(v: &mut [Complex64], shape: &[usize], inverse: bool) {
 /// The host part of [`fft_conv`]: the full FFT product of `a` and `k`,
 /// cropped to `osh` at `off`, as a host array of `out_dt`.
 fn fft_conv_host(
-    a: &Array,
-    k: &Array,
+    a: View<'_>,
+    k: View<'_>,
     osh: &[usize],
     off: &[isize],
     out_dt: DType,
-) -> Result<Array> {
+) -> Result<Storage> {
     let full: Vec<usize> = a
         .shape()
         .iter()
@@ -201,8 +210,8 @@ fn fft_conv_host(
         .collect();
     let n: usize = full.iter().product();
     let fst = c_strides(&full);
-    let embed = |src: &Array| -> Vec<Complex64> {
-        let vals = src.gather_as::<Complex64>();
+    let embed = |src: View<'_>| -> Vec<Complex64> {
+        let vals = host::<Complex64>(src);
         let mut out = vec![Complex64::zero(); n];
         let mut idx = vec![0usize; src.ndim()];
         for v in vals {
@@ -235,25 +244,19 @@ fn fft_conv_host(
         res.push(fa[at] * scale);
         next_index(&mut idx, osh);
     }
-    let device = Device::Cpu;
     if out_dt.is_complex() {
-        finish(res, osh, out_dt, device)
+        finish(res, osh, out_dt)
     } else {
-        finish(
-            res.iter().map(|c| c.re).collect::<Vec<f64>>(),
-            osh,
-            out_dt,
-            device,
-        )
+        finish(res.iter().map(|c| c.re).collect::<Vec<f64>>(), osh, out_dt)
     }
 }
 
 /// The median filter on the host (zero padding), as a host array of `volume`'s dtype.
-fn medfilt_host(volume: &Array, ks: &[usize]) -> Result<Array> {
+fn medfilt_host(volume: View<'_>, ks: &[usize]) -> Result<Storage> {
     let nd = volume.ndim();
     let dt = volume.dtype();
     let sh = volume.shape().to_vec();
-    let vals = volume.gather_as::<f64>();
+    let vals = host::<f64>(volume);
     let st = c_strides(&sh);
     let total = vals.len();
     let mut out = vec![0.0f64; total];
@@ -281,5 +284,110 @@ fn medfilt_host(volume: &Array, ks: &[usize]) -> Result<Array> {
         *o = win[mid];
         next_index(&mut idx, &sh);
     }
-    Array::from_vec_cpu(out, &sh).astype(dt)
+    Ok(Array::from_vec_cpu(out, &sh).astype(dt)?.storage().clone())
+}
+
+impl Signal for CpuBackend {
+    fn convolve(
+        &self,
+        _op: &'static str,
+        a: View<'_>,
+        k: View<'_>,
+        ConvGeometry { osh, off }: ConvGeometry<'_>,
+        bound: Boundary,
+        fill: Scalar,
+        out_dt: DType,
+        fft: bool,
+    ) -> Result<Storage> {
+        if fft {
+            return fft_conv_host(a, k, osh, off, out_dt);
+        }
+        with_val!(out_dt, V => {
+            let fill = V::from_c64(fill.as_c64());
+            let v = direct_nd::<V>(&host::<V>(a), a.shape(), &host::<V>(k), k.shape(), osh, off, bound, fill);
+            finish(v, osh, out_dt)
+        })
+    }
+
+    fn medfilt(&self, _op: &'static str, v: View<'_>, ks: &[usize]) -> Result<Storage> {
+        medfilt_host(v, ks)
+    }
+
+    fn lfilter(
+        &self,
+        b: View<'_>,
+        a: View<'_>,
+        x: View<'_>,
+        zi: Option<View<'_>>,
+        ax: usize,
+        dt: DType,
+    ) -> Result<(Storage, Option<Storage>)> {
+        let sh = x.shape();
+        let n = sh[ax];
+        let m = a.size().max(b.size());
+        let mut zsh = sh.to_vec();
+        zsh[ax] = m - 1;
+        with_val!(dt, V => {
+            let mut bv: Vec<V> = host(b);
+            let mut av: Vec<V> = host(a);
+            bv.resize(m, V::zero());
+            av.resize(m, V::zero());
+            let a0 = av[0];
+            if a0.is_zero() {
+                return Err(Error::InvalidArgument { op: "lfilter", detail: "the first coefficient of a must not be zero".into() });
+            }
+            for c in bv.iter_mut().chain(av.iter_mut()) {
+                *c /= a0;
+            }
+            let xv: Vec<V> = host(x);
+            let zv: Option<Vec<V>> = zi.map(host);
+            let inner: usize = sh[ax + 1..].iter().product();
+            let outer: usize = sh[..ax].iter().product();
+            let mut y = vec![V::zero(); xv.len()];
+            let mut zf = vec![V::zero(); outer * (m - 1) * inner];
+            let mut z = vec![V::zero(); m];
+            for o in 0..outer {
+                for i in 0..inner {
+                    for (j, zj) in z.iter_mut().enumerate().take(m - 1) {
+                        *zj = zv.as_ref().map_or(V::zero(), |zz| zz[(o * (m - 1) + j) * inner + i]);
+                    }
+                    z[m - 1] = V::zero();
+                    for t in 0..n {
+                        let at = (o * n + t) * inner + i;
+                        let xt = xv[at];
+                        let yt = z[0] + bv[0] * xt;
+                        for j in 0..m - 1 {
+                            z[j] = z[j + 1] + bv[j + 1] * xt - av[j + 1] * yt;
+                        }
+                        y[at] = yt;
+                    }
+                    for j in 0..m - 1 {
+                        zf[(o * (m - 1) + j) * inner + i] = z[j];
+                    }
+                }
+            }
+            let ya = finish(y, sh, dt)?;
+            let za = match zi {
+                Some(_) => Some(finish(zf, &zsh, dt)?),
+                None => None,
+            };
+            Ok((ya, za))
+        })
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remap_rules() {
+        assert_eq!(remap(-1, 4, Boundary::Wrap), Some(3));
+        assert_eq!(remap(9, 4, Boundary::Wrap), Some(1));
+        assert_eq!(remap(-1, 4, Boundary::Symm), Some(0));
+        assert_eq!(remap(4, 4, Boundary::Symm), Some(3));
+        assert_eq!(remap(-6, 4, Boundary::Symm), Some(2));
+        assert_eq!(remap(-1, 4, Boundary::Fill), None);
+    }
 }

@@ -18,6 +18,7 @@ use super::vendor::{check_status, ptr, session_of, with_handle as vendor_handle,
 use super::Handle;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 use crate::ops::create::Create;
 use crate::ops::matmul::Matmul;
 use crate::ops::MatmulPrecision;
@@ -501,9 +502,14 @@ impl Matmul for super::CudaBackend {
         let op = "matmul";
         if !out.dtype().is_inexact() {
             // Integer and bool products: exact on the host.
-            return super::vendor::on_host(op, &[a, b], &[out], |i, o| {
-                crate::cpu::CpuBackend.matmul(i[0], i[1], o[0], precision)
-            });
+            let cpu = crate::cpu::CpuBackend;
+            let host = super::vendor::on_host(op, &[a, b], |h| {
+                let o = cpu.empty(op, out.dtype, out.size())?;
+                let ol = Layout::contiguous(out.shape());
+                cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), precision)?;
+                Ok(o)
+            })?;
+            return super::vendor::write_back(out, &host);
         }
         let nd = out.ndim();
         let k = a.shape()[a.ndim() - 1];

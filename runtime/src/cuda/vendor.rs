@@ -165,41 +165,54 @@ fn host_copy(v: View<'_>) -> Result<Storage> {
     }
 }
 
-/// Runs `f`, the CPU backend's form of `op`, on host copies of `inputs` and
-/// of `outputs` (whose host copies are then written back over them): the
-/// counted host fallback (`fallback::on_host`) of an operation the GPU has
-/// no kernel for. Views keep their layouts.
-pub(crate) fn on_host(
+/// Runs `f`, the CPU backend's form of `op`, on host copies of `inputs`
+/// (same layouts): the counted host fallback (`fallback::on_host`) of an
+/// operation the GPU has no kernel for. Results are moved back with
+/// [`upload`] or [`write_back`].
+pub(crate) fn on_host<R>(
     op: &'static str,
     inputs: &[View<'_>],
-    outputs: &[View<'_>],
-    f: impl FnOnce(&[View<'_>], &[View<'_>]) -> Result<()>,
-) -> Result<()> {
-    let device = match outputs.iter().chain(inputs).find(|v| v.device().is_cuda()) {
+    f: impl FnOnce(&[View<'_>]) -> Result<R>,
+) -> Result<R> {
+    let device = match inputs.iter().find(|v| v.device().is_cuda()) {
         Some(v) => v.device(),
         None => crate::Device::Cpu,
     };
     super::fallback::fetch(op, device, || {
-        let hin = inputs.iter().map(|v| host_copy(*v)).collect::<Result<Vec<_>>>()?;
-        let hout = outputs.iter().map(|v| host_copy(*v)).collect::<Result<Vec<_>>>()?;
-        let vin: Vec<View<'_>> = inputs
+        let host = inputs.iter().map(|v| host_copy(*v)).collect::<Result<Vec<_>>>()?;
+        let views: Vec<View<'_>> = inputs
             .iter()
-            .zip(&hin)
+            .zip(&host)
             .map(|(v, s)| View::new(s, v.layout, v.dtype))
             .collect();
-        let vout: Vec<View<'_>> = outputs
-            .iter()
-            .zip(&hout)
-            .map(|(v, s)| View::new(s, v.layout, v.dtype))
-            .collect();
-        f(&vin, &vout)?;
-        for (v, h) in outputs.iter().zip(&hout) {
-            if let (Storage::Cuda(c), Storage::Cpu(h)) = (v.storage, h) {
-                let data = h.read();
-                crate::with_dtype!(v.dtype, T => super::transfer::upload_range::<T>(
-                    c, 0, T::slice(&data).expect("the buffer holds the dtype"))?);
-            }
-        }
-        Ok(())
+        f(&views)
     })
+}
+
+/// The host buffer `host` (of `dtype`) copied to a new buffer on cuda:`ordinal`.
+pub(crate) fn upload(
+    op: &'static str,
+    ordinal: usize,
+    host: &Storage,
+    dtype: DType,
+) -> Result<Storage> {
+    match host {
+        Storage::Cpu(h) => {
+            let data = h.read();
+            debug_assert_eq!(data.dtype(), dtype);
+            Ok(Storage::Cuda(super::transfer::upload_data(op, ordinal, &data)?))
+        }
+        Storage::Cuda(_) => Ok(host.clone()),
+    }
+}
+
+/// The elements of the host buffer `host` written over the C-contiguous
+/// device view `dst`.
+pub(crate) fn write_back(dst: View<'_>, host: &Storage) -> Result<()> {
+    if let (Storage::Cuda(c), Storage::Cpu(h)) = (dst.storage, host) {
+        let data = h.read();
+        crate::with_dtype!(dst.dtype, T => super::transfer::upload_range::<T>(
+            c, dst.offset(), T::slice(&data).expect("the buffer holds the dtype"))?);
+    }
+    Ok(())
 }
