@@ -406,6 +406,7 @@ fn axis_slice(ndim: usize, axis: usize, start: usize, end: usize) -> Vec<SliceEl
 // Argument handling
 // ---------------------------------------------------------------------------
 
+use crate::ops::fft::FftJob;
 use crate::ops::FftKind as Kind;
 
 fn check_n(op: &'static str, n: usize) -> Result<()> {
@@ -595,7 +596,14 @@ fn transform(
         Kind::R2C => DType::Complex128,
         Kind::C2C { .. } => dtype,
     };
-    let (storage, layout, left) = be.transform(op, a.view(), owned, axes, lens, kind, scale)?;
+    let job = FftJob {
+        owned,
+        axes,
+        lens,
+        kind,
+        scale,
+    };
+    let (storage, layout, left) = be.transform(op, a.view(), job)?;
     let out = Array::from_parts(storage, layout, out_dtype);
     if let Some(f) = left {
         let mut o = out.clone();

@@ -18,8 +18,8 @@ use crate::device::with_device;
 use crate::dtype::{promote_types, DType};
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, Layout};
-use crate::ops::linalg::Owned;
 use crate::matmul::{as_dtype, conj, matmul, same_device};
+use crate::ops::linalg::Owned;
 
 /// The dtype a linalg routine computes in for an input of `d`.
 fn field_dtype(d: DType) -> DType {
@@ -220,7 +220,9 @@ pub fn inv(a: &Array) -> Result<Array> {
     if n == 0 || a.size() == 0 {
         return with_device(device, || crate::zeros(a.shape(), a.dtype()));
     }
-    let r = crate::backend::on(op, device)?.inv(a.view()).map_err(|e| rename(e, op))?;
+    let r = crate::backend::on(op, device)?
+        .inv(a.view())
+        .map_err(|e| rename(e, op))?;
     Ok(array(r, a.dtype()))
 }
 

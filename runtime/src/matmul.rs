@@ -9,7 +9,6 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-
 use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{promote_types, DType};
@@ -150,7 +149,11 @@ fn matmul_batched(
     let b = as_dtype(b, dtype)?;
     let be = crate::backend::on(op, device)?;
     let len = crate::layout::checked_size(op, &out_shape)?;
-    let out = Array::from_parts(be.empty(op, dtype, len)?, Layout::contiguous(&out_shape), dtype);
+    let out = Array::from_parts(
+        be.empty(op, dtype, len)?,
+        Layout::contiguous(&out_shape),
+        dtype,
+    );
     if len > 0 {
         be.matmul(a.view(), b.view(), out.view(), matmul_precision())?;
     }

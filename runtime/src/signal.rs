@@ -31,7 +31,7 @@ use crate::dtype::{promote_types, DType};
 use crate::element::Scalar;
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::Layout;
-use crate::ops::signal::ConvGeometry;
+use crate::ops::signal::{Conv, Lfilter};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -204,8 +204,15 @@ fn conv_on_device(
     fft: bool,
 ) -> Result<Array> {
     let be = crate::backend::on(op, a.device())?;
-    let geo = ConvGeometry { osh, off };
-    let r = be.convolve(op, a.view(), k.view(), geo, bound, fill, out_dt, fft)?;
+    let c = Conv {
+        osh,
+        off,
+        bound,
+        fill,
+        out_dt,
+        fft,
+    };
+    let r = be.convolve(op, a.view(), k.view(), &c)?;
     Ok(Array::from_parts(r, Layout::contiguous(osh), out_dt))
 }
 
@@ -539,7 +546,15 @@ pub fn lfilter(
         }
     }
     let be = crate::backend::on(op, x.device())?;
-    let (y, zf) = be.lfilter(b.view(), a.view(), x.view(), zi.map(Array::view), ax, dt)?;
+    let f = Lfilter {
+        b: b.view(),
+        a: a.view(),
+        x: x.view(),
+        zi: zi.map(Array::view),
+        axis: ax,
+        dt,
+    };
+    let (y, zf) = be.lfilter(&f)?;
     let zf = zf.map(|z| Array::from_parts(z, Layout::contiguous(&zsh), dt));
     Ok((Array::from_parts(y, Layout::contiguous(&sh), dt), zf))
 }

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use num_complex::{Complex, Complex32, Complex64};
+use num_complex::Complex;
 use rustfft::{Fft, FftNum, FftPlanner};
 
 use super::CpuBackend;
@@ -11,22 +11,13 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::lru::Lru;
-use crate::ops::fft::{Fft as FftFamily, FftKind as Kind, PlanCacheInfo, Transformed};
+use crate::ops::fft::{Fft as FftFamily, FftJob, FftKind as Kind, PlanCacheInfo, Transformed};
 use crate::view::View;
 
 impl FftFamily for CpuBackend {
-    fn transform(
-        &self,
-        _op: &'static str,
-        a: View<'_>,
-        _owned: bool,
-        axes: &[usize],
-        lens: &[usize],
-        kind: Kind,
-        scale: Option<f64>,
-    ) -> Result<Transformed> {
+    fn transform(&self, _: &'static str, a: View<'_>, job: FftJob<'_>) -> Result<Transformed> {
         let a = Array::from_parts(a.storage.clone(), a.layout.clone(), a.dtype);
-        let r = cpu_transform(&a, axes, lens, kind, scale)?;
+        let r = cpu_transform(&a, job.axes, job.lens, job.kind, job.scale)?;
         Ok((r.storage().clone(), r.layout().clone(), None))
     }
 
@@ -83,50 +74,44 @@ fn cpu_transform(
     kind: Kind,
     scale: Option<f64>,
 ) -> Result<Array> {
-    let single = matches!(a.dtype(), DType::Float32 | DType::Complex64);
-    if single {
-        let (data, shape) = match kind {
-            Kind::R2C => (
-                a.gather::<f32>()
-                    .into_iter()
-                    .map(|v| Complex32::new(v, 0.0))
-                    .collect(),
-                a.shape().to_vec(),
-            ),
-            _ => (a.gather::<Complex32>(), a.shape().to_vec()),
-        };
-        let (out, shape) = run_cpu::<f32>(data, shape, axes, lens, kind, scale.map(|s| s as f32))?;
-        Ok(finish_cpu(out, &shape, kind))
+    if matches!(a.dtype(), DType::Float32 | DType::Complex64) {
+        typed_transform::<f32>(a, axes, lens, kind, scale.map(|s| s as f32))
     } else {
-        let (data, shape) = match kind {
-            Kind::R2C => (
-                a.gather::<f64>()
-                    .into_iter()
-                    .map(|v| Complex64::new(v, 0.0))
-                    .collect(),
-                a.shape().to_vec(),
-            ),
-            _ => (a.gather::<Complex64>(), a.shape().to_vec()),
-        };
-        let (out, shape) = run_cpu::<f64>(data, shape, axes, lens, kind, scale)?;
-        Ok(finish_cpu(out, &shape, kind))
+        typed_transform::<f64>(a, axes, lens, kind, scale)
     }
 }
 
-/// Wraps the CPU result: real parts for C2R, the complex values otherwise.
-fn finish_cpu<T: CpuFloat>(v: Vec<Complex<T>>, shape: &[usize], kind: Kind) -> Array {
-    if kind == Kind::C2R {
-        T::real_array(v.into_iter().map(|c| c.re).collect(), shape)
+/// [`cpu_transform`] in the precision `T` of `a`'s dtype.
+fn typed_transform<T: CpuFloat>(
+    a: &Array,
+    axes: &[usize],
+    lens: &[usize],
+    kind: Kind,
+    scale: Option<T>,
+) -> Result<Array>
+where
+    Complex<T>: crate::Element,
+{
+    let data: Vec<Complex<T>> = match kind {
+        Kind::R2C => a
+            .gather::<T>()
+            .into_iter()
+            .map(|v| Complex::new(v, T::zero()))
+            .collect(),
+        _ => a.gather::<Complex<T>>(),
+    };
+    let (out, shape) = run_cpu::<T>(data, a.shape().to_vec(), axes, lens, kind, scale)?;
+    // Real parts for C2R, the complex values otherwise.
+    Ok(if kind == Kind::C2R {
+        Array::from_vec_cpu(out.into_iter().map(|c| c.re).collect::<Vec<T>>(), &shape)
     } else {
-        T::complex_array(v, shape)
-    }
+        Array::from_vec_cpu(out, &shape)
+    })
 }
 
 /// The two precisions of the CPU backend.
-pub(crate) trait CpuFloat: FftNum + num_traits::Float {
+pub(crate) trait CpuFloat: FftNum + num_traits::Float + crate::Element {
     fn plan(n: usize, forward: bool) -> Result<Arc<dyn Fft<Self>>>;
-    fn real_array(v: Vec<Self>, shape: &[usize]) -> Array;
-    fn complex_array(v: Vec<Complex<Self>>, shape: &[usize]) -> Array;
 }
 
 impl CpuFloat for f32 {
@@ -136,12 +121,6 @@ impl CpuFloat for f32 {
             CpuPlan::Double(_) => unreachable!("single-precision key gives a single plan"),
         })
     }
-    fn real_array(v: Vec<f32>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
-    fn complex_array(v: Vec<Complex32>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
 }
 
 impl CpuFloat for f64 {
@@ -150,12 +129,6 @@ impl CpuFloat for f64 {
             CpuPlan::Double(p) => p,
             CpuPlan::Single(_) => unreachable!("double-precision key gives a double plan"),
         })
-    }
-    fn real_array(v: Vec<f64>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
-    fn complex_array(v: Vec<Complex64>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
     }
 }
 
@@ -344,6 +317,7 @@ fn cpu_plan(n: usize, forward: bool, double: bool) -> Result<CpuPlan> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_complex::Complex64;
 
     #[test]
     fn hermitian_extension_mirrors() {

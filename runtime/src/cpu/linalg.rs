@@ -80,9 +80,10 @@ fn lu_of<T: Field>(
 /// The 2-D layout of every matrix of a (batch..., r, c) layout.
 fn matrices(l: &Layout) -> impl Iterator<Item = Layout> + '_ {
     let nb = l.ndim() - 2;
-    Layout::from_parts(l.shape()[..nb].to_vec(), l.strides()[..nb].to_vec(), l.offset())
-        .positions()
-        .map(move |off| Layout::from_parts(l.shape()[nb..].to_vec(), l.strides()[nb..].to_vec(), off))
+    let (shape, strides) = (&l.shape()[nb..], &l.strides()[nb..]);
+    super::matmul::batch_offsets(l)
+        .into_iter()
+        .map(move |off| Layout::from_parts(shape.to_vec(), strides.to_vec(), off))
 }
 
 /// Diagonal of U and permutation parity of a CPU LU (for determinants).

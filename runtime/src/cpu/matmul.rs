@@ -15,13 +15,7 @@ use crate::storage::{CpuStorage, Storage};
 use crate::view::View;
 
 impl Matmul for CpuBackend {
-    fn matmul(
-        &self,
-        a: View<'_>,
-        b: View<'_>,
-        out: View<'_>,
-        precision: MatmulPrecision,
-    ) -> Result<()> {
+    fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()> {
         let op = "matmul";
         let nd = out.ndim();
         let (m, n) = (out.shape()[nd - 2], out.shape()[nd - 1]);
@@ -29,7 +23,10 @@ impl Matmul for CpuBackend {
         let batch = &out.shape()[..nd - 2];
         let al = a.layout.broadcast_to(&[batch, &[m, k]].concat())?;
         let bl = b.layout.broadcast_to(&[batch, &[k, n]].concat())?;
-        let (a, b) = (View::new(a.storage, &al, a.dtype), View::new(b.storage, &bl, b.dtype));
+        let (a, b) = (
+            View::new(a.storage, &al, a.dtype),
+            View::new(b.storage, &bl, b.dtype),
+        );
         let dims = (m, k, n);
         match out.dtype() {
             DType::Float16 | DType::BFloat16 => {
@@ -51,7 +48,7 @@ impl Matmul for CpuBackend {
                     View::new(&a32, &ac, DType::Float32),
                     View::new(&b32, &bc, DType::Float32),
                     o,
-                    precision,
+                    p,
                 )?;
                 self.copy_cast(op, o, out)
             }
@@ -117,7 +114,11 @@ fn product<T: Element>(
         f((ad, a.layout), (ad, b.layout), dst);
     } else {
         let bg = host(&b).read();
-        f((ad, a.layout), (T::slice(&bg).expect("the buffer holds the dtype"), b.layout), dst);
+        f(
+            (ad, a.layout),
+            (T::slice(&bg).expect("the buffer holds the dtype"), b.layout),
+            dst,
+        );
     }
     Ok(())
 }
@@ -175,7 +176,7 @@ macro_rules! with_field {
 pub(crate) use with_field;
 
 /// Buffer offsets of every batch matrix of a (batch..., r, c) layout.
-fn batch_offsets(l: &Layout) -> Vec<usize> {
+pub(super) fn batch_offsets(l: &Layout) -> Vec<usize> {
     let nb = l.ndim() - 2;
     Layout::from_parts(
         l.shape()[..nb].to_vec(),

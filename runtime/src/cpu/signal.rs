@@ -6,9 +6,9 @@ use num_traits::{NumAssign, Zero};
 use super::CpuBackend;
 use crate::array::Array;
 use crate::dtype::DType;
-use crate::element::{Element, Scalar};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::ops::signal::{Boundary, ConvGeometry, Signal};
+use crate::ops::signal::{Boundary, Conv, Lfilter, Signal};
 use crate::storage::Storage;
 use crate::view::View;
 
@@ -53,7 +53,11 @@ fn finish<V: Val>(v: Vec<V>, shape: &[usize], dt: DType) -> Result<Storage> {
     } else if dt.is_integer() {
         // Exact sums of integers come back as integers (rounded half to
         // even, as `rint`, not truncated).
-        let r: Vec<f64> = a.gather_as::<f64>().iter().map(|x| x.round_ties_even()).collect();
+        let r: Vec<f64> = a
+            .gather_as::<f64>()
+            .iter()
+            .map(|x| x.round_ties_even())
+            .collect();
         Array::from_vec_cpu(r, shape).astype(dt)?
     } else {
         a.astype(dt)?
@@ -288,24 +292,15 @@ fn medfilt_host(volume: View<'_>, ks: &[usize]) -> Result<Storage> {
 }
 
 impl Signal for CpuBackend {
-    fn convolve(
-        &self,
-        _op: &'static str,
-        a: View<'_>,
-        k: View<'_>,
-        ConvGeometry { osh, off }: ConvGeometry<'_>,
-        bound: Boundary,
-        fill: Scalar,
-        out_dt: DType,
-        fft: bool,
-    ) -> Result<Storage> {
-        if fft {
-            return fft_conv_host(a, k, osh, off, out_dt);
+    fn convolve(&self, _: &'static str, a: View<'_>, k: View<'_>, c: &Conv<'_>) -> Result<Storage> {
+        if c.fft {
+            return fft_conv_host(a, k, c.osh, c.off, c.out_dt);
         }
-        with_val!(out_dt, V => {
-            let fill = V::from_c64(fill.as_c64());
-            let v = direct_nd::<V>(&host::<V>(a), a.shape(), &host::<V>(k), k.shape(), osh, off, bound, fill);
-            finish(v, osh, out_dt)
+        with_val!(c.out_dt, V => {
+            let fill = V::from_c64(c.fill.as_c64());
+            let (av, kv) = (host::<V>(a), host::<V>(k));
+            let v = direct_nd::<V>(&av, a.shape(), &kv, k.shape(), c.osh, c.off, c.bound, fill);
+            finish(v, c.osh, c.out_dt)
         })
     }
 
@@ -313,15 +308,15 @@ impl Signal for CpuBackend {
         medfilt_host(v, ks)
     }
 
-    fn lfilter(
-        &self,
-        b: View<'_>,
-        a: View<'_>,
-        x: View<'_>,
-        zi: Option<View<'_>>,
-        ax: usize,
-        dt: DType,
-    ) -> Result<(Storage, Option<Storage>)> {
+    fn lfilter(&self, f: &Lfilter<'_>) -> Result<(Storage, Option<Storage>)> {
+        let Lfilter {
+            b,
+            a,
+            x,
+            zi,
+            axis: ax,
+            dt,
+        } = *f;
         let sh = x.shape();
         let n = sh[ax];
         let m = a.size().max(b.size());
@@ -375,7 +370,6 @@ impl Signal for CpuBackend {
         })
     }
 }
-
 
 #[cfg(test)]
 mod tests {

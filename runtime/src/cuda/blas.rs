@@ -69,9 +69,11 @@ pub(crate) fn with_handle<R>(
         Ok(h)
     };
     // SAFETY: valid handle; the stream belongs to this context (or is null).
-    let bind = |h, stream| check(op, "cublasSetStream", unsafe {
-        cb::cublasSetStream_v2(h, stream as cb::cudaStream_t)
-    });
+    let bind = |h, stream| {
+        check(op, "cublasSetStream", unsafe {
+            cb::cublasSetStream_v2(h, stream as cb::cudaStream_t)
+        })
+    };
     vendor_handle(s, &s.cublas, create, bind, f)
 }
 
@@ -111,11 +113,7 @@ pub(crate) fn mat_view(rows: usize, cols: usize, rs: isize, cs: isize) -> Option
 
 /// `a` (..., r, c) itself when cuBLAS can read its matrices in place, else
 /// a C-contiguous copy (in `keep`, which holds its buffer).
-fn blas_ready<'a>(
-    op: &'static str,
-    a: View<'a>,
-    keep: &'a mut Option<Buffer>,
-) -> Result<View<'a>> {
+fn blas_ready<'a>(op: &'static str, a: View<'a>, keep: &'a mut Option<Buffer>) -> Result<View<'a>> {
     let nd = a.ndim();
     let (r, c) = (a.shape()[nd - 2], a.shape()[nd - 1]);
     let (rs, cs) = (a.strides()[nd - 2], a.strides()[nd - 1]);
@@ -492,13 +490,7 @@ fn singular_error(op: &'static str, count: usize, i: usize, info: i32, routine: 
 
 // The Matmul family of the backend interface (`ops::backend`).
 impl Matmul for super::CudaBackend {
-    fn matmul(
-        &self,
-        a: View<'_>,
-        b: View<'_>,
-        out: View<'_>,
-        precision: MatmulPrecision,
-    ) -> Result<()> {
+    fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()> {
         let op = "matmul";
         if !out.dtype().is_inexact() {
             // Integer and bool products: exact on the host.
@@ -506,7 +498,7 @@ impl Matmul for super::CudaBackend {
             let host = super::vendor::on_host(op, &[a, b], |h| {
                 let o = cpu.empty(op, out.dtype, out.size())?;
                 let ol = Layout::contiguous(out.shape());
-                cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), precision)?;
+                cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), p)?;
                 Ok(o)
             })?;
             return super::vendor::write_back(out, &host);
@@ -521,14 +513,18 @@ impl Matmul for super::CudaBackend {
         let (mut ka, mut kb) = (None, None);
         let a = blas_ready(op, a, &mut ka)?;
         let b = blas_ready(op, b, &mut kb)?;
-        let (batch, m, n) = (&out.shape()[..nd - 2], out.shape()[nd - 2], out.shape()[nd - 1]);
+        let (batch, m, n) = (
+            &out.shape()[..nd - 2],
+            out.shape()[nd - 2],
+            out.shape()[nd - 1],
+        );
         let al = a.layout.broadcast_to(&[batch, &[m, k]].concat())?;
         let bl = b.layout.broadcast_to(&[batch, &[k, n]].concat())?;
         gemm(
             View::new(a.storage, &al, a.dtype),
             View::new(b.storage, &bl, b.dtype),
             out,
-            precision,
+            p,
         )
     }
 }

@@ -31,11 +31,10 @@ use super::stream::current_stream;
 use super::vendor::{on_host, ordinal, session_of, upload, Buffer};
 use crate::cpu::CpuBackend;
 use crate::dtype::DType;
-use crate::element::Scalar;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::create::Create;
-use crate::ops::signal::{Boundary as Bound, ConvGeometry, Signal};
+use crate::ops::signal::{Boundary as Bound, Conv, Lfilter, Signal};
 use crate::storage::Storage;
 use crate::view::View;
 
@@ -298,9 +297,8 @@ fn prepared(op: &'static str, v: View<'_>, dt: DType, flip: bool) -> Result<Buff
     let (h, w) = (v.shape()[0], v.shape()[1]);
     let l = if flip {
         let st = v.strides();
-        let off = v.offset() as isize
-            + (h as isize - 1).max(0) * st[0]
-            + (w as isize - 1).max(0) * st[1];
+        let off =
+            v.offset() as isize + (h as isize - 1).max(0) * st[0] + (w as isize - 1).max(0) * st[1];
         Layout::from_parts(vec![h, w], vec![-st[0], -st[1]], off.max(0) as usize)
     } else {
         v.layout.clone()
@@ -521,33 +519,25 @@ impl Signal for super::CudaBackend {
         op: &'static str,
         a: View<'_>,
         k: View<'_>,
-        geo: ConvGeometry<'_>,
-        bound: Bound,
-        fill: Scalar,
-        out_dt: DType,
-        fft: bool,
+        c: &Conv<'_>,
     ) -> Result<Storage> {
-        let gpu = matches!(out_dt, DType::Float32 | DType::Float64)
+        let gpu = matches!(c.out_dt, DType::Float32 | DType::Float64)
             && (1..=2).contains(&a.ndim())
             && k.ndim() == a.ndim()
             && k.device() == a.device()
-            && fill.as_c64().im == 0.0;
+            && c.fill.as_c64().im == 0.0;
         if !gpu {
-            let r = on_host(op, &[a, k], |h| {
-                CpuBackend.convolve(op, h[0], h[1], geo, bound, fill, out_dt, fft)
-            })?;
-            return upload(op, self.ordinal, &r, out_dt);
+            let r = on_host(op, &[a, k], |h| CpuBackend.convolve(op, h[0], h[1], c))?;
+            return upload(op, self.ordinal, &r, c.out_dt);
         }
-        let (osh, off) = (geo.osh, geo.off);
-        let (oshape, o) = if osh.len() == 1 {
-            ((1, osh[0]), (0, off[0]))
-        } else {
-            ((osh[0], osh[1]), (off[0], off[1]))
+        let (oshape, o) = match (c.osh, c.off) {
+            ([w], [dw]) => ((1, *w), (0, *dw)),
+            (osh, off) => ((osh[0], osh[1]), (off[0], off[1])),
         };
         let (al, kl) = (as_2d(a.layout), as_2d(k.layout));
         let a2 = View::new(a.storage, &al, a.dtype);
         let k2 = View::new(k.storage, &kl, k.dtype);
-        Ok(conv2d(op, a2, k2, oshape, o, bound, fill.as_c64().re)?.storage)
+        Ok(conv2d(op, a2, k2, oshape, o, c.bound, c.fill.as_c64().re)?.storage)
     }
 
     fn medfilt(&self, op: &'static str, v: View<'_>, ks: &[usize]) -> Result<Storage> {
@@ -564,21 +554,15 @@ impl Signal for super::CudaBackend {
         upload(op, self.ordinal, &r, v.dtype())
     }
 
-    fn lfilter(
-        &self,
-        b: View<'_>,
-        a: View<'_>,
-        x: View<'_>,
-        zi: Option<View<'_>>,
-        axis: usize,
-        dt: DType,
-    ) -> Result<(Storage, Option<Storage>)> {
+    fn lfilter(&self, f: &Lfilter<'_>) -> Result<(Storage, Option<Storage>)> {
         let op = "lfilter";
-        let mut inputs = vec![b, a, x];
-        inputs.extend(zi);
+        let mut inputs = vec![f.b, f.a, f.x];
+        inputs.extend(f.zi);
         let (y, zf) = on_host(op, &inputs, |h| {
-            CpuBackend.lfilter(h[0], h[1], h[2], h.get(3).copied(), axis, dt)
+            let (b, a, x, zi) = (h[0], h[1], h[2], h.get(3).copied());
+            CpuBackend.lfilter(&Lfilter { b, a, x, zi, ..*f })
         })?;
+        let dt = f.dt;
         let zf = zf.map(|z| upload(op, self.ordinal, &z, dt)).transpose()?;
         Ok((upload(op, self.ordinal, &y, dt)?, zf))
     }

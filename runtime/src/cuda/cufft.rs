@@ -22,7 +22,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lru::Lru;
 use crate::ops::create::Create;
-use crate::ops::fft::{Fft, Transformed};
+use crate::ops::fft::{Fft, FftJob, Transformed};
 use crate::ops::{FftKind, PlanCacheInfo};
 use crate::view::View;
 
@@ -313,7 +313,14 @@ fn transform(
             Some(b) => (b.view(), true),
             None => (a, owned),
         };
-        cur = Some(run_one(op, v, own, &axes[start..end], &lens[start..end], step)?);
+        cur = Some(run_one(
+            op,
+            v,
+            own,
+            &axes[start..end],
+            &lens[start..end],
+            step,
+        )?);
         end = start;
     }
     match (last, &cur) {
@@ -463,19 +470,11 @@ fn layout_of(op: &'static str, a: View<'_>, axes: &[usize]) -> Result<(i64, Side
 
 // The Fft family of the backend interface (`ops::backend`).
 impl Fft for super::CudaBackend {
-    fn transform(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        owned: bool,
-        axes: &[usize],
-        lens: &[usize],
-        kind: FftKind,
-        scale: Option<f64>,
-    ) -> Result<Transformed> {
+    fn transform(&self, op: &'static str, a: View<'_>, job: FftJob<'_>) -> Result<Transformed> {
         // Unscaled: the front end scales the result (one elementwise kernel).
-        let (storage, layout) = transform(op, a, owned, axes, lens, kind)?.into_owned();
-        Ok((storage, layout, scale))
+        let r = transform(op, a, job.owned, job.axes, job.lens, job.kind)?;
+        let (storage, layout) = r.into_owned();
+        Ok((storage, layout, job.scale))
     }
 
     fn plan_cache(&self) -> Result<PlanCacheInfo> {

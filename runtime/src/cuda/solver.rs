@@ -86,9 +86,11 @@ fn with_solver<R>(
         Ok((h, p))
     };
     // SAFETY: valid handle; the stream belongs to this context (or is null).
-    let bind = |(h, _), stream| check(op, "cusolverDnSetStream", unsafe {
-        cs::cusolverDnSetStream(h, stream as cs::cudaStream_t)
-    });
+    let bind = |(h, _), stream| {
+        check(op, "cusolverDnSetStream", unsafe {
+            cs::cusolverDnSetStream(h, stream as cs::cudaStream_t)
+        })
+    };
     with_handle(s, &s.cusolver, create, bind, |(h, p)| f(h, p))
 }
 
@@ -168,7 +170,13 @@ fn f_copy(op: &'static str, a: View<'_>) -> Result<Buffer> {
 pub(crate) fn zero_triangle(x: View<'_>, lower: bool) -> Result<()> {
     let op = if lower { "tril" } else { "triu" };
     let src = || triangle_source(x.dtype(), lower);
-    in_place(op, x, ("zero_triangle", lower), "cuprite_zero_triangle", src)
+    in_place(
+        op,
+        x,
+        ("zero_triangle", lower),
+        "cuprite_zero_triangle",
+        src,
+    )
 }
 
 /// Conjugates, in place, the C-contiguous complex `x`.
@@ -357,7 +365,13 @@ fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
     copy_into(op, View::new(&x.storage, &diag, x.dtype), d.view())?;
     let mut pv = ipiv.to_host::<i64>();
     pv.truncate(n);
-    let odd = pv.iter().enumerate().filter(|(i, &p)| p != *i as i64 + 1).count() % 2 == 1;
+    let odd = pv
+        .iter()
+        .enumerate()
+        .filter(|(i, &p)| p != *i as i64 + 1)
+        .count()
+        % 2
+        == 1;
     Ok((d.to_host::<Complex64>(), odd))
 }
 
@@ -794,7 +808,11 @@ impl Linalg for super::CudaBackend {
         let n = a.shape()[0];
         self.fill(op, out.view(), crate::Scalar::Int(0))?;
         let diag = Layout::from_parts(vec![n], vec![n as isize + 1], 0);
-        self.fill(op, View::new(&out.storage, &diag, out.dtype), crate::Scalar::Int(1))?;
+        self.fill(
+            op,
+            View::new(&out.storage, &diag, out.dtype),
+            crate::Scalar::Int(1),
+        )?;
         self.solve(a, out.view())
     }
 
@@ -834,7 +852,12 @@ mod tests {
         let s = triangle_source(DType::Complex128, false);
         assert!(s.contains("if (c < r) x[i] = mk(0.0, 0.0);"));
         super::super::helpers::dump_source("zero_triangle_c128", &s);
-        let s = in_place_source(DType::Complex64, "cuprite_conj", "true", "mk(x[i].re, -x[i].im)");
+        let s = in_place_source(
+            DType::Complex64,
+            "cuprite_conj",
+            "true",
+            "mk(x[i].re, -x[i].im)",
+        );
         assert!(!s.contains('@'));
         super::super::helpers::dump_source("conj_c64", &s);
     }

@@ -58,10 +58,12 @@ impl Buffer {
         dtype: DType,
         shape: &[usize],
     ) -> Result<Buffer> {
-        let n = crate::layout::checked_size(op, shape)?;
+        let layout = Layout::contiguous(shape);
+        let len = crate::layout::checked_size(op, shape)?;
+        let storage = Storage::Cuda(super::transfer::alloc(op, ordinal, dtype, len)?);
         Ok(Buffer {
-            storage: Storage::Cuda(super::transfer::alloc(op, ordinal, dtype, n)?),
-            layout: Layout::contiguous(shape),
+            storage,
+            layout,
             dtype,
         })
     }
@@ -179,7 +181,10 @@ pub(crate) fn on_host<R>(
         None => crate::Device::Cpu,
     };
     super::fallback::fetch(op, device, || {
-        let host = inputs.iter().map(|v| host_copy(*v)).collect::<Result<Vec<_>>>()?;
+        let host = inputs
+            .iter()
+            .map(|v| host_copy(*v))
+            .collect::<Result<Vec<_>>>()?;
         let views: Vec<View<'_>> = inputs
             .iter()
             .zip(&host)
@@ -200,7 +205,9 @@ pub(crate) fn upload(
         Storage::Cpu(h) => {
             let data = h.read();
             debug_assert_eq!(data.dtype(), dtype);
-            Ok(Storage::Cuda(super::transfer::upload_data(op, ordinal, &data)?))
+            Ok(Storage::Cuda(super::transfer::upload_data(
+                op, ordinal, &data,
+            )?))
         }
         Storage::Cuda(_) => Ok(host.clone()),
     }

@@ -40,23 +40,24 @@ pub struct PlanCacheInfo {
 /// factor the backend left for the front end to apply (`None`: applied or none).
 pub(crate) type Transformed = (Storage, Layout, Option<f64>);
 
+/// What a transform computes: `kind` over `axes` with logical lengths
+/// `lens`, scaled by `scale`; `owned` says the input is a temporary the
+/// transform may overwrite.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FftJob<'a> {
+    pub owned: bool,
+    pub axes: &'a [usize],
+    pub lens: &'a [usize],
+    pub kind: FftKind,
+    pub scale: Option<f64>,
+}
+
 /// Fast Fourier transforms (cuFFT on CUDA).
 /// The backend trait of this op family (see `ops::backend`).
 pub(crate) trait Fft {
-    /// The transform `kind` of `a` over `axes` with logical lengths `lens`,
-    /// scaled by `scale`. `a` is prepared: complex for C2C/C2R, real for
-    /// R2C, cut or padded (for C2R the last axis holds `n/2 + 1` points);
-    /// `owned` says it is a temporary the transform may overwrite.
-    fn transform(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        owned: bool,
-        axes: &[usize],
-        lens: &[usize],
-        kind: FftKind,
-        scale: Option<f64>,
-    ) -> Result<Transformed>;
+    /// The transform `job` of `a`, which is prepared: complex for C2C/C2R,
+    /// real for R2C, cut or padded (for C2R the last axis holds `n/2 + 1` points).
+    fn transform(&self, op: &'static str, a: View<'_>, job: FftJob<'_>) -> Result<Transformed>;
     /// What this device's plan cache holds.
     fn plan_cache(&self) -> Result<PlanCacheInfo>;
     /// Sets the plan-cache capacity (0 disables caching; excess plans go at once).

@@ -22,11 +22,5 @@ pub(crate) trait Matmul {
     /// `out = a @ b` for `a` (..., m, k) and `b` (..., k, n) of `out`'s dtype,
     /// whose batch axes broadcast to those of `out` (C-contiguous
     /// (batch..., m, n)); integers wrap and bools give `any(a & b)`, as NumPy.
-    fn matmul(
-        &self,
-        a: View<'_>,
-        b: View<'_>,
-        out: View<'_>,
-        precision: MatmulPrecision,
-    ) -> Result<()>;
+    fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()>;
 }

@@ -19,46 +19,44 @@ pub enum Boundary {
     Symm,
 }
 
-/// Where a convolution's output lies: its shape `osh` and, per axis, the
-/// offset `off` of output 0 in the full convolution.
+/// A convolution: output shape `osh`, per axis the offset `off` of output
+/// 0 in the full convolution, the boundary rule (`fill` outside for
+/// `Fill`), the output dtype, and whether to compute it through FFTs (same
+/// values to rounding; `bound` is then `Fill` with 0).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ConvGeometry<'a> {
+pub(crate) struct Conv<'a> {
     pub osh: &'a [usize],
     pub off: &'a [isize],
+    pub bound: Boundary,
+    pub fill: Scalar,
+    pub out_dt: DType,
+    pub fft: bool,
+}
+
+/// A linear filter `b / a` (1-D, `a[0]` non-zero) of `x` along `axis`,
+/// from the initial conditions `zi` when given, computed in `dt` (float or
+/// complex).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lfilter<'a> {
+    pub b: View<'a>,
+    pub a: View<'a>,
+    pub x: View<'a>,
+    pub zi: Option<View<'a>>,
+    pub axis: usize,
+    pub dt: DType,
 }
 
 /// Signal processing: convolution and correlation.
 pub(crate) trait Signal {
     /// `out[i] = sum_p A(i + off - p) k[p]` over N-D `a` and `k` (same rank
-    /// >= 1, not empty), `A` extended by `bound` (`fill` outside for
-    /// `Fill`), as a new C-contiguous buffer of `out_dt`; `fft` computes it
-    /// through FFTs (same values to rounding; `bound` is then `Fill` with 0).
-    #[allow(clippy::too_many_arguments)]
-    fn convolve(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        k: View<'_>,
-        geo: ConvGeometry<'_>,
-        bound: Boundary,
-        fill: Scalar,
-        out_dt: DType,
-        fft: bool,
-    ) -> Result<Storage>;
+    /// >= 1, not empty), `A` extended by the boundary rule, as a new
+    /// C-contiguous buffer of `c.osh` and `c.out_dt`.
+    fn convolve(&self, op: &'static str, a: View<'_>, k: View<'_>, c: &Conv<'_>)
+        -> Result<Storage>;
     /// The median of each window of `ks` (odd extents, one per axis) with
     /// zero padding, as a new C-contiguous buffer of `v`'s dtype (real).
     fn medfilt(&self, op: &'static str, v: View<'_>, ks: &[usize]) -> Result<Storage>;
-    /// `y` and, when `zi` is given, the final conditions of the filter `b / a`
-    /// (1-D, same length `m`, `a[0]` non-zero) along `axis` of `x`, in `dt`
-    /// (float or complex), as new C-contiguous buffers.
-    #[allow(clippy::too_many_arguments)]
-    fn lfilter(
-        &self,
-        b: View<'_>,
-        a: View<'_>,
-        x: View<'_>,
-        zi: Option<View<'_>>,
-        axis: usize,
-        dt: DType,
-    ) -> Result<(Storage, Option<Storage>)>;
+    /// The filtered `x` and, when `zi` is given, the final conditions, as
+    /// new C-contiguous buffers.
+    fn lfilter(&self, f: &Lfilter<'_>) -> Result<(Storage, Option<Storage>)>;
 }
