@@ -14,7 +14,9 @@ use std::ffi::c_void;
 use cudarc::cublas::sys as cb;
 
 use super::session::DeviceSession;
-use super::vendor::{check_status, ptr, session_of, with_handle as vendor_handle, Buffer};
+use super::vendor::{
+    check_status, float_data_type, ptr, session_of, with_handle as vendor_handle, Buffer,
+};
 use super::Handle;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -190,21 +192,14 @@ pub(crate) fn batch_plan(batch: &[usize], strides: [&[isize]; 3]) -> BatchPlan {
 }
 
 fn data_type(op: &'static str, d: DType) -> Result<cb::cudaDataType> {
-    use cb::cudaDataType::*;
-    Ok(match d {
-        DType::Float16 => CUDA_R_16F,
-        DType::BFloat16 => CUDA_R_16BF,
-        DType::Float32 => CUDA_R_32F,
-        DType::Float64 => CUDA_R_64F,
-        DType::Complex64 => CUDA_C_32F,
-        DType::Complex128 => CUDA_C_64F,
-        other => {
-            return Err(Error::DType {
-                op,
-                detail: format!("cuBLAS has no product for {other}"),
-            })
-        }
-    })
+    match d {
+        DType::Float16 => Ok(cb::cudaDataType::CUDA_R_16F),
+        DType::BFloat16 => Ok(cb::cudaDataType::CUDA_R_16BF),
+        other => float_data_type!(cb, other).ok_or_else(|| Error::DType {
+            op,
+            detail: format!("cuBLAS has no product for {other}"),
+        }),
+    }
 }
 
 /// The compute type of a product of `d` under `p`, and whether TF32 math is on.

@@ -10,7 +10,7 @@ use std::ffi::c_void;
 use cudarc::cusparse::sys as cs;
 
 use super::session::session;
-use super::vendor::{on_host, ordinal, ptr, upload, with_handle, Buffer};
+use super::vendor::{float_data_type, on_host, ordinal, ptr, upload, with_handle, Buffer};
 use super::Handle;
 use crate::cpu::CpuBackend;
 use crate::dtype::DType;
@@ -46,13 +46,7 @@ const SYMBOLS: &[&str] = &[
 
 /// The cuSPARSE value type of a sparse dtype.
 pub(crate) fn value_type(dt: DType) -> Option<cs::cudaDataType> {
-    match dt {
-        DType::Float32 => Some(cs::cudaDataType::CUDA_R_32F),
-        DType::Float64 => Some(cs::cudaDataType::CUDA_R_64F),
-        DType::Complex64 => Some(cs::cudaDataType::CUDA_C_32F),
-        DType::Complex128 => Some(cs::cudaDataType::CUDA_C_64F),
-        _ => None,
-    }
+    float_data_type!(cs, dt)
 }
 
 /// `1` and `0` of `dt` as host bytes (for alpha and beta).

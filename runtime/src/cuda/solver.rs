@@ -21,7 +21,7 @@ use super::helpers::{kernel, key};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::DeviceSession;
 use super::stream::current_stream;
-use super::vendor::{check_status, ptr, session_of, with_handle, Buffer};
+use super::vendor::{check_status, float_data_type, ptr, session_of, with_handle, Buffer};
 use super::Handle;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -95,18 +95,9 @@ fn with_solver<R>(
 }
 
 fn data_type(op: &'static str, d: DType) -> Result<cs::cudaDataType> {
-    use cs::cudaDataType::*;
-    Ok(match d {
-        DType::Float32 => CUDA_R_32F,
-        DType::Float64 => CUDA_R_64F,
-        DType::Complex64 => CUDA_C_32F,
-        DType::Complex128 => CUDA_C_64F,
-        other => {
-            return Err(Error::DType {
-                op,
-                detail: format!("internal: cuSOLVER called with {other}"),
-            })
-        }
+    float_data_type!(cs, d).ok_or_else(|| Error::DType {
+        op,
+        detail: format!("internal: cuSOLVER called with {d}"),
     })
 }
 

@@ -223,3 +223,19 @@ pub(crate) fn write_back(dst: View<'_>, host: &Storage) -> Result<()> {
     }
     Ok(())
 }
+
+/// The `cudaDataType` (of the library bindings `$sys`) of a float32,
+/// float64, complex64 or complex128 `$dtype`; `None` for other dtypes.
+macro_rules! float_data_type {
+    ($sys:ident, $dtype:expr) => {{
+        use $sys::cudaDataType::*;
+        match $dtype {
+            DType::Float32 => Some(CUDA_R_32F),
+            DType::Float64 => Some(CUDA_R_64F),
+            DType::Complex64 => Some(CUDA_C_32F),
+            DType::Complex128 => Some(CUDA_C_64F),
+            _ => None,
+        }
+    }};
+}
+pub(crate) use float_data_type;
