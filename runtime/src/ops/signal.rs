@@ -48,8 +48,8 @@ pub(crate) struct Lfilter<'a> {
 
 /// Signal processing: convolution and correlation.
 pub(crate) trait Signal {
-    /// `out[i] = sum_p A(i + off - p) k[p]` over N-D `a` and `k` (same rank
-    /// >= 1, not empty), `A` extended by the boundary rule, as a new
+    /// `out[i] = sum_p A(i + off - p) k[p]` over N-D `a` and `k` (same rank,
+    /// at least 1, not empty), `A` extended by the boundary rule, as a new
     /// C-contiguous buffer of `c.osh` and `c.out_dt`.
     fn convolve(&self, op: &'static str, a: View<'_>, k: View<'_>, c: &Conv<'_>)
         -> Result<Storage>;
