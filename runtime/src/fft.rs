@@ -40,18 +40,12 @@
 //! on the current stream at each use; using one plan from two streams at
 //! the same time shares its work area, as in CuPy.
 
-use std::sync::{Arc, Mutex, OnceLock};
-
-use num_complex::{Complex, Complex32, Complex64};
-use rustfft::{Fft, FftNum, FftPlanner};
-
 use crate::array::Array;
 use crate::device::{current_device, with_device, Device};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::index::SliceElem;
 use crate::layout::{normalize_axes, normalize_axis};
-use crate::lru::Lru;
 
 // ---------------------------------------------------------------------------
 // Options
@@ -412,6 +406,7 @@ fn axis_slice(ndim: usize, axis: usize, start: usize, end: usize) -> Vec<SliceEl
 // Argument handling
 // ---------------------------------------------------------------------------
 
+use crate::ops::fft::FftJob;
 use crate::ops::FftKind as Kind;
 
 fn check_n(op: &'static str, n: usize) -> Result<()> {
@@ -574,7 +569,7 @@ fn transform(
     kind: Kind,
     norm: Norm,
 ) -> Result<Array> {
-    x.device().check_available(op)?;
+    let be = crate::backend::on(op, x.device())?;
     let dtype = work_dtype(op, x.dtype(), kind)?;
     if axes.is_empty() {
         if kind != (Kind::C2C { forward: true }) && kind != (Kind::C2C { forward: false }) {
@@ -595,289 +590,29 @@ fn transform(
     let total: usize = lens.iter().product();
     let forward = matches!(kind, Kind::C2C { forward: true } | Kind::R2C);
     let scale = norm.factor(total, forward);
-    match a.device() {
-        Device::Cpu => cpu_transform(&a, axes, lens, kind, scale),
-        Device::Cuda(_) => {
-            let out = crate::cuda::cufft::transform(op, &a, owned, axes, lens, kind)?;
-            if let Some(f) = scale {
-                let mut o = out.clone();
-                crate::multiply_out(&out, f, &mut o)?;
-            }
-            Ok(out)
-        }
+    let out_dtype = match kind {
+        Kind::C2R => dtype.real_dtype(),
+        Kind::R2C if dtype == DType::Float32 => DType::Complex64,
+        Kind::R2C => DType::Complex128,
+        Kind::C2C { .. } => dtype,
+    };
+    let job = FftJob {
+        owned,
+        axes,
+        lens,
+        kind,
+        scale,
+    };
+    let (storage, layout, left) = be.transform(op, a.view(), job)?;
+    let out = Array::from_parts(storage, layout, out_dtype);
+    if let Some(f) = left {
+        let mut o = out.clone();
+        crate::multiply_out(&out, f, &mut o)?;
     }
+    Ok(out)
 }
-
-// ---------------------------------------------------------------------------
-// CPU backend (rustfft)
-// ---------------------------------------------------------------------------
-
-fn cpu_transform(
-    a: &Array,
-    axes: &[usize],
-    lens: &[usize],
-    kind: Kind,
-    scale: Option<f64>,
-) -> Result<Array> {
-    let single = matches!(a.dtype(), DType::Float32 | DType::Complex64);
-    if single {
-        let (data, shape) = match kind {
-            Kind::R2C => (
-                a.gather::<f32>()
-                    .into_iter()
-                    .map(|v| Complex32::new(v, 0.0))
-                    .collect(),
-                a.shape().to_vec(),
-            ),
-            _ => (a.gather::<Complex32>(), a.shape().to_vec()),
-        };
-        let (out, shape) = run_cpu::<f32>(data, shape, axes, lens, kind, scale.map(|s| s as f32))?;
-        Ok(finish_cpu(out, &shape, kind))
-    } else {
-        let (data, shape) = match kind {
-            Kind::R2C => (
-                a.gather::<f64>()
-                    .into_iter()
-                    .map(|v| Complex64::new(v, 0.0))
-                    .collect(),
-                a.shape().to_vec(),
-            ),
-            _ => (a.gather::<Complex64>(), a.shape().to_vec()),
-        };
-        let (out, shape) = run_cpu::<f64>(data, shape, axes, lens, kind, scale)?;
-        Ok(finish_cpu(out, &shape, kind))
-    }
-}
-
-/// Wraps the CPU result: real parts for C2R, the complex values otherwise.
-fn finish_cpu<T: CpuFloat>(v: Vec<Complex<T>>, shape: &[usize], kind: Kind) -> Array {
-    if kind == Kind::C2R {
-        T::real_array(v.into_iter().map(|c| c.re).collect(), shape)
-    } else {
-        T::complex_array(v, shape)
-    }
-}
-
-/// The two precisions of the CPU backend.
-pub(crate) trait CpuFloat: FftNum + num_traits::Float {
-    fn plan(n: usize, forward: bool) -> Result<Arc<dyn Fft<Self>>>;
-    fn real_array(v: Vec<Self>, shape: &[usize]) -> Array;
-    fn complex_array(v: Vec<Complex<Self>>, shape: &[usize]) -> Array;
-}
-
-impl CpuFloat for f32 {
-    fn plan(n: usize, forward: bool) -> Result<Arc<dyn Fft<f32>>> {
-        cpu_plan(n, forward, false).map(|p| match p {
-            CpuPlan::Single(p) => p,
-            CpuPlan::Double(_) => unreachable!("single-precision key gives a single plan"),
-        })
-    }
-    fn real_array(v: Vec<f32>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
-    fn complex_array(v: Vec<Complex32>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
-}
-
-impl CpuFloat for f64 {
-    fn plan(n: usize, forward: bool) -> Result<Arc<dyn Fft<f64>>> {
-        cpu_plan(n, forward, true).map(|p| match p {
-            CpuPlan::Double(p) => p,
-            CpuPlan::Single(_) => unreachable!("double-precision key gives a double plan"),
-        })
-    }
-    fn real_array(v: Vec<f64>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
-    fn complex_array(v: Vec<Complex64>, shape: &[usize]) -> Array {
-        Array::from_vec_cpu(v, shape)
-    }
-}
-
-/// The transform on a C-ordered complex buffer of `shape` (already cut or
-/// padded to the input lengths). Returns the result and its shape.
-fn run_cpu<T: CpuFloat>(
-    mut data: Vec<Complex<T>>,
-    mut shape: Vec<usize>,
-    axes: &[usize],
-    lens: &[usize],
-    kind: Kind,
-    scale: Option<T>,
-) -> Result<(Vec<Complex<T>>, Vec<usize>)> {
-    crate::layout::check_host_room(
-        "fft",
-        shape.iter().product::<usize>().max(1) * 2,
-        std::mem::size_of::<Complex<T>>(),
-    )?;
-    let last = axes.len() - 1;
-    match kind {
-        Kind::C2C { forward } => {
-            for &ax in axes {
-                c2c_axis(&mut data, &shape, ax, forward)?;
-            }
-        }
-        Kind::R2C => {
-            // Full transform of the (real) last axis, then keep n/2 + 1.
-            let ax = axes[last];
-            c2c_axis(&mut data, &shape, ax, true)?;
-            let half = lens[last] / 2 + 1;
-            data = resize_axis(&data, &shape, ax, half);
-            shape[ax] = half;
-            for &ax in &axes[..last] {
-                c2c_axis(&mut data, &shape, ax, true)?;
-            }
-        }
-        Kind::C2R => {
-            for &ax in &axes[..last] {
-                c2c_axis(&mut data, &shape, ax, false)?;
-            }
-            // Hermitian extension of the last axis to n points, then inverse.
-            let ax = axes[last];
-            let n = lens[last];
-            data = hermitian_extend(&data, &shape, ax, n);
-            shape[ax] = n;
-            c2c_axis(&mut data, &shape, ax, false)?;
-        }
-    }
-    if let Some(s) = scale {
-        for v in data.iter_mut() {
-            *v = *v * s;
-        }
-    }
-    Ok((data, shape))
-}
-
-/// In-place 1-D transforms of every lane of `axis`.
-fn c2c_axis<T: CpuFloat>(
-    data: &mut [Complex<T>],
-    shape: &[usize],
-    axis: usize,
-    forward: bool,
-) -> Result<()> {
-    if data.is_empty() {
-        return Ok(());
-    }
-    let n = shape[axis];
-    let inner: usize = shape[axis + 1..].iter().product();
-    let plan = T::plan(n, forward)?;
-    if inner == 1 {
-        plan.process(data);
-        return Ok(());
-    }
-    // Lanes with a stride: transpose each [n, inner] block to [inner, n],
-    // transform the contiguous lanes, transpose back.
-    let block = n * inner;
-    let mut tmp = vec![Complex::new(T::zero(), T::zero()); block];
-    for chunk in data.chunks_mut(block) {
-        for k in 0..n {
-            for i in 0..inner {
-                tmp[i * n + k] = chunk[k * inner + i];
-            }
-        }
-        plan.process(&mut tmp);
-        for k in 0..n {
-            for i in 0..inner {
-                chunk[k * inner + i] = tmp[i * n + k];
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The first `len` positions of `axis` (len <= the axis length).
-fn resize_axis<T: Copy>(data: &[T], shape: &[usize], axis: usize, len: usize) -> Vec<T> {
-    let n = shape[axis];
-    let inner: usize = shape[axis + 1..].iter().product();
-    let mut out = Vec::with_capacity(data.len() / n.max(1) * len);
-    for chunk in data.chunks(n * inner) {
-        out.extend_from_slice(&chunk[..len * inner]);
-    }
-    out
-}
-
-/// The full `n`-point spectrum of a real signal from its `n/2 + 1`
-/// non-negative frequencies along `axis`: `X[n-k] = conj(X[k])`.
-fn hermitian_extend<T: CpuFloat>(
-    data: &[Complex<T>],
-    shape: &[usize],
-    axis: usize,
-    n: usize,
-) -> Vec<Complex<T>> {
-    let m = shape[axis];
-    debug_assert_eq!(m, n / 2 + 1);
-    let inner: usize = shape[axis + 1..].iter().product();
-    let outer = data.len() / (m * inner).max(1);
-    let mut out = vec![Complex::new(T::zero(), T::zero()); outer * n * inner];
-    for o in 0..outer {
-        let src = &data[o * m * inner..(o + 1) * m * inner];
-        let dst = &mut out[o * n * inner..(o + 1) * n * inner];
-        for k in 0..n {
-            for i in 0..inner {
-                dst[k * inner + i] = if k < m {
-                    src[k * inner + i]
-                } else {
-                    src[(n - k) * inner + i].conj()
-                };
-            }
-        }
-    }
-    out
-}
-
-// ---------------------------------------------------------------------------
-// Plan caches
-// ---------------------------------------------------------------------------
 
 pub use crate::ops::PlanCacheInfo;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct CpuKey {
-    n: usize,
-    forward: bool,
-    double: bool,
-}
-
-#[derive(Clone)]
-enum CpuPlan {
-    Single(Arc<dyn Fft<f32>>),
-    Double(Arc<dyn Fft<f64>>),
-}
-
-struct CpuCache {
-    lru: Lru<CpuKey, CpuPlan>,
-    single: FftPlanner<f32>,
-    double: FftPlanner<f64>,
-}
-
-fn cpu_cache() -> &'static Mutex<CpuCache> {
-    static CACHE: OnceLock<Mutex<CpuCache>> = OnceLock::new();
-    CACHE.get_or_init(|| {
-        Mutex::new(CpuCache {
-            lru: Lru::default(),
-            single: FftPlanner::new(),
-            double: FftPlanner::new(),
-        })
-    })
-}
-
-fn cpu_plan(n: usize, forward: bool, double: bool) -> Result<CpuPlan> {
-    let mut guard = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
-    let c = &mut *guard;
-    let (single, dbl) = (&mut c.single, &mut c.double);
-    c.lru.with(
-        CpuKey { n, forward, double },
-        || {
-            Ok(match (double, forward) {
-                (false, true) => CpuPlan::Single(single.plan_fft_forward(n)),
-                (false, false) => CpuPlan::Single(single.plan_fft_inverse(n)),
-                (true, true) => CpuPlan::Double(dbl.plan_fft_forward(n)),
-                (true, false) => CpuPlan::Double(dbl.plan_fft_inverse(n)),
-            })
-        },
-        |p| Ok(p.clone()),
-    )
-}
 
 /// The plan cache of the current device.
 pub fn plan_cache() -> Result<PlanCacheInfo> {
@@ -886,33 +621,7 @@ pub fn plan_cache() -> Result<PlanCacheInfo> {
 
 /// The plan cache of `device`.
 pub fn plan_cache_of(device: Device) -> Result<PlanCacheInfo> {
-    device.check_available("fft::plan_cache")?;
-    match device {
-        Device::Cpu => {
-            let c = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
-            Ok(PlanCacheInfo {
-                device,
-                size: c.lru.entries.len(),
-                capacity: c.lru.capacity,
-                hits: c.lru.hits,
-                misses: c.lru.misses,
-                entries: c
-                    .lru
-                    .entries
-                    .iter()
-                    .map(|(k, _)| {
-                        format!(
-                            "rustfft n={} {} {}",
-                            k.n,
-                            if k.forward { "forward" } else { "inverse" },
-                            if k.double { "f64" } else { "f32" }
-                        )
-                    })
-                    .collect(),
-            })
-        }
-        Device::Cuda(n) => crate::cuda::cufft::cache_info(n),
-    }
+    crate::backend::on("fft::plan_cache", device)?.plan_cache()
 }
 
 /// Sets the plan-cache capacity of the current device (0 disables caching;
@@ -923,51 +632,10 @@ pub fn set_capacity(capacity: usize) -> Result<()> {
 
 /// Sets the plan-cache capacity of `device`.
 pub fn set_capacity_of(device: Device, capacity: usize) -> Result<()> {
-    device.check_available("fft::set_capacity")?;
-    match device {
-        Device::Cpu => {
-            cpu_cache()
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .lru
-                .set_capacity(capacity);
-            Ok(())
-        }
-        Device::Cuda(n) => crate::cuda::cufft::set_capacity(n, capacity),
-    }
+    crate::backend::on("fft::set_capacity", device)?.set_plan_capacity(capacity)
 }
 
 /// Drops every cached plan of the current device and zeroes its counters.
 pub fn clear_plan_cache() -> Result<()> {
-    let device = current_device();
-    device.check_available("fft::clear_plan_cache")?;
-    match device {
-        Device::Cpu => {
-            let mut c = cpu_cache().lock().unwrap_or_else(|e| e.into_inner());
-            c.lru.entries.clear();
-            c.lru.hits = 0;
-            c.lru.misses = 0;
-            Ok(())
-        }
-        Device::Cuda(n) => crate::cuda::cufft::clear(n),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hermitian_extension_mirrors() {
-        let c = |r: f64, i: f64| Complex64::new(r, i);
-        let half = vec![c(1.0, 0.0), c(2.0, 1.0), c(3.0, 0.0)];
-        let full = hermitian_extend(&half, &[3], 0, 4);
-        assert_eq!(
-            full,
-            vec![c(1.0, 0.0), c(2.0, 1.0), c(3.0, 0.0), c(2.0, -1.0)]
-        );
-        let full = hermitian_extend(&half, &[3], 0, 5);
-        assert_eq!(full[3], c(3.0, -0.0));
-        assert_eq!(full[4], c(2.0, -1.0));
-    }
+    crate::backend::on("fft::clear_plan_cache", current_device())?.clear_plan_cache()
 }

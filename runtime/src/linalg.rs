@@ -11,39 +11,15 @@
 //! [`Error::LinAlg`](crate::Error::LinAlg) naming the routine's `info`
 //! value; wrong shapes are [`Error::Shape`](crate::Error::Shape).
 
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex64;
 
 use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::{promote_types, DType};
-use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, Layout};
-use crate::matmul::{as_dtype, conj, matmul, same_device, Field};
-
-/// Runs `$body` with `$T` bound to the faer element type of a linalg dtype.
-macro_rules! with_field {
-    ($dtype:expr, $T:ident => $body:expr) => {{
-        match $dtype {
-            DType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            DType::Float64 => {
-                type $T = f64;
-                $body
-            }
-            DType::Complex64 => {
-                type $T = Complex32;
-                $body
-            }
-            _ => {
-                type $T = Complex64;
-                $body
-            }
-        }
-    }};
-}
+use crate::matmul::{as_dtype, conj, matmul, same_device};
+use crate::ops::linalg::Owned;
 
 /// The dtype a linalg routine computes in for an input of `d`.
 fn field_dtype(d: DType) -> DType {
@@ -155,85 +131,9 @@ fn per_matrix(a: &Array, mut f: impl FnMut(&Array) -> Result<Vec<Array>>) -> Res
 // CPU building blocks (faer)
 // ---------------------------------------------------------------------------
 
-/// A 2-D array's elements in C order as `T` (its dtype must be `T`'s).
-fn host_matrix<T: Field>(a: &Array) -> Vec<T> {
-    a.gather::<T>()
-}
-
-/// A faer matrix as a C-order CPU array.
-fn from_mat<T: Field>(m: faer::MatRef<'_, T>) -> Array {
-    let (r, c) = (m.nrows(), m.ncols());
-    let mut v = Vec::with_capacity(r * c);
-    for i in 0..r {
-        for j in 0..c {
-            v.push(m[(i, j)]);
-        }
-    }
-    Array::from_vec_cpu(v, &[r, c])
-}
-
-/// Reals (as f64) into a CPU array of the real dtype of `T`.
-fn real_array<T: Field>(v: &[f64], shape: &[usize]) -> Array {
-    with_dtype_real::<T>(v, shape)
-}
-
-fn with_dtype_real<T: Field>(v: &[f64], shape: &[usize]) -> Array {
-    match T::DTYPE.real_dtype() {
-        DType::Float32 => {
-            Array::from_vec_cpu(v.iter().map(|&x| x as f32).collect::<Vec<f32>>(), shape)
-        }
-        _ => Array::from_vec_cpu(v.to_vec(), shape),
-    }
-}
-
-/// A value's real part as f64.
-fn re<T: Element>(x: T) -> f64 {
-    x.to_scalar().as_c64().re
-}
-
-/// The index of the first exactly-zero diagonal element of U, if any.
-fn zero_pivot<T: Field>(u: faer::MatRef<'_, T>) -> Option<usize> {
-    let z = T::from_scalar(Scalar::Float(0.0));
-    (0..u.nrows().min(u.ncols())).find(|&i| u[(i, i)] == z)
-}
-
-fn singular(op: &'static str, i: usize) -> Error {
-    Error::LinAlg {
-        op,
-        detail: format!(
-            "singular matrix (LU info = {}: U[{i}, {i}] is exactly zero)",
-            i + 1
-        ),
-    }
-}
-
-/// Diagonal of U and permutation parity of a CPU LU (for determinants).
-fn cpu_lu_diag<T: Field>(a: &Array) -> (Vec<Complex64>, bool) {
-    let n = a.shape()[0];
-    let v = host_matrix::<T>(a);
-    let m = faer::MatRef::from_row_major_slice(&v, n, n);
-    let lu = m.partial_piv_lu();
-    let u = lu.U();
-    let d: Vec<Complex64> = (0..n).map(|i| u[(i, i)].to_scalar().as_c64()).collect();
-    let (fwd, _) = lu.P().arrays();
-    let mut seen = vec![false; n];
-    let mut odd = false;
-    for s in 0..n {
-        if seen[s] {
-            continue;
-        }
-        let mut len = 0;
-        let mut j = s;
-        while !seen[j] {
-            seen[j] = true;
-            j = fwd[j];
-            len += 1;
-        }
-        if len % 2 == 0 {
-            odd = !odd;
-        }
-    }
-    (d, odd)
+/// A result of the backend as an array of `dtype`.
+fn array((storage, layout): Owned, dtype: DType) -> Array {
+    Array::from_parts(storage, layout, dtype)
 }
 
 // ---------------------------------------------------------------------------
@@ -304,22 +204,8 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
 }
 
 fn solve_one(a: &Array, b: &Array) -> Result<Array> {
-    let op = "solve";
-    if a.device().is_cuda() {
-        return crate::cuda::solver::solve(a, b);
-    }
-    let (n, k) = (b.shape()[0], b.shape()[1]);
-    with_field!(a.dtype(), T => {
-        let av = host_matrix::<T>(a);
-        let bv = host_matrix::<T>(b);
-        let lu = faer::MatRef::from_row_major_slice(&av, n, n).partial_piv_lu();
-        if let Some(i) = zero_pivot(lu.U()) {
-            return Err(singular(op, i));
-        }
-        use faer::linalg::solvers::Solve;
-        let x = lu.solve(faer::MatRef::from_row_major_slice(&bv, n, k));
-        Ok(from_mat(x.as_ref()))
-    })
+    let x = crate::backend::on("solve", a.device())?.solve(a.view(), b.view())?;
+    Ok(array(x, a.dtype()))
 }
 
 /// The inverse of a (stack of) square matrices (`np.linalg.inv`). A
@@ -334,25 +220,10 @@ pub fn inv(a: &Array) -> Result<Array> {
     if n == 0 || a.size() == 0 {
         return with_device(device, || crate::zeros(a.shape(), a.dtype()));
     }
-    if device.is_cuda() {
-        if a.ndim() > 2 {
-            return crate::cuda::blas::batched_inv(&a);
-        }
-        let eye = with_device(device, || crate::eye(n, None, 0, a.dtype()))?;
-        return crate::cuda::solver::solve(&a, &eye).map_err(|e| rename(e, op));
-    }
-    Ok(per_matrix(&a, |m| {
-        with_field!(m.dtype(), T => {
-            let v = host_matrix::<T>(m);
-            let lu = faer::MatRef::from_row_major_slice(&v, n, n).partial_piv_lu();
-            if let Some(i) = zero_pivot(lu.U()) {
-                return Err(singular(op, i));
-            }
-            use faer::linalg::solvers::DenseSolveCore;
-            Ok(vec![from_mat(lu.inverse().as_ref())])
-        })
-    })?
-    .remove(0))
+    let r = crate::backend::on(op, device)?
+        .inv(a.view())
+        .map_err(|e| rename(e, op))?;
+    Ok(array(r, a.dtype()))
 }
 
 /// The same error reported under another operation's name.
@@ -365,14 +236,7 @@ fn rename(e: Error, op: &'static str) -> Error {
 
 /// U's diagonal (as complex128) and the permutation's parity of one matrix.
 fn lu_diag(a: &Array) -> Result<(Vec<Complex64>, bool)> {
-    if a.device().is_cuda() {
-        return with_field!(a.dtype(), T => {
-            let (d, piv) = crate::cuda::solver::lu_diagonal::<T>(a)?;
-            let odd = piv.iter().enumerate().filter(|(i, &p)| p != *i as i64 + 1).count() % 2 == 1;
-            Ok((d.iter().map(|x| x.to_scalar().as_c64()).collect(), odd))
-        });
-    }
-    Ok(with_field!(a.dtype(), T => cpu_lu_diag::<T>(a)))
+    crate::backend::on("det", a.device())?.lu_diagonal(a.view())
 }
 
 /// Sign (unit modulus, or 0) and log of |det| from LU factors.
@@ -455,30 +319,9 @@ pub fn cholesky(a: &Array) -> Result<Array> {
     if a.size() == 0 {
         return with_device(a.device(), || crate::zeros(a.shape(), a.dtype()));
     }
-    Ok(per_matrix(&a, |m| {
-        if m.device().is_cuda() {
-            return Ok(vec![crate::cuda::solver::cholesky(m)?]);
-        }
-        with_field!(m.dtype(), T => {
-            let v = host_matrix::<T>(m);
-            let llt = faer::MatRef::from_row_major_slice(&v, n, n)
-                .llt(faer::Side::Lower)
-                .map_err(|e| Error::LinAlg {
-                    op,
-                    detail: format!("matrix is not positive definite ({e:?})"),
-                })?;
-            let l = llt.L();
-            let z = T::from_scalar(Scalar::Float(0.0));
-            let mut out = Vec::with_capacity(n * n);
-            for i in 0..n {
-                for j in 0..n {
-                    out.push(if j <= i { l[(i, j)] } else { z });
-                }
-            }
-            Ok(vec![Array::from_vec_cpu(out, &[n, n])])
-        })
-    })?
-    .remove(0))
+    let be = crate::backend::on(op, a.device())?;
+    let _ = n;
+    Ok(per_matrix(&a, |m| Ok(vec![array(be.cholesky(m.view())?, m.dtype())]))?.remove(0))
 }
 
 /// Which factors `qr` returns (NumPy's `mode`).
@@ -507,6 +350,7 @@ pub fn qr(a: &Array, mode: QrMode) -> Result<(Option<Array>, Array)> {
     let want_q = mode != QrMode::R;
     let (qc, rr) = if complete { (m, m) } else { (k, k) };
     let dev = a.device();
+    let be = crate::backend::on(op, dev)?;
     let outs = per_matrix(&a, |x| {
         let mut outs = Vec::new();
         if m == 0 || n == 0 {
@@ -516,30 +360,10 @@ pub fn qr(a: &Array, mode: QrMode) -> Result<(Option<Array>, Array)> {
             outs.push(with_device(dev, || crate::zeros([rr, n], x.dtype()))?);
             return Ok(outs);
         }
-        if x.device().is_cuda() {
-            let (q, r) = crate::cuda::solver::qr(x, complete, want_q)?;
-            outs.extend(q);
-            outs.push(r);
-            return Ok(outs);
-        }
-        with_field!(x.dtype(), T => {
-            let v = host_matrix::<T>(x);
-            let f = faer::MatRef::from_row_major_slice(&v, m, n).qr();
-            if want_q {
-                let q = if complete { f.compute_Q() } else { f.compute_thin_Q() };
-                outs.push(from_mat(q.as_ref()));
-            }
-            let r = if complete { f.R() } else { f.thin_R() };
-            let z = T::from_scalar(Scalar::Float(0.0));
-            let mut rv = Vec::with_capacity(rr * n);
-            for i in 0..rr {
-                for j in 0..n {
-                    rv.push(if j >= i && i < r.nrows() { r[(i, j)] } else { z });
-                }
-            }
-            outs.push(Array::from_vec_cpu(rv, &[rr, n]));
-            Ok(outs)
-        })
+        let (q, r) = be.qr(x.view(), complete, want_q)?;
+        outs.extend(q.map(|q| array(q, x.dtype())));
+        outs.push(array(r, x.dtype()));
+        Ok(outs)
     })?;
     let mut it = outs.into_iter();
     if want_q {
@@ -573,6 +397,7 @@ pub fn svd(a: &Array, full_matrices: bool, compute_uv: bool) -> Result<Svd> {
     let k = m.min(n);
     let (uc, vr) = if full_matrices { (m, n) } else { (k, k) };
     let dev = a.device();
+    let be = crate::backend::on(op, dev)?;
     let outs = per_matrix(&a, |x| {
         let dt = x.dtype();
         if m == 0 || n == 0 {
@@ -584,54 +409,11 @@ pub fn svd(a: &Array, full_matrices: bool, compute_uv: bool) -> Result<Svd> {
             let vh = with_device(dev, || crate::eye(vr, Some(n), 0, dt))?;
             return Ok(vec![u, s, vh]);
         }
-        if x.device().is_cuda() {
-            let (u, s, vh) = crate::cuda::solver::svd(x, full_matrices, compute_uv)?;
-            return Ok(match (u, vh) {
-                (Some(u), Some(vh)) => vec![u, s, vh],
-                _ => vec![s],
-            });
-        }
-        with_field!(dt, T => {
-            let v = host_matrix::<T>(x);
-            let mr = faer::MatRef::from_row_major_slice(&v, m, n);
-            let no_conv = |e| Error::LinAlg {
-                op,
-                detail: format!("SVD did not converge ({e:?})"),
-            };
-            if !compute_uv {
-                let s = mr.singular_values().map_err(no_conv)?;
-                let mut s: Vec<f64> = s.iter().map(T::real_f64).collect();
-                s.sort_by(|p, q| q.total_cmp(p));
-                return Ok(vec![real_array::<T>(&s, &[k])]);
-            }
-            let f = if full_matrices { mr.svd() } else { mr.thin_svd() }.map_err(no_conv)?;
-            let sd = f.S().column_vector();
-            let s: Vec<f64> = (0..k).map(|i| re(sd[i])).collect();
-            // Descending order (faer's is already; sort defensively with the vectors).
-            let mut order: Vec<usize> = (0..k).collect();
-            order.sort_by(|&p, &q| s[q].total_cmp(&s[p]));
-            let (fu, fv) = (f.U(), f.V());
-            // Column j of U (row j of Vh) comes from faer's column src(j).
-            let src = |j: usize| order.get(j).copied().unwrap_or(j);
-            let mut u = Vec::with_capacity(m * uc);
-            for i in 0..m {
-                for j in 0..uc {
-                    u.push(fu[(i, src(j))]);
-                }
-            }
-            let mut vh = Vec::with_capacity(vr * n);
-            for i in 0..vr {
-                let ii = src(i);
-                for j in 0..n {
-                    vh.push(faer::traits::ComplexField::conj_impl(&fv[(j, ii)]));
-                }
-            }
-            let s_sorted: Vec<f64> = order.iter().map(|&i| s[i]).collect();
-            Ok(vec![
-                Array::from_vec_cpu(u, &[m, uc]),
-                real_array::<T>(&s_sorted, &[k]),
-                Array::from_vec_cpu(vh, &[vr, n]),
-            ])
+        let (u, s, vh) = be.svd(x.view(), full_matrices, compute_uv)?;
+        let s = array(s, dt.real_dtype());
+        Ok(match (u, vh) {
+            (Some(u), Some(vh)) => vec![array(u, dt), s, array(vh, dt)],
+            _ => vec![s],
         })
     })?;
     let mut it = outs.into_iter();
@@ -669,6 +451,7 @@ fn eigh_impl(a: &Array, vectors: bool) -> Result<Vec<Array>> {
     let n = check_square(op, a)?;
     let a = promoted(a)?;
     let dev = a.device();
+    let be = crate::backend::on(op, dev)?;
     per_matrix(&a, |x| {
         let dt = x.dtype();
         if n == 0 {
@@ -676,38 +459,10 @@ fn eigh_impl(a: &Array, vectors: bool) -> Result<Vec<Array>> {
             let v = with_device(dev, || crate::zeros([0usize, 0], dt))?;
             return Ok(if vectors { vec![w, v] } else { vec![w] });
         }
-        if x.device().is_cuda() {
-            let (w, v) = crate::cuda::solver::eigh(x, vectors)?;
-            let mut o = vec![w];
-            o.extend(v);
-            return Ok(o);
-        }
-        with_field!(dt, T => {
-            let v = host_matrix::<T>(x);
-            let mr = faer::MatRef::from_row_major_slice(&v, n, n);
-            let no_conv = |e| Error::LinAlg {
-                op,
-                detail: format!("eigenvalues did not converge ({e:?})"),
-            };
-            let f = mr.self_adjoint_eigen(faer::Side::Lower).map_err(no_conv)?;
-            let sd = f.S().column_vector();
-            let w: Vec<f64> = (0..n).map(|i| re(sd[i])).collect();
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by(|&p, &q| w[p].total_cmp(&w[q]));
-            let ws: Vec<f64> = order.iter().map(|&i| w[i]).collect();
-            let mut out = vec![real_array::<T>(&ws, &[n])];
-            if vectors {
-                let u = f.U();
-                let mut vv = Vec::with_capacity(n * n);
-                for i in 0..n {
-                    for &j in &order {
-                        vv.push(u[(i, j)]);
-                    }
-                }
-                out.push(Array::from_vec_cpu(vv, &[n, n]));
-            }
-            Ok(out)
-        })
+        let (w, v) = be.eigh(x.view(), vectors)?;
+        let mut o = vec![array(w, dt.real_dtype())];
+        o.extend(v.map(|v| array(v, dt)));
+        Ok(o)
     })
 }
 

@@ -9,12 +9,9 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use num_complex::{Complex32, Complex64};
-
 use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{promote_types, DType};
-use crate::element::Element;
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, Layout};
 
@@ -46,32 +43,6 @@ pub fn matmul_precision() -> MatmulPrecision {
     }
 }
 
-/// The four dtypes faer and cuSOLVER compute with.
-pub(crate) trait Field: Element + faer::traits::ComplexField {
-    /// A value of the real type as f64.
-    fn real_f64(r: &<Self as faer::traits::ComplexField>::Real) -> f64;
-}
-impl Field for f32 {
-    fn real_f64(r: &f32) -> f64 {
-        *r as f64
-    }
-}
-impl Field for f64 {
-    fn real_f64(r: &f64) -> f64 {
-        *r
-    }
-}
-impl Field for Complex32 {
-    fn real_f64(r: &f32) -> f64 {
-        *r as f64
-    }
-}
-impl Field for Complex64 {
-    fn real_f64(r: &f64) -> f64 {
-        *r
-    }
-}
-
 /// The one device of two arrays, or `DeviceMismatch`.
 pub(crate) fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<Device> {
     crate::interrupt::check(op)?;
@@ -99,19 +70,7 @@ pub(crate) fn conj(a: &Array) -> Result<Array> {
     if !a.dtype().is_complex() {
         return Ok(a.clone());
     }
-    if a.device().is_cuda() {
-        return crate::cuda::blas::conj(a);
-    }
-    Ok(match a.dtype() {
-        DType::Complex64 => Array::from_vec_cpu(
-            a.gather::<Complex32>().iter().map(|z| z.conj()).collect(),
-            a.shape(),
-        ),
-        _ => Array::from_vec_cpu(
-            a.gather::<Complex64>().iter().map(|z| z.conj()).collect(),
-            a.shape(),
-        ),
-    })
+    crate::conj(a)
 }
 
 /// The matrix product with NumPy's `matmul` rules (`a @ b`): 1-D operands
@@ -169,7 +128,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
     if b.ndim() > 1 {
         out_shape.push(n);
     }
-    let full = matmul_batched(&a2, &b2, &batch, (m, k, n), dtype, device)?;
+    let full = matmul_batched(&a2, &b2, &batch, (m, n), dtype, device)?;
     full.reshape(out_shape.as_slice())
 }
 
@@ -179,7 +138,7 @@ fn matmul_batched(
     a: &Array,
     b: &Array,
     batch: &[usize],
-    (m, k, n): (usize, usize, usize),
+    (m, n): (usize, usize),
     dtype: DType,
     device: Device,
 ) -> Result<Array> {
@@ -188,207 +147,17 @@ fn matmul_batched(
     out_shape.extend([m, n]);
     let a = as_dtype(a, dtype)?;
     let b = as_dtype(b, dtype)?;
-    match device {
-        Device::Cuda(ordinal) if dtype.is_inexact() => {
-            let out = crate::cuda::elementwise::new_array(op, ordinal, dtype, &out_shape)?;
-            if out.size() == 0 {
-                return Ok(out);
-            }
-            if k == 0 {
-                crate::cuda::elementwise::fill(&out, crate::Scalar::Int(0))?;
-                return Ok(out);
-            }
-            // Operands cuBLAS cannot read in place are copied before the
-            // batch axes broadcast (so a broadcast operand is copied once).
-            let a = crate::cuda::blas::blas_ready(&a)?;
-            let b = crate::cuda::blas::blas_ready(&b)?;
-            let mut ash = batch.to_vec();
-            ash.extend([m, k]);
-            let mut bsh = batch.to_vec();
-            bsh.extend([k, n]);
-            let a = a.broadcast_to(&ash)?;
-            let b = b.broadcast_to(&bsh)?;
-            crate::cuda::blas::matmul(&a, &b, &out, matmul_precision())?;
-            Ok(out)
-        }
-        Device::Cuda(_) => {
-            // Integer and bool products: exact on the host.
-            crate::cuda::fallback::on_host_arrays(op, &[&a, &b], |h| {
-                matmul_batched(&h[0], &h[1], batch, (m, k, n), dtype, Device::Cpu)
-            })
-        }
-        Device::Cpu => {
-            crate::layout::check_host_room(
-                op,
-                crate::layout::checked_size(op, &out_shape)?,
-                dtype.itemsize(),
-            )?;
-            let mut ash = batch.to_vec();
-            ash.extend([m, k]);
-            let mut bsh = batch.to_vec();
-            bsh.extend([k, n]);
-            let a = a.broadcast_to(&ash)?;
-            let mut b = b.broadcast_to(&bsh)?;
-            if a.shares_memory(&b) {
-                // Two read locks of one buffer could wait on a writer between them.
-                b = b.copy()?;
-            }
-            cpu_matmul(&a, &b, batch, (m, k, n))
-        }
+    let be = crate::backend::on(op, device)?;
+    let len = crate::layout::checked_size(op, &out_shape)?;
+    let out = Array::from_parts(
+        be.empty(op, dtype, len)?,
+        Layout::contiguous(&out_shape),
+        dtype,
+    );
+    if len > 0 {
+        be.matmul(a.view(), b.view(), out.view(), matmul_precision())?;
     }
-}
-
-/// Buffer offsets of every batch matrix of a (batch..., r, c) layout.
-fn batch_offsets(l: &Layout) -> Vec<usize> {
-    let nb = l.ndim() - 2;
-    Layout::from_parts(
-        l.shape()[..nb].to_vec(),
-        l.strides()[..nb].to_vec(),
-        l.offset(),
-    )
-    .positions()
-    .collect()
-}
-
-fn cpu_matmul(
-    a: &Array,
-    b: &Array,
-    batch: &[usize],
-    (m, k, n): (usize, usize, usize),
-) -> Result<Array> {
-    let dtype = a.dtype();
-    let mut shape = batch.to_vec();
-    shape.extend([m, n]);
-    Ok(match dtype {
-        DType::Float32 => Array::from_vec_cpu(faer_matmul::<f32>(a, b, (m, k, n)), &shape),
-        DType::Float64 => Array::from_vec_cpu(faer_matmul::<f64>(a, b, (m, k, n)), &shape),
-        DType::Complex64 => Array::from_vec_cpu(faer_matmul::<Complex32>(a, b, (m, k, n)), &shape),
-        DType::Complex128 => Array::from_vec_cpu(faer_matmul::<Complex64>(a, b, (m, k, n)), &shape),
-        DType::Float16 | DType::BFloat16 => {
-            // Accumulate in float32 (as cuBLAS does), round once at the end.
-            let r = cpu_matmul(
-                &a.astype(DType::Float32)?,
-                &b.astype(DType::Float32)?,
-                batch,
-                (m, k, n),
-            )?;
-            r.astype(dtype)?
-        }
-        DType::Bool => Array::from_vec_cpu(bool_matmul(a, b, (m, k, n)), &shape),
-        DType::Int8 => Array::from_vec_cpu(int_matmul::<i8>(a, b, (m, k, n)), &shape),
-        DType::Int16 => Array::from_vec_cpu(int_matmul::<i16>(a, b, (m, k, n)), &shape),
-        DType::Int32 => Array::from_vec_cpu(int_matmul::<i32>(a, b, (m, k, n)), &shape),
-        DType::Int64 => Array::from_vec_cpu(int_matmul::<i64>(a, b, (m, k, n)), &shape),
-        DType::UInt8 => Array::from_vec_cpu(int_matmul::<u8>(a, b, (m, k, n)), &shape),
-        DType::UInt16 => Array::from_vec_cpu(int_matmul::<u16>(a, b, (m, k, n)), &shape),
-        DType::UInt32 => Array::from_vec_cpu(int_matmul::<u32>(a, b, (m, k, n)), &shape),
-        DType::UInt64 => Array::from_vec_cpu(int_matmul::<u64>(a, b, (m, k, n)), &shape),
-    })
-}
-
-/// faer's product over strided views of the operands' buffers (no copies).
-fn faer_matmul<T: Field>(a: &Array, b: &Array, (m, k, n): (usize, usize, usize)) -> Vec<T> {
-    let count: usize = a.shape()[..a.ndim() - 2].iter().product();
-    let mut out = vec![T::default(); count * m * n];
-    if out.is_empty() || k == 0 {
-        // `T::default()` is zero for every Field type.
-        return out;
-    }
-    let par = if m * n * k >= 1 << 18 {
-        faer::Par::rayon(0)
-    } else {
-        faer::Par::Seq
-    };
-    let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
-    let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
-    let aoffs = batch_offsets(a.layout());
-    let boffs = batch_offsets(b.layout());
-    a.read_cpu::<T, _>(|ad, _| {
-        b.read_cpu::<T, _>(|bd, _| {
-            for ((ao, bo), dst) in aoffs.iter().zip(&boffs).zip(out.chunks_mut(m * n)) {
-                // SAFETY: the layouts were checked against their buffers, so
-                // every element of each matrix view lies inside `ad` / `bd`.
-                let lhs =
-                    unsafe { faer::MatRef::from_raw_parts(ad.as_ptr().add(*ao), m, k, ars, acs) };
-                let rhs =
-                    unsafe { faer::MatRef::from_raw_parts(bd.as_ptr().add(*bo), k, n, brs, bcs) };
-                let dst = faer::MatMut::from_row_major_slice_mut(dst, m, n);
-                faer::linalg::matmul::matmul(
-                    dst,
-                    faer::Accum::Replace,
-                    lhs,
-                    rhs,
-                    T::one_impl(),
-                    par,
-                );
-            }
-        })
-    });
-    out
-}
-
-/// Integer products that wrap on overflow, as NumPy's integer matmul.
-fn int_matmul<T>(a: &Array, b: &Array, (m, k, n): (usize, usize, usize)) -> Vec<T>
-where
-    T: Element + num_traits::WrappingAdd + num_traits::WrappingMul + num_traits::Zero,
-{
-    let count: usize = a.shape()[..a.ndim() - 2].iter().product();
-    let mut out = vec![T::zero(); count * m * n];
-    if out.is_empty() {
-        return out;
-    }
-    let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
-    let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
-    let aoffs = batch_offsets(a.layout());
-    let boffs = batch_offsets(b.layout());
-    a.read_cpu::<T, _>(|ad, _| {
-        b.read_cpu::<T, _>(|bd, _| {
-            for ((&ao, &bo), dst) in aoffs.iter().zip(&boffs).zip(out.chunks_mut(m * n)) {
-                for i in 0..m {
-                    for j in 0..n {
-                        let mut acc = T::zero();
-                        for p in 0..k {
-                            let x =
-                                ad[(ao as isize + i as isize * ars + p as isize * acs) as usize];
-                            let y =
-                                bd[(bo as isize + p as isize * brs + j as isize * bcs) as usize];
-                            acc = acc.wrapping_add(&x.wrapping_mul(&y));
-                        }
-                        dst[i * n + j] = acc;
-                    }
-                }
-            }
-        })
-    });
-    out
-}
-
-/// Bool products: `any(a[i, :] & b[:, j])`, as NumPy's bool matmul.
-fn bool_matmul(a: &Array, b: &Array, (m, k, n): (usize, usize, usize)) -> Vec<bool> {
-    let count: usize = a.shape()[..a.ndim() - 2].iter().product();
-    let mut out = vec![false; count * m * n];
-    if out.is_empty() {
-        return out;
-    }
-    let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
-    let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
-    let aoffs = batch_offsets(a.layout());
-    let boffs = batch_offsets(b.layout());
-    a.read_cpu::<bool, _>(|ad, _| {
-        b.read_cpu::<bool, _>(|bd, _| {
-            for ((&ao, &bo), dst) in aoffs.iter().zip(&boffs).zip(out.chunks_mut(m * n)) {
-                for i in 0..m {
-                    for j in 0..n {
-                        dst[i * n + j] = (0..k).any(|p| {
-                            ad[(ao as isize + i as isize * ars + p as isize * acs) as usize]
-                                && bd[(bo as isize + p as isize * brs + j as isize * bcs) as usize]
-                        });
-                    }
-                }
-            }
-        })
-    });
-    out
+    Ok(out)
 }
 
 /// NumPy's `dot`: scalars multiply, 1-D·1-D is the inner product, 2-D·2-D
@@ -553,7 +322,7 @@ fn tensordot_axes(
     let a2 = a.permute_axes(&perm_a)?.reshape(&[m, k][..])?;
     let b2 = b.permute_axes(&perm_b)?.reshape(&[k, n][..])?;
     let dtype = promote_types(a.dtype(), b.dtype());
-    let r = matmul_batched(&a2, &b2, &[], (m, k, n), dtype, device)?;
+    let r = matmul_batched(&a2, &b2, &[], (m, n), dtype, device)?;
     let shape: Vec<usize> = free_a
         .iter()
         .map(|&i| a.shape()[i])

@@ -23,13 +23,15 @@
 //! ```
 
 use num_complex::Complex64;
-use num_traits::{NumAssign, Zero};
+use num_traits::Zero;
 
 use crate::array::Array;
-use crate::device::{current_device, Device};
+use crate::device::{current_device, with_device};
 use crate::dtype::{promote_types, DType};
-use crate::element::{Element, Scalar};
+use crate::element::Scalar;
 use crate::error::{fmt_shape, Error, Result};
+use crate::layout::Layout;
+use crate::ops::signal::{Conv, Lfilter};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,16 +59,7 @@ impl Mode {
     }
 }
 
-/// How `convolve2d` / `correlate2d` extend the first input past its edges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Boundary {
-    /// The fill value.
-    Fill,
-    /// Periodic continuation (circular).
-    Wrap,
-    /// Mirror image including the edge sample (`symm`).
-    Symm,
-}
+pub use crate::ops::signal::Boundary;
 
 impl Boundary {
     /// `"fill"`, `"wrap"`, `"symm"` (also `"circular"`, `"symmetric"`).
@@ -111,153 +104,6 @@ impl Method {
             }),
         }
     }
-}
-
-/// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
-pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
-    fn from_c64(x: Complex64) -> Self;
-}
-impl Val for f64 {
-    fn from_c64(x: Complex64) -> f64 {
-        x.re
-    }
-}
-impl Val for Complex64 {
-    fn from_c64(x: Complex64) -> Complex64 {
-        x
-    }
-}
-
-/// Runs `$body` with `$V` f64 (real `$dt`) or Complex64.
-macro_rules! with_val {
-    ($dt:expr, $V:ident => $body:expr) => {{
-        if $dt.is_complex() {
-            type $V = Complex64;
-            $body
-        } else {
-            type $V = f64;
-            $body
-        }
-    }};
-}
-
-/// A host copy of `a` in C order as `V`.
-fn host<V: Val>(a: &Array) -> Vec<V> {
-    a.gather_as::<V>()
-}
-
-/// `v` (C order, `shape`) as an array of `dt` on `device`.
-fn finish<V: Val>(v: Vec<V>, shape: &[usize], dt: DType, device: Device) -> Result<Array> {
-    let a = Array::from_vec_cpu(v, shape);
-    let a = if dt == V::DTYPE {
-        a
-    } else if dt.is_integer() {
-        // Exact sums of integers come back as integers (rounded, not truncated).
-        crate::ufunc::rint(&a)?.astype(dt)?
-    } else {
-        a.astype(dt)?
-    };
-    a.to_device(&device)
-}
-
-/// Position `x` along an axis of extent `n` under a boundary (`None`: the fill value).
-#[inline]
-fn remap(x: isize, n: usize, b: Boundary) -> Option<usize> {
-    let ni = n as isize;
-    if x >= 0 && x < ni {
-        return Some(x as usize);
-    }
-    match b {
-        Boundary::Fill => None,
-        Boundary::Wrap => Some(x.rem_euclid(ni) as usize),
-        Boundary::Symm => {
-            let m = x.rem_euclid(2 * ni);
-            Some(if m < ni { m } else { 2 * ni - 1 - m } as usize)
-        }
-    }
-}
-
-fn c_strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
-
-/// Advances a C-order multi-index; false after the last.
-fn next_index(idx: &mut [usize], shape: &[usize]) -> bool {
-    for d in (0..idx.len()).rev() {
-        idx[d] += 1;
-        if idx[d] < shape[d] {
-            return true;
-        }
-        idx[d] = 0;
-    }
-    false
-}
-
-/// `out[i] = sum_p A(i + off - p) k[p]` over N-D arrays (C order), `A`
-/// extended by `bound` (`fill` outside for `Fill`).
-#[allow(clippy::too_many_arguments)]
-fn direct_nd<V: Val>(
-    a: &[V],
-    ash: &[usize],
-    k: &[V],
-    ksh: &[usize],
-    osh: &[usize],
-    off: &[isize],
-    bound: Boundary,
-    fill: V,
-) -> Vec<V> {
-    let nd = ash.len();
-    let total: usize = osh.iter().product();
-    let mut out = vec![V::zero(); total];
-    if total == 0 || k.is_empty() {
-        return out;
-    }
-    if a.is_empty() {
-        // Everything comes from the boundary fill.
-        let ksum = k.iter().fold(V::zero(), |s, &x| s + x);
-        return vec![fill * ksum; total];
-    }
-    let ast = c_strides(ash);
-    let kst = c_strides(ksh);
-    let last = nd - 1;
-    let (kl, al) = (ksh[last], ash[last]);
-    let lead_k: Vec<usize> = ksh[..last].to_vec();
-    let mut oi = vec![0usize; nd];
-    for o in out.iter_mut() {
-        let mut acc = V::zero();
-        let mut pi = vec![0usize; last];
-        loop {
-            // Row base of A for the leading kernel index.
-            let mut base = Some(0usize);
-            for d in 0..last {
-                let x = oi[d] as isize + off[d] - pi[d] as isize;
-                base = match (base, remap(x, ash[d], bound)) {
-                    (Some(b), Some(m)) => Some(b + m * ast[d]),
-                    _ => None,
-                };
-            }
-            let kbase: usize = (0..last).map(|d| pi[d] * kst[d]).sum();
-            let x0 = oi[last] as isize + off[last];
-            for q in 0..kl {
-                let kv = k[kbase + q];
-                let v = match (base, remap(x0 - q as isize, al, bound)) {
-                    (Some(b), Some(m)) => a[b + m],
-                    _ => fill,
-                };
-                acc += v * kv;
-            }
-            if last == 0 || !next_index(&mut pi, &lead_k) {
-                break;
-            }
-        }
-        *o = acc;
-        next_index(&mut oi, osh);
-    }
-    out
 }
 
 /// Checks the ranks match and, for `Valid`, whether the inputs swap
@@ -343,17 +189,10 @@ fn reversed(k: &Array, conj: bool) -> Result<Array> {
     r.copy()
 }
 
-/// The float dtype a GPU convolution runs in for this output dtype, if any.
-fn gpu_conv_dtype(a: &Array, b: &Array, out: DType) -> Option<DType> {
-    if !a.device().is_cuda() || a.ndim() > 2 || a.ndim() == 0 || b.ndim() != a.ndim() {
-        return None;
-    }
-    matches!(out, DType::Float32 | DType::Float64).then_some(out)
-}
-
-/// Direct convolution with geometry `(out shape, offsets)`, on the GPU when possible.
+/// Convolution with geometry `(out shape, offsets)` on the inputs' device,
+/// direct or through FFTs.
 #[allow(clippy::too_many_arguments)]
-fn conv_direct(
+fn conv_on_device(
     op: &'static str,
     a: &Array,
     k: &Array,
@@ -362,42 +201,19 @@ fn conv_direct(
     bound: Boundary,
     fill: Scalar,
     out_dt: DType,
+    fft: bool,
 ) -> Result<Array> {
-    if let Some(dt) = gpu_conv_dtype(a, k, out_dt) {
-        if k.device() == a.device() && fill.as_c64().im == 0.0 {
-            let as2 = |x: &Array| -> Result<Array> {
-                let x = if x.dtype() == dt {
-                    x.clone()
-                } else {
-                    x.astype(dt)?
-                };
-                if x.ndim() == 1 {
-                    x.reshape(vec![1, x.size()])
-                } else {
-                    Ok(x)
-                }
-            };
-            let (a2, k2) = (as2(a)?, as2(k)?);
-            let (oshape, o) = if osh.len() == 1 {
-                ((1, osh[0]), (0, off[0]))
-            } else {
-                ((osh[0], osh[1]), (off[0], off[1]))
-            };
-            let b = match bound {
-                Boundary::Fill => crate::cuda::conv::Bound::Fill,
-                Boundary::Wrap => crate::cuda::conv::Bound::Wrap,
-                Boundary::Symm => crate::cuda::conv::Bound::Symm,
-            };
-            let r = crate::cuda::conv::conv2d(op, &a2, &k2, oshape, o, b, fill.as_c64().re)?;
-            return r.reshape(osh.to_vec());
-        }
-    }
-    crate::cuda::fallback::on_host(op, a.device(), || {
-        with_val!(out_dt, V => {
-            let v = direct_nd::<V>(&host::<V>(a), a.shape(), &host::<V>(k), k.shape(), osh, off, bound, V::from_c64(fill.as_c64()));
-            finish(v, osh, out_dt, Device::Cpu)
-        })
-    })
+    let be = crate::backend::on(op, a.device())?;
+    let c = Conv {
+        osh,
+        off,
+        bound,
+        fill,
+        out_dt,
+        fft,
+    };
+    let r = be.convolve(op, a.view(), k.view(), &c)?;
+    Ok(Array::from_parts(r, Layout::contiguous(osh), out_dt))
 }
 
 fn conv_out_dtype(a: &Array, b: &Array) -> DType {
@@ -431,12 +247,7 @@ pub fn convolve(in1: &Array, in2: &Array, mode: Mode, method: Method) -> Result<
     }
     let out_dt = conv_out_dtype(in1, in2);
     if in1.size() == 0 || in2.size() == 0 {
-        return Array::from_host(
-            with_val!(out_dt, V => V::into_data(Vec::<V>::new())),
-            &[0],
-            in1.device(),
-        )?
-        .astype(out_dt);
+        return with_device(in1.device(), || crate::zeros([0usize], out_dt));
     }
     let (a, k) = if swap { (in2, in1) } else { (in1, in2) };
     let method = match method {
@@ -452,16 +263,8 @@ pub fn convolve(in1: &Array, in2: &Array, mode: Mode, method: Method) -> Result<
     } else {
         osh
     };
-    conv_direct(
-        op,
-        a,
-        k,
-        &osh,
-        &off,
-        Boundary::Fill,
-        Scalar::Float(0.0),
-        out_dt,
-    )
+    let zero = Scalar::Float(0.0);
+    conv_on_device(op, a, k, &osh, &off, Boundary::Fill, zero, out_dt, false)
 }
 
 /// N-dimensional cross-correlation (`scipy.signal.correlate`):
@@ -482,6 +285,8 @@ pub fn choose_conv_method(in1: &Array, in2: &Array, mode: Mode) -> Method {
     if !dt.is_inexact() || in1.ndim() != in2.ndim() {
         return Method::Direct;
     }
+    // A cost model of the devices, not a dispatch: CUDA's tiled direct
+    // kernel beats FFTs for 1-D and 2-D real inputs.
     if in1.device().is_cuda() && in1.ndim() <= 2 && !dt.is_complex() {
         return Method::Direct;
     }
@@ -599,7 +404,7 @@ fn conv2d_common(
     let out_dt = conv_out_dtype(in1, in2);
     let kk = if corr { reverse_conj(k)? } else { k.clone() };
     let (osh, off) = geometry(mode, a.shape(), k.shape(), corr);
-    let r = conv_direct(op, a, &kk, &osh, &off, boundary, fill, out_dt)?;
+    let r = conv_on_device(op, a, &kk, &osh, &off, boundary, fill, out_dt, false)?;
     if corr && swap {
         // SciPy reverses the swapped correlation.
         return reversed(&r, false);
@@ -607,39 +412,7 @@ fn conv2d_common(
     Ok(r)
 }
 
-/// `planner`'s FFT of every axis of `v` (C order, `shape`), forward or inverse (unscaled).
-fn fft_nd(v: &mut [Complex64], shape: &[usize], inverse: bool) {
-    let mut planner = rustfft::FftPlanner::<f64>::new();
-    let st = c_strides(shape);
-    for (d, &n) in shape.iter().enumerate() {
-        if n <= 1 {
-            continue;
-        }
-        let fft = if inverse {
-            planner.plan_fft_inverse(n)
-        } else {
-            planner.plan_fft_forward(n)
-        };
-        let s = st[d];
-        let mut buf = vec![Complex64::zero(); n];
-        let total = v.len();
-        let outer = total / (n * s);
-        for o in 0..outer {
-            for i in 0..s {
-                let base = o * n * s + i;
-                for j in 0..n {
-                    buf[j] = v[base + j * s];
-                }
-                fft.process(&mut buf);
-                for j in 0..n {
-                    v[base + j * s] = buf[j];
-                }
-            }
-        }
-    }
-}
-
-/// Convolution through FFTs on the host (1-D and 2-D real on the GPU use the direct kernel).
+/// Convolution through FFTs (1-D and 2-D real on the GPU use the direct kernel).
 fn fft_conv(
     op: &'static str,
     a: &Array,
@@ -650,83 +423,8 @@ fn fft_conv(
 ) -> Result<Array> {
     let (osh, off) = geometry(mode, a.shape(), k.shape(), false);
     let osh = if mode == Mode::Same { s1.to_vec() } else { osh };
-    if gpu_conv_dtype(a, k, out_dt).is_some() {
-        return conv_direct(
-            op,
-            a,
-            k,
-            &osh,
-            &off,
-            Boundary::Fill,
-            Scalar::Float(0.0),
-            out_dt,
-        );
-    }
-    crate::cuda::fallback::on_host(op, a.device(), || fft_conv_host(a, k, &osh, &off, out_dt))
-}
-
-/// The host part of [`fft_conv`]: the full FFT product of `a` and `k`,
-/// cropped to `osh` at `off`, as a host array of `out_dt`.
-fn fft_conv_host(
-    a: &Array,
-    k: &Array,
-    osh: &[usize],
-    off: &[isize],
-    out_dt: DType,
-) -> Result<Array> {
-    let full: Vec<usize> = a
-        .shape()
-        .iter()
-        .zip(k.shape())
-        .map(|(x, y)| x + y - 1)
-        .collect();
-    let n: usize = full.iter().product();
-    let fst = c_strides(&full);
-    let embed = |src: &Array| -> Vec<Complex64> {
-        let vals = src.gather_as::<Complex64>();
-        let mut out = vec![Complex64::zero(); n];
-        let mut idx = vec![0usize; src.ndim()];
-        for v in vals {
-            let at: usize = idx.iter().zip(&fst).map(|(i, s)| i * s).sum();
-            out[at] = v;
-            next_index(&mut idx, src.shape());
-        }
-        out
-    };
-    let mut fa = embed(a);
-    let mut fk = embed(k);
-    fft_nd(&mut fa, &full, false);
-    fft_nd(&mut fk, &full, false);
-    for (x, y) in fa.iter_mut().zip(&fk) {
-        *x *= *y;
-    }
-    fft_nd(&mut fa, &full, true);
-    let scale = 1.0 / n as f64;
-    // Crop: out[i] = full[i + off].
-    let total: usize = osh.iter().product();
-    let mut res = Vec::with_capacity(total);
-    let mut idx = vec![0usize; osh.len()];
-    for _ in 0..total {
-        let at: usize = idx
-            .iter()
-            .zip(off)
-            .zip(&fst)
-            .map(|((i, o), s)| (*i as isize + o) as usize * s)
-            .sum();
-        res.push(fa[at] * scale);
-        next_index(&mut idx, osh);
-    }
-    let device = Device::Cpu;
-    if out_dt.is_complex() {
-        finish(res, osh, out_dt, device)
-    } else {
-        finish(
-            res.iter().map(|c| c.re).collect::<Vec<f64>>(),
-            osh,
-            out_dt,
-            device,
-        )
-    }
+    let zero = Scalar::Float(0.0);
+    conv_on_device(op, a, k, &osh, &off, Boundary::Fill, zero, out_dt, true)
 }
 
 /// Convolution through FFTs (`scipy.signal.fftconvolve`, all axes); on the
@@ -745,7 +443,6 @@ pub fn oaconvolve(in1: &Array, in2: &Array, mode: Mode) -> Result<Array> {
 /// every axis) with zero padding (`scipy.signal.medfilt`); same dtype.
 pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
     let op = "medfilt";
-    volume.device().check_available(op)?;
     let nd = volume.ndim();
     let ks: Vec<usize> = match kernel_size {
         None => vec![3; nd],
@@ -774,56 +471,8 @@ pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
             detail: format!("the median filter takes real numbers, not {dt}"),
         });
     }
-    if volume.device().is_cuda()
-        && (1..=2).contains(&nd)
-        && !matches!(dt, DType::Float16 | DType::BFloat16)
-        && ks.iter().product::<usize>() <= crate::cuda::conv::MAX_MEDIAN_WINDOW
-    {
-        let (v2, kh, kw) = if nd == 1 {
-            (volume.reshape(vec![1, volume.size()])?, 1, ks[0])
-        } else {
-            (volume.clone(), ks[0], ks[1])
-        };
-        let r = crate::cuda::conv::medfilt2d(op, &v2, kh, kw)?;
-        return r.reshape(volume.shape().to_vec());
-    }
-    crate::cuda::fallback::on_host(op, volume.device(), || medfilt_host(volume, &ks))
-}
-
-/// The median filter on the host (zero padding), as a host array of `volume`'s dtype.
-fn medfilt_host(volume: &Array, ks: &[usize]) -> Result<Array> {
-    let nd = volume.ndim();
-    let dt = volume.dtype();
-    let sh = volume.shape().to_vec();
-    let vals = volume.gather_as::<f64>();
-    let st = c_strides(&sh);
-    let total = vals.len();
-    let mut out = vec![0.0f64; total];
-    let mut win: Vec<f64> = Vec::new();
-    let mut idx = vec![0usize; nd];
-    for o in out.iter_mut() {
-        win.clear();
-        let mut w = vec![0usize; nd];
-        loop {
-            let mut at = Some(0usize);
-            for d in 0..nd {
-                let x = idx[d] as isize + w[d] as isize - (ks[d] / 2) as isize;
-                at = match at {
-                    Some(a) if x >= 0 && (x as usize) < sh[d] => Some(a + x as usize * st[d]),
-                    _ => None,
-                };
-            }
-            win.push(at.map_or(0.0, |a| vals[a]));
-            if !next_index(&mut w, ks) {
-                break;
-            }
-        }
-        let mid = win.len() / 2;
-        win.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
-        *o = win[mid];
-        next_index(&mut idx, &sh);
-    }
-    Array::from_vec_cpu(out, &sh).astype(dt)
+    let r = crate::backend::on(op, volume.device())?.medfilt(op, volume.view(), &ks)?;
+    Ok(Array::from_parts(r, Layout::contiguous(volume.shape()), dt))
 }
 
 /// The median filter of a 2-D array (`scipy.signal.medfilt2d`, zero padding,
@@ -881,7 +530,6 @@ pub fn lfilter(
         _ => DType::Float64,
     };
     let sh = x.shape().to_vec();
-    let n = sh[ax];
     let m = a.size().max(b.size());
     let mut zsh = sh.clone();
     zsh[ax] = m - 1;
@@ -897,55 +545,18 @@ pub fn lfilter(
             });
         }
     }
-    let device = Device::Cpu;
-    crate::cuda::fallback::on_host(op, x.device(), || {
-        with_val!(dt, V => {
-            let mut bv: Vec<V> = host(b);
-            let mut av: Vec<V> = host(a);
-            bv.resize(m, V::zero());
-            av.resize(m, V::zero());
-            let a0 = av[0];
-            if a0.is_zero() {
-                return Err(Error::InvalidArgument { op, detail: "the first coefficient of a must not be zero".into() });
-            }
-            for c in bv.iter_mut().chain(av.iter_mut()) {
-                *c /= a0;
-            }
-            let xv: Vec<V> = host(x);
-            let zv: Option<Vec<V>> = zi.map(host);
-            let inner: usize = sh[ax + 1..].iter().product();
-            let outer: usize = sh[..ax].iter().product();
-            let mut y = vec![V::zero(); xv.len()];
-            let mut zf = vec![V::zero(); outer * (m - 1) * inner];
-            let mut z = vec![V::zero(); m];
-            for o in 0..outer {
-                for i in 0..inner {
-                    for (j, zj) in z.iter_mut().enumerate().take(m - 1) {
-                        *zj = zv.as_ref().map_or(V::zero(), |zz| zz[(o * (m - 1) + j) * inner + i]);
-                    }
-                    z[m - 1] = V::zero();
-                    for t in 0..n {
-                        let at = (o * n + t) * inner + i;
-                        let xt = xv[at];
-                        let yt = z[0] + bv[0] * xt;
-                        for j in 0..m - 1 {
-                            z[j] = z[j + 1] + bv[j + 1] * xt - av[j + 1] * yt;
-                        }
-                        y[at] = yt;
-                    }
-                    for j in 0..m - 1 {
-                        zf[(o * (m - 1) + j) * inner + i] = z[j];
-                    }
-                }
-            }
-            let ya = finish(y, &sh, dt, device)?;
-            let za = match zi {
-                Some(_) => Some(finish(zf, &zsh, dt, device)?),
-                None => None,
-            };
-            Ok((ya, za))
-        })
-    })
+    let be = crate::backend::on(op, x.device())?;
+    let f = Lfilter {
+        b: b.view(),
+        a: a.view(),
+        x: x.view(),
+        zi: zi.map(Array::view),
+        axis: ax,
+        dt,
+    };
+    let (y, zf) = be.lfilter(&f)?;
+    let zf = zf.map(|z| Array::from_parts(z, Layout::contiguous(&zsh), dt));
+    Ok((Array::from_parts(y, Layout::contiguous(&sh), dt), zf))
 }
 
 /// A window function for [`get_window`] and [`firwin`].
@@ -1384,16 +995,6 @@ pub fn spectrogram(x: &Array, opts: SpectralOptions) -> Result<(Array, Array, Ar
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn remap_rules() {
-        assert_eq!(remap(-1, 4, Boundary::Wrap), Some(3));
-        assert_eq!(remap(9, 4, Boundary::Wrap), Some(1));
-        assert_eq!(remap(-1, 4, Boundary::Symm), Some(0));
-        assert_eq!(remap(4, 4, Boundary::Symm), Some(3));
-        assert_eq!(remap(-6, 4, Boundary::Symm), Some(2));
-        assert_eq!(remap(-1, 4, Boundary::Fill), None);
-    }
 
     #[test]
     fn hann_matches_numpy() {

@@ -27,6 +27,8 @@ use crate::device::{current_device, Device};
 use crate::dtype::{promote_types, DType};
 use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
+use crate::layout::Layout;
+use crate::ops::sparse::CsrView;
 
 /// Element types of sparse matrices (f32, f64, Complex32, Complex64).
 pub(crate) trait SpNum: Element + NumAssign + Zero + Copy {}
@@ -403,65 +405,6 @@ impl<T: SpNum> HostCsr<T> {
             data,
         }
     }
-
-    /// `self @ x` for `x` of shape (ncols, k) in C order.
-    fn matmat(&self, x: &[T], k: usize) -> Vec<T> {
-        let mut out = vec![T::zero(); self.nrows * k];
-        for r in 0..self.nrows {
-            let o = &mut out[r * k..(r + 1) * k];
-            for e in self.row(r) {
-                let a = self.data[e];
-                let c = self.indices[e] as usize;
-                for (oj, &xj) in o.iter_mut().zip(&x[c * k..(c + 1) * k]) {
-                    *oj += a * xj;
-                }
-            }
-        }
-        out
-    }
-
-    /// `self @ other` (Gustavson's algorithm; sorted indices, zeros dropped).
-    fn spgemm(&self, other: &HostCsr<T>) -> HostCsr<T> {
-        let n = other.ncols;
-        let mut acc = vec![T::zero(); n];
-        let mut seen = vec![false; n];
-        let mut cols: Vec<usize> = Vec::new();
-        let mut indptr = vec![0i32];
-        let mut indices = Vec::new();
-        let mut data = Vec::new();
-        for r in 0..self.nrows {
-            cols.clear();
-            for e in self.row(r) {
-                let a = self.data[e];
-                let k = self.indices[e] as usize;
-                for f in other.row(k) {
-                    let c = other.indices[f] as usize;
-                    if !seen[c] {
-                        seen[c] = true;
-                        cols.push(c);
-                    }
-                    acc[c] += a * other.data[f];
-                }
-            }
-            cols.sort_unstable();
-            for &c in &cols {
-                if !acc[c].is_zero() {
-                    indices.push(c as i32);
-                    data.push(acc[c]);
-                }
-                acc[c] = T::zero();
-                seen[c] = false;
-            }
-            indptr.push(indices.len() as i32);
-        }
-        HostCsr {
-            nrows: self.nrows,
-            ncols: n,
-            indptr,
-            indices,
-            data,
-        }
-    }
 }
 
 /// The three arrays of a compressed matrix on a device.
@@ -539,6 +482,17 @@ impl Compressed {
 
     fn dtype(&self) -> DType {
         self.data.dtype()
+    }
+
+    /// What a backend sees of these arrays (`major` rows).
+    fn view(&self) -> CsrView<'_> {
+        CsrView {
+            rows: self.major,
+            cols: self.minor,
+            indptr: self.indptr.view(),
+            indices: self.indices.view(),
+            data: self.data.view(),
+        }
     }
 
     fn nnz(&self) -> usize {
@@ -717,38 +671,19 @@ fn csr_dot(op: &'static str, c: &Compressed, x: &Array) -> Result<Array> {
     } else {
         vec![shape.0]
     };
-    if let Device::Cuda(_) = x.device() {
-        let data = if c.dtype() == dt {
-            c.data.clone()
-        } else {
-            c.data.astype(dt)?
-        };
-        let xx = if x.dtype() == dt {
-            x.ascontiguousarray()?
-        } else {
-            x.astype(dt)?
-        };
-        let a = crate::cuda::cusparse::CsrRef {
-            rows: c.major,
-            cols: c.minor,
-            nnz: c.nnz(),
-            indptr: &c.indptr,
-            indices: &c.indices,
-            data: &data,
-            sorted: c.sorted,
-        };
-        return if x.ndim() == 2 {
-            crate::cuda::cusparse::spmm(op, &a, &xx)
-        } else {
-            crate::cuda::cusparse::spmv(op, &a, &xx)
-        };
-    }
-    with_sp!(dt, T => {
-        let h = if c.dtype() == dt { c.host::<T>(op)? } else { c.astype(dt)?.host::<T>(op)? };
-        let xv = if x.dtype() == dt { x.to_vec::<T>()? } else { x.astype(dt)?.to_vec::<T>()? };
-        let v = h.matmat(&xv, k);
-        Ok(Array::from_vec_cpu(v, &out_shape))
-    })
+    let be = crate::backend::on(op, x.device())?;
+    let c = if c.dtype() == dt {
+        c.clone()
+    } else {
+        c.astype(dt)?
+    };
+    let xx = if x.dtype() == dt {
+        x.ascontiguousarray()?
+    } else {
+        x.astype(dt)?
+    };
+    let r = be.csr_dot(op, &c.view(), xx.view())?;
+    Ok(Array::from_parts(r, Layout::contiguous(&out_shape), dt))
 }
 
 /// `A @ B` of compressed rows (A: m x k, B: k x n) as compressed rows.
@@ -780,40 +715,25 @@ fn csr_spgemm(op: &'static str, a: &Compressed, b: &Compressed) -> Result<Compre
     } else {
         b.astype(dt)?
     };
-    let device = a.data.device();
-    if device.is_cuda() && a.nnz() > 0 && b.nnz() > 0 {
-        // cuSPARSE's SpGEMM wants sorted column indices.
-        let a = if a.sorted {
-            a
+    let be = crate::backend::on(op, a.data.device())?;
+    // SpGEMM takes sorted column indices (cuSPARSE needs them).
+    let sorted = |c: Compressed| -> Result<Compressed> {
+        if c.sorted || a.nnz() == 0 || b.nnz() == 0 {
+            Ok(c)
         } else {
-            a.map_host(op, true, Canonical(false))?
-        };
-        let b = if b.sorted {
-            b
-        } else {
-            b.map_host(op, true, Canonical(false))?
-        };
-        let r = crate::cuda::cusparse::spgemm(
-            op,
-            &crate::cuda::cusparse::CsrRef::new(
-                a.major, a.minor, &a.indptr, &a.indices, &a.data, a.sorted,
-            ),
-            &crate::cuda::cusparse::CsrRef::new(
-                b.major, b.minor, &b.indptr, &b.indices, &b.data, b.sorted,
-            ),
-        )?;
-        return Ok(Compressed {
-            data: r.data,
-            indices: r.indices,
-            indptr: r.indptr,
-            major: a.major,
-            minor: b.minor,
-            sorted: false,
-        });
-    }
-    with_sp!(dt, T => {
-        let h = a.host::<T>(op)?.spgemm(&b.host::<T>(op)?);
-        Compressed::from_host(&h, true, device)
+            c.map_host(op, true, Canonical(false))
+        }
+    };
+    let (a, b) = (sorted(a.clone())?, sorted(b.clone())?);
+    let r = be.csr_spgemm(op, &a.view(), &b.view())?;
+    let int32 = |s, n: usize| Array::from_parts(s, Layout::contiguous(&[n]), DType::Int32);
+    Ok(Compressed {
+        data: Array::from_parts(r.data, Layout::contiguous(&[r.nnz]), dt),
+        indices: int32(r.indices, r.nnz),
+        indptr: int32(r.indptr, a.major + 1),
+        major: a.major,
+        minor: b.minor,
+        sorted: r.sorted,
     })
 }
 

@@ -1,6 +1,124 @@
-//! Sparse matrices on the CPU.
+//! Sparse products on the CPU: CSR times dense, and Gustavson's CSR times CSR.
 
+use num_traits::{NumAssign, Zero};
+
+use super::matmul::with_field;
 use super::CpuBackend;
-use crate::ops::sparse::Sparse;
+use crate::array::Array;
+use crate::element::Element;
+use crate::error::Result;
+use crate::ops::sparse::{CsrBuffers, CsrView, Sparse};
+use crate::storage::Storage;
+use crate::view::View;
 
-impl Sparse for CpuBackend {}
+/// The elements of a view, in C order, as `T` (its dtype).
+fn host<T: Element>(v: View<'_>) -> Vec<T> {
+    Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype).gather::<T>()
+}
+
+/// A host buffer holding `v`.
+fn buffer<T: Element>(v: Vec<T>) -> Storage {
+    let n = v.len();
+    Array::from_vec_cpu(v, &[n]).storage().clone()
+}
+
+/// A CSR matrix's arrays on the host.
+struct Csr<T> {
+    indptr: Vec<i32>,
+    indices: Vec<i32>,
+    data: Vec<T>,
+}
+
+impl<T: Element + NumAssign + Zero> Csr<T> {
+    fn of(a: &CsrView<'_>) -> Csr<T> {
+        Csr {
+            indptr: host(a.indptr),
+            indices: host(a.indices),
+            data: host(a.data),
+        }
+    }
+
+    fn row(&self, r: usize) -> std::ops::Range<usize> {
+        self.indptr[r] as usize..self.indptr[r + 1] as usize
+    }
+
+    /// `self @ x` for `x` of shape (cols, k) in C order, with `rows` rows.
+    fn matmat(&self, rows: usize, x: &[T], k: usize) -> Vec<T> {
+        let mut out = vec![T::zero(); rows * k];
+        for r in 0..rows {
+            let o = &mut out[r * k..(r + 1) * k];
+            for e in self.row(r) {
+                let a = self.data[e];
+                let c = self.indices[e] as usize;
+                for (oj, &xj) in o.iter_mut().zip(&x[c * k..(c + 1) * k]) {
+                    *oj += a * xj;
+                }
+            }
+        }
+        out
+    }
+
+    /// `self @ other` with `rows` rows and `n` columns (Gustavson's
+    /// algorithm; sorted indices, zeros dropped).
+    fn spgemm(&self, rows: usize, other: &Csr<T>, n: usize) -> Csr<T> {
+        let mut acc = vec![T::zero(); n];
+        let mut seen = vec![false; n];
+        let mut cols: Vec<usize> = Vec::new();
+        let mut indptr = vec![0i32];
+        let mut indices = Vec::new();
+        let mut data = Vec::new();
+        for r in 0..rows {
+            cols.clear();
+            for e in self.row(r) {
+                let a = self.data[e];
+                let k = self.indices[e] as usize;
+                for f in other.row(k) {
+                    let c = other.indices[f] as usize;
+                    if !seen[c] {
+                        seen[c] = true;
+                        cols.push(c);
+                    }
+                    acc[c] += a * other.data[f];
+                }
+            }
+            cols.sort_unstable();
+            for &c in &cols {
+                if !acc[c].is_zero() {
+                    indices.push(c as i32);
+                    data.push(acc[c]);
+                }
+                acc[c] = T::zero();
+                seen[c] = false;
+            }
+            indptr.push(indices.len() as i32);
+        }
+        Csr {
+            indptr,
+            indices,
+            data,
+        }
+    }
+}
+
+impl Sparse for CpuBackend {
+    fn csr_dot(&self, _: &'static str, a: &CsrView<'_>, x: View<'_>) -> Result<Storage> {
+        let k = if x.ndim() == 2 { x.shape()[1] } else { 1 };
+        with_field!(a.data.dtype(), T => {
+            let v = Csr::<T>::of(a).matmat(a.rows, &host::<T>(x), k);
+            Ok(buffer(v))
+        })
+    }
+
+    fn csr_spgemm(&self, _: &'static str, a: &CsrView<'_>, b: &CsrView<'_>) -> Result<CsrBuffers> {
+        with_field!(a.data.dtype(), T => {
+            let c = Csr::<T>::of(a).spgemm(a.rows, &Csr::of(b), b.cols);
+            Ok(CsrBuffers {
+                nnz: c.data.len(),
+                data: buffer(c.data),
+                indices: buffer(c.indices),
+                indptr: buffer(c.indptr),
+                sorted: true,
+            })
+        })
+    }
+}

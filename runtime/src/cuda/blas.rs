@@ -13,15 +13,18 @@ use std::ffi::c_void;
 
 use cudarc::cublas::sys as cb;
 
-use super::elementwise::{copy_cast, new_array, MapKernel};
-use super::helpers::{ptr, session_of};
 use super::session::DeviceSession;
-use super::stream::current_stream;
+use super::vendor::{
+    check_status, float_data_type, ptr, session_of, with_handle as vendor_handle, Buffer,
+};
 use super::Handle;
-use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::create::Create;
+use crate::ops::matmul::Matmul;
 use crate::ops::MatmulPrecision;
+use crate::view::View;
 
 /// Every cuBLAS function this module calls (checked once before the first).
 const SYMBOLS: &[&str] = &[
@@ -46,14 +49,7 @@ pub(crate) type BlasHandle = Handle<cb::cublasHandle_t>;
 
 /// `cublasStatus_t` to `Error::Cuda`.
 pub(crate) fn check(op: &str, call: &str, st: cb::cublasStatus_t) -> Result<()> {
-    if st == cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::Cuda {
-            op: op.to_string(),
-            detail: format!("{call} returned {st:?}"),
-        })
-    }
+    check_status(op, call, st, cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS)
 }
 
 /// Loads cuBLAS once, checking every function this module calls.
@@ -68,22 +64,19 @@ pub(crate) fn with_handle<R>(
     f: impl FnOnce(cb::cublasHandle_t) -> Result<R>,
 ) -> Result<R> {
     require(op)?;
-    s.bind()?;
     let create = || {
         let mut h: cb::cublasHandle_t = std::ptr::null_mut();
         // SAFETY: out pointer valid; the device's context is current.
         check(op, "cublasCreate", unsafe { cb::cublasCreate_v2(&mut h) })?;
-        Ok(Handle(h))
+        Ok(h)
     };
-    s.cublas.with(create, |h| {
-        let h = h.0;
-        let stream = current_stream();
-        // SAFETY: valid handle; the stream belongs to this context (or is null).
+    // SAFETY: valid handle; the stream belongs to this context (or is null).
+    let bind = |h, stream| {
         check(op, "cublasSetStream", unsafe {
-            cb::cublasSetStream_v2(h, stream.raw() as cb::cudaStream_t)
-        })?;
-        f(h)
-    })
+            cb::cublasSetStream_v2(h, stream as cb::cudaStream_t)
+        })
+    };
+    vendor_handle(s, &s.cublas, create, bind, f)
 }
 
 /// How cuBLAS reads a strided rows×cols matrix: `row_major` (memory holds
@@ -120,17 +113,21 @@ pub(crate) fn mat_view(rows: usize, cols: usize, rs: isize, cs: isize) -> Option
     None
 }
 
-/// `a` (..., r, c) itself when cuBLAS can read its matrices in place, else a
-/// C-contiguous copy.
-pub(crate) fn blas_ready(a: &Array) -> Result<Array> {
+/// `a` (..., r, c) itself when cuBLAS can read its matrices in place, else
+/// a C-contiguous copy (in `keep`, which holds its buffer).
+fn blas_ready<'a>(op: &'static str, a: View<'a>, keep: &'a mut Option<Buffer>) -> Result<View<'a>> {
     let nd = a.ndim();
     let (r, c) = (a.shape()[nd - 2], a.shape()[nd - 1]);
     let (rs, cs) = (a.strides()[nd - 2], a.strides()[nd - 1]);
     if mat_view(r, c, rs, cs).is_some() {
-        Ok(a.clone())
-    } else {
-        a.copy()
+        return Ok(a);
     }
+    let ord = super::vendor::ordinal(op, a)?;
+    let copy = keep.insert(Buffer::new(op, ord, a.dtype(), a.shape())?);
+    super::backend(ord)
+        .expect("a device in use has a backend")
+        .copy_cast(op, a, copy.view())?;
+    Ok(copy.view())
 }
 
 /// How a batch of products is issued: `outer` offsets (elements, one per
@@ -195,21 +192,14 @@ pub(crate) fn batch_plan(batch: &[usize], strides: [&[isize]; 3]) -> BatchPlan {
 }
 
 fn data_type(op: &'static str, d: DType) -> Result<cb::cudaDataType> {
-    use cb::cudaDataType::*;
-    Ok(match d {
-        DType::Float16 => CUDA_R_16F,
-        DType::BFloat16 => CUDA_R_16BF,
-        DType::Float32 => CUDA_R_32F,
-        DType::Float64 => CUDA_R_64F,
-        DType::Complex64 => CUDA_C_32F,
-        DType::Complex128 => CUDA_C_64F,
-        other => {
-            return Err(Error::DType {
-                op,
-                detail: format!("cuBLAS has no product for {other}"),
-            })
-        }
-    })
+    match d {
+        DType::Float16 => Ok(cb::cudaDataType::CUDA_R_16F),
+        DType::BFloat16 => Ok(cb::cudaDataType::CUDA_R_16BF),
+        other => float_data_type!(cb, other).ok_or_else(|| Error::DType {
+            op,
+            detail: format!("cuBLAS has no product for {other}"),
+        }),
+    }
 }
 
 /// The compute type of a product of `d` under `p`, and whether TF32 math is on.
@@ -226,7 +216,7 @@ pub(crate) fn compute_type(d: DType, p: MatmulPrecision) -> cb::cublasComputeTyp
 /// `out = a @ b` for a (batch..., m, k), b (batch..., k, n) of one
 /// floating dtype (batch axes already broadcast; any strides, each matrix
 /// readable per [`mat_view`]), out C-contiguous (batch..., m, n). m, n, k > 0.
-pub(crate) fn matmul(a: &Array, b: &Array, out: &Array, precision: MatmulPrecision) -> Result<()> {
+fn gemm(a: View<'_>, b: View<'_>, out: View<'_>, precision: MatmulPrecision) -> Result<()> {
     let op = "matmul";
     let nd = a.ndim();
     let (m, k) = (a.shape()[nd - 2], a.shape()[nd - 1]);
@@ -372,40 +362,26 @@ pub(crate) fn matmul(a: &Array, b: &Array, out: &Array, precision: MatmulPrecisi
     })
 }
 
-/// The complex conjugate of `a` as a new C-contiguous array.
-pub(crate) fn conj(a: &Array) -> Result<Array> {
-    let op = "conj";
-    let s = session_of(op, a)?;
-    let out = new_array(op, s.info.ordinal, a.dtype(), a.shape())?;
-    let k = MapKernel::new(
-        "conj".into(),
-        vec![a.dtype()],
-        "mk(in0.re, -in0.im)".into(),
-        a.dtype(),
-        String::new(),
-    );
-    super::elementwise::run_map(&k, &[a], &out)?;
-    Ok(out)
-}
-
 /// Inverses of a stack of square matrices (batch..., n, n), float32/64 or
-/// complex, by cuBLAS's batched LU (`getrfBatched` + `getriBatched`, as
-/// CuPy). A singular matrix gives `Error::LinAlg` naming it.
-pub(crate) fn batched_inv(a: &Array) -> Result<Array> {
+/// complex, into `out` (C-contiguous, same shape), by cuBLAS's batched LU
+/// (`getrfBatched` + `getriBatched`, as CuPy). A singular matrix gives
+/// `Error::LinAlg` naming it.
+pub(crate) fn batched_inv(a: View<'_>, out: View<'_>) -> Result<()> {
     let op = "inv";
     let s = session_of(op, a)?;
     let ord = s.info.ordinal;
     let nd = a.ndim();
     let n = a.shape()[nd - 1];
     let count: usize = a.shape()[..nd - 2].iter().product();
+    if count == 0 || n == 0 {
+        return Ok(());
+    }
     // A C-order matrix read column-major is its transpose, and inv(Aᵀ) =
     // inv(A)ᵀ, so the C-order result is inv(A) with no transposes.
-    let x = new_array(op, ord, a.dtype(), a.shape())?;
-    copy_cast(a, &x)?;
-    let out = new_array(op, ord, a.dtype(), a.shape())?;
-    if count == 0 || n == 0 {
-        return Ok(out);
-    }
+    let x = Buffer::new(op, ord, a.dtype(), a.shape())?;
+    super::backend(ord)
+        .expect("a device in use has a backend")
+        .copy_cast(op, a, x.view())?;
     let ni = i32::try_from(n).map_err(|_| Error::InvalidArgument {
         op,
         detail: format!("n = {n} exceeds cuBLAS's 32-bit limit"),
@@ -415,20 +391,20 @@ pub(crate) fn batched_inv(a: &Array) -> Result<Array> {
         detail: format!("{count} matrices exceed cuBLAS's 32-bit batch limit"),
     })?;
     let bytes = (n * n * a.dtype().itemsize()) as u64;
-    let (px, po) = (ptr(op, &x)?, ptr(op, &out)?);
+    let (px, po) = (x.ptr(op)?, ptr(op, out)?);
     // Both pointer arrays in one upload, both info arrays in one download.
     let ptrs: Vec<u64> = (0..count as u64)
         .map(|i| px + i * bytes)
         .chain((0..count as u64).map(|i| po + i * bytes))
         .collect();
-    let ptr_arr = Array::from_host_slice(&ptrs, &[2 * count], crate::Device::Cuda(ord))?;
-    let piv = new_array(op, ord, DType::Int32, &[count * n])?;
-    let infos = new_array(op, ord, DType::Int32, &[2 * count])?;
-    let xpp = ptr(op, &ptr_arr)?;
+    let ptr_arr = Buffer::from_host(op, ord, &ptrs)?;
+    let piv = Buffer::new(op, ord, DType::Int32, &[count * n])?;
+    let infos = Buffer::new(op, ord, DType::Int32, &[2 * count])?;
+    let xpp = ptr_arr.ptr(op)?;
     let opp = xpp + 8 * count as u64;
-    let pp = ptr(op, &piv)? as *mut i32;
-    let i1 = ptr(op, &infos)? as *mut i32;
-    let i2 = (ptr(op, &infos)? + 4 * count as u64) as *mut i32;
+    let pp = piv.ptr(op)? as *mut i32;
+    let i1 = infos.ptr(op)? as *mut i32;
+    let i2 = (infos.ptr(op)? + 4 * count as u64) as *mut i32;
     with_handle(op, s, |h| {
         macro_rules! run {
             ($getrf:ident, $getri:ident, $t:ty) => {{
@@ -473,7 +449,7 @@ pub(crate) fn batched_inv(a: &Array) -> Result<Array> {
     })?;
     // One synchronisation at the end: a singular input's (discarded)
     // result is inf/NaN, never read.
-    let all = infos.to_vec::<i32>()?;
+    let all = infos.to_host::<i32>();
     let (getrf_info, getri_info) = all.split_at(count);
     if let Some((i, &v)) = getrf_info.iter().enumerate().find(|(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getrfBatched"));
@@ -483,7 +459,7 @@ pub(crate) fn batched_inv(a: &Array) -> Result<Array> {
     }
     // The pointer array stays alive until the work using it is queued.
     drop(ptr_arr);
-    Ok(out)
+    Ok(())
 }
 
 fn singular_error(op: &'static str, count: usize, i: usize, info: i32, routine: &str) -> Error {
@@ -508,7 +484,45 @@ fn singular_error(op: &'static str, count: usize, i: usize, info: i32, routine: 
 }
 
 // The Matmul family of the backend interface (`ops::backend`).
-impl crate::ops::matmul::Matmul for super::CudaBackend {}
+impl Matmul for super::CudaBackend {
+    fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()> {
+        let op = "matmul";
+        if !out.dtype().is_inexact() {
+            // Integer and bool products: exact on the host.
+            let cpu = crate::cpu::CpuBackend;
+            let host = super::vendor::on_host(op, &[a, b], |h| {
+                let o = cpu.empty(op, out.dtype, out.size())?;
+                let ol = Layout::contiguous(out.shape());
+                cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), p)?;
+                Ok(o)
+            })?;
+            return super::vendor::write_back(out, &host);
+        }
+        let nd = out.ndim();
+        let k = a.shape()[a.ndim() - 1];
+        if k == 0 {
+            return self.fill(op, out, crate::Scalar::Int(0));
+        }
+        // Operands cuBLAS cannot read in place are copied before the
+        // batch axes broadcast (so a broadcast operand is copied once).
+        let (mut ka, mut kb) = (None, None);
+        let a = blas_ready(op, a, &mut ka)?;
+        let b = blas_ready(op, b, &mut kb)?;
+        let (batch, m, n) = (
+            &out.shape()[..nd - 2],
+            out.shape()[nd - 2],
+            out.shape()[nd - 1],
+        );
+        let al = a.layout.broadcast_to(&[batch, &[m, k]].concat())?;
+        let bl = b.layout.broadcast_to(&[batch, &[k, n]].concat())?;
+        gemm(
+            View::new(a.storage, &al, a.dtype),
+            View::new(b.storage, &bl, b.dtype),
+            out,
+            p,
+        )
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -24,22 +24,19 @@
 use std::fmt::Write;
 
 use super::compile::PRELUDE;
-use super::elementwise::{ctype, new_array};
-use super::helpers::{grid_1d, kernel, key, ptr, session_of};
+use super::elementwise::ctype;
+use super::helpers::{grid_1d, kernel, key};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::stream::current_stream;
-use crate::array::Array;
+use super::vendor::{on_host, ordinal, session_of, upload, Buffer};
+use crate::cpu::CpuBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-
-/// How positions outside the image are filled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Bound {
-    Fill,
-    Wrap,
-    Symm,
-}
+use crate::ops::create::Create;
+use crate::ops::signal::{Boundary as Bound, Conv, Lfilter, Signal};
+use crate::storage::Storage;
+use crate::view::View;
 
 /// Thread-block geometry of a convolution kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -285,29 +282,46 @@ extern "C" __global__ void __launch_bounds__(NT) cuprite_conv2d(
     src
 }
 
-/// A C-contiguous copy of the 2-D `k` reversed along both axes.
-fn flipped(k: &Array) -> Result<Array> {
-    let (kh, kw) = (k.shape()[0], k.shape()[1]);
-    let st = k.strides();
-    let off = k.layout().offset() as isize
-        + (kh as isize - 1).max(0) * st[0]
-        + (kw as isize - 1).max(0) * st[1];
-    let l = Layout::from_parts(vec![kh, kw], vec![-st[0], -st[1]], off.max(0) as usize);
-    k.with_layout(l).copy()
+/// `l` as a 2-D layout: a 1-D one becomes a single row.
+fn as_2d(l: &Layout) -> Layout {
+    match l.ndim() {
+        1 => Layout::from_parts(vec![1, l.shape()[0]], vec![0, l.strides()[0]], l.offset()),
+        _ => l.clone(),
+    }
+}
+
+/// A C-contiguous copy of `v` (2-D) as `dt`, reversed along both axes when
+/// `flip`: the one copy that casts, flips and makes contiguous.
+fn prepared(op: &'static str, v: View<'_>, dt: DType, flip: bool) -> Result<Buffer> {
+    let n = ordinal(op, v)?;
+    let (h, w) = (v.shape()[0], v.shape()[1]);
+    let l = if flip {
+        let st = v.strides();
+        let off =
+            v.offset() as isize + (h as isize - 1).max(0) * st[0] + (w as isize - 1).max(0) * st[1];
+        Layout::from_parts(vec![h, w], vec![-st[0], -st[1]], off.max(0) as usize)
+    } else {
+        v.layout.clone()
+    };
+    let c = Buffer::new(op, n, dt, &[h, w])?;
+    super::backend(n)
+        .expect("a device in use has a backend")
+        .copy_cast(op, View::new(v.storage, &l, v.dtype), c.view())?;
+    Ok(c)
 }
 
 /// `out[i, j] = sum_{p,q} A(i + off.0 - p, j + off.1 - q) K[p, q]` on the
 /// GPU for 2-D `a` and `k` of one dtype (float32 or float64), output of
 /// `out_shape`, positions outside `a` given by `bound` (`fill` for `Fill`).
-pub(crate) fn conv2d(
+fn conv2d(
     op: &'static str,
-    a: &Array,
-    k: &Array,
+    a: View<'_>,
+    k: View<'_>,
     out_shape: (usize, usize),
     off: (isize, isize),
     bound: Bound,
     fill: f64,
-) -> Result<Array> {
+) -> Result<Buffer> {
     let s = session_of(op, a)?;
     let dt = a.dtype();
     if !matches!(dt, DType::Float32 | DType::Float64)
@@ -322,18 +336,19 @@ pub(crate) fn conv2d(
                     .into(),
         });
     }
-    let out = new_array(op, s.info.ordinal, dt, &[out_shape.0, out_shape.1])?;
+    let out = Buffer::new(op, s.info.ordinal, dt, &[out_shape.0, out_shape.1])?;
     let (h, w) = (a.shape()[0], a.shape()[1]);
     let (kh_all, kw_all) = (k.shape()[0], k.shape()[1]);
-    if out.size() == 0 {
+    if out.layout.size() == 0 {
         return Ok(out);
     }
+    let be = super::backend(s.info.ordinal).expect("a device in use has a backend");
     if h == 0 || w == 0 || kh_all == 0 || kw_all == 0 {
-        super::elementwise::fill(&out, crate::Scalar::Int(0))?;
+        be.fill(op, out.view(), crate::Scalar::Int(0))?;
         return Ok(out);
     }
-    let a = a.ascontiguousarray()?;
-    let f = flipped(k)?;
+    let a = prepared(op, a, dt, false)?;
+    let f = prepared(op, k, dt, true)?;
     let base = Geometry::for_dtype(dt, kh_all);
     let mut first = true;
     let mut p0 = 0;
@@ -380,10 +395,10 @@ pub(crate) fn conv2d(
             )?;
             let r0 = off.0 - (kh_all as i64 as isize - 1) + p0 as isize;
             let c0 = off.1 - (kw_all as isize - 1) + q0 as isize;
-            let fptr = ptr(op, &f)? + ((p0 * kw_all + q0) * dt.itemsize()) as u64;
+            let fptr = f.ptr(op)? + ((p0 * kw_all + q0) * dt.itemsize()) as u64;
             let mut args = KernelArgs::new();
-            args.push(ptr(op, &a)?)
-                .push(ptr(op, &out)?)
+            args.push(a.ptr(op)?)
+                .push(out.ptr(op)?)
                 .push(fptr)
                 .push(h as i64)
                 .push(w as i64)
@@ -464,15 +479,15 @@ extern "C" __global__ void cuprite_medfilt(const T* __restrict__ in, T* __restri
 
 /// Median of each `kh x kw` window (odd sizes, zero padding) of the 2-D
 /// real array `a` on the GPU.
-pub(crate) fn medfilt2d(op: &'static str, a: &Array, kh: usize, kw: usize) -> Result<Array> {
+fn medfilt2d(op: &'static str, a: View<'_>, kh: usize, kw: usize) -> Result<Buffer> {
     let s = session_of(op, a)?;
     let dt = a.dtype();
     let (h, w) = (a.shape()[0], a.shape()[1]);
-    let out = new_array(op, s.info.ordinal, dt, &[h, w])?;
-    if out.size() == 0 {
+    let out = Buffer::new(op, s.info.ordinal, dt, &[h, w])?;
+    if out.layout.size() == 0 {
         return Ok(out);
     }
-    let a = a.ascontiguousarray()?;
+    let a = prepared(op, a, dt, false)?;
     let func = kernel(
         s,
         key(("medfilt", dt, kh, kw)),
@@ -482,8 +497,8 @@ pub(crate) fn medfilt2d(op: &'static str, a: &Array, kh: usize, kw: usize) -> Re
     )?;
     let threads = 256;
     let mut args = KernelArgs::new();
-    args.push(ptr(op, &a)?)
-        .push(ptr(op, &out)?)
+    args.push(a.ptr(op)?)
+        .push(out.ptr(op)?)
         .push(h as i64)
         .push(w as i64);
     let cfg = LaunchConfig {
@@ -495,8 +510,63 @@ pub(crate) fn medfilt2d(op: &'static str, a: &Array, kh: usize, kw: usize) -> Re
     Ok(out)
 }
 
-// The Signal family of the backend interface (`ops::backend`).
-impl crate::ops::signal::Signal for super::CudaBackend {}
+// The Signal family of the backend interface (`ops::backend`). What has
+// no kernel here (N-D, complex or integer convolutions, large median
+// windows, lfilter) runs on the CPU backend, counted as a host fallback.
+impl Signal for super::CudaBackend {
+    fn convolve(
+        &self,
+        op: &'static str,
+        a: View<'_>,
+        k: View<'_>,
+        c: &Conv<'_>,
+    ) -> Result<Storage> {
+        let gpu = matches!(c.out_dt, DType::Float32 | DType::Float64)
+            && (1..=2).contains(&a.ndim())
+            && k.ndim() == a.ndim()
+            && k.device() == a.device()
+            && c.fill.as_c64().im == 0.0;
+        if !gpu {
+            let r = on_host(op, &[a, k], |h| CpuBackend.convolve(op, h[0], h[1], c))?;
+            return upload(op, self.ordinal, &r, c.out_dt);
+        }
+        let (oshape, o) = match (c.osh, c.off) {
+            ([w], [dw]) => ((1, *w), (0, *dw)),
+            (osh, off) => ((osh[0], osh[1]), (off[0], off[1])),
+        };
+        let (al, kl) = (as_2d(a.layout), as_2d(k.layout));
+        let a2 = View::new(a.storage, &al, a.dtype);
+        let k2 = View::new(k.storage, &kl, k.dtype);
+        Ok(conv2d(op, a2, k2, oshape, o, c.bound, c.fill.as_c64().re)?.storage)
+    }
+
+    fn medfilt(&self, op: &'static str, v: View<'_>, ks: &[usize]) -> Result<Storage> {
+        let nd = v.ndim();
+        if (1..=2).contains(&nd)
+            && !matches!(v.dtype(), DType::Float16 | DType::BFloat16)
+            && ks.iter().product::<usize>() <= MAX_MEDIAN_WINDOW
+        {
+            let (kh, kw) = if nd == 1 { (1, ks[0]) } else { (ks[0], ks[1]) };
+            let l = as_2d(v.layout);
+            return Ok(medfilt2d(op, View::new(v.storage, &l, v.dtype), kh, kw)?.storage);
+        }
+        let r = on_host(op, &[v], |h| CpuBackend.medfilt(op, h[0], ks))?;
+        upload(op, self.ordinal, &r, v.dtype())
+    }
+
+    fn lfilter(&self, f: &Lfilter<'_>) -> Result<(Storage, Option<Storage>)> {
+        let op = "lfilter";
+        let mut inputs = vec![f.b, f.a, f.x];
+        inputs.extend(f.zi);
+        let (y, zf) = on_host(op, &inputs, |h| {
+            let (b, a, x, zi) = (h[0], h[1], h[2], h.get(3).copied());
+            CpuBackend.lfilter(&Lfilter { b, a, x, zi, ..*f })
+        })?;
+        let dt = f.dt;
+        let zf = zf.map(|z| upload(op, self.ordinal, &z, dt)).transpose()?;
+        Ok((upload(op, self.ordinal, &y, dt)?, zf))
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -13,16 +13,18 @@
 
 use cudarc::cufft::sys as cf;
 
-use super::elementwise::new_array;
-use super::helpers::{merged, ordinal, ptr};
+use super::helpers::merged;
 use super::libs::require;
 use super::session::session;
 use super::stream::current_stream;
-use crate::array::Array;
+use super::vendor::{ordinal, Buffer};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lru::Lru;
+use crate::ops::create::Create;
+use crate::ops::fft::{Fft, FftJob, Transformed};
 use crate::ops::{FftKind, PlanCacheInfo};
+use crate::view::View;
 
 /// The cuFFT functions this module calls (checked before the first call).
 const SYMBOLS: &[&str] = &[
@@ -130,24 +132,31 @@ fn inverse(perm: &[usize]) -> Vec<usize> {
 }
 
 /// `a` copied into a new buffer with `axes` innermost, seen in `a`'s axis order.
-fn copy_innermost(a: &Array, axes: &[usize]) -> Result<Array> {
+fn copy_innermost(op: &'static str, a: View<'_>, axes: &[usize]) -> Result<Buffer> {
+    let n = ordinal(op, a)?;
     let perm = innermost_perm(a.ndim(), axes);
-    let c = a.with_layout(a.layout().permuted(&perm)).copy()?;
-    Ok(c.with_layout(c.layout().permuted(&inverse(&perm))))
+    let pl = a.layout.permuted(&perm);
+    let c = Buffer::new(op, n, a.dtype, pl.shape())?;
+    super::backend(n)
+        .expect("a device in use has a backend")
+        .copy_cast(op, View::new(a.storage, &pl, a.dtype), c.view())?;
+    let back = c.layout.permuted(&inverse(&perm));
+    Ok(c.with_layout(back))
 }
 
-/// A new array of `shape` with `axes` innermost, seen in the given axis order.
+/// A new buffer of `shape` with `axes` innermost, seen in the given axis order.
 fn new_innermost(
     op: &'static str,
     n: usize,
     dtype: DType,
     shape: &[usize],
     axes: &[usize],
-) -> Result<Array> {
+) -> Result<Buffer> {
     let perm = innermost_perm(shape.len(), axes);
     let pshape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
-    let c = new_array(op, n, dtype, &pshape)?;
-    Ok(c.with_layout(c.layout().permuted(&inverse(&perm))))
+    let c = Buffer::new(op, n, dtype, &pshape)?;
+    let back = c.layout.permuted(&inverse(&perm));
+    Ok(c.with_layout(back))
 }
 
 /// What identifies a plan.
@@ -218,7 +227,7 @@ fn with_cache<R>(n: usize, f: impl FnOnce(&mut PlanCache) -> Result<R>) -> Resul
 }
 
 /// The plan cache of cuda:`n`.
-pub(crate) fn cache_info(n: usize) -> Result<PlanCacheInfo> {
+fn cache_info(n: usize) -> Result<PlanCacheInfo> {
     with_cache(n, |c| {
         Ok(PlanCacheInfo {
             device: crate::Device::Cuda(n),
@@ -249,7 +258,7 @@ pub(crate) fn cache_info(n: usize) -> Result<PlanCacheInfo> {
 }
 
 /// Sets the plan-cache capacity of cuda:`n`.
-pub(crate) fn set_capacity(n: usize, capacity: usize) -> Result<()> {
+fn set_capacity(n: usize, capacity: usize) -> Result<()> {
     session(n)?.bind()?;
     with_cache(n, |c| {
         c.set_capacity(capacity);
@@ -259,7 +268,7 @@ pub(crate) fn set_capacity(n: usize, capacity: usize) -> Result<()> {
 
 /// Drops every plan of cuda:`n` and zeroes the counters (the capacity goes
 /// back to the default).
-pub(crate) fn clear(n: usize) -> Result<()> {
+fn clear(n: usize) -> Result<()> {
     let s = session(n)?;
     s.bind()?;
     // Dropped here, outside the cache's lock: each plan is destroyed.
@@ -271,67 +280,65 @@ pub(crate) fn clear(n: usize) -> Result<()> {
 /// R2C, already cut or padded: for C2R the last axis holds `n/2 + 1`
 /// points) over `axes` with logical lengths `lens`. `owned` says that `a`
 /// is a temporary the transform may overwrite. Unscaled.
-pub(crate) fn transform(
+fn transform(
     op: &'static str,
-    a: &Array,
+    a: View<'_>,
     owned: bool,
     axes: &[usize],
     lens: &[usize],
     kind: FftKind,
-) -> Result<Array> {
+) -> Result<Buffer> {
     let r = axes.len();
-    // cuFFT plans have rank 1 to 3: more axes go in groups, the real axis
-    // (the last one) in the group of the R2C / C2R step.
+    // cuFFT plans have rank 1 to 3: more axes go in groups (last first),
+    // the real axis (the last one) in the group of the R2C / C2R step.
     let tail = r.saturating_sub(3);
-    match kind {
-        FftKind::C2C { .. } => {
-            let mut cur = a.clone();
-            let mut own = owned;
-            let mut end = r;
-            while end > 0 {
-                let start = end.saturating_sub(3);
-                cur = run_one(op, &cur, own, &axes[start..end], &lens[start..end], kind)?;
-                own = true;
-                end = start;
-            }
-            Ok(cur)
-        }
-        FftKind::R2C => {
-            let mut cur = run_one(op, a, owned, &axes[tail..], &lens[tail..], kind)?;
-            let mut end = tail;
-            while end > 0 {
-                let start = end.saturating_sub(3);
-                let k = FftKind::C2C { forward: true };
-                cur = run_one(op, &cur, true, &axes[start..end], &lens[start..end], k)?;
-                end = start;
-            }
-            Ok(cur)
-        }
-        FftKind::C2R => {
-            let mut cur = a.clone();
-            let mut own = owned;
-            let mut end = tail;
-            while end > 0 {
-                let start = end.saturating_sub(3);
-                let k = FftKind::C2C { forward: false };
-                cur = run_one(op, &cur, own, &axes[start..end], &lens[start..end], k)?;
-                own = true;
-                end = start;
-            }
-            run_one(op, &cur, own, &axes[tail..], &lens[tail..], kind)
-        }
+    let (first, groups_end, last) = match kind {
+        FftKind::C2C { .. } => (None, r, None),
+        FftKind::R2C => (Some(kind), tail, None),
+        FftKind::C2R => (None, tail, Some(kind)),
+    };
+    let step = match kind {
+        FftKind::C2C { .. } => kind,
+        FftKind::R2C => FftKind::C2C { forward: true },
+        FftKind::C2R => FftKind::C2C { forward: false },
+    };
+    let mut cur: Option<Buffer> = match first {
+        Some(k) => Some(run_one(op, a, owned, &axes[tail..], &lens[tail..], k)?),
+        None => None,
+    };
+    let mut end = groups_end;
+    while end > 0 {
+        let start = end.saturating_sub(3);
+        let (v, own) = match &cur {
+            Some(b) => (b.view(), true),
+            None => (a, owned),
+        };
+        cur = Some(run_one(
+            op,
+            v,
+            own,
+            &axes[start..end],
+            &lens[start..end],
+            step,
+        )?);
+        end = start;
+    }
+    match (last, &cur) {
+        (Some(k), Some(b)) => run_one(op, b.view(), true, &axes[tail..], &lens[tail..], k),
+        (Some(k), None) => run_one(op, a, owned, &axes[tail..], &lens[tail..], k),
+        (None, _) => Ok(cur.expect("at least one axis is transformed")),
     }
 }
 
 /// One cuFFT execution over at most 3 axes.
 fn run_one(
     op: &'static str,
-    a: &Array,
+    a: View<'_>,
     owned: bool,
     axes: &[usize],
     lens: &[usize],
     kind: FftKind,
-) -> Result<Array> {
+) -> Result<Buffer> {
     let n = ordinal(op, a)?;
     let s = session(n)?;
     let last = axes[axes.len() - 1];
@@ -356,29 +363,31 @@ fn run_one(
         FftKind::C2C { .. } => {}
     }
     if a.size() == 0 || out_shape.contains(&0) {
-        return new_array(op, n, out_dtype, &out_shape);
+        return Buffer::new(op, n, out_dtype, &out_shape);
     }
     require("cufft", SYMBOLS, op)?;
     // The input: read in place when the layout fits (C2R overwrites its
     // input, so it must be ours).
-    let mut input = if kind == FftKind::C2R && !owned {
-        copy_innermost(a, axes)?
+    let mut copy = if kind == FftKind::C2R && !owned {
+        Some(copy_innermost(op, a, axes)?)
     } else {
-        a.clone()
+        None
     };
+    let mut input = copy.as_ref().map_or(a, Buffer::view);
     let in_geo = match describe(input.shape(), input.strides(), axes) {
         Some(g) => g,
         None => {
-            input = copy_innermost(&input, axes)?;
-            layout_of(op, &input, axes)?
+            copy = Some(copy_innermost(op, input, axes)?);
+            input = copy.as_ref().expect("just made").view();
+            layout_of(op, input, axes)?
         }
     };
-    let mut out = new_array(op, n, out_dtype, &out_shape)?;
-    let out_geo = match describe(out.shape(), out.strides(), axes) {
+    let mut out = Buffer::new(op, n, out_dtype, &out_shape)?;
+    let out_geo = match describe(out.layout.shape(), out.layout.strides(), axes) {
         Some(g) => g,
         None => {
             out = new_innermost(op, n, out_dtype, &out_shape, axes)?;
-            layout_of(op, &out, axes)?
+            layout_of(op, out.view(), axes)?
         }
     };
     if in_geo.0 != out_geo.0 {
@@ -397,7 +406,7 @@ fn run_one(
         output: out_geo.1,
         batch: in_geo.0,
     };
-    let (ip, optr) = (ptr(op, &input)?, ptr(op, &out)?);
+    let (ip, optr) = (super::vendor::ptr(op, input)?, out.ptr(op)?);
     s.bind()?;
     let stream = current_stream();
     s.cufft_plans.with(
@@ -418,34 +427,23 @@ fn run_one(
                         FftKind::C2C { forward: true } => -1, // CUFFT_FORWARD
                         _ => 1,                               // CUFFT_INVERSE
                     };
+                    // One call per plan type: `exec!(cufftExecC2C, dir)`.
+                    macro_rules! exec {
+                        ($f:ident $(, $dir:expr)?) => {
+                            (cf::$f(h, ip as *mut _, optr as *mut _ $(, $dir)?), stringify!($f))
+                        };
+                    }
+                    use cf::cufftType::*;
                     // SAFETY: both pointers address device buffers laid out as the
                     // plan describes (checked by `describe`); the output is new.
                     let (r, call) = unsafe {
                         match ty {
-                            cf::cufftType::CUFFT_C2C => (
-                                cf::cufftExecC2C(h, ip as *mut _, optr as *mut _, dir),
-                                "cufftExecC2C",
-                            ),
-                            cf::cufftType::CUFFT_Z2Z => (
-                                cf::cufftExecZ2Z(h, ip as *mut _, optr as *mut _, dir),
-                                "cufftExecZ2Z",
-                            ),
-                            cf::cufftType::CUFFT_R2C => (
-                                cf::cufftExecR2C(h, ip as *mut _, optr as *mut _),
-                                "cufftExecR2C",
-                            ),
-                            cf::cufftType::CUFFT_D2Z => (
-                                cf::cufftExecD2Z(h, ip as *mut _, optr as *mut _),
-                                "cufftExecD2Z",
-                            ),
-                            cf::cufftType::CUFFT_C2R => (
-                                cf::cufftExecC2R(h, ip as *mut _, optr as *mut _),
-                                "cufftExecC2R",
-                            ),
-                            cf::cufftType::CUFFT_Z2D => (
-                                cf::cufftExecZ2D(h, ip as *mut _, optr as *mut _),
-                                "cufftExecZ2D",
-                            ),
+                            CUFFT_C2C => exec!(cufftExecC2C, dir),
+                            CUFFT_Z2Z => exec!(cufftExecZ2Z, dir),
+                            CUFFT_R2C => exec!(cufftExecR2C),
+                            CUFFT_D2Z => exec!(cufftExecD2Z),
+                            CUFFT_C2R => exec!(cufftExecC2R),
+                            CUFFT_Z2D => exec!(cufftExecZ2D),
                         }
                     };
                     check(r, op, call)
@@ -455,11 +453,11 @@ fn run_one(
     )?;
     // The input temporary must live until the transform has run: buffers are
     // freed in stream order, so dropping it here is safe.
-    drop(input);
+    drop(copy);
     Ok(out)
 }
 
-fn layout_of(op: &'static str, a: &Array, axes: &[usize]) -> Result<(i64, Side)> {
+fn layout_of(op: &'static str, a: View<'_>, axes: &[usize]) -> Result<(i64, Side)> {
     describe(a.shape(), a.strides(), axes).ok_or_else(|| Error::Shape {
         op,
         detail: format!(
@@ -471,7 +469,26 @@ fn layout_of(op: &'static str, a: &Array, axes: &[usize]) -> Result<(i64, Side)>
 }
 
 // The Fft family of the backend interface (`ops::backend`).
-impl crate::ops::fft::Fft for super::CudaBackend {}
+impl Fft for super::CudaBackend {
+    fn transform(&self, op: &'static str, a: View<'_>, job: FftJob<'_>) -> Result<Transformed> {
+        // Unscaled: the front end scales the result (one elementwise kernel).
+        let r = transform(op, a, job.owned, job.axes, job.lens, job.kind)?;
+        let (storage, layout) = r.into_owned();
+        Ok((storage, layout, job.scale))
+    }
+
+    fn plan_cache(&self) -> Result<PlanCacheInfo> {
+        cache_info(self.ordinal)
+    }
+
+    fn set_plan_capacity(&self, capacity: usize) -> Result<()> {
+        set_capacity(self.ordinal, capacity)
+    }
+
+    fn clear_plan_cache(&self) -> Result<()> {
+        clear(self.ordinal)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,14 +9,16 @@ use std::ffi::c_void;
 
 use cudarc::cusparse::sys as cs;
 
-use super::elementwise::new_array;
-use super::helpers::{ordinal, ptr};
 use super::session::session;
-use super::stream::current_stream;
+use super::vendor::{float_data_type, on_host, ordinal, ptr, upload, with_handle, Buffer};
 use super::Handle;
-use crate::array::Array;
+use crate::cpu::CpuBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::create::Create;
+use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse};
+use crate::storage::Storage;
+use crate::view::View;
 
 /// The symbols this module calls (checked before the first cudarc call).
 const SYMBOLS: &[&str] = &[
@@ -42,34 +44,9 @@ const SYMBOLS: &[&str] = &[
     "cusparseCsrSetPointers",
 ];
 
-/// A CSR matrix on the GPU as cuSPARSE sees it (int32 indices, zero based).
-pub(crate) struct CsrRef<'a> {
-    pub rows: usize,
-    pub cols: usize,
-    pub nnz: usize,
-    pub indptr: &'a Array,
-    pub indices: &'a Array,
-    pub data: &'a Array,
-    #[allow(dead_code)]
-    pub sorted: bool,
-}
-
-/// The arrays of a product's CSR result.
-pub(crate) struct CsrOut {
-    pub data: Array,
-    pub indices: Array,
-    pub indptr: Array,
-}
-
 /// The cuSPARSE value type of a sparse dtype.
 pub(crate) fn value_type(dt: DType) -> Option<cs::cudaDataType> {
-    match dt {
-        DType::Float32 => Some(cs::cudaDataType::CUDA_R_32F),
-        DType::Float64 => Some(cs::cudaDataType::CUDA_R_64F),
-        DType::Complex64 => Some(cs::cudaDataType::CUDA_C_32F),
-        DType::Complex128 => Some(cs::cudaDataType::CUDA_C_64F),
-        _ => None,
-    }
+    float_data_type!(cs, dt)
 }
 
 /// `1` and `0` of `dt` as host bytes (for alpha and beta).
@@ -109,21 +86,19 @@ pub(crate) type SparseHandle = Handle<cs::cusparseHandle_t>;
 fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHandle_t> {
     super::libs::require("cusparse", SYMBOLS, op)?;
     let s = session(ordinal)?;
-    s.bind()?;
     let create = || {
         let mut h: cs::cusparseHandle_t = std::ptr::null_mut();
         // SAFETY: `h` is a valid out-pointer; the device's context is current.
         check(op, "cusparseCreate", unsafe { cs::cusparseCreate(&mut h) })?;
-        Ok(Handle(h))
-    };
-    s.cusparse.with(create, |h| {
-        let h = h.0;
-        // SAFETY: a live handle and the current stream of this device's context.
-        check(op, "cusparseSetStream", unsafe {
-            cs::cusparseSetStream(h, current_stream().raw() as cs::cudaStream_t)
-        })?;
         Ok(h)
-    })
+    };
+    // SAFETY: a live handle and the current stream of this device's context.
+    let bind = |h, stream| {
+        check(op, "cusparseSetStream", unsafe {
+            cs::cusparseSetStream(h, stream as cs::cudaStream_t)
+        })
+    };
+    with_handle(s, &s.cusparse, create, bind, Ok)
 }
 
 struct SpMat(cs::cusparseSpMatDescr_t);
@@ -175,8 +150,7 @@ fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDat
     let ok = a.indptr.dtype() == DType::Int32
         && a.indices.dtype() == DType::Int32
         && a.indptr.size() == a.rows + 1
-        && a.indices.size() == a.nnz
-        && a.data.size() == a.nnz
+        && a.indices.size() == a.data.size()
         && a.indptr.is_c_contiguous()
         && a.indices.is_c_contiguous()
         && a.data.is_c_contiguous();
@@ -188,7 +162,7 @@ fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDat
         });
     }
     for arr in [a.indptr, a.indices, a.data] {
-        if super::helpers::ordinal(op, arr)? != ordinal {
+        if super::vendor::ordinal(op, arr)? != ordinal {
             return Err(Error::DeviceMismatch {
                 op,
                 a: format!("cuda:{ordinal}"),
@@ -209,7 +183,7 @@ fn csr_descr(op: &'static str, a: &CsrRef, vt: cs::cudaDataType) -> Result<SpMat
             &mut d,
             a.rows as i64,
             a.cols as i64,
-            a.nnz as i64,
+            a.data.size() as i64,
             ptr(op, a.indptr)? as *mut c_void,
             ptr(op, a.indices)? as *mut c_void,
             ptr(op, a.data)? as *mut c_void,
@@ -223,21 +197,37 @@ fn csr_descr(op: &'static str, a: &CsrRef, vt: cs::cudaDataType) -> Result<SpMat
 }
 
 /// A pool buffer of at least `bytes` bytes (one byte when none is needed).
-fn work_buffer(op: &'static str, ordinal: usize, bytes: usize) -> Result<Array> {
-    new_array(op, ordinal, DType::UInt8, &[bytes.max(1)])
+fn work_buffer(op: &'static str, ordinal: usize, bytes: usize) -> Result<Buffer> {
+    Buffer::new(op, ordinal, DType::UInt8, &[bytes.max(1)])
+}
+
+/// A new result of `shape`, and whether it is already complete: empty, or
+/// all zeros (zeros written) because `a` stores nothing.
+fn product_out(
+    op: &'static str,
+    ord: usize,
+    a: &CsrRef,
+    shape: &[usize],
+) -> Result<(Buffer, bool)> {
+    let out = Buffer::new(op, ord, a.data.dtype(), shape)?;
+    if shape.contains(&0) {
+        return Ok((out, true));
+    }
+    if a.data.size() == 0 || a.cols == 0 {
+        let be = super::backend(ord).expect("a device in use has a backend");
+        be.fill(op, out.view(), crate::Scalar::Int(0))?;
+        return Ok((out, true));
+    }
+    Ok((out, false))
 }
 
 /// `y = A x` for a CSR matrix `a` and a contiguous vector `x` of the same
 /// dtype, on the GPU: cusparseSpMV (CSR_ALG1, deterministic).
-pub(crate) fn spmv(op: &'static str, a: &CsrRef, x: &Array) -> Result<Array> {
+fn spmv(op: &'static str, a: &CsrRef, x: View<'_>) -> Result<Buffer> {
     let ord = ordinal(op, x)?;
     let dt = a.data.dtype();
-    let y = new_array(op, ord, dt, &[a.rows])?;
-    if a.rows == 0 {
-        return Ok(y);
-    }
-    if a.nnz == 0 || a.cols == 0 {
-        super::elementwise::fill(&y, crate::Scalar::Int(0))?;
+    let (y, done) = product_out(op, ord, a, &[a.rows])?;
+    if done {
         return Ok(y);
     }
     let vt = check_csr(op, a, ord)?;
@@ -257,7 +247,7 @@ pub(crate) fn spmv(op: &'static str, a: &CsrRef, x: &Array) -> Result<Array> {
     let dx = DnVec(dx);
     let mut dy: cs::cusparseDnVecDescr_t = std::ptr::null_mut();
     check(op, "cusparseCreateDnVec", unsafe {
-        cs::cusparseCreateDnVec(&mut dy, a.rows as i64, ptr(op, &y)? as *mut c_void, vt)
+        cs::cusparseCreateDnVec(&mut dy, a.rows as i64, y.ptr(op)? as *mut c_void, vt)
     })?;
     let dy = DnVec(dy);
     let (one, zero) = one_zero(dt);
@@ -293,7 +283,7 @@ pub(crate) fn spmv(op: &'static str, a: &CsrRef, x: &Array) -> Result<Array> {
             dy.0,
             vt,
             alg,
-            ptr(op, &buf)? as *mut c_void,
+            buf.ptr(op)? as *mut c_void,
         )
     })?;
     drop(buf);
@@ -302,16 +292,12 @@ pub(crate) fn spmv(op: &'static str, a: &CsrRef, x: &Array) -> Result<Array> {
 
 /// `C = A B` for a CSR matrix `a` (m x k) and a C-contiguous dense `b`
 /// (k x n) of the same dtype: cusparseSpMM with row-major dense matrices.
-pub(crate) fn spmm(op: &'static str, a: &CsrRef, b: &Array) -> Result<Array> {
+fn spmm(op: &'static str, a: &CsrRef, b: View<'_>) -> Result<Buffer> {
     let ord = ordinal(op, b)?;
     let dt = a.data.dtype();
     let n = b.shape().get(1).copied().unwrap_or(0);
-    let c = new_array(op, ord, dt, &[a.rows, n])?;
-    if a.rows == 0 || n == 0 {
-        return Ok(c);
-    }
-    if a.nnz == 0 || a.cols == 0 {
-        super::elementwise::fill(&c, crate::Scalar::Int(0))?;
+    let (c, done) = product_out(op, ord, a, &[a.rows, n])?;
+    if done {
         return Ok(c);
     }
     let vt = check_csr(op, a, ord)?;
@@ -346,7 +332,7 @@ pub(crate) fn spmm(op: &'static str, a: &CsrRef, b: &Array) -> Result<Array> {
             a.rows as i64,
             n as i64,
             n as i64,
-            ptr(op, &c)? as *mut c_void,
+            c.ptr(op)? as *mut c_void,
             vt,
             row,
         )
@@ -386,7 +372,7 @@ pub(crate) fn spmm(op: &'static str, a: &CsrRef, b: &Array) -> Result<Array> {
             dc.0,
             vt,
             alg,
-            ptr(op, &buf)? as *mut c_void,
+            buf.ptr(op)? as *mut c_void,
         )
     })?;
     drop(buf);
@@ -396,7 +382,7 @@ pub(crate) fn spmm(op: &'static str, a: &CsrRef, b: &Array) -> Result<Array> {
 /// `C = A B` of two CSR matrices of one dtype with sorted indices and at
 /// least one stored value each: cusparseSpGEMM (work estimation, compute,
 /// then copy into arrays of C's size).
-pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut> {
+fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrBuffers> {
     let ord = ordinal(op, a.data)?;
     let dt = a.data.dtype();
     let vt = check_csr(op, a, ord)?;
@@ -410,7 +396,7 @@ pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut>
     let h = handle(op, ord)?;
     let ma = csr_descr(op, a, vt)?;
     let mb = csr_descr(op, b, vt)?;
-    let indptr = new_array(op, ord, DType::Int32, &[a.rows + 1])?;
+    let indptr = Buffer::new(op, ord, DType::Int32, &[a.rows + 1])?;
     let mut c: cs::cusparseSpMatDescr_t = std::ptr::null_mut();
     // SAFETY: C's row offsets are a live array of rows + 1 int32; its
     // indices and values are set after the size is known.
@@ -420,7 +406,7 @@ pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut>
             a.rows as i64,
             b.cols as i64,
             0,
-            ptr(op, &indptr)? as *mut c_void,
+            indptr.ptr(op)? as *mut c_void,
             std::ptr::null_mut(),
             std::ptr::null_mut(),
             cs::cusparseIndexType_t::CUSPARSE_INDEX_32I,
@@ -476,7 +462,7 @@ pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut>
             alg,
             g.0,
             &mut size1,
-            ptr(op, &buf1)? as *mut c_void,
+            buf1.ptr(op)? as *mut c_void,
         )
     })?;
     let mut size2 = 0usize;
@@ -512,7 +498,7 @@ pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut>
             alg,
             g.0,
             &mut size2,
-            ptr(op, &buf2)? as *mut c_void,
+            buf2.ptr(op)? as *mut c_void,
         )
     })?;
     let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
@@ -526,15 +512,15 @@ pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut>
         });
     }
     let nnz = nnz as usize;
-    let indices = new_array(op, ord, DType::Int32, &[nnz])?;
-    let data = new_array(op, ord, dt, &[nnz])?;
+    let indices = Buffer::new(op, ord, DType::Int32, &[nnz])?;
+    let data = Buffer::new(op, ord, dt, &[nnz])?;
     if nnz > 0 {
         check(op, "cusparseCsrSetPointers", unsafe {
             cs::cusparseCsrSetPointers(
                 mc.0,
-                ptr(op, &indptr)? as *mut c_void,
-                ptr(op, &indices)? as *mut c_void,
-                ptr(op, &data)? as *mut c_void,
+                indptr.ptr(op)? as *mut c_void,
+                indices.ptr(op)? as *mut c_void,
+                data.ptr(op)? as *mut c_void,
             )
         })?;
     }
@@ -542,37 +528,56 @@ pub(crate) fn spgemm(op: &'static str, a: &CsrRef, b: &CsrRef) -> Result<CsrOut>
         cs::cusparseSpGEMM_copy(h, opn, opn, alpha, ma.0, mb.0, beta, mc.0, vt, alg, g.0)
     })?;
     drop((buf1, buf2));
-    Ok(CsrOut {
-        data,
-        indices,
-        indptr,
+    Ok(CsrBuffers {
+        data: data.storage,
+        indices: indices.storage,
+        indptr: indptr.storage,
+        nnz,
+        sorted: false,
     })
 }
 
-impl<'a> CsrRef<'a> {
-    /// The CSR view of compressed arrays (rows = major extent).
-    pub(crate) fn new(
-        rows: usize,
-        cols: usize,
-        indptr: &'a Array,
-        indices: &'a Array,
-        data: &'a Array,
-        sorted: bool,
-    ) -> CsrRef<'a> {
-        CsrRef {
-            rows,
-            cols,
-            nnz: data.size(),
-            indptr,
-            indices,
-            data,
-            sorted,
+// The Sparse family of the backend interface (`ops::backend`).
+impl Sparse for super::CudaBackend {
+    fn csr_dot(&self, op: &'static str, a: &CsrRef<'_>, x: View<'_>) -> Result<Storage> {
+        let r = if x.ndim() == 2 {
+            spmm(op, a, x)?
+        } else {
+            spmv(op, a, x)?
+        };
+        Ok(r.storage)
+    }
+
+    fn csr_spgemm(&self, op: &'static str, a: &CsrRef<'_>, b: &CsrRef<'_>) -> Result<CsrBuffers> {
+        if a.data.size() > 0 && b.data.size() > 0 {
+            return spgemm(op, a, b);
         }
+        // A product with an empty operand: the host's, counted.
+        let arrays = [a.indptr, a.indices, a.data, b.indptr, b.indices, b.data];
+        let r = on_host(op, &arrays, |h| {
+            let ha = CsrRef {
+                indptr: h[0],
+                indices: h[1],
+                data: h[2],
+                ..*a
+            };
+            let hb = CsrRef {
+                indptr: h[3],
+                indices: h[4],
+                data: h[5],
+                ..*b
+            };
+            CpuBackend.csr_spgemm(op, &ha, &hb)
+        })?;
+        let n = self.ordinal;
+        Ok(CsrBuffers {
+            data: upload(op, n, &r.data, a.data.dtype())?,
+            indices: upload(op, n, &r.indices, DType::Int32)?,
+            indptr: upload(op, n, &r.indptr, DType::Int32)?,
+            ..r
+        })
     }
 }
-
-// The Sparse family of the backend interface (`ops::backend`).
-impl crate::ops::sparse::Sparse for super::CudaBackend {}
 
 #[cfg(test)]
 mod tests {

@@ -33,6 +33,7 @@ pub(crate) mod template;
 pub(crate) mod transfer;
 pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
+pub(crate) mod vendor;
 
 pub use batch::{
     batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,

@@ -14,16 +14,21 @@ use std::ffi::c_void;
 
 use cudarc::cusolver::sys as cs;
 
-use super::elementwise::{copy_cast, ctype, new_array};
-use super::helpers::{kernel, key, ptr, session_of};
+use num_complex::Complex64;
+
+use super::elementwise::ctype;
+use super::helpers::{kernel, key};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::DeviceSession;
 use super::stream::current_stream;
+use super::vendor::{check_status, float_data_type, ptr, session_of, with_handle, Buffer};
 use super::Handle;
-use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::create::Create;
+use crate::ops::linalg::{Linalg, Owned, SvdParts};
+use crate::view::View;
 
 const SYMBOLS: &[&str] = &[
     "cusolverDnCreate",
@@ -56,14 +61,7 @@ const SYMBOLS: &[&str] = &[
 pub(crate) type SolverHandle = Handle<(cs::cusolverDnHandle_t, cs::cusolverDnParams_t)>;
 
 fn check(op: &str, call: &str, st: cs::cusolverStatus_t) -> Result<()> {
-    if st == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::Cuda {
-            op: op.to_string(),
-            detail: format!("{call} returned {st:?}"),
-        })
-    }
+    check_status(op, call, st, cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS)
 }
 
 fn with_solver<R>(
@@ -74,7 +72,6 @@ fn with_solver<R>(
     // cuSOLVER links against cuBLAS: load (and check) that first.
     super::blas::require(op)?;
     super::libs::require("cusolver", SYMBOLS, op)?;
-    s.bind()?;
     let create = || {
         let mut h: cs::cusolverDnHandle_t = std::ptr::null_mut();
         // SAFETY: out pointer valid; the device's context is current.
@@ -86,50 +83,39 @@ fn with_solver<R>(
         check(op, "cusolverDnCreateParams", unsafe {
             cs::cusolverDnCreateParams(&mut p)
         })?;
-        Ok(Handle((h, p)))
+        Ok((h, p))
     };
-    s.cusolver.with(create, |hp| {
-        let (h, p) = hp.0;
-        let stream = current_stream();
-        // SAFETY: valid handle; the stream belongs to this context (or is null).
+    // SAFETY: valid handle; the stream belongs to this context (or is null).
+    let bind = |(h, _), stream| {
         check(op, "cusolverDnSetStream", unsafe {
-            cs::cusolverDnSetStream(h, stream.raw() as cs::cudaStream_t)
-        })?;
-        f(h, p)
-    })
+            cs::cusolverDnSetStream(h, stream as cs::cudaStream_t)
+        })
+    };
+    with_handle(s, &s.cusolver, create, bind, |(h, p)| f(h, p))
 }
 
 fn data_type(op: &'static str, d: DType) -> Result<cs::cudaDataType> {
-    use cs::cudaDataType::*;
-    Ok(match d {
-        DType::Float32 => CUDA_R_32F,
-        DType::Float64 => CUDA_R_64F,
-        DType::Complex64 => CUDA_C_32F,
-        DType::Complex128 => CUDA_C_64F,
-        other => {
-            return Err(Error::DType {
-                op,
-                detail: format!("internal: cuSOLVER called with {other}"),
-            })
-        }
+    float_data_type!(cs, d).ok_or_else(|| Error::DType {
+        op,
+        detail: format!("internal: cuSOLVER called with {d}"),
     })
 }
 
 /// Device and host workspaces of the sizes a `_bufferSize` call reported.
 struct Work {
-    dev: Array,
+    dev: Buffer,
     host: Vec<u8>,
 }
 
 impl Work {
     fn new(op: &'static str, ordinal: usize, dev_bytes: usize, host_bytes: usize) -> Result<Work> {
         Ok(Work {
-            dev: new_array(op, ordinal, DType::UInt8, &[dev_bytes.max(1)])?,
+            dev: Buffer::new(op, ordinal, DType::UInt8, &[dev_bytes.max(1)])?,
             host: vec![0u8; host_bytes.max(1)],
         })
     }
     fn dptr(&self) -> *mut c_void {
-        match ptr("workspace", &self.dev) {
+        match self.dev.ptr("workspace") {
             Ok(p) => p as *mut c_void,
             Err(_) => std::ptr::null_mut(),
         }
@@ -137,8 +123,8 @@ impl Work {
 }
 
 /// Reads an `info` word (this synchronises with the stream).
-fn read_info(info: &Array) -> Result<i32> {
-    Ok(info.to_vec::<i32>()?.first().copied().unwrap_or(0))
+fn read_info(info: &Buffer) -> Result<i32> {
+    Ok(info.to_host::<i32>().first().copied().unwrap_or(0))
 }
 
 fn bad_argument(op: &'static str, routine: &str, info: i32) -> Error {
@@ -148,37 +134,64 @@ fn bad_argument(op: &'static str, routine: &str, info: i32) -> Error {
     }
 }
 
+/// `src` copied into the C-contiguous `dst` (a buffer of the same device).
+fn copy_into(op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
+    let ord = super::vendor::ordinal(op, dst)?;
+    super::backend(ord)
+        .expect("a device in use has a backend")
+        .copy_cast(op, src, dst)
+}
+
 /// A C-contiguous copy of `a` on its device.
-fn c_copy(op: &'static str, a: &Array) -> Result<Array> {
-    let x = new_array(op, super::helpers::ordinal(op, a)?, a.dtype(), a.shape())?;
-    copy_cast(a, &x)?;
+fn c_copy(op: &'static str, a: View<'_>) -> Result<Buffer> {
+    let x = Buffer::new(op, super::vendor::ordinal(op, a)?, a.dtype(), a.shape())?;
+    copy_into(op, a, x.view())?;
     Ok(x)
 }
 
 /// A copy of the 2-D `a` whose memory is `a` in column-major order (a
-/// C-contiguous array of the transposed shape), returned as that array.
-fn f_copy(op: &'static str, a: &Array) -> Result<Array> {
-    c_copy(op, &a.t())
+/// C-contiguous buffer of the transposed shape), returned as that buffer.
+fn f_copy(op: &'static str, a: View<'_>) -> Result<Buffer> {
+    let t = a.layout.permuted(&[1, 0]);
+    c_copy(op, View::new(a.storage, &t, a.dtype))
 }
 
 /// Zeroes, in place, the elements of the C-contiguous 2-D `x` above the
 /// diagonal (`lower`) or below it (`!lower`).
-pub(crate) fn zero_triangle(x: &Array, lower: bool) -> Result<()> {
+pub(crate) fn zero_triangle(x: View<'_>, lower: bool) -> Result<()> {
     let op = if lower { "tril" } else { "triu" };
-    let (rows, cols) = (x.shape()[0], x.shape()[1]);
-    let n = rows * cols;
+    let src = || triangle_source(x.dtype(), lower);
+    in_place(
+        op,
+        x,
+        ("zero_triangle", lower),
+        "cuprite_zero_triangle",
+        src,
+    )
+}
+
+/// Conjugates, in place, the C-contiguous complex `x`.
+fn conj_in_place(x: View<'_>) -> Result<()> {
+    let src = || in_place_source(x.dtype(), "cuprite_conj", "true", "mk(x[i].re, -x[i].im)");
+    in_place("conj", x, ("conj", false), "cuprite_conj", src)
+}
+
+/// Runs the kernel `fname` of `source` (an [`in_place_source`]) over the
+/// C-contiguous 2-D (or 1-D) `x`.
+fn in_place(
+    op: &'static str,
+    x: View<'_>,
+    what: (&str, bool),
+    fname: &str,
+    source: impl FnOnce() -> String,
+) -> Result<()> {
+    let n = x.size();
     if n == 0 {
         return Ok(());
     }
+    let cols = x.shape().last().copied().unwrap_or(1);
     let s = session_of(op, x)?;
-    let src = triangle_source(x.dtype(), lower);
-    let f = kernel(
-        s,
-        key(("zero_triangle", x.dtype(), lower)),
-        op,
-        "cuprite_zero_triangle",
-        || src,
-    )?;
+    let f = kernel(s, key((what, x.dtype())), op, fname, source)?;
     let mut args = KernelArgs::new();
     args.push(ptr(op, x)?);
     args.push(n as i64);
@@ -193,16 +206,28 @@ pub(crate) fn zero_triangle(x: &Array, lower: bool) -> Result<()> {
 
 /// The source of the triangle-zeroing kernel.
 pub(crate) fn triangle_source(dtype: DType, lower: bool) -> String {
-    let t = ctype(dtype);
     let zero = match dtype {
         DType::Complex64 => "mk(0.0f, 0.0f)",
         DType::Complex128 => "mk(0.0, 0.0)",
         _ => "0",
     };
     let cond = if lower { "c > r" } else { "c < r" };
-    format!(
-        "{prelude}\nextern \"C\" __global__ void cuprite_zero_triangle({t}* x, long long n, long long cols) {{\n  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {{\n    long long r = i / cols, c = i - r * cols;\n    if ({cond}) x[i] = {zero};\n  }}\n}}\n",
-        prelude = super::compile::PRELUDE
+    in_place_source(dtype, "cuprite_zero_triangle", cond, zero)
+}
+
+/// A kernel `fname` that sets `x[i] = value` where `cond` holds, for every
+/// element `i` (row `r`, column `c`) of a C-contiguous matrix.
+fn in_place_source(dtype: DType, fname: &str, cond: &str, value: &str) -> String {
+    super::template::render(
+        include_str!("solver_in_place.cu"),
+        &[
+            ("PRELUDE", super::compile::PRELUDE),
+            ("T", ctype(dtype)),
+            ("NAME", fname),
+            ("COND", cond),
+            ("VALUE", value),
+        ],
+        &[],
     )
 }
 
@@ -210,7 +235,7 @@ pub(crate) fn triangle_source(dtype: DType, lower: bool) -> String {
 /// read column-major is Aᵀ) is overwritten by the factors of Aᵀ, `ipiv`
 /// (int64, 1-based) by its row swaps, `info` by getrf's info. The returned
 /// workspaces must live until the info word has been read.
-fn getrf(op: &'static str, x: &Array, ipiv: &Array, info: &Array) -> Result<Work> {
+fn getrf(op: &'static str, x: View<'_>, ipiv: View<'_>, info: View<'_>) -> Result<Work> {
     let s = session_of(op, x)?;
     let n = x.shape()[0] as i64;
     let dt = data_type(op, x.dtype())?;
@@ -248,7 +273,7 @@ fn getrf(op: &'static str, x: &Array, ipiv: &Array, info: &Array) -> Result<Work
 
 /// `solve(a, b)` for a square (n, n) and b (n, nrhs): LU of Aᵀ (the C-order
 /// copy) and `getrs` with the transpose flag. Returns x (n, nrhs).
-pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
+fn solve(a: View<'_>, b: View<'_>) -> Result<Buffer> {
     let op = "solve";
     let s = session_of(op, a)?;
     let n = a.shape()[0];
@@ -256,12 +281,17 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
     let x = c_copy(op, a)?;
     // b column-major: a C-order (nrhs, n) array.
     let bt = f_copy(op, b)?;
-    let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
+    let ipiv = Buffer::new(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
     // Both info words in one array: one read-back after both calls.
-    let infos = new_array(op, s.info.ordinal, DType::Int32, &[2])?;
-    let info1 = infos.with_layout(Layout::from_parts(vec![1], vec![1], 0));
-    let info2 = infos.with_layout(Layout::from_parts(vec![1], vec![1], 1));
-    let _work = getrf(op, &x, &ipiv, &info1)?;
+    let infos = Buffer::new(op, s.info.ordinal, DType::Int32, &[2])?;
+    let info1 = Layout::from_parts(vec![1], vec![1], 0);
+    let info2 = View::new(&infos.storage, &infos.layout, DType::Int32);
+    let _work = getrf(
+        op,
+        x.view(),
+        ipiv.view(),
+        View::new(&infos.storage, &info1, DType::Int32),
+    )?;
     let dt = data_type(op, a.dtype())?;
     let (ni, nr) = (n as i64, nrhs as i64);
     with_solver(op, s, |h, p| {
@@ -275,18 +305,18 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
                 ni,
                 nr,
                 dt,
-                ptr(op, &x)? as *const c_void,
+                x.ptr(op)? as *const c_void,
                 ni.max(1),
-                ptr(op, &ipiv)? as *const i64,
+                ipiv.ptr(op)? as *const i64,
                 dt,
-                ptr(op, &bt)? as *mut c_void,
+                bt.ptr(op)? as *mut c_void,
                 ni.max(1),
-                ptr(op, &info2)? as *mut i32,
+                (ptr(op, info2)? + 4) as *mut i32,
             )
         })
     })?;
     // One synchronisation after both calls; a singular input's result is discarded.
-    let both = infos.to_vec::<i32>()?;
+    let both = infos.to_host::<i32>();
     let (i1, i2) = (both[0], both[1]);
     if i1 < 0 {
         return Err(bad_argument(op, "getrf", i1));
@@ -306,35 +336,39 @@ pub(crate) fn solve(a: &Array, b: &Array) -> Result<Array> {
     Ok(bt.t())
 }
 
-/// LU factors for determinants: the diagonal of U (n values) and the
-/// 1-based pivots, both copied to the host, plus getrf's info.
-pub(crate) fn lu_diagonal<T: crate::Element>(a: &Array) -> Result<(Vec<T>, Vec<i64>)> {
+/// LU factors for determinants: the diagonal of U (n values, as
+/// complex128) and whether the row swaps are an odd permutation.
+fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
     let op = "det";
     let s = session_of(op, a)?;
     let n = a.shape()[0];
     let x = c_copy(op, a)?;
-    let ipiv = new_array(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
-    let info = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
-    let _work = getrf(op, &x, &ipiv, &info)?;
+    let ipiv = Buffer::new(op, s.info.ordinal, DType::Int64, &[n.max(1)])?;
+    let info = Buffer::new(op, s.info.ordinal, DType::Int32, &[1])?;
+    let _work = getrf(op, x.view(), ipiv.view(), info.view())?;
     let i = read_info(&info)?;
     if i < 0 {
         return Err(bad_argument(op, "getrf", i));
     }
     // info > 0 only says that some U[i, i] is zero: the determinant is 0.
-    let diag = x.with_layout(Layout::from_parts(
-        vec![n],
-        vec![n as isize + 1],
-        x.layout().offset(),
-    ));
-    let d = diag.to_vec::<T>()?;
-    let mut pv = ipiv.to_vec::<i64>()?;
+    let diag = Layout::from_parts(vec![n], vec![n as isize + 1], 0);
+    let d = Buffer::new(op, s.info.ordinal, DType::Complex128, &[n])?;
+    copy_into(op, View::new(&x.storage, &diag, x.dtype), d.view())?;
+    let mut pv = ipiv.to_host::<i64>();
     pv.truncate(n);
-    Ok((d, pv))
+    let odd = pv
+        .iter()
+        .enumerate()
+        .filter(|(i, &p)| p != *i as i64 + 1)
+        .count()
+        % 2
+        == 1;
+    Ok((d.to_host::<Complex64>(), odd))
 }
 
 /// Lower Cholesky factor L (A = L Lᴴ) of a Hermitian positive definite
 /// matrix, reading A's lower triangle as NumPy does.
-pub(crate) fn cholesky(a: &Array) -> Result<Array> {
+fn cholesky(a: View<'_>) -> Result<Buffer> {
     let op = "cholesky";
     let s = session_of(op, a)?;
     let n = a.shape()[0] as i64;
@@ -342,9 +376,9 @@ pub(crate) fn cholesky(a: &Array) -> Result<Array> {
     // in its upper one: potrf(UPPER) gives U with Uᴴ U = conj(A), and the
     // C-order view of U is Uᵀ = L with L Lᴴ = A.
     let x = c_copy(op, a)?;
-    let info = new_array(op, s.info.ordinal, DType::Int32, &[1])?;
+    let info = Buffer::new(op, s.info.ordinal, DType::Int32, &[1])?;
     let dt = data_type(op, a.dtype())?;
-    let px = ptr(op, &x)? as *mut c_void;
+    let px = x.ptr(op)? as *mut c_void;
     let uplo = cs::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
     let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
@@ -368,12 +402,12 @@ pub(crate) fn cholesky(a: &Array) -> Result<Array> {
                 db,
                 w.host.as_mut_ptr().cast(),
                 hb,
-                ptr(op, &info)? as *mut i32,
+                info.ptr(op)? as *mut i32,
             )
         })?;
         Ok(w)
     })?;
-    zero_triangle(&x, true)?;
+    zero_triangle(x.view(), true)?;
     let i = read_info(&info)?;
     if i < 0 {
         return Err(bad_argument(op, "potrf", i));
@@ -392,7 +426,7 @@ pub(crate) fn cholesky(a: &Array) -> Result<Array> {
 /// QR of an (m, n) matrix: `(Some(Q), R)`, or `(None, R)` when `want_q` is
 /// false. `complete` gives Q (m, m) and R (m, n); otherwise Q (m, k) and R
 /// (k, n), k = min(m, n). m and n are positive.
-pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Array>, Array)> {
+fn qr(a: View<'_>, complete: bool, want_q: bool) -> Result<(Option<Buffer>, Buffer)> {
     let op = "qr";
     let s = session_of(op, a)?;
     let ord = s.info.ordinal;
@@ -402,11 +436,11 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
     let dt = data_type(op, dtype)?;
     // x: C-order (n, m), which read column-major is A (m×n, lda = m).
     let x = f_copy(op, a)?;
-    let tau = new_array(op, ord, dtype, &[k])?;
-    let info = new_array(op, ord, DType::Int32, &[1])?;
+    let tau = Buffer::new(op, ord, dtype, &[k])?;
+    let info = Buffer::new(op, ord, DType::Int32, &[1])?;
     let (mi, ni) = (m as i64, n as i64);
-    let px = ptr(op, &x)? as *mut c_void;
-    let ptau = ptr(op, &tau)? as *mut c_void;
+    let px = x.ptr(op)? as *mut c_void;
+    let ptau = tau.ptr(op)? as *mut c_void;
     let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
         // SAFETY: valid handle/params; out pointers valid.
@@ -433,7 +467,7 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
                 db,
                 w.host.as_mut_ptr().cast(),
                 hb,
-                ptr(op, &info)? as *mut i32,
+                info.ptr(op)? as *mut i32,
             )
         })?;
         Ok(w)
@@ -441,14 +475,9 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
     // R: the upper triangle of A's storage, i.e. of the C-order view x.T,
     // copied out before Q overwrites x.
     let rows = if complete { m } else { k };
-    let xt = x.t();
-    let rview = xt.with_layout(Layout::from_parts(
-        vec![rows, n],
-        xt.strides().to_vec(),
-        xt.layout().offset(),
-    ));
-    let r = c_copy(op, &rview)?;
-    zero_triangle(&r, false)?;
+    let rview = Layout::from_parts(vec![rows, n], vec![1, m as isize], 0);
+    let r = c_copy(op, View::new(&x.storage, &rview, dtype))?;
+    zero_triangle(r.view(), false)?;
     let i = read_info(&info)?;
     if i != 0 {
         return Err(bad_argument(op, "geqrf", i));
@@ -460,16 +489,16 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
     // The buffer orgqr expands in place: x itself when it has mc columns
     // (column-major), else a (mc, m) C-order array holding x in its first n rows.
     let q = if mc <= n {
-        x.clone()
+        x
     } else {
-        let q = new_array(op, ord, dtype, &[mc, m])?;
-        let top = q.with_layout(Layout::from_parts(vec![n, m], vec![m as isize, 1], 0));
-        copy_cast(&x, &top)?;
+        let q = Buffer::new(op, ord, dtype, &[mc, m])?;
+        let top = Layout::from_parts(vec![n, m], vec![m as isize, 1], 0);
+        copy_into(op, x.view(), View::new(&q.storage, &top, dtype))?;
         q
     };
-    let pq = ptr(op, &q)?;
-    let info2 = new_array(op, ord, DType::Int32, &[1])?;
-    let pinfo = ptr(op, &info2)? as *mut i32;
+    let pq = q.ptr(op)?;
+    let info2 = Buffer::new(op, ord, DType::Int32, &[1])?;
+    let pinfo = info2.ptr(op)? as *mut i32;
     let mci = mc as i32;
     let (m32, k32) = (m as i32, k as i32);
     with_solver(op, s, |h, _| {
@@ -489,7 +518,7 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
                         &mut lwork,
                     )
                 })?;
-                let work = new_array(op, ord, dtype, &[(lwork.max(1)) as usize])?;
+                let work = Buffer::new(op, ord, dtype, &[(lwork.max(1)) as usize])?;
                 // SAFETY: as above; work holds lwork elements.
                 check(op, stringify!($run), unsafe {
                     cs::$run(
@@ -500,7 +529,7 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
                         pq as *mut $t,
                         m32,
                         ptau as *const $t,
-                        ptr(op, &work)? as *mut $t,
+                        work.ptr(op)? as *mut $t,
                         lwork,
                         pinfo,
                     )
@@ -527,23 +556,18 @@ pub(crate) fn qr(a: &Array, complete: bool, want_q: bool) -> Result<(Option<Arra
         return Err(bad_argument(op, "orgqr", i));
     }
     // Q (m×mc column-major) is the C-order view qᵀ restricted to mc columns.
-    let qt = q.t();
-    let qv = qt.with_layout(Layout::from_parts(
-        vec![m, mc],
-        qt.strides().to_vec(),
-        qt.layout().offset(),
-    ));
-    Ok((Some(qv), r))
+    let qv = Layout::from_parts(vec![m, mc], vec![1, m as isize], 0);
+    Ok((Some(q.with_layout(qv)), r))
 }
 
 /// SVD of an (m, n) matrix (m, n > 0) with `gesvd`, as CuPy: returns
 /// `(U, S, Vh)` when `compute_uv` (full or reduced), else `(None, S, None)`.
 #[allow(clippy::type_complexity)]
-pub(crate) fn svd(
-    a: &Array,
+fn svd(
+    a: View<'_>,
     full: bool,
     compute_uv: bool,
-) -> Result<(Option<Array>, Array, Option<Array>)> {
+) -> Result<(Option<Buffer>, Buffer, Option<Buffer>)> {
     let op = "svd";
     let s = session_of(op, a)?;
     let ord = s.info.ordinal;
@@ -557,8 +581,8 @@ pub(crate) fn svd(
     let x = if wide { c_copy(op, a)? } else { f_copy(op, a)? };
     let (mp, np) = if wide { (n, m) } else { (m, n) };
     let k = np;
-    let sv = new_array(op, ord, dtype.real_dtype(), &[k])?;
-    let info = new_array(op, ord, DType::Int32, &[1])?;
+    let sv = Buffer::new(op, ord, dtype.real_dtype(), &[k])?;
+    let info = Buffer::new(op, ord, DType::Int32, &[1])?;
     // U' (mp×mp for 'A', else in x for 'O'), VT' (np×np).
     let (jobu, jobvt) = match (compute_uv, full) {
         (false, _) => (b'N', b'N'),
@@ -566,26 +590,26 @@ pub(crate) fn svd(
         (true, false) => (b'O', b'S'),
     };
     let ubuf = if jobu == b'A' {
-        Some(new_array(op, ord, dtype, &[mp, mp])?)
+        Some(Buffer::new(op, ord, dtype, &[mp, mp])?)
     } else {
         None
     };
     let vtbuf = if compute_uv {
-        Some(new_array(op, ord, dtype, &[np, np])?)
+        Some(Buffer::new(op, ord, dtype, &[np, np])?)
     } else {
         None
     };
     let null = std::ptr::null_mut::<c_void>();
     let pu = match &ubuf {
-        Some(u) => ptr(op, u)? as *mut c_void,
+        Some(u) => u.ptr(op)? as *mut c_void,
         None => null,
     };
     let pvt = match &vtbuf {
-        Some(v) => ptr(op, v)? as *mut c_void,
+        Some(v) => v.ptr(op)? as *mut c_void,
         None => null,
     };
-    let px = ptr(op, &x)? as *mut c_void;
-    let psv = ptr(op, &sv)? as *mut c_void;
+    let px = x.ptr(op)? as *mut c_void;
+    let psv = sv.ptr(op)? as *mut c_void;
     let (mi, ni) = (mp as i64, np as i64);
     let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
@@ -641,7 +665,7 @@ pub(crate) fn svd(
                 db,
                 w.host.as_mut_ptr().cast(),
                 hb,
-                ptr(op, &info)? as *mut i32,
+                info.ptr(op)? as *mut i32,
             )
         })?;
         Ok(w)
@@ -679,7 +703,7 @@ pub(crate) fn svd(
 /// Eigenvalues (ascending, real) and, when `vectors`, eigenvectors (as
 /// columns) of a Hermitian matrix, reading its lower triangle (NumPy's
 /// UPLO='L'), with `syevd`/`heevd`.
-pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
+fn eigh(a: View<'_>, vectors: bool) -> Result<(Buffer, Option<Buffer>)> {
     let op = if vectors { "eigh" } else { "eigvalsh" };
     let s = session_of(op, a)?;
     let ord = s.info.ordinal;
@@ -690,8 +714,8 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
     // Read column-major, the copy is conj(A) with A's lower triangle in its
     // upper one; its eigenvectors Z are conj(V).
     let x = c_copy(op, a)?;
-    let w = new_array(op, ord, dtype.real_dtype(), &[n])?;
-    let info = new_array(op, ord, DType::Int32, &[1])?;
+    let w = Buffer::new(op, ord, dtype.real_dtype(), &[n])?;
+    let info = Buffer::new(op, ord, DType::Int32, &[1])?;
     let jobz = if vectors {
         cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
     } else {
@@ -699,8 +723,8 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
     };
     let uplo = cs::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER;
     let ni = n as i64;
-    let px = ptr(op, &x)? as *mut c_void;
-    let pw = ptr(op, &w)? as *mut c_void;
+    let px = x.ptr(op)? as *mut c_void;
+    let pw = w.ptr(op)? as *mut c_void;
     let _work = with_solver(op, s, |h, p| {
         let (mut db, mut hb) = (0usize, 0usize);
         // SAFETY: valid handle/params; out pointers valid.
@@ -728,7 +752,7 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
                 db,
                 wk.host.as_mut_ptr().cast(),
                 hb,
-                ptr(op, &info)? as *mut i32,
+                info.ptr(op)? as *mut i32,
             )
         })?;
         Ok(wk)
@@ -747,16 +771,65 @@ pub(crate) fn eigh(a: &Array, vectors: bool) -> Result<(Array, Option<Array>)> {
         return Ok((w, None));
     }
     // Z column-major is the C-order view x.T; V = conj(Z).
-    let v = if dtype.is_complex() {
-        super::blas::conj(&x.t())?
-    } else {
-        x.t()
-    };
-    Ok((w, Some(v)))
+    if dtype.is_complex() {
+        conj_in_place(x.view())?;
+    }
+    Ok((w, Some(x.t())))
+}
+
+/// `b` as a result of the backend.
+fn owned(b: Option<Buffer>) -> Option<Owned> {
+    b.map(Buffer::into_owned)
 }
 
 // The Linalg family of the backend interface (`ops::backend`).
-impl crate::ops::linalg::Linalg for super::CudaBackend {}
+impl Linalg for super::CudaBackend {
+    fn solve(&self, a: View<'_>, b: View<'_>) -> Result<Owned> {
+        Ok(solve(a, b)?.t().into_owned())
+    }
+
+    fn inv(&self, a: View<'_>) -> Result<Owned> {
+        let op = "inv";
+        let out = Buffer::new(op, self.ordinal, a.dtype(), a.shape())?;
+        if a.ndim() > 2 {
+            super::blas::batched_inv(a, out.view())?;
+            return Ok(out.into_owned());
+        }
+        // One matrix: cuSOLVER's getrf + getrs against the identity, as CuPy.
+        let n = a.shape()[0];
+        self.fill(op, out.view(), crate::Scalar::Int(0))?;
+        let diag = Layout::from_parts(vec![n], vec![n as isize + 1], 0);
+        self.fill(
+            op,
+            View::new(&out.storage, &diag, out.dtype),
+            crate::Scalar::Int(1),
+        )?;
+        self.solve(a, out.view())
+    }
+
+    fn lu_diagonal(&self, a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
+        lu_diagonal(a)
+    }
+
+    fn cholesky(&self, a: View<'_>) -> Result<Owned> {
+        Ok(cholesky(a)?.into_owned())
+    }
+
+    fn qr(&self, a: View<'_>, complete: bool, want_q: bool) -> Result<(Option<Owned>, Owned)> {
+        let (q, r) = qr(a, complete, want_q)?;
+        Ok((owned(q), r.into_owned()))
+    }
+
+    fn svd(&self, a: View<'_>, full: bool, compute_uv: bool) -> Result<SvdParts> {
+        let (u, s, vh) = svd(a, full, compute_uv)?;
+        Ok((owned(u), s.into_owned(), owned(vh)))
+    }
+
+    fn eigh(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> {
+        let (w, v) = eigh(a, vectors)?;
+        Ok((w.into_owned(), owned(v)))
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -770,5 +843,13 @@ mod tests {
         let s = triangle_source(DType::Complex128, false);
         assert!(s.contains("if (c < r) x[i] = mk(0.0, 0.0);"));
         super::super::helpers::dump_source("zero_triangle_c128", &s);
+        let s = in_place_source(
+            DType::Complex64,
+            "cuprite_conj",
+            "true",
+            "mk(x[i].re, -x[i].im)",
+        );
+        assert!(!s.contains('@'));
+        super::super::helpers::dump_source("conj_c64", &s);
     }
 }

@@ -1,5 +1,8 @@
 //! Shared types of the matrix products.
 
+use crate::error::Result;
+use crate::view::View;
+
 /// How float32 (and complex64) matrix products may trade precision for
 /// speed on the GPU (`cp.set_matmul_precision`); float64 is never affected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -15,4 +18,9 @@ pub enum MatmulPrecision {
 
 /// Matrix products (cuBLAS on CUDA).
 /// The backend trait of this op family (see `ops::backend`).
-pub(crate) trait Matmul {}
+pub(crate) trait Matmul {
+    /// `out = a @ b` for `a` (..., m, k) and `b` (..., k, n) of `out`'s dtype,
+    /// whose batch axes broadcast to those of `out` (C-contiguous
+    /// (batch..., m, n)); integers wrap and bools give `any(a & b)`, as NumPy.
+    fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()>;
+}

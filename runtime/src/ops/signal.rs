@@ -2,5 +2,61 @@
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
+use crate::dtype::DType;
+use crate::element::Scalar;
+use crate::error::Result;
+use crate::storage::Storage;
+use crate::view::View;
+
+/// How `convolve2d` / `correlate2d` extend the first input past its edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Boundary {
+    /// The fill value.
+    Fill,
+    /// Periodic continuation (circular).
+    Wrap,
+    /// Mirror image including the edge sample (`symm`).
+    Symm,
+}
+
+/// A convolution: output shape `osh`, per axis the offset `off` of output
+/// 0 in the full convolution, the boundary rule (`fill` outside for
+/// `Fill`), the output dtype, and whether to compute it through FFTs (same
+/// values to rounding; `bound` is then `Fill` with 0).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Conv<'a> {
+    pub osh: &'a [usize],
+    pub off: &'a [isize],
+    pub bound: Boundary,
+    pub fill: Scalar,
+    pub out_dt: DType,
+    pub fft: bool,
+}
+
+/// A linear filter `b / a` (1-D, `a[0]` non-zero) of `x` along `axis`,
+/// from the initial conditions `zi` when given, computed in `dt` (float or
+/// complex).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lfilter<'a> {
+    pub b: View<'a>,
+    pub a: View<'a>,
+    pub x: View<'a>,
+    pub zi: Option<View<'a>>,
+    pub axis: usize,
+    pub dt: DType,
+}
+
 /// Signal processing: convolution and correlation.
-pub(crate) trait Signal {}
+pub(crate) trait Signal {
+    /// `out[i] = sum_p A(i + off - p) k[p]` over N-D `a` and `k` (same rank,
+    /// at least 1, not empty), `A` extended by the boundary rule, as a new
+    /// C-contiguous buffer of `c.osh` and `c.out_dt`.
+    fn convolve(&self, op: &'static str, a: View<'_>, k: View<'_>, c: &Conv<'_>)
+        -> Result<Storage>;
+    /// The median of each window of `ks` (odd extents, one per axis) with
+    /// zero padding, as a new C-contiguous buffer of `v`'s dtype (real).
+    fn medfilt(&self, op: &'static str, v: View<'_>, ks: &[usize]) -> Result<Storage>;
+    /// The filtered `x` and, when `zi` is given, the final conditions, as
+    /// new C-contiguous buffers.
+    fn lfilter(&self, f: &Lfilter<'_>) -> Result<(Storage, Option<Storage>)>;
+}

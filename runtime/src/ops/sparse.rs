@@ -2,5 +2,39 @@
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
+use crate::error::Result;
+use crate::storage::Storage;
+use crate::view::View;
+
+/// A CSR matrix as a backend sees it: int32 row offsets `indptr`
+/// (rows + 1) and column `indices`, the values `data` (one of float32,
+/// float64, complex64, complex128), all 1-D and C-contiguous.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CsrView<'a> {
+    pub rows: usize,
+    pub cols: usize,
+    pub indptr: View<'a>,
+    pub indices: View<'a>,
+    pub data: View<'a>,
+}
+
+/// The buffers of a CSR result (1-D, C-contiguous): values, int32 column
+/// indices and row offsets, how many values are stored, and whether the
+/// indices are sorted within each row.
+pub(crate) struct CsrBuffers {
+    pub data: Storage,
+    pub indices: Storage,
+    pub indptr: Storage,
+    pub nnz: usize,
+    pub sorted: bool,
+}
+
 /// Sparse matrices: conversions and sparse-dense products (cuSPARSE on CUDA).
-pub(crate) trait Sparse {}
+pub(crate) trait Sparse {
+    /// `A @ x` for a C-contiguous dense vector (cols,) or matrix (cols, k)
+    /// `x` of A's dtype, as a new C-contiguous buffer of (rows,) or (rows, k).
+    fn csr_dot(&self, op: &'static str, a: &CsrView<'_>, x: View<'_>) -> Result<Storage>;
+    /// `A @ B` of two CSR matrices of one dtype (A's cols = B's rows) whose
+    /// indices are sorted when both store values.
+    fn csr_spgemm(&self, op: &'static str, a: &CsrView<'_>, b: &CsrView<'_>) -> Result<CsrBuffers>;
+}
