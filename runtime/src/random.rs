@@ -54,10 +54,13 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::array::Array;
 use crate::creation::IntoShape;
-use crate::device::{current_device, Device};
+use crate::device::current_device;
 use crate::dtype::DType;
-use crate::element::Element;
+use crate::layout::Layout;
 use crate::error::{fmt_shape, Error, Result};
+pub use crate::ops::random::philox4x32_10;
+pub(crate) use crate::ops::random::{block_words, bounded64, wide};
+pub(crate) use crate::ops::Draw;
 
 // ---------------------------------------------------------------------------
 // Generator
@@ -147,21 +150,11 @@ impl Generator {
     ) -> Result<Array> {
         let n = crate::layout::checked_size(op, shape)?;
         let device = current_device();
-        device.check_available(op)?;
         let offset = self.offset;
         let blocks = n.div_ceil(draw.per_block(dtype)) as u64;
-        let out = match device {
-            Device::Cpu => {
-                crate::layout::check_host_room(op, n, dtype.itemsize())?;
-                crate::with_dtype!(dtype, T => Array::from_vec_cpu(
-                    fill_cpu::<T>(draw, n, self.key, offset), shape))
-            }
-            Device::Cuda(ord) => {
-                crate::cuda::rand::generate(op, ord, draw, dtype, shape, self.key, offset)?
-            }
-        };
+        let storage = crate::backend::on(op, device)?.draw(op, draw, dtype, n, self.key, offset)?;
         self.offset = offset.wrapping_add(blocks);
-        Ok(out)
+        Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
     }
 
     /// Uniform float64 values in [0, 1) (`rng.random(size)`).
@@ -523,6 +516,7 @@ pub fn randint_as(low: i64, high: i64, shape: impl IntoShape, dtype: DType) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::random::{bounded32, open_f32, open_f64, unit_f32, unit_f64, TWO_M24, TWO_M53};
 
     // Random123 1.14, tests/kat_vectors: "philox4x32 10 <ctr x4> <key x2> <out x4>".
     #[test]
@@ -578,204 +572,17 @@ mod tests {
     fn blocks_and_positions() {
         let mut g = Generator::new(7);
         assert_eq!(g.seed(), 7);
-        let a = fill_cpu::<f32>(
-            Draw::Uniform {
-                low: 0.0,
-                span: 1.0,
-            },
-            10,
-            g.key,
-            0,
-        );
+        let on_cpu = |dtype| {
+            crate::device::with_device(crate::Device::Cpu, || g.clone().random_as([10], dtype)).unwrap()
+        };
+        let a = on_cpu(DType::Float32).to_vec::<f32>().unwrap();
         // Value j is word j % 4 of block j / 4.
         let w = block_words(g.key, 2, 0);
         assert_eq!(a[9], unit_f32(w[1]));
-        let b = fill_cpu::<f64>(
-            Draw::Uniform {
-                low: 0.0,
-                span: 1.0,
-            },
-            3,
-            g.key,
-            0,
-        );
+        let b = on_cpu(DType::Float64).to_vec::<f64>().unwrap();
         let w = block_words(g.key, 1, 0);
         assert_eq!(b[2], unit_f64(wide(w[0], w[1])));
         g.offset = 3;
         assert_eq!(g.position(), 3);
-    }
-
-    /// Host C++ standing in for the CUDA built-ins the kernels use, so the
-    /// generated body can run on the CPU (one thread walking every block).
-    const HOST_SHIM: &str = r#"
-#include <cmath>
-#include <cstdio>
-#include <cstdint>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __restrict__
-struct Dim3 { unsigned int x, y, z; };
-static Dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, gridDim = {1, 1, 1}, blockDim = {1, 1, 1};
-static inline float __fadd_rn(float a, float b) { return a + b; }
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
-static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
-  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-}
-static inline void host_sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-#define __sincosf host_sincosf
-static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI * x); *c = std::cos(M_PI * x); }
-"#;
-
-    /// Compiles the generated body with the host C++ compiler and compares
-    /// its output bits with the Rust implementation (exact for uniforms and
-    /// integers). Skipped when no `c++` is installed.
-    #[test]
-    fn generated_kernels_compute_the_cpu_stream() {
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-        if std::process::Command::new(&cxx)
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            eprintln!("skipped: no host C++ compiler ({cxx})");
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!("cuprite_rng_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let n = 23usize; // not a multiple of 4: exercises the tail
-        let key = [0x1234_5678u32, 0x9abc_def0];
-        let offset = 0xffff_fffeu64; // crosses into the high counter word
-        let cases: Vec<(Draw, DType)> = vec![
-            (
-                Draw::Uniform {
-                    low: 0.0,
-                    span: 1.0,
-                },
-                DType::Float32,
-            ),
-            (
-                Draw::Uniform {
-                    low: -2.0,
-                    span: 5.0,
-                },
-                DType::Float64,
-            ),
-            (
-                Draw::Normal {
-                    loc: 1.0,
-                    scale: 2.0,
-                },
-                DType::Float32,
-            ),
-            (
-                Draw::Normal {
-                    loc: 0.0,
-                    scale: 1.0,
-                },
-                DType::Float64,
-            ),
-            (Draw::Exponential { scale: 3.0 }, DType::Float32),
-            (Draw::Exponential { scale: 0.5 }, DType::Float64),
-            (Draw::Integers { low: -5, range: 11 }, DType::Int32),
-            (
-                Draw::Integers {
-                    low: 0,
-                    range: (1 << 31) + 1,
-                },
-                DType::Int64,
-            ),
-            (
-                Draw::Integers {
-                    low: -100,
-                    range: 200,
-                },
-                DType::Int8,
-            ),
-            (
-                Draw::Integers {
-                    low: 7,
-                    range: u64::MAX / 3,
-                },
-                DType::UInt64,
-            ),
-            (
-                Draw::Integers {
-                    low: i64::MIN,
-                    range: u64::MAX,
-                },
-                DType::Int64,
-            ),
-        ];
-        for (ci, (draw, dtype)) in cases.into_iter().enumerate() {
-            let per = draw.per_block(dtype);
-            let t = crate::cuda::elementwise::ctype(dtype);
-            let (a, b, ilow, range) = match draw {
-                Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
-                Draw::Normal { loc, scale } => (loc, scale, 0, 1),
-                Draw::Exponential { scale } => (scale, 0.0, 0, 1),
-                Draw::Integers { low, range } => (0.0, 0.0, low, range),
-            };
-            let print = if dtype.is_float() {
-                "printf(\"%.17g\\n\", (double)out[i]);"
-            } else if dtype.is_signed_integer() {
-                "printf(\"%lld\\n\", (long long)out[i]);"
-            } else {
-                "printf(\"%llu\\n\", (unsigned long long)out[i]);"
-            };
-            let src = format!(
-                "{HOST_SHIM}{}\nint main() {{ alignas(16) static {t} out[64]; cuprite_rng(out, {n}, {}u, {}u, {offset}ull, {a:?}, {b:?}, {ilow}ll, {range}ull);\n for (int i = 0; i < {n}; ++i) {{ {print} }} return 0; }}\n",
-                crate::cuda::rand::body(crate::cuda::rand::kind_of(draw), dtype, per, ci % 2 == 0),
-                key[0],
-                key[1],
-            )
-            .replace("-9223372036854775808ll", "(-9223372036854775807ll - 1)");
-            let cpp = dir.join(format!("case{ci}.cpp"));
-            let exe = dir.join(format!("case{ci}"));
-            std::fs::write(&cpp, &src).unwrap();
-            let st = std::process::Command::new(&cxx)
-                .args(["-O1", "-ffp-contract=off", "-o"])
-                .arg(&exe)
-                .arg(&cpp)
-                .output()
-                .unwrap();
-            assert!(
-                st.status.success(),
-                "case {ci}: {}",
-                String::from_utf8_lossy(&st.stderr)
-            );
-            let run = std::process::Command::new(&exe).output().unwrap();
-            let text = String::from_utf8_lossy(&run.stdout);
-            let got: Vec<&str> = text.lines().collect();
-            assert_eq!(got.len(), n, "case {ci}");
-            let want = fill_cpu_for_tests(draw, dtype, n, key, offset);
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                if dtype.is_float() {
-                    let (g, w): (f64, f64) = (g.parse().unwrap(), w.as_f64());
-                    let exact = matches!(draw, Draw::Uniform { .. });
-                    let tol = if exact {
-                        0.0
-                    } else if dtype == DType::Float32 {
-                        1e-6 * w.abs().max(1.0)
-                    } else {
-                        1e-14 * w.abs().max(1.0)
-                    };
-                    assert!(
-                        (g - w).abs() <= tol,
-                        "case {ci} ({draw:?} {dtype}) value {i}: C++ {g} vs Rust {w}"
-                    );
-                } else {
-                    let g: i128 = g.parse().unwrap();
-                    let w: i128 = match w {
-                        crate::Scalar::UInt(u) => *u as i128,
-                        other => other.as_i64() as i128,
-                    };
-                    assert_eq!(g, w, "case {ci} ({draw:?} {dtype}) value {i}");
-                }
-            }
-        }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::array::Array;
 use crate::error::Result;
-use crate::layout::normalize_axis;
-use crate::reduce::{for_each_offset, Num};
+use crate::dtype::DType;
+use crate::layout::{normalize_axis, Layout};
 
 impl Array {
     /// A copy sorted along `axis` (negative counts from the end), as
@@ -23,31 +23,21 @@ impl Array {
 
 /// A copy of `x` sorted along `axis`, as `np.sort(x, axis)` (NaNs last).
 pub fn sort(x: &Array, axis: isize) -> Result<Array> {
-    x.device().check_available("sort")?;
-    let axis = normalize_axis("sort", axis, x.ndim())?;
-    if x.device().is_cuda() {
-        if let Some(r) = crate::cuda::sort::sort(x, axis, false)? {
-            return Ok(r);
-        }
-        // Every dtype sorts on the GPU; one that did not would be a counted fallback.
-        return crate::reduce::on_host("sort", x, |h| sort(h, axis as isize));
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis)))
+    sort_op("sort", x, axis, false)
 }
 
 /// The int64 indices that sort `x` along `axis`, stable for equal elements
 /// (`np.argsort(x, axis, stable=True)`).
 pub fn argsort(x: &Array, axis: isize) -> Result<Array> {
-    x.device().check_available("argsort")?;
-    let axis = normalize_axis("argsort", axis, x.ndim())?;
-    if x.device().is_cuda() {
-        if let Some(r) = crate::cuda::sort::sort(x, axis, true)? {
-            return Ok(r);
-        }
-        // Every dtype sorts on the GPU; one that did not would be a counted fallback.
-        return crate::reduce::on_host("argsort", x, |h| argsort(h, axis as isize));
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis)))
+    sort_op("argsort", x, axis, true)
+}
+
+fn sort_op(op: &'static str, x: &Array, axis: isize, arg: bool) -> Result<Array> {
+    let b = crate::backend::on(op, x.device())?;
+    let axis = normalize_axis(op, axis, x.ndim())?;
+    let dtype = if arg { DType::Int64 } else { x.dtype() };
+    let storage = b.sort(op, x.view(), axis, arg)?;
+    Ok(Array::from_parts(storage, Layout::contiguous(x.shape()), dtype))
 }
 
 #[cfg(test)]

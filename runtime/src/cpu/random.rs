@@ -1,9 +1,30 @@
 //! Random draws on the CPU.
 
 use super::CpuBackend;
-use crate::ops::random::Random;
+use crate::dtype::DType;
+use crate::element::Element;
+use crate::error::Result;
+use crate::ops::random::{
+    block_words, bounded32, bounded64, box_muller_f32, box_muller_f64, open_f32, open_f64,
+    unit_f32, unit_f64, wide, Draw, Random,
+};
+use crate::storage::{CpuStorage, Storage};
 
-impl Random for CpuBackend {}
+impl Random for CpuBackend {
+    fn draw(
+        &self,
+        op: &'static str,
+        draw: Draw,
+        dtype: DType,
+        len: usize,
+        key: [u32; 2],
+        offset: u64,
+    ) -> Result<Storage> {
+        crate::layout::check_host_room(op, len, dtype.itemsize())?;
+        let data = crate::with_dtype!(dtype, T => T::into_data(fill_cpu::<T>(draw, len, key, offset)));
+        Ok(Storage::Cpu(CpuStorage::new(data)))
+    }
+}
 
 /// Values `0..n` of `draw` in dtype `T`, starting at block `offset` (the CPU
 /// backend; `cuda::rand` computes the same values on a GPU).
@@ -74,19 +95,3 @@ fn fill_cpu<T: Element>(draw: Draw, n: usize, key: [u32; 2], offset: u64) -> Vec
     }
     out
 }
-
-/// `fill_cpu` for a dtype known at run time, as scalars (for the kernel tests).
-#[cfg(test)]
-pub(crate) fn fill_cpu_for_tests(
-    draw: Draw,
-    dtype: DType,
-    n: usize,
-    key: [u32; 2],
-    offset: u64,
-) -> Vec<crate::Scalar> {
-    crate::with_dtype!(dtype, T => fill_cpu::<T>(draw, n, key, offset)
-        .into_iter()
-        .map(|v| v.to_scalar())
-        .collect())
-}
-

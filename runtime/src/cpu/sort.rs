@@ -1,13 +1,27 @@
 //! Sorting on the CPU.
 
 use super::CpuBackend;
+use crate::element::Element;
+use crate::error::Result;
 use crate::ops::sort::Sort;
+use crate::reduce::{for_each_offset, Num};
+use crate::storage::{CpuStorage, Storage};
+use crate::view::View;
 
-impl Sort for CpuBackend {}
+impl Sort for CpuBackend {
+    fn sort(&self, _op: &'static str, x: View<'_>, axis: usize, arg: bool) -> Result<Storage> {
+        let data = if arg {
+            crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis))
+        } else {
+            crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis))
+        };
+        Ok(Storage::Cpu(CpuStorage::new(data)))
+    }
+}
 
-/// Sorts every lane along `axis` into a new C-contiguous array: the values
-/// (`ARG == false`, an array of `T`) or their indices (`ARG == true`, int64).
-fn sort_cpu<T: Num, const ARG: bool>(x: &Array, axis: usize) -> Array {
+/// Sorts every lane along `axis` into a new C-contiguous buffer: the values
+/// (`ARG == false`, of `T`) or their indices (`ARG == true`, int64).
+fn sort_cpu<T: Num, const ARG: bool>(x: View<'_>, axis: usize) -> crate::storage::CpuData {
     let shape = x.shape();
     let n = shape[axis];
     // Output stride of the sorted axis (C order).
@@ -60,9 +74,9 @@ fn sort_cpu<T: Num, const ARG: bool>(x: &Array, axis: usize) -> Array {
         });
     }
     if ARG {
-        Array::from_vec_cpu(idx, shape)
+        i64::into_data(idx)
     } else {
-        Array::from_vec_cpu(vals, shape)
+        T::into_data(vals)
     }
 }
 

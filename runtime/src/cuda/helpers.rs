@@ -10,15 +10,15 @@ use super::compile::Function;
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
 use super::DriverResultExt;
-use crate::array::Array;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::Storage;
+use crate::view::View;
 
-/// The CUDA device number of an array on a GPU.
-pub(crate) fn ordinal(op: &'static str, a: &Array) -> Result<usize> {
-    match a.device() {
+/// The CUDA device number of an array (or view) on a GPU.
+pub(crate) fn ordinal<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<usize> {
+    match a.into().device() {
         crate::Device::Cuda(n) => Ok(n),
         crate::Device::Cpu => Err(Error::DeviceMismatch {
             op,
@@ -29,14 +29,18 @@ pub(crate) fn ordinal(op: &'static str, a: &Array) -> Result<usize> {
 }
 
 /// The session of the device holding `a`.
-pub(crate) fn session_of(op: &'static str, a: &Array) -> Result<&'static DeviceSession> {
+pub(crate) fn session_of<'a>(
+    op: &'static str,
+    a: impl Into<View<'a>>,
+) -> Result<&'static DeviceSession> {
     session(ordinal(op, a)?)
 }
 
-/// Device address of element 0 of the view `a`.
-pub(crate) fn ptr(op: &'static str, a: &Array) -> Result<u64> {
-    match a.storage() {
-        Storage::Cuda(c) => Ok(c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64),
+/// Device address of element 0 of the view `a` (an array or a view).
+pub(crate) fn ptr<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<u64> {
+    let a = a.into();
+    match a.storage {
+        Storage::Cuda(c) => Ok(c.buffer.ptr + (a.offset() * a.dtype().itemsize()) as u64),
         Storage::Cpu(_) => Err(Error::DeviceMismatch {
             op,
             a: "cuda".into(),
@@ -169,11 +173,12 @@ pub(crate) fn memset(s: &DeviceSession, op: &str, dptr: u64, byte: u8, bytes: us
 }
 
 /// One element (`at`, in C order of a contiguous array) read back to the host.
-pub(crate) fn read_one<T: Element>(a: &Array, at: usize) -> Result<T> {
+pub(crate) fn read_one<'a, T: Element>(a: impl Into<View<'a>>, at: usize) -> Result<T> {
+    let a = a.into();
     debug_assert_eq!(T::DTYPE, a.dtype());
-    match a.storage() {
+    match a.storage {
         Storage::Cuda(c) => {
-            let v = super::transfer::download_range::<T>(c, a.layout().offset() + at, 1)?;
+            let v = super::transfer::download_range::<T>(c, a.offset() + at, 1)?;
             Ok(v[0])
         }
         Storage::Cpu(_) => Ok(a.gather::<T>()[at]),

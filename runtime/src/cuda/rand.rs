@@ -4,22 +4,22 @@
 //! Each thread turns one Philox block into 4 (32-bit draws) or 2 (64-bit
 //! draws) consecutive values and stores them with one 16-byte (or smaller)
 //! vector store when the output is aligned, so the kernel runs at memory
-//! speed. The arithmetic mirrors `random::fill_cpu` operation by operation
+//! speed. The arithmetic mirrors the CPU backend's `fill_cpu` (`cpu/random.rs`) operation by operation
 //! (`__fadd_rn` / `__fmul_rn` keep the compiler from fusing into FMAs), so
 //! integers and uniform values are bit-identical to the CPU backend.
 
 use std::fmt::Write;
 
 use super::compile::PRELUDE;
-use super::elementwise::{ctype, new_array};
-use super::helpers::{grid_1d, kernel, key, ptr};
+use super::elementwise::ctype;
+use super::helpers::{grid_1d, kernel, key};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::session;
 use super::stream::current_stream;
-use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::Draw;
+use crate::ops::random::{Draw, Random};
+use crate::storage::Storage;
 
 /// Which transformation a kernel applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -196,63 +196,60 @@ __device__ __forceinline__ void philox4x32_10(unsigned int c[4], unsigned int k0
     s
 }
 
-/// A new C-contiguous array of `shape` on cuda:`ordinal` holding values
-/// `0..n` of `draw` from Philox block `offset` on.
-pub(crate) fn generate(
-    op: &'static str,
-    ordinal: usize,
-    draw: Draw,
-    dtype: DType,
-    shape: &[usize],
-    k: [u32; 2],
-    offset: u64,
-) -> Result<Array> {
-    let s = session(ordinal)?;
-    let out = new_array(op, ordinal, dtype, shape)?;
-    let n = out.size();
-    if n == 0 {
-        return Ok(out);
-    }
-    let per = draw.per_block(dtype);
-    let p = ptr(op, &out)?;
-    let aligned = p % (per * dtype.itemsize()) as u64 == 0;
-    let kind = kind_of(draw);
-    let f = kernel(
-        s,
-        key(("cuprite_rng", kind, dtype, per, aligned)),
-        "random",
-        "cuprite_rng",
-        || format!("{PRELUDE}{}", body(kind, dtype, per, aligned)),
-    )?;
-    let (a, b, ilow, range) = match draw {
-        Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
-        Draw::Normal { loc, scale } => (loc, scale, 0, 1),
-        Draw::Exponential { scale } => (scale, 0.0, 0, 1),
-        Draw::Integers { low, range } => (0.0, 0.0, low, range),
-    };
-    let mut args = KernelArgs::new();
-    args.push(p)
-        .push(n as i64)
-        .push(k[0])
-        .push(k[1])
-        .push(offset)
-        .push(a)
-        .push(b)
-        .push(ilow)
-        .push(range);
-    let blocks = n.div_ceil(per);
-    let threads = 256;
-    let cfg = LaunchConfig {
-        grid: (grid_1d(s, blocks, threads), 1, 1),
-        block: (threads as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch(s, "random", f, cfg, &current_stream(), &mut args)?;
-    Ok(out)
-}
-
 // The Random family of the backend interface (`ops::backend`).
-impl crate::ops::random::Random for super::CudaBackend {}
+impl Random for super::CudaBackend {
+    fn draw(
+        &self,
+        op: &'static str,
+        draw: Draw,
+        dtype: DType,
+        n: usize,
+        k: [u32; 2],
+        offset: u64,
+    ) -> Result<Storage> {
+        let s = session(self.ordinal)?;
+        let out = super::transfer::alloc(op, self.ordinal, dtype, n)?;
+        if n == 0 {
+            return Ok(Storage::Cuda(out));
+        }
+        let per = draw.per_block(dtype);
+        let p = out.buffer.ptr;
+        let aligned = p % (per * dtype.itemsize()) as u64 == 0;
+        let kind = kind_of(draw);
+        let f = kernel(
+            s,
+            key(("cuprite_rng", kind, dtype, per, aligned)),
+            "random",
+            "cuprite_rng",
+            || format!("{PRELUDE}{}", body(kind, dtype, per, aligned)),
+        )?;
+        let (a, b, ilow, range) = match draw {
+            Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
+            Draw::Normal { loc, scale } => (loc, scale, 0, 1),
+            Draw::Exponential { scale } => (scale, 0.0, 0, 1),
+            Draw::Integers { low, range } => (0.0, 0.0, low, range),
+        };
+        let mut args = KernelArgs::new();
+        args.push(p)
+            .push(n as i64)
+            .push(k[0])
+            .push(k[1])
+            .push(offset)
+            .push(a)
+            .push(b)
+            .push(ilow)
+            .push(range);
+        let blocks = n.div_ceil(per);
+        let threads = 256;
+        let cfg = LaunchConfig {
+            grid: (grid_1d(s, blocks, threads), 1, 1),
+            block: (threads as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch(s, "random", f, cfg, &current_stream(), &mut args)?;
+        Ok(Storage::Cuda(out))
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -281,5 +278,196 @@ mod tests {
                 assert_eq!(src.matches("__global__").count(), 1);
             }
         }
+    }
+
+    /// The CPU backend's values `0..n` of `draw` in `dtype`, as scalars.
+    fn fill_cpu_for_tests(
+        draw: Draw,
+        dtype: DType,
+        n: usize,
+        key: [u32; 2],
+        offset: u64,
+    ) -> Vec<crate::Scalar> {
+        use crate::element::Element;
+        let s = crate::cpu::CpuBackend
+            .draw("test", draw, dtype, n, key, offset)
+            .unwrap();
+        let layout = crate::layout::Layout::contiguous(&[n]);
+        let v = crate::view::View::new(&s, &layout, dtype);
+        crate::with_dtype!(dtype, T => v.gather::<T>().into_iter().map(|x| x.to_scalar()).collect())
+    }
+
+    /// Host C++ standing in for the CUDA built-ins the kernels use, so the
+    /// generated body can run on the CPU (one thread walking every block).
+    const HOST_SHIM: &str = r#"
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+struct Dim3 { unsigned int x, y, z; };
+static Dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, gridDim = {1, 1, 1}, blockDim = {1, 1, 1};
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+static inline void host_sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+#define __sincosf host_sincosf
+static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI * x); *c = std::cos(M_PI * x); }
+"#;
+
+    /// Compiles the generated body with the host C++ compiler and compares
+    /// its output bits with the Rust implementation (exact for uniforms and
+    /// integers). Skipped when no `c++` is installed.
+    #[test]
+    fn generated_kernels_compute_the_cpu_stream() {
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+        if std::process::Command::new(&cxx)
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: no host C++ compiler ({cxx})");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("cuprite_rng_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = 23usize; // not a multiple of 4: exercises the tail
+        let key = [0x1234_5678u32, 0x9abc_def0];
+        let offset = 0xffff_fffeu64; // crosses into the high counter word
+        let cases: Vec<(Draw, DType)> = vec![
+            (
+                Draw::Uniform {
+                    low: 0.0,
+                    span: 1.0,
+                },
+                DType::Float32,
+            ),
+            (
+                Draw::Uniform {
+                    low: -2.0,
+                    span: 5.0,
+                },
+                DType::Float64,
+            ),
+            (
+                Draw::Normal {
+                    loc: 1.0,
+                    scale: 2.0,
+                },
+                DType::Float32,
+            ),
+            (
+                Draw::Normal {
+                    loc: 0.0,
+                    scale: 1.0,
+                },
+                DType::Float64,
+            ),
+            (Draw::Exponential { scale: 3.0 }, DType::Float32),
+            (Draw::Exponential { scale: 0.5 }, DType::Float64),
+            (Draw::Integers { low: -5, range: 11 }, DType::Int32),
+            (
+                Draw::Integers {
+                    low: 0,
+                    range: (1 << 31) + 1,
+                },
+                DType::Int64,
+            ),
+            (
+                Draw::Integers {
+                    low: -100,
+                    range: 200,
+                },
+                DType::Int8,
+            ),
+            (
+                Draw::Integers {
+                    low: 7,
+                    range: u64::MAX / 3,
+                },
+                DType::UInt64,
+            ),
+            (
+                Draw::Integers {
+                    low: i64::MIN,
+                    range: u64::MAX,
+                },
+                DType::Int64,
+            ),
+        ];
+        for (ci, (draw, dtype)) in cases.into_iter().enumerate() {
+            let per = draw.per_block(dtype);
+            let t = ctype(dtype);
+            let (a, b, ilow, range) = match draw {
+                Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
+                Draw::Normal { loc, scale } => (loc, scale, 0, 1),
+                Draw::Exponential { scale } => (scale, 0.0, 0, 1),
+                Draw::Integers { low, range } => (0.0, 0.0, low, range),
+            };
+            let print = if dtype.is_float() {
+                "printf(\"%.17g\\n\", (double)out[i]);"
+            } else if dtype.is_signed_integer() {
+                "printf(\"%lld\\n\", (long long)out[i]);"
+            } else {
+                "printf(\"%llu\\n\", (unsigned long long)out[i]);"
+            };
+            let src = format!(
+                "{HOST_SHIM}{}\nint main() {{ alignas(16) static {t} out[64]; cuprite_rng(out, {n}, {}u, {}u, {offset}ull, {a:?}, {b:?}, {ilow}ll, {range}ull);\n for (int i = 0; i < {n}; ++i) {{ {print} }} return 0; }}\n",
+                body(kind_of(draw), dtype, per, ci % 2 == 0),
+                key[0],
+                key[1],
+            )
+            .replace("-9223372036854775808ll", "(-9223372036854775807ll - 1)");
+            let cpp = dir.join(format!("case{ci}.cpp"));
+            let exe = dir.join(format!("case{ci}"));
+            std::fs::write(&cpp, &src).unwrap();
+            let st = std::process::Command::new(&cxx)
+                .args(["-O1", "-ffp-contract=off", "-o"])
+                .arg(&exe)
+                .arg(&cpp)
+                .output()
+                .unwrap();
+            assert!(
+                st.status.success(),
+                "case {ci}: {}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+            let run = std::process::Command::new(&exe).output().unwrap();
+            let text = String::from_utf8_lossy(&run.stdout);
+            let got: Vec<&str> = text.lines().collect();
+            assert_eq!(got.len(), n, "case {ci}");
+            let want = fill_cpu_for_tests(draw, dtype, n, key, offset);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                if dtype.is_float() {
+                    let (g, w): (f64, f64) = (g.parse().unwrap(), w.as_f64());
+                    let exact = matches!(draw, Draw::Uniform { .. });
+                    let tol = if exact {
+                        0.0
+                    } else if dtype == DType::Float32 {
+                        1e-6 * w.abs().max(1.0)
+                    } else {
+                        1e-14 * w.abs().max(1.0)
+                    };
+                    assert!(
+                        (g - w).abs() <= tol,
+                        "case {ci} ({draw:?} {dtype}) value {i}: C++ {g} vs Rust {w}"
+                    );
+                } else {
+                    let g: i128 = g.parse().unwrap();
+                    let w: i128 = match w {
+                        crate::Scalar::UInt(u) => *u as i128,
+                        other => other.as_i64() as i128,
+                    };
+                    assert_eq!(g, w, "case {ci} ({draw:?} {dtype}) value {i}");
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

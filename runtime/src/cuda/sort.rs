@@ -27,15 +27,18 @@
 use std::fmt::Write;
 
 use super::compile::PRELUDE;
-use super::elementwise::{ctype, new_array, MAX_DIMS};
-use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, session_of, unravel, Dims, Geo};
+use super::elementwise::{ctype, MAX_DIMS};
+use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::DeviceSession;
+use super::session::{session, DeviceSession};
 use super::stream::current_stream;
-use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::create::Create;
+use crate::ops::sort::Sort;
+use crate::storage::{CudaStorage, Storage};
+use crate::view::{OwnedView, View};
 
 /// Threads of the pass kernel's blocks: one per digit.
 const THREADS: usize = 256;
@@ -99,21 +102,38 @@ fn bytes_for(v: usize) -> usize {
     (bits as usize).div_ceil(8)
 }
 
-/// The sorted copy (`arg == false`) or the int64 indices that sort `x`
-/// along `axis` (stable), or `None` for dtypes sorted on the host.
-pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
-    let name: &'static str = if arg { "argsort" } else { "sort" };
-    let dt = x.dtype();
-    if dt.is_complex() {
-        return sort_complex(x, axis, arg).map(Some);
+// The Sort family of the backend interface (`ops::backend`).
+impl Sort for super::CudaBackend {
+    fn sort(&self, op: &'static str, x: View<'_>, axis: usize, arg: bool) -> Result<Storage> {
+        if x.dtype().is_complex() {
+            return sort_complex(op, self, x, axis, arg);
+        }
+        sort(op, self.ordinal, x, axis, arg).map(Storage::Cuda)
     }
-    let s = session_of(name, x)?;
-    let ord = s.info.ordinal;
-    let shape = x.shape().to_vec();
+}
+
+/// A new device buffer of `len` elements of `dt` on `ordinal`.
+fn buffer(op: &'static str, ordinal: usize, dt: DType, len: usize) -> Result<CudaStorage> {
+    super::transfer::alloc(op, ordinal, dt, len)
+}
+
+/// The sorted copy (`arg == false`) or the int64 indices that sort the
+/// real (non-complex) `x` along `axis` (stable), as a new C-contiguous
+/// buffer of `x`'s shape on cuda:`ord`.
+pub(crate) fn sort(
+    name: &'static str,
+    ord: usize,
+    x: View<'_>,
+    axis: usize,
+    arg: bool,
+) -> Result<CudaStorage> {
+    let dt = x.dtype();
+    let s = session(ord)?;
+    let shape = x.shape();
     let out_dt = if arg { DType::Int64 } else { dt };
     let total = x.size();
     if total == 0 {
-        return Ok(Some(new_array(name, ord, out_dt, &shape)?));
+        return buffer(name, ord, out_dt, 0);
     }
     let n = shape[axis];
     let lanes = total / n;
@@ -147,22 +167,20 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         ..spec
     };
     let keys = [
-        new_array(name, ord, kdt, &[total])?,
-        new_array(name, ord, kdt, &[total])?,
+        buffer(name, ord, kdt, total)?,
+        buffer(name, ord, kdt, total)?,
     ];
+    let kptr = |i: usize| keys[i].buffer.ptr;
     let vals = if carry {
         Some([
-            new_array(name, ord, vdt, &[total])?,
-            new_array(name, ord, vdt, &[total])?,
+            buffer(name, ord, vdt, total)?,
+            buffer(name, ord, vdt, total)?,
         ])
     } else {
         None
     };
-    let vptr = |v: &Option<[Array; 2]>, i: usize| -> Result<u64> {
-        match v {
-            Some(v) => ptr(name, &v[i]),
-            None => Ok(0),
-        }
+    let vptr = |v: &Option<[CudaStorage; 2]>, i: usize| -> Result<u64> {
+        Ok(v.as_ref().map_or(0, |v| v[i].buffer.ptr))
     };
     // A single contiguous lane sorted without positions needs no packing:
     // the first pass reads the input itself (keys are its bits).
@@ -180,7 +198,7 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         )?;
         let mut args = KernelArgs::new();
         args.push(ptr(name, x)?);
-        args.push(ptr(name, &keys[0])?);
+        args.push(kptr(0));
         args.push(vptr(&vals, 0)?);
         args.push_bytes(&geo.bytes(), 8);
         args.push(total as i64);
@@ -212,14 +230,14 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
     // Scratch, zeroed once: every pass's digit totals, a tile counter per
     // pass, and the tiles' status words (reused by every pass).
     let words = passes * 256 + passes + tiles * 256;
-    let scratch = new_array(name, ord, DType::UInt64, &[words])?;
-    let hist = ptr(name, &scratch)?;
+    let scratch = buffer(name, ord, DType::UInt64, words)?;
+    let hist = scratch.buffer.ptr;
     let counters = hist + (passes * 256 * 8) as u64;
     let status = counters + (passes * 8) as u64;
     memset(s, name, hist, 0, words * 8)?;
     let mut args = KernelArgs::new();
     args.push(match cur {
-        Some(c) => ptr(name, &keys[c])?,
+        Some(c) => kptr(c),
         None => ptr(name, x)?,
     });
     args.push(hist);
@@ -239,13 +257,13 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
             (1i32, (8 * (pass - key_passes)) as i32)
         };
         let (kin, vin) = match cur {
-            Some(c) => (ptr(name, &keys[c])?, vptr(&vals, c)?),
+            Some(c) => (kptr(c), vptr(&vals, c)?),
             None => (ptr(name, x)?, 0),
         };
         let next = cur.map_or(0, |c| 1 - c);
         let mut args = KernelArgs::new();
         args.push(kin);
-        args.push(ptr(name, &keys[next])?);
+        args.push(kptr(next));
         args.push(vin);
         args.push(vptr(&vals, next)?);
         args.push(hist + (pass * 256 * 8) as u64);
@@ -263,14 +281,10 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
 
     if !arg && m == 1 {
         // Lanes are already in the output's order: the sorted keys are the result.
-        let k = keys[cur].clone();
-        return Ok(Some(Array::from_parts(
-            k.storage().clone(),
-            Layout::contiguous(&shape),
-            dt,
-        )));
+        let [k0, k1] = keys;
+        return Ok(if cur == 0 { k0 } else { k1 });
     }
-    let out = new_array(name, ord, out_dt, &shape)?;
+    let out = buffer(name, ord, out_dt, total)?;
     let fu = kernel(
         s,
         key(("sort-unpack", &spec, arg)),
@@ -283,14 +297,14 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         || source(&spec),
     )?;
     let mut args = KernelArgs::new();
-    args.push(ptr(name, &keys[cur])?);
+    args.push(kptr(cur));
     args.push(vptr(&vals, cur)?);
-    args.push(ptr(name, &out)?);
+    args.push(out.buffer.ptr);
     args.push(total as i64);
     args.push(n as i64);
     args.push(m as i64);
     launch(s, name, fu, grid(s, total), &current_stream(), &mut args)?;
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// Sorts complex `x` along `axis` (values, or int64 indices when `arg`):
@@ -301,58 +315,84 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
 /// compose into the permutation that sorts by (class, re, im), the CPU
 /// backend's order. NaN parts have one key, as do -0.0 and +0.0, so equal
 /// values keep their input order (stable, as on the CPU).
-fn sort_complex(x: &Array, axis: usize, arg: bool) -> Result<Array> {
-    let name: &'static str = if arg { "argsort" } else { "sort" };
-    let s = session_of(name, x)?;
-    let ord = s.info.ordinal;
+fn sort_complex(
+    name: &'static str,
+    b: &super::CudaBackend,
+    x: View<'_>,
+    axis: usize,
+    arg: bool,
+) -> Result<Storage> {
+    let ord = b.ordinal;
+    let s = session(ord)?;
     let (dt, total) = (x.dtype(), x.size());
     let out_dt = if arg { DType::Int64 } else { dt };
     if total == 0 {
-        return new_array(name, ord, out_dt, x.shape());
+        return b.empty(name, out_dt, 0);
     }
-    let moved = x.moveaxis(axis as isize, -1)?;
-    let xt = moved.ascontiguousarray()?;
+    // The lanes as the rows of a C-contiguous (lanes, n) buffer.
+    let nd = x.ndim();
+    let mut perm: Vec<usize> = (0..nd).filter(|&i| i != axis).collect();
+    perm.push(axis);
+    let moved = x.layout.permuted(&perm);
+    let xt = contiguous(name, b, View::new(x.storage, &moved, dt))?;
     let n = x.shape()[axis];
     let lanes = total / n;
     let rows = [lanes, n];
-    let part = |im: usize| {
-        Array::from_parts(
-            xt.storage().clone(),
-            Layout::from_parts(
-                rows.to_vec(),
-                vec![2 * n as isize, 2],
-                2 * xt.layout().offset() + im,
-            ),
-            dt.real_dtype(),
-        )
+    let off = xt.layout.offset();
+    let part_layouts = [0, 1].map(|im| {
+        Layout::from_parts(rows.to_vec(), vec![2 * n as isize, 2], 2 * off + im)
+    });
+    let part = |im: usize| View::new(&xt.storage, &part_layouts[im], dt.real_dtype());
+    let argsort = |keys: View<'_>| -> Result<OwnedView> {
+        let o = sort(name, ord, keys, 1, true)?;
+        Ok(OwnedView::contiguous(Storage::Cuda(o), &rows, DType::Int64))
     };
-    let argsort = |keys: &Array| -> Result<Array> {
-        sort(keys, 1, true)?.ok_or_else(|| Error::Cuda {
-            op: name.into(),
-            detail: format!("{} keys could not be sorted on the GPU", keys.dtype()),
-        })
+    let take = |src: View<'_>, idx: &OwnedView, what: Take| -> Result<OwnedView> {
+        take_rows(name, s, src, idx.view(), what, n)
     };
-    let take = |src: &Array, idx: &Array, what: Take| -> Result<Array> {
-        take_rows(name, s, src, idx, what, n)
-    };
-    let xt2 = xt.with_layout(Layout::from_parts(
-        rows.to_vec(),
-        vec![n as isize, 1],
-        xt.layout().offset(),
-    ));
-    let perm = argsort(&part(1))?;
-    let by_re = argsort(&take(&xt2, &perm, Take::Real)?)?;
-    let perm = take(&perm, &by_re, Take::Same)?;
-    let by_class = argsort(&take(&xt2, &perm, Take::NanClass)?)?;
-    let perm = take(&perm, &by_class, Take::Same)?;
+    let xt2_layout = Layout::from_parts(rows.to_vec(), vec![n as isize, 1], off);
+    let xt2 = View::new(&xt.storage, &xt2_layout, dt);
+    let perm_ = argsort(part(1))?;
+    let by_re = argsort(take(xt2, &perm_, Take::Real)?.view())?;
+    let perm_ = take(perm_.view(), &by_re, Take::Same)?;
+    let by_class = argsort(take(xt2, &perm_, Take::NanClass)?.view())?;
+    let perm_ = take(perm_.view(), &by_class, Take::Same)?;
     let out = if arg {
-        perm
+        perm_
     } else {
-        take(&xt2, &perm, Take::Same)?
+        take(xt2, &perm_, Take::Same)?
     };
-    out.reshape(moved.shape().to_vec())?
-        .moveaxis(-1, axis as isize)?
-        .ascontiguousarray()
+    // Back from (lanes, n) to x's axes: the inverse of `perm`.
+    let moved_shape: Vec<usize> = perm.iter().map(|&p| x.shape()[p]).collect();
+    let mut inverse = vec![0; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p] = i;
+    }
+    let back = Layout::contiguous(&moved_shape).permuted(&inverse);
+    Ok(contiguous(name, b, View::new(&out.storage, &back, out.dtype))?.storage)
+}
+
+/// `v` itself when it is C-contiguous, else a C-contiguous copy of it.
+pub(crate) fn contiguous(
+    name: &'static str,
+    b: &super::CudaBackend,
+    v: View<'_>,
+) -> Result<OwnedView> {
+    if v.is_c_contiguous() {
+        return Ok(OwnedView {
+            storage: v.storage.clone(),
+            layout: v.layout.clone(),
+            dtype: v.dtype(),
+        });
+    }
+    copy(name, b, v)
+}
+
+/// A new C-contiguous copy of `v`.
+pub(crate) fn copy(name: &'static str, b: &super::CudaBackend, v: View<'_>) -> Result<OwnedView> {
+    let out = OwnedView::contiguous(b.empty(name, v.dtype(), v.size())?, v.shape(), v.dtype());
+    b.copy_cast(name, v, out.view())?;
+    Ok(out)
 }
 
 /// What [`take_rows`] keeps of each gathered element.
@@ -371,18 +411,22 @@ enum Take {
 fn take_rows(
     op: &'static str,
     s: &DeviceSession,
-    src: &Array,
-    idx: &Array,
+    src: View<'_>,
+    idx: View<'_>,
     what: Take,
     n: usize,
-) -> Result<Array> {
+) -> Result<OwnedView> {
     let out_dt = match what {
         Take::Same => src.dtype(),
         Take::Real => src.dtype().real_dtype(),
         Take::NanClass => DType::UInt8,
     };
     let total = idx.size();
-    let out = new_array(op, s.info.ordinal, out_dt, idx.shape())?;
+    let out = OwnedView::contiguous(
+        Storage::Cuda(buffer(op, s.info.ordinal, out_dt, total)?),
+        idx.shape(),
+        out_dt,
+    );
     let f = kernel(
         s,
         key(("sort-take-rows", src.dtype(), what)),
@@ -393,7 +437,7 @@ fn take_rows(
     let mut args = KernelArgs::new();
     args.push(ptr(op, src)?);
     args.push(ptr(op, idx)?);
-    args.push(ptr(op, &out)?);
+    args.push(ptr(op, out.view())?);
     args.push(total as i64);
     args.push(n as i64);
     launch(s, op, f, grid(s, total), &current_stream(), &mut args)?;
@@ -683,9 +727,6 @@ fn source(spec: &Spec) -> String {
     }
     s
 }
-
-// The Sort family of the backend interface (`ops::backend`).
-impl crate::ops::sort::Sort for super::CudaBackend {}
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,10 @@
 //! Shared types of the data-moving indexing operations, and their backend
 //! trait.
 
-use crate::dtype::DType;
 use crate::element::Scalar;
 use crate::error::Result;
-use crate::layout::Layout;
 use crate::storage::Storage;
-use crate::view::View;
+use crate::view::{OwnedView, View};
 
 /// How out-of-range indices are treated by [`take_mode`](crate::take_mode)
 /// and [`put`](crate::put) (NumPy's `mode=`).
@@ -31,10 +29,6 @@ pub(crate) enum WhereInput<'a> {
     /// A value converted to the result's dtype.
     Scalar(Scalar),
 }
-
-/// An owned buffer, layout and dtype: the values of a masked assignment,
-/// made by the front end once the backend knows how many are selected.
-pub(crate) type Parts = (Storage, Layout, DType);
 
 /// Gather and scatter: take, put, masks, nonzero, where.
 /// The backend trait of this op family (see `ops::backend`).
@@ -89,7 +83,7 @@ pub(crate) trait GatherScatter {
         op: &'static str,
         x: View<'_>,
         m: View<'_>,
-        value: &mut dyn FnMut(usize) -> Result<Parts>,
+        value: &mut dyn FnMut(usize) -> Result<OwnedView>,
     ) -> Result<()>;
     /// Multi-indices of the non-zero elements of `a` (`ndim >= 1`), C order:
     /// one new int64 buffer per axis, and their common length.

@@ -1,6 +1,11 @@
-//! Shared types of the random number generators.
+//! Shared types of the random number generators: what to draw, the
+//! Philox4x32-10 generator and the transformations of its words (the CPU
+//! backend's draws and the front end's host draws; the CUDA kernels mirror
+//! them), and the backend trait.
 
 use crate::dtype::DType;
+use crate::error::Result;
+use crate::storage::Storage;
 
 /// What to draw; the parameters are already validated.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,9 +42,23 @@ impl Draw {
     }
 }
 
-/// Random draws into buffers (cuRAND and generated kernels on CUDA).
+/// Random draws into buffers (generated Philox kernels on CUDA).
 /// The backend trait of this op family (see `ops::backend`).
-pub(crate) trait Random {}
+pub(crate) trait Random {
+    /// A new buffer of `len` values of `draw` in `dtype`, from Philox block
+    /// `offset` of the stream keyed by `key` on (the same values on every
+    /// backend). A new buffer, filled as it is made: the CPU builds its
+    /// vector in place rather than zeroing one and writing it again.
+    fn draw(
+        &self,
+        op: &'static str,
+        draw: Draw,
+        dtype: DType,
+        len: usize,
+        key: [u32; 2],
+        offset: u64,
+    ) -> Result<Storage>;
+}
 
 // ---------------------------------------------------------------------------
 // Philox4x32-10
@@ -71,7 +90,7 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 
 /// The four words of block `block`, attempt `attempt` (0 for first draws).
 #[inline]
-fn block_words(key: [u32; 2], block: u64, attempt: u32) -> [u32; 4] {
+pub(crate) fn block_words(key: [u32; 2], block: u64, attempt: u32) -> [u32; 4] {
     philox4x32_10([block as u32, (block >> 32) as u32, attempt, 0], key)
 }
 
@@ -79,38 +98,38 @@ fn block_words(key: [u32; 2], block: u64, attempt: u32) -> [u32; 4] {
 // Distributions (shared with the CUDA kernels)
 // ---------------------------------------------------------------------------
 
-const TWO_M24: f32 = 1.0 / 16_777_216.0;
-const TWO_M53: f64 = 1.0 / 9_007_199_254_740_992.0;
+pub(crate) const TWO_M24: f32 = 1.0 / 16_777_216.0;
+pub(crate) const TWO_M53: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 #[inline]
-fn wide(hi: u32, lo: u32) -> u64 {
+pub(crate) fn wide(hi: u32, lo: u32) -> u64 {
     ((hi as u64) << 32) | lo as u64
 }
 
 /// Uniform in [0, 1) from the top 24 bits of a word.
 #[inline]
-fn unit_f32(w: u32) -> f32 {
+pub(crate) fn unit_f32(w: u32) -> f32 {
     (w >> 8) as f32 * TWO_M24
 }
 /// Uniform in (0, 1] from the top 24 bits of a word.
 #[inline]
-fn open_f32(w: u32) -> f32 {
+pub(crate) fn open_f32(w: u32) -> f32 {
     ((w >> 8) + 1) as f32 * TWO_M24
 }
 /// Uniform in [0, 1) from the top 53 bits of two words.
 #[inline]
-fn unit_f64(x: u64) -> f64 {
+pub(crate) fn unit_f64(x: u64) -> f64 {
     (x >> 11) as f64 * TWO_M53
 }
 /// Uniform in (0, 1] from the top 53 bits of two words.
 #[inline]
-fn open_f64(x: u64) -> f64 {
+pub(crate) fn open_f64(x: u64) -> f64 {
     ((x >> 11) + 1) as f64 * TWO_M53
 }
 
 /// Lemire's bounded integer in `0..range` for 32-bit ranges, redrawing
 /// rejected values from attempts 1, 2, ... of the same block and lane.
-fn bounded32(key: [u32; 2], block: u64, lane: usize, first: u32, range: u64) -> u64 {
+pub(crate) fn bounded32(key: [u32; 2], block: u64, lane: usize, first: u32, range: u64) -> u64 {
     let r = range as u32;
     let threshold = r.wrapping_neg() % r;
     let mut x = first;
@@ -127,7 +146,7 @@ fn bounded32(key: [u32; 2], block: u64, lane: usize, first: u32, range: u64) -> 
 
 /// Lemire's bounded integer in `0..range` for 64-bit ranges (lanes 0 and 1
 /// are words (0, 1) and (2, 3)).
-fn bounded64(key: [u32; 2], block: u64, lane: usize, first: u64, range: u64) -> u64 {
+pub(crate) fn bounded64(key: [u32; 2], block: u64, lane: usize, first: u64, range: u64) -> u64 {
     let threshold = range.wrapping_neg() % range;
     let mut x = first;
     let mut attempt = 0u32;
@@ -143,7 +162,7 @@ fn bounded64(key: [u32; 2], block: u64, lane: usize, first: u64, range: u64) -> 
 }
 
 /// Two standard normals from two words (single precision).
-fn box_muller_f32(w1: u32, w2: u32) -> (f32, f32) {
+pub(crate) fn box_muller_f32(w1: u32, w2: u32) -> (f32, f32) {
     let u1 = open_f32(w1) as f64;
     let u2 = unit_f32(w2) as f64;
     let r = (-2.0 * u1.ln()).sqrt();
@@ -152,7 +171,7 @@ fn box_muller_f32(w1: u32, w2: u32) -> (f32, f32) {
 }
 
 /// Two standard normals from two 64-bit values (double precision).
-fn box_muller_f64(x1: u64, x2: u64) -> (f64, f64) {
+pub(crate) fn box_muller_f64(x1: u64, x2: u64) -> (f64, f64) {
     let u1 = open_f64(x1);
     let u2 = unit_f64(x2);
     let r = (-2.0 * u1.ln()).sqrt();
