@@ -801,15 +801,21 @@ impl GatherScatter for CudaBackend {
             WhereInput::View(v) => Some(bridge(*v)),
             WhereInput::Scalar(_) => None,
         });
-        let input = |i: &WhereInput<'_>, a: &'_ Option<crate::array::Array>| match (i, a) {
-            (WhereInput::Scalar(s), _) => MapInput::Scalar(*s, dtype),
-            (WhereInput::View(_), a) => MapInput::Array(a.as_ref().expect("made above")),
-        };
+        fn input<'a>(
+            i: &WhereInput<'_>,
+            a: &'a Option<crate::array::Array>,
+            dtype: DType,
+        ) -> MapInput<'a> {
+            match (i, a) {
+                (WhereInput::Scalar(s), _) => MapInput::Scalar(*s, dtype),
+                (WhereInput::View(_), a) => MapInput::Array(a.as_ref().expect("made above")),
+            }
+        }
         let cond = bridge(cond);
         let inputs = [
             MapInput::Array(&cond),
-            input(&x, &arrays[0]),
-            input(&y, &arrays[1]),
+            input(&x, &arrays[0], dtype),
+            input(&y, &arrays[1], dtype),
         ];
         run_map_inputs(&where_kernel(dtype), &inputs, &bridge(out))
     }
