@@ -790,7 +790,11 @@ fn take_impl(
     shape.extend_from_slice(idx.shape());
     shape.extend_from_slice(&src.shape()[ax + 1..]);
     let n = checked_size(op, &shape)?;
-    let out = Array::from_parts(b.empty(op, src.dtype(), n)?, Layout::contiguous(&shape), src.dtype());
+    let out = Array::from_parts(
+        b.empty(op, src.dtype(), n)?,
+        Layout::contiguous(&shape),
+        src.dtype(),
+    );
     b.take(op, src.view(), ax, idx.view(), mode, out.view())?;
     Ok(out)
 }

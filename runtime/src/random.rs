@@ -56,8 +56,8 @@ use crate::array::Array;
 use crate::creation::IntoShape;
 use crate::device::current_device;
 use crate::dtype::DType;
-use crate::layout::Layout;
 use crate::error::{fmt_shape, Error, Result};
+use crate::layout::Layout;
 pub use crate::ops::random::philox4x32_10;
 pub(crate) use crate::ops::random::{block_words, bounded64, wide};
 pub(crate) use crate::ops::Draw;
@@ -573,7 +573,8 @@ mod tests {
         let mut g = Generator::new(7);
         assert_eq!(g.seed(), 7);
         let on_cpu = |dtype| {
-            crate::device::with_device(crate::Device::Cpu, || g.clone().random_as([10], dtype)).unwrap()
+            crate::device::with_device(crate::Device::Cpu, || g.clone().random_as([10], dtype))
+                .unwrap()
         };
         let a = on_cpu(DType::Float32).to_vec::<f32>().unwrap();
         // Value j is word j % 4 of block j / 4.

@@ -2,8 +2,8 @@
 //! order (NaNs last; complex numbers by real part, then imaginary part).
 
 use crate::array::Array;
-use crate::error::Result;
 use crate::dtype::DType;
+use crate::error::Result;
 use crate::layout::{normalize_axis, Layout};
 
 impl Array {
@@ -37,7 +37,11 @@ fn sort_op(op: &'static str, x: &Array, axis: isize, arg: bool) -> Result<Array>
     let axis = normalize_axis(op, axis, x.ndim())?;
     let dtype = if arg { DType::Int64 } else { x.dtype() };
     let storage = b.sort(op, x.view(), axis, arg)?;
-    Ok(Array::from_parts(storage, Layout::contiguous(x.shape()), dtype))
+    Ok(Array::from_parts(
+        storage,
+        Layout::contiguous(x.shape()),
+        dtype,
+    ))
 }
 
 #[cfg(test)]

@@ -87,7 +87,10 @@ impl View<'_> {
         match self.storage {
             Storage::Cpu(s) => {
                 let guard = s.read();
-                f(T::slice(&guard).expect("dtype of the buffer matches the view's dtype"), self.layout)
+                f(
+                    T::slice(&guard).expect("dtype of the buffer matches the view's dtype"),
+                    self.layout,
+                )
             }
             Storage::Cuda(_) => unreachable!("the CPU backend was given a device buffer"),
         }

@@ -53,7 +53,8 @@ impl GatherScatter for CpuBackend {
         let mut shape = vec![count];
         shape.extend_from_slice(&x.shape()[m.ndim()..]);
         crate::layout::checked_size(op, &shape)?;
-        let data = crate::with_dtype!(x.dtype(), T => T::into_data(mask_cpu::<T>(x, &mvals, m.ndim())));
+        let data =
+            crate::with_dtype!(x.dtype(), T => T::into_data(mask_cpu::<T>(x, &mvals, m.ndim())));
         Ok((Storage::Cpu(CpuStorage::new(data)), count))
     }
 
@@ -314,4 +315,3 @@ fn put_cpu<T: Element>(a: View<'_>, idx: &[usize], values: &[T]) {
         }
     });
 }
-

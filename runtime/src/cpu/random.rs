@@ -21,7 +21,8 @@ impl Random for CpuBackend {
         offset: u64,
     ) -> Result<Storage> {
         crate::layout::check_host_room(op, len, dtype.itemsize())?;
-        let data = crate::with_dtype!(dtype, T => T::into_data(fill_cpu::<T>(draw, len, key, offset)));
+        let data =
+            crate::with_dtype!(dtype, T => T::into_data(fill_cpu::<T>(draw, len, key, offset)));
         Ok(Storage::Cpu(CpuStorage::new(data)))
     }
 }

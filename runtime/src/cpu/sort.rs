@@ -79,4 +79,3 @@ fn sort_cpu<T: Num, const ARG: bool>(x: View<'_>, axis: usize) -> crate::storage
         T::into_data(vals)
     }
 }
-

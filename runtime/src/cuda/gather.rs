@@ -7,15 +7,16 @@
 //! (`atomicMin`); the word is read back once and the error names the same
 //! index the CPU backend names (the first in C order).
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS};
+use super::elementwise::{
+    cast_expr, ctype, run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS,
+};
 use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, read_one, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::sort::contiguous;
 use super::stream::current_stream;
+use super::template::render;
 use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -26,6 +27,14 @@ use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
 
 const THREADS: usize = 256;
+
+/// Kernel templates (`cuda/template.rs`): the index check, take, the mask
+/// read and assignment, put, nonzero.
+const CHECK: &str = include_str!("gather_check.cu");
+const TAKE: &str = include_str!("gather_take.cu");
+const MASK: &str = include_str!("gather_mask.cu");
+const PUT: &str = include_str!("gather_put.cu");
+const NONZERO: &str = include_str!("gather_nonzero.cu");
 /// Up to this many indices, `put` finds repeated targets by comparing each
 /// index with the later ones; more sort their targets.
 const PUT_PAIRWISE_MAX: usize = 4096;
@@ -159,23 +168,12 @@ fn check_indices(
 }
 
 fn check_source(dt: DType) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} idx_t;", ctype(dt));
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_check_indices(const idx_t* __restrict__ idx, long long k_n, long long n, unsigned long long* first_bad) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    let kernel = render(
+        CHECK,
+        &[("IDX_T", ctype(dt)), ("INDEX", &index_expr(dt, "idx[k]"))],
+        &[],
     );
-    let _ = writeln!(s, "  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < k_n; k += stride) {{");
-    let _ = writeln!(s, "    const long long v = {};", index_expr(dt, "idx[k]"));
-    let _ = writeln!(s, "    const long long j = v < 0 ? v + n : v;");
-    let _ = writeln!(
-        s,
-        "    if (j < 0 || j >= n) atomicMin(first_bad, (unsigned long long)k);"
-    );
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -244,37 +242,20 @@ struct TakeSpec {
 }
 
 fn take_source(spec: &TakeSpec) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
-    let _ = writeln!(s, "typedef {} idx_t;", ctype(spec.idx_dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    s.push_str(resolve_fn(spec.mode));
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_take(const T* __restrict__ src, T* __restrict__ out, const idx_t* __restrict__ idx, Geo g, long long total, long long k_n, long long m, long long n, long long step) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    let kernel = render(
+        TAKE,
+        &[
+            ("T", ctype(spec.dt)),
+            ("IDX_T", ctype(spec.idx_dt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("RESOLVE", resolve_fn(spec.mode)),
+            ("INDEX", &index_expr(spec.idx_dt, "idx[k]")),
+            ("UNRAVEL_O", &unravel("o", "off", spec.outer)),
+            ("UNRAVEL_I", &unravel("i", "off", spec.inner)),
+        ],
+        &[if spec.inner.nd == 0 { "FLAT" } else { "INNER" }],
     );
-    let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
-    if spec.inner.nd == 0 {
-        let _ = writeln!(s, "    const long long t = q;");
-    } else {
-        let _ = writeln!(s, "    const long long t = q / m, i = q - t * m;");
-    }
-    let _ = writeln!(s, "    const long long o = t / k_n, k = t - o * k_n;");
-    let _ = writeln!(
-        s,
-        "    long long j = resolve({}, n);",
-        index_expr(spec.idx_dt, "idx[k]")
-    );
-    // Checked before the launch in raise mode; kept in range regardless.
-    let _ = writeln!(s, "    if (j < 0 || j >= n) j = 0;");
-    let _ = writeln!(s, "    long long off = j * step;");
-    s.push_str(&unravel("o", "off", spec.outer));
-    s.push_str(&unravel("i", "off", spec.inner));
-    let _ = writeln!(s, "    out[q] = src[off];");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -426,40 +407,24 @@ fn mask_assign(
 }
 
 fn mask_source(spec: &MaskSpec) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let head = |s: &mut String| {
-        let _ = writeln!(
-            s,
-            "  const long long stride = (long long)gridDim.x * blockDim.x;"
-        );
-        let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
-        let _ = writeln!(s, "    const long long j = q / m, i = q - j * m;");
-        let _ = writeln!(s, "    const long long cj = counts[j];");
-        let _ = writeln!(s, "    if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;");
-        let _ = writeln!(s, "    long long off = 0;");
-        s.push_str(&unravel("j", "off", spec.lead));
-        s.push_str(&unravel("i", "off", spec.trail));
+    let (v, store, flag) = match spec.value_dt {
+        None => ("", String::new(), "READ"),
+        Some(vdt) => (ctype(vdt), cast_expr(vdt, spec.dt, "v[voff]"), "ASSIGN"),
     };
-    match spec.value_dt {
-        None => {
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_mask(const T* __restrict__ x, T* __restrict__ out, const long long* __restrict__ counts, Geo g, long long total, long long m, long long unused) {{");
-            head(&mut s);
-            let _ = writeln!(s, "    out[(cj - 1) * m + i] = x[off];");
-        }
-        Some(vdt) => {
-            let _ = writeln!(s, "typedef {} V;", ctype(vdt));
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_mask_assign(T* x, const V* __restrict__ v, const long long* __restrict__ counts, Geo g, long long total, long long m, long long vst) {{");
-            head(&mut s);
-            let _ = writeln!(s, "    long long voff = (cj - 1) * vst;");
-            s.push_str(&unravel("i", "voff", spec.vtrail));
-            let _ = writeln!(s, "    x[off] = {};", cast_expr(vdt, spec.dt, "v[voff]"));
-        }
-    }
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    let kernel = render(
+        MASK,
+        &[
+            ("T", ctype(spec.dt)),
+            ("V", v),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("UNRAVEL_LEAD", &unravel("j", "off", spec.lead)),
+            ("UNRAVEL_TRAIL", &unravel("i", "off", spec.trail)),
+            ("UNRAVEL_V", &unravel("i", "voff", spec.vtrail)),
+            ("STORE", &store),
+        ],
+        &[flag],
+    );
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -570,61 +535,20 @@ fn put(
 }
 
 fn put_source(spec: &PutSpec) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
-    let _ = writeln!(s, "typedef {} idx_t;", ctype(spec.idx_dt));
-    let _ = writeln!(s, "typedef {} tgt_t;", ctype(spec.tgt_dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    s.push_str(resolve_fn(spec.mode));
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ long long target(const idx_t* idx, long long k, long long n) {{ long long j = resolve({}, n); return (j < 0 || j >= n) ? -1 : j; }}",
-        index_expr(spec.idx_dt, "idx[k]")
+    let kernel = render(
+        PUT,
+        &[
+            ("T", ctype(spec.dt)),
+            ("IDX_T", ctype(spec.idx_dt)),
+            ("TGT_T", ctype(spec.tgt_dt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("RESOLVE", resolve_fn(spec.mode)),
+            ("INDEX", &index_expr(spec.idx_dt, "idx[k]")),
+            ("UNRAVEL", &unravel("j", "off", spec.dims)),
+        ],
+        &[],
     );
-    let grid_loop = |s: &mut String, var: &str| {
-        let _ = writeln!(
-            s,
-            "  const long long stride = (long long)gridDim.x * blockDim.x;"
-        );
-        let _ = writeln!(s, "  for (long long {var} = (long long)blockIdx.x * blockDim.x + threadIdx.x; {var} < k_n; {var} += stride) {{");
-    };
-    let store = |s: &mut String| {
-        let _ = writeln!(s, "    long long off = 0;");
-        s.push_str(&unravel("j", "off", spec.dims));
-        let _ = writeln!(s, "    a[off] = vals[k % len];");
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "}}");
-    };
-    // Few indices: each writes unless a later index names the same target.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put(T* a, const T* __restrict__ vals, const idx_t* __restrict__ idx, Geo g, long long k_n, long long len, long long n) {{");
-    grid_loop(&mut s, "k");
-    let _ = writeln!(s, "    const long long j = target(idx, k, n);");
-    let _ = writeln!(s, "    if (j < 0) continue;");
-    let _ = writeln!(s, "    bool later = false;");
-    let _ = writeln!(
-        s,
-        "    for (long long k2 = k + 1; k2 < k_n && !later; ++k2) later = target(idx, k2, n) == j;"
-    );
-    let _ = writeln!(s, "    if (later) continue;");
-    store(&mut s);
-    // Many indices: resolved targets (in range after the checks), stably
-    // argsorted by the caller; the last of each run of equal targets writes.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_targets(const idx_t* __restrict__ idx, long long k_n, long long n, tgt_t* __restrict__ targets) {{");
-    grid_loop(&mut s, "k");
-    let _ = writeln!(s, "    const long long j = target(idx, k, n);");
-    let _ = writeln!(s, "    targets[k] = (tgt_t)(j < 0 ? 0 : j);");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_sorted(T* a, const T* __restrict__ vals, const long long* __restrict__ order, const tgt_t* __restrict__ targets, Geo g, long long k_n, long long len) {{");
-    grid_loop(&mut s, "q");
-    let _ = writeln!(s, "    const long long k = order[q];");
-    let _ = writeln!(s, "    const long long j = (long long)targets[k];");
-    let _ = writeln!(
-        s,
-        "    if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;"
-    );
-    store(&mut s);
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -641,7 +565,12 @@ fn nonzero(op: &'static str, s: &DeviceSession, a: View<'_>) -> Result<(Vec<Stor
         bridge(a)
     } else {
         let t = OwnedView::contiguous(
-            Storage::Cuda(super::transfer::alloc(op, s.info.ordinal, DType::Bool, a.size())?),
+            Storage::Cuda(super::transfer::alloc(
+                op,
+                s.info.ordinal,
+                DType::Bool,
+                a.size(),
+            )?),
             a.shape(),
             DType::Bool,
         );
@@ -682,29 +611,24 @@ fn nonzero(op: &'static str, s: &DeviceSession, a: View<'_>) -> Result<(Vec<Stor
 }
 
 fn nonzero_source(nd: usize, shape_at: usize, geo_len: usize) -> String {
-    let mut s = String::from(PRELUDE);
-    s.push_str(&Geo::decl(geo_len));
-    let _ = writeln!(s, "struct Outs {{ long long* p[{nd}]; }};");
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_nonzero(const long long* __restrict__ counts, Outs outs, Geo g, long long total) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    // Peels the axes from the last to the second; what is left is axis 0.
+    let peel: Vec<String> = (1..nd)
+        .rev()
+        .map(|ax| {
+            let sh = shape_at + ax;
+            format!("    {{ const long long q = r / g.v[{sh}]; outs.p[{ax}][cj - 1] = r - q * g.v[{sh}]; r = q; }}")
+        })
+        .collect();
+    let kernel = render(
+        NONZERO,
+        &[
+            ("GEO", &Geo::decl(geo_len)),
+            ("ND", &nd.to_string()),
+            ("PEEL", &peel.join("\n")),
+        ],
+        &[],
     );
-    let _ = writeln!(s, "  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < total; j += stride) {{");
-    let _ = writeln!(s, "    const long long cj = counts[j];");
-    let _ = writeln!(s, "    if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;");
-    let _ = writeln!(s, "    long long r = j;");
-    for ax in (1..nd).rev() {
-        let _ = writeln!(
-            s,
-            "    {{ const long long q = r / g.v[{sh}]; outs.p[{ax}][cj - 1] = r - q * g.v[{sh}]; r = q; }}",
-            sh = shape_at + ax
-        );
-    }
-    let _ = writeln!(s, "    outs.p[0][cj - 1] = r;");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // The GatherScatter family of the backend interface (`ops::backend`).
@@ -835,6 +759,7 @@ mod tests {
         assert_eq!(index_expr(DType::Bool, "x"), "((long long)((x) ? 1 : 0))");
         assert_eq!(index_expr(DType::Int8, "x"), "((long long)(x))");
         let src = check_source(DType::UInt64);
+        assert_eq!(super::super::template::unfilled(&src), None);
         assert!(src.contains("atomicMin(first_bad, (unsigned long long)k);"));
         dump_source("check_u64", &src);
     }
@@ -867,6 +792,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = take_source(&spec);
+            assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("out[q] = src[off];"));
             if inner == 0 {
                 assert!(src.contains("const long long t = q;"));
@@ -898,6 +824,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = mask_source(&spec);
+            assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;"));
             if vdt.is_none() {
                 assert!(src.contains("out[(cj - 1) * m + i] = x[off];"));
@@ -925,6 +852,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = put_source(&spec);
+            assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("later = target(idx, k2, n) == j;"));
             assert!(
                 src.contains("if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;")
@@ -937,6 +865,7 @@ mod tests {
     #[test]
     fn nonzero_and_where_sources() {
         let src = nonzero_source(3, 0, 3);
+        assert_eq!(super::super::template::unfilled(&src), None);
         assert!(src.contains("struct Outs { long long* p[3]; };"));
         assert!(src.contains("outs.p[2][cj - 1] = r - q * g.v[2];"));
         assert!(src.contains("outs.p[0][cj - 1] = r;"));

@@ -8,14 +8,13 @@
 //! (`__fadd_rn` / `__fmul_rn` keep the compiler from fusing into FMAs), so
 //! integers and uniform values are bit-identical to the CPU backend.
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
 use super::elementwise::ctype;
 use super::helpers::{grid_1d, kernel, key};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::session;
 use super::stream::current_stream;
+use super::template::render;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::random::{Draw, Random};
@@ -40,161 +39,35 @@ pub(crate) fn kind_of(d: Draw) -> KernelKind {
 }
 
 /// The Philox function and the kernel, without the prelude (so the unit
-/// tests can compile it as host C++).
+/// tests can compile it as host C++): `rand.cu` with the transformation of
+/// `kind` for 4 (32-bit words, `per == 4`) or 2 values a block, and the
+/// vector store when the output is `aligned` to a whole pack.
 pub(crate) fn body(kind: KernelKind, dtype: DType, per: usize, aligned: bool) -> String {
-    let t = ctype(dtype);
-    let mut s = String::new();
-    s.push_str(
-        r#"
-__device__ __forceinline__ void philox4x32_10(unsigned int c[4], unsigned int k0, unsigned int k1) {
-  #pragma unroll
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    unsigned long long p0 = (unsigned long long)0xD2511F53u * c[0];
-    unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c[2];
-    unsigned int hi0 = (unsigned int)(p0 >> 32), lo0 = (unsigned int)p0;
-    unsigned int hi1 = (unsigned int)(p1 >> 32), lo1 = (unsigned int)p1;
-    unsigned int n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
-    c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;
-  }
-}
-"#,
-    );
-    let pack = per * dtype.itemsize();
-    let _ = writeln!(
-        s,
-        "struct alignas({pack}) Pack {{ {t} v[{per}]; }};\n\
-         extern \"C\" __global__ void cuprite_rng({t}* __restrict__ out, long long n, \
-         unsigned int k0, unsigned int k1, unsigned long long offset, double a, double b, \
-         long long ilow, unsigned long long range) {{"
-    );
-    let _ = writeln!(s, "  const long long blocks = (n + {per} - 1) / {per};");
-    s.push_str(
-        "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < blocks;\n       i += (long long)gridDim.x * blockDim.x) {\n",
-    );
-    s.push_str("    const unsigned long long blk = offset + (unsigned long long)i;\n");
-    s.push_str("    unsigned int w[4] = {(unsigned int)blk, (unsigned int)(blk >> 32), 0u, 0u};\n");
-    s.push_str("    philox4x32_10(w, k0, k1);\n");
-    let _ = writeln!(s, "    {t} v[{per}];");
-    let f32 = per == 4;
-    match kind {
-        KernelKind::Uniform if f32 => s.push_str(
-            "    const float l = (float)a, sp = (float)b;\n\
-             #pragma unroll\n\
-             for (int q = 0; q < 4; ++q) {\n\
-               float u = (float)(w[q] >> 8) * 5.9604644775390625e-08f;\n\
-               v[q] = __fadd_rn(l, __fmul_rn(sp, u));\n\
-             }\n",
-        ),
-        KernelKind::Uniform => s.push_str(
-            "    #pragma unroll\n\
-             for (int q = 0; q < 2; ++q) {\n\
-               unsigned long long x = ((unsigned long long)w[2 * q] << 32) | w[2 * q + 1];\n\
-               double u = (double)(x >> 11) * 1.1102230246251565404e-16;\n\
-               v[q] = __dadd_rn(a, __dmul_rn(b, u));\n\
-             }\n",
-        ),
-        // sin/cos from the special-function units (absolute error about
-        // 4e-7 on [-pi, pi], hence the angle centred there and the signs
-        // flipped back): the precise sincospif made this kernel compute
-        // bound, 26% slower than CuPy's. The logarithm stays precise: the fast
-        // one loses relative accuracy near 1, where the values near 0 come from.
-        KernelKind::Normal if f32 => s.push_str(
-            "    const float l = (float)a, sc = (float)b;\n\
-             #pragma unroll\n\
-             for (int q = 0; q < 2; ++q) {\n\
-               float u1 = (float)((w[2 * q] >> 8) + 1u) * 5.9604644775390625e-08f;\n\
-               float u2 = (float)(w[2 * q + 1] >> 8) * 5.9604644775390625e-08f;\n\
-               float r = sqrtf(-2.0f * logf(u1));\n\
-               float sn, cs;\n\
-               __sincosf(6.2831853071795865f * (u2 - 0.5f), &sn, &cs);\n\
-               v[2 * q] = __fadd_rn(l, __fmul_rn(sc, __fmul_rn(r, -cs)));\n\
-               v[2 * q + 1] = __fadd_rn(l, __fmul_rn(sc, __fmul_rn(r, -sn)));\n\
-             }\n",
-        ),
-        KernelKind::Normal => s.push_str(
-            "    {\n\
-               unsigned long long x1 = ((unsigned long long)w[0] << 32) | w[1];\n\
-               unsigned long long x2 = ((unsigned long long)w[2] << 32) | w[3];\n\
-               double u1 = (double)((x1 >> 11) + 1ull) * 1.1102230246251565404e-16;\n\
-               double u2 = (double)(x2 >> 11) * 1.1102230246251565404e-16;\n\
-               double r = sqrt(-2.0 * log(u1));\n\
-               double sn, cs;\n\
-               sincospi(2.0 * u2, &sn, &cs);\n\
-               v[0] = __dadd_rn(a, __dmul_rn(b, __dmul_rn(r, cs)));\n\
-               v[1] = __dadd_rn(a, __dmul_rn(b, __dmul_rn(r, sn)));\n\
-             }\n",
-        ),
-        KernelKind::Exponential if f32 => s.push_str(
-            "    const float sc = (float)a;\n\
-             #pragma unroll\n\
-             for (int q = 0; q < 4; ++q) {\n\
-               float u = (float)((w[q] >> 8) + 1u) * 5.9604644775390625e-08f;\n\
-               v[q] = __fmul_rn(sc, -logf(u));\n\
-             }\n",
-        ),
-        KernelKind::Exponential => s.push_str(
-            "    #pragma unroll\n\
-             for (int q = 0; q < 2; ++q) {\n\
-               unsigned long long x = ((unsigned long long)w[2 * q] << 32) | w[2 * q + 1];\n\
-               double u = (double)((x >> 11) + 1ull) * 1.1102230246251565404e-16;\n\
-               v[q] = __dmul_rn(a, -log(u));\n\
-             }\n",
-        ),
-        KernelKind::Integers if f32 => {
-            // Lemire with 32-bit words; a rejected word is redrawn from
-            // counter word 2 = attempt, same block and lane.
-            let _ = write!(
-                s,
-                "    const unsigned int r = (unsigned int)range;\n\
-                 const unsigned int t = (0u - r) % r;\n\
-                 for (int q = 0; q < 4; ++q) {{\n\
-                   unsigned int x = w[q];\n\
-                   unsigned long long m = (unsigned long long)x * r;\n\
-                   unsigned int att = 0u;\n\
-                   while ((unsigned int)m < t) {{\n\
-                     ++att;\n\
-                     unsigned int c2[4] = {{(unsigned int)blk, (unsigned int)(blk >> 32), att, 0u}};\n\
-                     philox4x32_10(c2, k0, k1);\n\
-                     x = c2[q];\n\
-                     m = (unsigned long long)x * r;\n\
-                   }}\n\
-                   v[q] = ({t})((unsigned long long)ilow + (m >> 32));\n\
-                 }}\n"
-            );
-        }
-        KernelKind::Integers => {
-            let _ = write!(
-                s,
-                "    const unsigned long long t = (0ull - range) % range;\n\
-                 for (int q = 0; q < 2; ++q) {{\n\
-                   unsigned long long x = ((unsigned long long)w[2 * q] << 32) | w[2 * q + 1];\n\
-                   unsigned int att = 0u;\n\
-                   while (x * range < t) {{\n\
-                     ++att;\n\
-                     unsigned int c2[4] = {{(unsigned int)blk, (unsigned int)(blk >> 32), att, 0u}};\n\
-                     philox4x32_10(c2, k0, k1);\n\
-                     x = ((unsigned long long)c2[2 * q] << 32) | c2[2 * q + 1];\n\
-                   }}\n\
-                   v[q] = ({t})((unsigned long long)ilow + __umul64hi(x, range));\n\
-                 }}\n"
-            );
-        }
-    }
-    let _ = writeln!(s, "    const long long j = i * {per};");
+    let width = if per == 4 { "F32" } else { "F64" };
+    let kind = match kind {
+        KernelKind::Uniform => "UNIFORM",
+        KernelKind::Normal => "NORMAL",
+        KernelKind::Exponential => "EXPONENTIAL",
+        KernelKind::Integers => "INTEGERS",
+    };
+    let transform = format!("{kind}_{width}");
+    let mut on = vec![transform.as_str()];
     if aligned {
-        let _ = writeln!(
-            s,
-            "    if (j + {per} <= n) {{\n      Pack p;\n      #pragma unroll\n      for (int q = 0; q < {per}; ++q) p.v[q] = v[q];\n      *reinterpret_cast<Pack*>(out + j) = p;\n      continue;\n    }}"
-        );
+        on.push("ALIGNED");
     }
-    let _ = writeln!(
-        s,
-        "    for (int q = 0; q < {per}; ++q) if (j + q < n) out[j + q] = v[q];"
-    );
-    s.push_str("  }\n}\n");
-    s
+    render(
+        RAND,
+        &[
+            ("T", ctype(dtype)),
+            ("PER", &per.to_string()),
+            ("PACK", &(per * dtype.itemsize()).to_string()),
+        ],
+        &on,
+    )
 }
+
+/// The kernel template (`cuda/template.rs`).
+const RAND: &str = include_str!("rand.cu");
 
 // The Random family of the backend interface (`ops::backend`).
 impl Random for super::CudaBackend {
@@ -276,6 +149,7 @@ mod tests {
                 let src = body(kind, dt, per, true);
                 crate::cuda::helpers::dump_source(&format!("rng_{kind:?}_{dt}"), &src);
                 assert_eq!(src.matches("__global__").count(), 1);
+                assert_eq!(super::super::template::unfilled(&src), None);
             }
         }
     }

@@ -24,14 +24,13 @@
 //! significant first: the imaginary parts, the real parts in that order,
 //! then the NaN class in that order (see [`sort_complex`]).
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
 use super::elementwise::{ctype, MAX_DIMS};
 use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
+use super::template::render;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -65,6 +64,10 @@ const LOOK_BACK_WORDS: usize = 4;
 /// `source`; lines marked `@CARRY@` are kept only when positions are
 /// carried.
 const ONESWEEP: &str = include_str!("sort_onesweep.cu");
+/// The kernels of a sort around the pass: pack, every histogram, unpack.
+const SORT: &str = include_str!("sort.cu");
+/// The row gather of the complex sort.
+const TAKE_ROWS: &str = include_str!("sort_take_rows.cu");
 /// Shared memory for the tile staged by a pass (keys, carried values
 /// and digits), kept with the kernel's other arrays under the 48 KB that
 /// needs no opt-in.
@@ -339,9 +342,8 @@ fn sort_complex(
     let lanes = total / n;
     let rows = [lanes, n];
     let off = xt.layout.offset();
-    let part_layouts = [0, 1].map(|im| {
-        Layout::from_parts(rows.to_vec(), vec![2 * n as isize, 2], 2 * off + im)
-    });
+    let part_layouts =
+        [0, 1].map(|im| Layout::from_parts(rows.to_vec(), vec![2 * n as isize, 2], 2 * off + im));
     let part = |im: usize| View::new(&xt.storage, &part_layouts[im], dt.real_dtype());
     let argsort = |keys: View<'_>| -> Result<OwnedView> {
         let o = sort(name, ord, keys, 1, true)?;
@@ -454,21 +456,16 @@ fn take_rows_source(dt: DType, what: Take) -> String {
             "(uint8_t)((v.re != v.re ? 2 : 0) | (v.im != v.im ? 1 : 0))",
         ),
     };
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} src_t;", ctype(dt));
-    let _ = writeln!(s, "typedef {} out_t;", ctype(out_dt));
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_take_rows(const src_t* __restrict__ src, const long long* __restrict__ idx, out_t* __restrict__ out, long long total, long long n) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    let kernel = render(
+        TAKE_ROWS,
+        &[
+            ("SRC_T", ctype(dt)),
+            ("OUT_T", ctype(out_dt)),
+            ("VALUE", value),
+        ],
+        &[],
     );
-    let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
-    let _ = writeln!(s, "    const long long row = q / n;");
-    let _ = writeln!(s, "    const src_t v = src[row * n + idx[q]];");
-    let _ = writeln!(s, "    out[q] = {value};");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 fn grid(s: &DeviceSession, n: usize) -> LaunchConfig {
@@ -560,92 +557,8 @@ fn source(spec: &Spec) -> String {
     let t = THREADS;
     let rounds = rounds(spec);
     let tile = t * rounds;
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} key_t;", ctype(key_dtype(spec.dt)));
-    let _ = writeln!(s, "typedef {} val_t;", ctype(spec.vdt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ key_t xform(key_t u) {{ {} }}",
-        xform_body(spec.dt)
-    );
-    // The digit of pass (shift, lane_pass) of an element with key bits `k`
-    // and carried position `v`.
-    let _ = writeln!(s, "__device__ __forceinline__ unsigned digit(key_t k, val_t v, long long n, int shift, int lane_pass) {{");
-    let _ = writeln!(s, "  if (lane_pass) return (unsigned)((((unsigned long long)v) / (unsigned long long)n >> shift) & 0xffull);");
-    let _ = writeln!(s, "  return (unsigned)((xform(k) >> shift) & 0xffu);");
-    let _ = writeln!(s, "}}");
-
-    // Pack: lane-major keys (lane = o * m + i) and their positions.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_pack(const key_t* __restrict__ x, key_t* __restrict__ keys, val_t* __restrict__ vals, Geo g, long long total, long long n, long long m, long long step) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
-    );
-    let _ = writeln!(s, "  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < total; p += stride) {{");
-    let _ = writeln!(s, "    const long long lane = p / n, k = p - lane * n;");
-    let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
-    let _ = writeln!(s, "    long long off = k * step;");
-    s.push_str(&unravel("o", "off", spec.outer));
-    s.push_str(&unravel("i", "off", spec.inner));
-    let _ = writeln!(s, "    keys[p] = x[off];");
-    if spec.carry {
-        let _ = writeln!(s, "    vals[p] = (val_t)p;");
-    }
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-
-    // Every digit histogram of the sort in one read of the keys: the key
-    // digits from the keys, the lane digits from the positions (a pass's
-    // histogram does not depend on the order the pass finds the elements
-    // in). Block counts are added to `hist[pass][digit]`, zeroed before.
     let kp = key_dtype(spec.dt).itemsize();
-    let max_passes = kp + if spec.carry { 8 } else { 0 };
-    let ht = HIST_THREADS;
-    let hu = HIST_UNROLL;
-    let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__({ht}) cuprite_sort_hist_all(const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, long long total, long long n, int lane_passes) {{");
-    let _ = writeln!(s, "  __shared__ unsigned cnt[{max_passes}][256];");
-    let _ = writeln!(s, "  const int passes = {kp} + lane_passes;");
-    let _ = writeln!(
-        s,
-        "  for (int i = threadIdx.x; i < passes * 256; i += {ht}) cnt[i >> 8][i & 255] = 0u;"
-    );
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * {};",
-        ht * hu
-    );
-    let _ = writeln!(s, "  for (long long base = (long long)blockIdx.x * {} + threadIdx.x; base < total; base += stride) {{", ht * hu);
-    let _ = writeln!(s, "    key_t k[{hu}];");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int u = 0; u < {hu}; ++u) {{ const long long p = base + u * {ht}; k[u] = p < total ? keys[p] : (key_t)0; }}");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int u = 0; u < {hu}; ++u) {{");
-    let _ = writeln!(s, "      const long long p = base + u * {ht};");
-    let _ = writeln!(s, "      if (p >= total) break;");
-    let _ = writeln!(s, "      const key_t x = xform(k[u]);");
-    let _ = writeln!(s, "      #pragma unroll");
-    let _ = writeln!(
-        s,
-        "      for (int b = 0; b < {kp}; ++b) atomicAdd(&cnt[b][(unsigned)(x >> (8 * b)) & 0xffu], 1u);"
-    );
-    if spec.carry {
-        let _ = writeln!(s, "      const unsigned long long lane_no = (unsigned long long)p / (unsigned long long)n;");
-        let _ = writeln!(s, "      for (int b = 0; b < lane_passes; ++b) atomicAdd(&cnt[{kp} + b][(unsigned)(lane_no >> (8 * b)) & 0xffu], 1u);");
-    }
-    let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(
-        s,
-        "  for (int i = threadIdx.x; i < passes * 256; i += {ht}) {{"
-    );
-    let _ = writeln!(s, "    const unsigned c = cnt[i >> 8][i & 255];");
-    let _ = writeln!(s, "    if (c) atomicAdd(&hist[i], (unsigned long long)c);");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-
+    let (ht, hu) = (HIST_THREADS, HIST_UNROLL);
     // One pass: each block takes the next tile (a counter hands them out in
     // launch order, so every earlier tile is running or done), ranks it,
     // learns where each digit's run of it starts from the tiles before it
@@ -672,60 +585,54 @@ fn source(spec: &Spec) -> String {
         0 => String::new(),
         m => format!("__launch_bounds__({t}, {m}) "),
     };
-    let body = ONESWEEP
-        .replace("@BOUNDS@", &bounds)
-        .replace("@WARPS@", &w.to_string())
-        .replace(
-            "@STAGE@",
-            &(tile * (kb + vb + 1)).max(w * 256 * 4).to_string(),
-        )
-        .replace("@SVAL_AT@", &(tile * kb).to_string())
-        .replace("@SDIG_AT@", &(tile * (kb + vb)).to_string())
-        .replace("@TILE@", &tile.to_string())
-        .replace("@RUN@", &(rounds * 32).to_string())
-        .replace("@ROUNDS@", &rounds.to_string())
-        .replace("@THREADS@", &t.to_string())
-        .replace("@LOOK@", &LOOK_BACK_WORDS.to_string())
-        .replace("@VR@", if spec.carry { "vr[r]" } else { "(val_t)0" })
-        .replace("@PREFIX@", STATUS_PREFIX)
-        .replace("@COUNT@", STATUS_COUNT)
-        .replace("@EPOCH_MASK@", STATUS_EPOCH_MASK)
-        .replace("@VALUE_MASK@", STATUS_VALUE_MASK);
-    for line in body.lines() {
-        match line.strip_prefix("@CARRY@") {
-            Some(kept) if spec.carry => s.push_str(kept),
-            Some(_) => continue,
-            None => s.push_str(line),
-        }
-        s.push('\n');
-    }
-
-    // Unpack: element p of the sorted lane-major order goes to its place
-    // in the C-ordered output.
-    for (fname, value, out_t) in [
-        ("cuprite_sort_unpack", "keys[p]", "key_t"),
-        (
-            "cuprite_sort_unpack_arg",
-            "(long long)((unsigned long long)vals[p] % (unsigned long long)n)",
-            "long long",
-        ),
-    ] {
-        if fname.ends_with("arg") && !spec.carry {
-            continue;
-        }
-        let _ = writeln!(s, "extern \"C\" __global__ void {fname}(const key_t* __restrict__ keys, const val_t* __restrict__ vals, {out_t}* __restrict__ out, long long total, long long n, long long m) {{");
-        let _ = writeln!(
-            s,
-            "  const long long stride = (long long)gridDim.x * blockDim.x;"
-        );
-        let _ = writeln!(s, "  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < total; p += stride) {{");
-        let _ = writeln!(s, "    const long long lane = p / n, k = p - lane * n;");
-        let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
-        let _ = writeln!(s, "    out[(o * n + k) * m + i] = {value};");
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "}}");
-    }
-    s
+    let carry: &[&str] = if spec.carry { &["CARRY"] } else { &[] };
+    let onesweep = render(
+        ONESWEEP,
+        &[
+            ("BOUNDS", &bounds),
+            ("WARPS", &w.to_string()),
+            (
+                "STAGE",
+                &(tile * (kb + vb + 1)).max(w * 256 * 4).to_string(),
+            ),
+            ("SVAL_AT", &(tile * kb).to_string()),
+            ("SDIG_AT", &(tile * (kb + vb)).to_string()),
+            ("TILE", &tile.to_string()),
+            ("RUN", &(rounds * 32).to_string()),
+            ("ROUNDS", &rounds.to_string()),
+            ("THREADS", &t.to_string()),
+            ("LOOK", &LOOK_BACK_WORDS.to_string()),
+            ("VR", if spec.carry { "vr[r]" } else { "(val_t)0" }),
+            ("PREFIX", STATUS_PREFIX),
+            ("COUNT", STATUS_COUNT),
+            ("EPOCH_MASK", STATUS_EPOCH_MASK),
+            ("VALUE_MASK", STATUS_VALUE_MASK),
+        ],
+        carry,
+    );
+    let kernels = render(
+        SORT,
+        &[
+            ("KEY_T", ctype(key_dtype(spec.dt))),
+            ("VAL_T", ctype(spec.vdt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("XFORM", &xform_body(spec.dt)),
+            ("UNRAVEL_O", &unravel("o", "off", spec.outer)),
+            ("UNRAVEL_I", &unravel("i", "off", spec.inner)),
+            ("HT", &ht.to_string()),
+            ("HU", &hu.to_string()),
+            ("HT_HU", &(ht * hu).to_string()),
+            ("KP", &kp.to_string()),
+            // Lane passes are counted only where positions are carried.
+            (
+                "MAX_PASSES",
+                &(kp + if spec.carry { 8 } else { 0 }).to_string(),
+            ),
+            ("ONESWEEP", &onesweep),
+        ],
+        carry,
+    );
+    format!("{PRELUDE}{kernels}")
 }
 
 #[cfg(test)]
@@ -825,6 +732,7 @@ mod tests {
             let same = take_rows_source(dt, Take::Same);
             assert!(same.contains("const src_t v = src[row * n + idx[q]];"));
             for (what, src) in [("re", re), ("class", class), ("same", same)] {
+                assert_eq!(super::super::template::unfilled(&src), None);
                 super::super::helpers::dump_source(
                     &format!("sort_take_{}_{what}", dt.name()),
                     &src,

@@ -178,4 +178,3 @@ pub(crate) fn box_muller_f64(x1: u64, x2: u64) -> (f64, f64) {
     let (s, c) = (2.0 * std::f64::consts::PI * u2).sin_cos();
     (r * c, r * s)
 }
-
