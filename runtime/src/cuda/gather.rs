@@ -463,12 +463,12 @@ fn put(
     if k == 0 || n == 0 {
         return Ok(());
     }
-    let idx = if idx.shares_memory(&a) {
-        super::sort::copy(op, b, idx)?
+    let copied = if idx.shares_memory(&a) {
+        Some(super::sort::copy(op, b, idx)?)
     } else {
         contiguous(op, b, idx)?
     };
-    let idx = idx.view();
+    let idx = copied.as_ref().map_or(idx, OwnedView::view);
     let (sh, st) = merged(a.shape(), a.strides());
     too_many_dims(op, sh.len())?;
     let mut geo = Geo::new();
@@ -641,8 +641,9 @@ impl GatherScatter for CudaBackend {
         n: usize,
         mode: IndexMode,
     ) -> Result<()> {
-        let idx = contiguous(op, self, idx)?;
-        check_indices(op, self.ordinal, idx.view(), axis, n, mode)
+        let copied = contiguous(op, self, idx)?;
+        let idx = copied.as_ref().map_or(idx, OwnedView::view);
+        check_indices(op, self.ordinal, idx, axis, n, mode)
     }
 
     fn take(
@@ -654,8 +655,9 @@ impl GatherScatter for CudaBackend {
         mode: IndexMode,
         out: View<'_>,
     ) -> Result<()> {
-        let idx = contiguous(op, self, idx)?;
-        take(op, session(self.ordinal)?, src, axis, idx.view(), mode, out)
+        let copied = contiguous(op, self, idx)?;
+        let idx = copied.as_ref().map_or(idx, OwnedView::view);
+        take(op, session(self.ordinal)?, src, axis, idx, mode, out)
     }
 
     fn put(

@@ -337,14 +337,17 @@ fn sort_complex(
     let mut perm: Vec<usize> = (0..nd).filter(|&i| i != axis).collect();
     perm.push(axis);
     let moved = x.layout.permuted(&perm);
-    let xt = contiguous(name, b, View::new(x.storage, &moved, dt))?;
+    let xt_copy = contiguous(name, b, View::new(x.storage, &moved, dt))?;
+    let (xs, off) = match &xt_copy {
+        Some(c) => (&c.storage, c.layout.offset()),
+        None => (x.storage, moved.offset()),
+    };
     let n = x.shape()[axis];
     let lanes = total / n;
     let rows = [lanes, n];
-    let off = xt.layout.offset();
     let part_layouts =
         [0, 1].map(|im| Layout::from_parts(rows.to_vec(), vec![2 * n as isize, 2], 2 * off + im));
-    let part = |im: usize| View::new(&xt.storage, &part_layouts[im], dt.real_dtype());
+    let part = |im: usize| View::new(xs, &part_layouts[im], dt.real_dtype());
     let argsort = |keys: View<'_>| -> Result<OwnedView> {
         let o = sort(name, ord, keys, 1, true)?;
         Ok(OwnedView::contiguous(Storage::Cuda(o), &rows, DType::Int64))
@@ -353,7 +356,7 @@ fn sort_complex(
         take_rows(name, s, src, idx.view(), what, n)
     };
     let xt2_layout = Layout::from_parts(rows.to_vec(), vec![n as isize, 1], off);
-    let xt2 = View::new(&xt.storage, &xt2_layout, dt);
+    let xt2 = View::new(xs, &xt2_layout, dt);
     let perm_ = argsort(part(1))?;
     let by_re = argsort(take(xt2, &perm_, Take::Real)?.view())?;
     let perm_ = take(perm_.view(), &by_re, Take::Same)?;
@@ -371,23 +374,20 @@ fn sort_complex(
         inverse[p] = i;
     }
     let back = Layout::contiguous(&moved_shape).permuted(&inverse);
-    Ok(contiguous(name, b, View::new(&out.storage, &back, out.dtype))?.storage)
+    let copied = contiguous(name, b, View::new(&out.storage, &back, out.dtype))?;
+    Ok(copied.map_or(out.storage, |c| c.storage))
 }
 
-/// `v` itself when it is C-contiguous, else a C-contiguous copy of it.
+/// A C-contiguous copy of `v`, or `None` when `v` already is C-contiguous.
 pub(crate) fn contiguous(
     name: &'static str,
     b: &super::CudaBackend,
     v: View<'_>,
-) -> Result<OwnedView> {
+) -> Result<Option<OwnedView>> {
     if v.is_c_contiguous() {
-        return Ok(OwnedView {
-            storage: v.storage.clone(),
-            layout: v.layout.clone(),
-            dtype: v.dtype(),
-        });
+        return Ok(None);
     }
-    copy(name, b, v)
+    copy(name, b, v).map(Some)
 }
 
 /// A new C-contiguous copy of `v`.
