@@ -47,10 +47,12 @@ use crate::array::Array;
 use crate::creation::IntoArray;
 use crate::device::Device;
 use crate::dtype::{result_type, DType};
-use crate::element::{Element, Scalar};
+use crate::element::Scalar;
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, checked_size, normalize_axis, Layout};
 use crate::operand::{common_device, IntoOperand, Operand};
+use crate::ops::index::WhereInput;
+use crate::view::OwnedView;
 
 // ---------------------------------------------------------------------------
 // Slice specifications
@@ -479,48 +481,6 @@ pub type PutMode = IndexMode;
 /// The mode argument of [`take_mode`] (`np.take(..., mode=)`).
 pub type TakeMode = IndexMode;
 
-/// Buffer offsets, relative to the first element, of every element of
-/// (`shape`, `strides`) in C order.
-fn rel_offsets(shape: &[usize], strides: &[isize]) -> Vec<isize> {
-    let mut out = vec![0isize];
-    for (&d, &s) in shape.iter().zip(strides) {
-        let mut next = Vec::with_capacity(out.len() * d);
-        for &o in &out {
-            for i in 0..d {
-                next.push(o + i as isize * s);
-            }
-        }
-        out = next;
-    }
-    out
-}
-
-/// Buffer position of the `k`-th element (C order) of `layout`.
-fn flat_position(layout: &Layout, mut k: usize) -> usize {
-    let mut p = layout.offset() as isize;
-    for (&d, &s) in layout.shape().iter().zip(layout.strides()).rev() {
-        p += (k % d) as isize * s;
-        k /= d;
-    }
-    p as usize
-}
-
-/// The values of an integer (or bool) index array in C order, as i64;
-/// uint64 values beyond `i64::MAX` saturate (they are out of range anyway).
-fn index_values(op: &'static str, idx: &Array) -> Result<Vec<i64>> {
-    let dt = idx.dtype();
-    check_index_dtype(op, idx)?;
-    idx.device().check_available(op)?;
-    if dt == DType::UInt64 {
-        return Ok(idx
-            .gather::<u64>()
-            .into_iter()
-            .map(|u| i64::try_from(u).unwrap_or(i64::MAX))
-            .collect());
-    }
-    Ok(idx.gather_as::<i64>())
-}
-
 /// Fails unless `idx` has an integer (or bool) dtype.
 fn check_index_dtype(op: &'static str, idx: &Array) -> Result<()> {
     let dt = idx.dtype();
@@ -533,68 +493,6 @@ fn check_index_dtype(op: &'static str, idx: &Array) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// An operand as an input of a GPU kernel computing in `dtype`: arrays as
-/// they are (the kernel converts them), scalars by value (a Rust integer
-/// must fit `dtype`, as `Operand::to_array` requires).
-fn map_input<'a>(
-    op: &'static str,
-    o: &'a Operand<'_>,
-    dtype: DType,
-) -> Result<crate::cuda::elementwise::MapInput<'a>> {
-    use crate::cuda::elementwise::MapInput;
-    match o {
-        Operand::Array(a) => Ok(MapInput::Array(a.view())),
-        Operand::Scalar(s) => {
-            if dtype.is_integer() && !s.fits(dtype) {
-                return Err(Error::InvalidArgument {
-                    op,
-                    detail: format!("the Rust integer {s} does not fit in {dtype}"),
-                });
-            }
-            Ok(MapInput::Scalar(*s, dtype))
-        }
-    }
-}
-
-/// Resolves index values against an axis of extent `n` under `mode`.
-fn resolve_indices(
-    op: &'static str,
-    values: &[i64],
-    axis: usize,
-    n: usize,
-    mode: IndexMode,
-) -> Result<Vec<usize>> {
-    if n == 0 && !values.is_empty() {
-        return Err(Error::IndexOutOfBounds {
-            op,
-            index: values[0],
-            axis,
-            size: 0,
-        });
-    }
-    let ni = n as i64;
-    values
-        .iter()
-        .map(|&i| match mode {
-            IndexMode::Raise => {
-                let j = if i < 0 { i.saturating_add(ni) } else { i };
-                if j < 0 || j >= ni {
-                    Err(Error::IndexOutOfBounds {
-                        op,
-                        index: i,
-                        axis,
-                        size: n,
-                    })
-                } else {
-                    Ok(j as usize)
-                }
-            }
-            IndexMode::Wrap => Ok(i.rem_euclid(ni) as usize),
-            IndexMode::Clip => Ok(i.clamp(0, ni - 1) as usize),
-        })
-        .collect()
 }
 
 /// Converts host data to an array on `device` (indices, masks, conditions).
@@ -612,18 +510,6 @@ fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// `value` as an array of `dst`'s dtype broadcast to `shape` (leading
-/// extent-1 axes beyond `shape`'s rank are dropped, as NumPy does for
-/// assignments), and the C-order values cast with NumPy's unsafe rule.
-fn assignment_values<T: Element>(
-    op: &'static str,
-    dst: &Array,
-    shape: &[usize],
-    value: &Operand<'_>,
-) -> Result<Vec<T>> {
-    Ok(assignment_array(op, dst, shape, value)?.gather_as::<T>())
 }
 
 /// `value` as an array on `dst`'s device viewed with `shape` (broadcast;
@@ -652,120 +538,6 @@ fn assignment_array(
         shapes: vec![src.shape().to_vec(), shape.to_vec()],
     })?;
     Ok(src.with_layout(layout))
-}
-
-// ---------------------------------------------------------------------------
-// Element loops (CPU); the CUDA kernels are in cuda/gather.rs
-// ---------------------------------------------------------------------------
-
-/// Buffer positions of the first element of every block of `a` split after
-/// its leading `lead` axes (C order), produced lazily.
-fn outer_positions(a: &Array, lead: usize) -> crate::layout::Positions {
-    let l = a.layout();
-    Layout::from_parts(
-        l.shape()[..lead].to_vec(),
-        l.strides()[..lead].to_vec(),
-        l.offset(),
-    )
-    .positions()
-}
-
-/// `out[o, k, i] = a[o, idx[k], i]` over outer × indices × inner.
-fn take_cpu<T: Element>(
-    a: &Array,
-    axis: usize,
-    idx: &[usize],
-    out_shape: &[usize],
-) -> Result<Array> {
-    let (shape, strides) = (a.shape(), a.strides());
-    let inner = rel_offsets(&shape[axis + 1..], &strides[axis + 1..]);
-    let step = strides[axis];
-    let mut out = Vec::with_capacity(out_shape.iter().product());
-    a.read_cpu::<T, _>(|data, _| {
-        for o in outer_positions(a, axis) {
-            for &k in idx {
-                let p = o as isize + k as isize * step;
-                out.extend(inner.iter().map(|&i| data[(p + i) as usize]));
-            }
-        }
-    });
-    Array::from_vec_shape(out, out_shape)
-}
-
-/// The elements of `a` under the mask `m` of its leading `lead` axes (C order).
-fn mask_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, out_shape: &[usize]) -> Result<Array> {
-    let (shape, strides) = (a.shape(), a.strides());
-    let inner = rel_offsets(&shape[lead..], &strides[lead..]);
-    let mut out = Vec::with_capacity(out_shape.iter().product());
-    a.read_cpu::<T, _>(|data, _| {
-        for (o, _) in outer_positions(a, lead).zip(m).filter(|(_, &keep)| keep) {
-            out.extend(inner.iter().map(|&i| data[(o as isize + i) as usize]));
-        }
-    });
-    Array::from_vec_shape(out, out_shape)
-}
-
-/// Writes `values` (C order over the selection) into the masked elements of `a`.
-fn mask_assign_cpu<T: Element>(a: &Array, m: &[bool], lead: usize, values: &[T]) {
-    let (shape, strides) = (a.shape(), a.strides());
-    let inner = rel_offsets(&shape[lead..], &strides[lead..]);
-    a.write_cpu::<T, _>(|data, _| {
-        let mut v = values.iter();
-        for (o, _) in outer_positions(a, lead).zip(m).filter(|(_, &keep)| keep) {
-            for (&i, &x) in inner.iter().zip(&mut v) {
-                data[(o as isize + i) as usize] = x;
-            }
-        }
-    });
-}
-
-/// Multi-indices of the non-zero elements of `a`, one vector per axis.
-fn nonzero_cpu<T: Element>(a: &Array) -> Vec<Vec<i64>> {
-    let values = a.gather::<T>();
-    let shape = a.shape();
-    let zero = T::default();
-    let mut out = vec![Vec::new(); shape.len()];
-    let mut index = vec![0usize; shape.len()];
-    for v in values {
-        if v != zero {
-            for (o, &i) in out.iter_mut().zip(&index) {
-                o.push(i as i64);
-            }
-        }
-        for ax in (0..shape.len()).rev() {
-            index[ax] += 1;
-            if index[ax] < shape[ax] {
-                break;
-            }
-            index[ax] = 0;
-        }
-    }
-    out
-}
-
-/// `cond ? x : y` elementwise over C-order values of equal length.
-fn where_cpu<T: Element>(cond: &[bool], x: &[T], y: &[T], shape: &[usize]) -> Result<Array> {
-    let out: Vec<T> = cond
-        .iter()
-        .zip(x.iter().zip(y))
-        .map(|(&c, (&a, &b))| if c { a } else { b })
-        .collect();
-    Array::from_vec_shape(out, shape)
-}
-
-/// `a.flat[idx[k]] = values[k % len]` for every k.
-fn put_cpu<T: Element>(a: &Array, idx: &[usize], values: &[T]) {
-    a.write_cpu::<T, _>(|data, layout| {
-        let contiguous = layout.is_c_contiguous();
-        for (&k, &v) in idx.iter().zip(values.iter().cycle()) {
-            let p = if contiguous {
-                layout.offset() + k
-            } else {
-                flat_position(layout, k)
-            };
-            data[p] = v;
-        }
-    });
 }
 
 // ---------------------------------------------------------------------------
@@ -867,15 +639,16 @@ impl Array {
     pub fn mask(&self, mask: impl IntoArray) -> Result<Array> {
         let op = "mask";
         let m = array_on(mask, self.device())?;
-        if self.device().is_cuda() {
-            self.check_mask(op, &m)?;
-            return crate::cuda::gather::mask(op, self, &m);
-        }
-        let (mvals, count) = self.mask_values(op, &m)?;
+        self.check_mask(op, &m)?;
+        let b = crate::backend::on(op, self.device())?;
+        let (storage, count) = b.mask(op, self.view(), m.view())?;
         let mut shape = vec![count];
         shape.extend_from_slice(&self.shape()[m.ndim()..]);
-        checked_size(op, &shape)?;
-        crate::with_dtype!(self.dtype(), T => mask_cpu::<T>(self, &mvals, m.ndim(), &shape))
+        Ok(Array::from_parts(
+            storage,
+            Layout::contiguous(&shape),
+            self.dtype(),
+        ))
     }
 
     /// Writes `value` into the elements where `mask` is true (`x[mask] = v`):
@@ -888,36 +661,21 @@ impl Array {
     ) -> Result<()> {
         let op = "mask_assign";
         let m = array_on(mask, self.device())?;
-        if self.device().is_cuda() {
-            self.check_mask(op, &m)?;
-            let value = value.into_operand();
-            let trailing = self.shape()[m.ndim()..].to_vec();
-            let dst: &Array = self;
-            return crate::cuda::gather::mask_assign(op, dst, &m, |count| {
-                let mut shape = vec![count];
-                shape.extend_from_slice(&trailing);
-                assignment_array(op, dst, &shape, &value)
-            });
-        }
-        let (mvals, count) = self.mask_values(op, &m)?;
-        let lead = m.ndim();
-        let mut shape = vec![count];
-        shape.extend_from_slice(&self.shape()[lead..]);
+        self.check_mask(op, &m)?;
+        let b = crate::backend::on(op, self.device())?;
         let value = value.into_operand();
-        crate::with_dtype!(self.dtype(), T => {
-            let values = assignment_values::<T>(op, self, &shape, &value)?;
-            mask_assign_cpu::<T>(self, &mvals, lead, &values);
-        });
-        Ok(())
-    }
-
-    /// The mask's values (C order) after checking its dtype, shape and
-    /// device against `self`, and how many are true.
-    fn mask_values(&self, op: &'static str, m: &Array) -> Result<(Vec<bool>, usize)> {
-        self.check_mask(op, m)?;
-        let vals = m.gather::<bool>();
-        let count = vals.iter().filter(|&&b| b).count();
-        Ok((vals, count))
+        let trailing = &self.shape()[m.ndim()..];
+        let dst: &Array = self;
+        b.mask_assign(op, dst.view(), m.view(), &mut |count| {
+            let mut shape = vec![count];
+            shape.extend_from_slice(trailing);
+            let v = assignment_array(op, dst, &shape, &value)?;
+            Ok(OwnedView {
+                storage: v.storage().clone(),
+                layout: v.layout().clone(),
+                dtype: v.dtype(),
+            })
+        })
     }
 
     /// Checks a mask's dtype, shape and device against `self`.
@@ -977,22 +735,15 @@ impl Array {
 
 /// Writes an operand into every element of `dst` (broadcast, unsafe cast).
 fn write_operand(op: &'static str, dst: &Array, value: &Operand<'_>) -> Result<()> {
-    dst.device().check_available(op)?;
-    if dst.device().is_cuda() {
-        let src = assignment_array(op, dst, dst.shape(), value)?;
-        // The copy kernel needs inputs that do not overlap its output.
-        let src = if src.shares_memory(dst) {
-            src.copy()?
-        } else {
-            src
-        };
-        return crate::cuda::elementwise::copy_cast(&src, dst);
-    }
-    crate::with_dtype!(dst.dtype(), T => {
-        let values = assignment_values::<T>(op, dst, dst.shape(), value)?;
-        dst.scatter::<T>(&values);
-    });
-    Ok(())
+    let b = crate::backend::on(op, dst.device())?;
+    let src = assignment_array(op, dst, dst.shape(), value)?;
+    // A copy may not read what it overwrites.
+    let src = if src.shares_memory(dst) {
+        src.copy()?
+    } else {
+        src
+    };
+    b.copy_cast(op, src.view(), dst.view())
 }
 
 /// Elements of `a` picked by an integer index array (`np.take`).
@@ -1027,30 +778,25 @@ fn take_impl(
 ) -> Result<Array> {
     let idx = array_on(indices, a.device())?;
     same_device(op, a, &idx)?;
-    a.device().check_available(op)?;
-    if a.device().is_cuda() {
-        check_index_dtype(op, &idx)?;
-        let (src, ax) = match axis {
-            None => (a.reshape([-1])?, 0),
-            Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
-        };
-        let mut shape = src.shape()[..ax].to_vec();
-        shape.extend_from_slice(idx.shape());
-        shape.extend_from_slice(&src.shape()[ax + 1..]);
-        // Bounds are checked before the size of the result, as on the CPU.
-        return crate::cuda::gather::take(op, &src, ax, &idx, mode, &shape);
-    }
-    let values = index_values(op, &idx)?;
+    let b = crate::backend::on(op, a.device())?;
+    check_index_dtype(op, &idx)?;
     let (src, ax) = match axis {
         None => (a.reshape([-1])?, 0),
         Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
     };
-    let resolved = resolve_indices(op, &values, ax, src.shape()[ax], mode)?;
+    // Bounds are checked before the size of the result.
+    b.check_indices(op, idx.view(), ax, src.shape()[ax], mode)?;
     let mut shape = src.shape()[..ax].to_vec();
     shape.extend_from_slice(idx.shape());
     shape.extend_from_slice(&src.shape()[ax + 1..]);
-    checked_size(op, &shape)?;
-    crate::with_dtype!(src.dtype(), T => take_cpu::<T>(&src, ax, &resolved, &shape))
+    let n = checked_size(op, &shape)?;
+    let out = Array::from_parts(
+        b.empty(op, src.dtype(), n)?,
+        Layout::contiguous(&shape),
+        src.dtype(),
+    );
+    b.take(op, src.view(), ax, idx.view(), mode, out.view())?;
+    Ok(out)
 }
 
 /// Writes `values` into `a` at positions `indices` of the flattened array
@@ -1070,39 +816,22 @@ pub fn put<'a>(
     let op = "put";
     let idx = array_on(indices, a.device())?;
     same_device(op, a, &idx)?;
-    a.device().check_available(op)?;
-    if a.device().is_cuda() {
-        check_index_dtype(op, &idx)?;
-        let idx = idx.ascontiguousarray()?;
-        crate::cuda::gather::check_indices(op, &idx, 0, a.size(), mode)?;
-        let values = values.into_operand();
-        let device = common_device(
-            op,
-            &[&Operand::Array(std::borrow::Cow::Borrowed(&*a)), &values],
-        )?;
-        let varr = values.to_array(op, a.dtype(), device)?;
-        if varr.size() == 0 {
-            return Ok(());
-        }
-        // A fresh C-contiguous copy in a's dtype (never sharing a's memory).
-        let vals = varr.astype(a.dtype())?;
-        return crate::cuda::gather::put(op, a, &idx, &vals, mode);
-    }
-    let raw = index_values(op, &idx)?;
-    let resolved = resolve_indices(op, &raw, 0, a.size(), mode)?;
+    let b = crate::backend::on(op, a.device())?;
+    check_index_dtype(op, &idx)?;
+    // Every index is checked before anything is written.
+    b.check_indices(op, idx.view(), 0, a.size(), mode)?;
     let values = values.into_operand();
     let device = common_device(
         op,
         &[&Operand::Array(std::borrow::Cow::Borrowed(&*a)), &values],
     )?;
     let varr = values.to_array(op, a.dtype(), device)?;
-    crate::with_dtype!(a.dtype(), T => {
-        let vals = varr.gather_as::<T>();
-        if !vals.is_empty() {
-            put_cpu::<T>(a, &resolved, &vals);
-        }
-    });
-    Ok(())
+    if varr.size() == 0 {
+        return Ok(());
+    }
+    // A fresh C-contiguous copy in a's dtype (never sharing a's memory).
+    let vals = varr.astype(a.dtype())?;
+    b.put(op, a.view(), idx.view(), vals.view(), mode)
 }
 
 /// Multi-indices of the non-zero (true) elements of `a`, one int64 array per
@@ -1116,18 +845,12 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
                 .into(),
         });
     }
-    a.device().check_available(op)?;
-    if a.device().is_cuda() && a.ndim() <= crate::cuda::elementwise::MAX_DIMS {
-        return crate::cuda::gather::nonzero(op, a);
-    }
-    let coords = crate::with_dtype!(a.dtype(), T => nonzero_cpu::<T>(a));
-    coords
+    let b = crate::backend::on(op, a.device())?;
+    let (outs, count) = b.nonzero(op, a.view())?;
+    Ok(outs
         .into_iter()
-        .map(|c| {
-            let n = c.len();
-            Array::from_vec_shape(c, &[n])
-        })
-        .collect()
+        .map(|s| Array::from_parts(s, Layout::contiguous(&[count]), DType::Int64))
+        .collect())
 }
 
 /// Positions of the non-zero elements of `a` flattened in C order, as int64
@@ -1154,33 +877,32 @@ pub fn where_<'a, 'b>(
     let cond = array_on(cond, device)?;
     let cop = Operand::Array(std::borrow::Cow::Borrowed(&cond));
     let device = common_device(op, &[&cop, &x, &y])?;
-    device.check_available(op)?;
+    let b = crate::backend::on(op, device)?;
     let dtype = result_type(&[x.type_operand(), y.type_operand()])?;
     let shape = broadcast_shapes(op, &[cond.shape(), x.shape(), y.shape()])?;
-    checked_size(op, &shape)?;
-    if device.is_cuda() {
-        let xi = map_input(op, &x, dtype)?;
-        let yi = map_input(op, &y, dtype)?;
-        return crate::cuda::gather::where_(&cond, xi, yi, dtype, &shape);
+    let n = checked_size(op, &shape)?;
+    let (xi, yi) = (where_input(op, &x, dtype)?, where_input(op, &y, dtype)?);
+    let out = Array::from_parts(b.empty(op, dtype, n)?, Layout::contiguous(&shape), dtype);
+    b.where_(op, cond.view(), xi, yi, out.view())?;
+    Ok(out)
+}
+
+/// An operand as an input of `where_` computing in `dtype`: arrays as they
+/// are (the backend converts them), scalars by value (a Rust integer must
+/// fit `dtype`, as `Operand::to_array` requires).
+fn where_input<'a>(op: &'static str, o: &'a Operand<'_>, dtype: DType) -> Result<WhereInput<'a>> {
+    match o {
+        Operand::Array(a) => Ok(WhereInput::View(a.view())),
+        Operand::Scalar(s) => {
+            if dtype.is_integer() && !s.fits(dtype) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("the Rust integer {s} does not fit in {dtype}"),
+                });
+            }
+            Ok(WhereInput::Scalar(*s))
+        }
     }
-    let xa = x.to_array(op, dtype, device)?;
-    let ya = y.to_array(op, dtype, device)?;
-    let view = |a: &Array| -> Result<Array> {
-        let layout = a
-            .layout()
-            .broadcast_to(&shape)
-            .map_err(|_| Error::Broadcast {
-                op,
-                shapes: vec![a.shape().to_vec(), shape.clone()],
-            })?;
-        Ok(a.with_layout(layout))
-    };
-    let c = view(&cond)?.gather_as::<bool>();
-    crate::with_dtype!(dtype, T => {
-        let xv = view(&xa)?.gather_as::<T>();
-        let yv = view(&ya)?.gather_as::<T>();
-        where_cpu::<T>(&c, &xv, &yv, &shape)
-    })
 }
 
 #[cfg(test)]

@@ -54,216 +54,13 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::array::Array;
 use crate::creation::IntoShape;
-use crate::device::{current_device, Device};
+use crate::device::current_device;
 use crate::dtype::DType;
-use crate::element::Element;
 use crate::error::{fmt_shape, Error, Result};
-
-// ---------------------------------------------------------------------------
-// Philox4x32-10
-// ---------------------------------------------------------------------------
-
-const PHILOX_M0: u32 = 0xD251_1F53;
-const PHILOX_M1: u32 = 0xCD9E_8D57;
-const PHILOX_W0: u32 = 0x9E37_79B9;
-const PHILOX_W1: u32 = 0xBB67_AE85;
-
-/// Philox4x32 with 10 rounds: four 32-bit words from a 128-bit counter and
-/// a 64-bit key (Random123's `philox4x32_R(10, ctr, key)`).
-pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
-    let mut c = counter;
-    let mut k = key;
-    for round in 0..10 {
-        if round > 0 {
-            k[0] = k[0].wrapping_add(PHILOX_W0);
-            k[1] = k[1].wrapping_add(PHILOX_W1);
-        }
-        let p0 = (PHILOX_M0 as u64) * (c[0] as u64);
-        let p1 = (PHILOX_M1 as u64) * (c[2] as u64);
-        let (hi0, lo0) = ((p0 >> 32) as u32, p0 as u32);
-        let (hi1, lo1) = ((p1 >> 32) as u32, p1 as u32);
-        c = [hi1 ^ c[1] ^ k[0], lo1, hi0 ^ c[3] ^ k[1], lo0];
-    }
-    c
-}
-
-/// The four words of block `block`, attempt `attempt` (0 for first draws).
-#[inline]
-fn block_words(key: [u32; 2], block: u64, attempt: u32) -> [u32; 4] {
-    philox4x32_10([block as u32, (block >> 32) as u32, attempt, 0], key)
-}
-
-// ---------------------------------------------------------------------------
-// Distributions (shared with the CUDA kernels)
-// ---------------------------------------------------------------------------
-
+use crate::layout::Layout;
+pub use crate::ops::random::philox4x32_10;
+pub(crate) use crate::ops::random::{block_words, bounded64, wide};
 pub(crate) use crate::ops::Draw;
-
-const TWO_M24: f32 = 1.0 / 16_777_216.0;
-const TWO_M53: f64 = 1.0 / 9_007_199_254_740_992.0;
-
-#[inline]
-fn wide(hi: u32, lo: u32) -> u64 {
-    ((hi as u64) << 32) | lo as u64
-}
-
-/// Uniform in [0, 1) from the top 24 bits of a word.
-#[inline]
-fn unit_f32(w: u32) -> f32 {
-    (w >> 8) as f32 * TWO_M24
-}
-/// Uniform in (0, 1] from the top 24 bits of a word.
-#[inline]
-fn open_f32(w: u32) -> f32 {
-    ((w >> 8) + 1) as f32 * TWO_M24
-}
-/// Uniform in [0, 1) from the top 53 bits of two words.
-#[inline]
-fn unit_f64(x: u64) -> f64 {
-    (x >> 11) as f64 * TWO_M53
-}
-/// Uniform in (0, 1] from the top 53 bits of two words.
-#[inline]
-fn open_f64(x: u64) -> f64 {
-    ((x >> 11) + 1) as f64 * TWO_M53
-}
-
-/// Lemire's bounded integer in `0..range` for 32-bit ranges, redrawing
-/// rejected values from attempts 1, 2, ... of the same block and lane.
-fn bounded32(key: [u32; 2], block: u64, lane: usize, first: u32, range: u64) -> u64 {
-    let r = range as u32;
-    let threshold = r.wrapping_neg() % r;
-    let mut x = first;
-    let mut attempt = 0u32;
-    loop {
-        let m = x as u64 * r as u64;
-        if (m as u32) >= threshold {
-            return m >> 32;
-        }
-        attempt += 1;
-        x = block_words(key, block, attempt)[lane];
-    }
-}
-
-/// Lemire's bounded integer in `0..range` for 64-bit ranges (lanes 0 and 1
-/// are words (0, 1) and (2, 3)).
-fn bounded64(key: [u32; 2], block: u64, lane: usize, first: u64, range: u64) -> u64 {
-    let threshold = range.wrapping_neg() % range;
-    let mut x = first;
-    let mut attempt = 0u32;
-    loop {
-        let m = x as u128 * range as u128;
-        if (m as u64) >= threshold {
-            return (m >> 64) as u64;
-        }
-        attempt += 1;
-        let w = block_words(key, block, attempt);
-        x = wide(w[2 * lane], w[2 * lane + 1]);
-    }
-}
-
-/// Values `0..n` of `draw` in dtype `T`, starting at block `offset` (the CPU
-/// backend; `cuda::rand` computes the same values on a GPU).
-#[allow(clippy::needless_range_loop)] // lanes index the words and the values alike
-fn fill_cpu<T: Element>(draw: Draw, n: usize, key: [u32; 2], offset: u64) -> Vec<T> {
-    let dtype = T::DTYPE;
-    let per = draw.per_block(dtype);
-    let mut out: Vec<T> = Vec::with_capacity(n);
-    let blocks = n.div_ceil(per);
-    for b in 0..blocks {
-        let block = offset.wrapping_add(b as u64);
-        let w = block_words(key, block, 0);
-        let mut vals = [crate::Scalar::Int(0); 4];
-        match (draw, per) {
-            (Draw::Uniform { low, span }, 4) => {
-                let (l, s) = (low as f32, span as f32);
-                for v in 0..4 {
-                    vals[v] = crate::Scalar::Float((l + s * unit_f32(w[v])) as f64);
-                }
-            }
-            (Draw::Uniform { low, span }, _) => {
-                for v in 0..2 {
-                    let u = unit_f64(wide(w[2 * v], w[2 * v + 1]));
-                    vals[v] = crate::Scalar::Float(low + span * u);
-                }
-            }
-            (Draw::Normal { loc, scale }, 4) => {
-                let (l, s) = (loc as f32, scale as f32);
-                for q in 0..2 {
-                    let (z0, z1) = box_muller_f32(w[2 * q], w[2 * q + 1]);
-                    vals[2 * q] = crate::Scalar::Float((l + s * z0) as f64);
-                    vals[2 * q + 1] = crate::Scalar::Float((l + s * z1) as f64);
-                }
-            }
-            (Draw::Normal { loc, scale }, _) => {
-                let (z0, z1) = box_muller_f64(wide(w[0], w[1]), wide(w[2], w[3]));
-                vals[0] = crate::Scalar::Float(loc + scale * z0);
-                vals[1] = crate::Scalar::Float(loc + scale * z1);
-            }
-            (Draw::Exponential { scale }, 4) => {
-                let s = scale as f32;
-                for v in 0..4 {
-                    let e = -(open_f32(w[v]) as f64).ln() as f32;
-                    vals[v] = crate::Scalar::Float((s * e) as f64);
-                }
-            }
-            (Draw::Exponential { scale }, _) => {
-                for v in 0..2 {
-                    let e = -open_f64(wide(w[2 * v], w[2 * v + 1])).ln();
-                    vals[v] = crate::Scalar::Float(scale * e);
-                }
-            }
-            (Draw::Integers { low, range }, 4) => {
-                for v in 0..4 {
-                    let k = bounded32(key, block, v, w[v], range);
-                    vals[v] = crate::Scalar::Int((low as u64).wrapping_add(k) as i64);
-                }
-            }
-            (Draw::Integers { low, range }, _) => {
-                for v in 0..2 {
-                    let k = bounded64(key, block, v, wide(w[2 * v], w[2 * v + 1]), range);
-                    vals[v] = crate::Scalar::Int((low as u64).wrapping_add(k) as i64);
-                }
-            }
-        }
-        let take = per.min(n - b * per);
-        out.extend(vals[..take].iter().map(|&s| T::from_scalar(s)));
-    }
-    out
-}
-
-/// `fill_cpu` for a dtype known at run time, as scalars (for the kernel tests).
-#[cfg(test)]
-pub(crate) fn fill_cpu_for_tests(
-    draw: Draw,
-    dtype: DType,
-    n: usize,
-    key: [u32; 2],
-    offset: u64,
-) -> Vec<crate::Scalar> {
-    crate::with_dtype!(dtype, T => fill_cpu::<T>(draw, n, key, offset)
-        .into_iter()
-        .map(|v| v.to_scalar())
-        .collect())
-}
-
-/// Two standard normals from two words (single precision).
-fn box_muller_f32(w1: u32, w2: u32) -> (f32, f32) {
-    let u1 = open_f32(w1) as f64;
-    let u2 = unit_f32(w2) as f64;
-    let r = (-2.0 * u1.ln()).sqrt();
-    let (s, c) = (2.0 * std::f64::consts::PI * u2).sin_cos();
-    ((r * c) as f32, (r * s) as f32)
-}
-
-/// Two standard normals from two 64-bit values (double precision).
-fn box_muller_f64(x1: u64, x2: u64) -> (f64, f64) {
-    let u1 = open_f64(x1);
-    let u2 = unit_f64(x2);
-    let r = (-2.0 * u1.ln()).sqrt();
-    let (s, c) = (2.0 * std::f64::consts::PI * u2).sin_cos();
-    (r * c, r * s)
-}
 
 // ---------------------------------------------------------------------------
 // Generator
@@ -353,21 +150,11 @@ impl Generator {
     ) -> Result<Array> {
         let n = crate::layout::checked_size(op, shape)?;
         let device = current_device();
-        device.check_available(op)?;
         let offset = self.offset;
         let blocks = n.div_ceil(draw.per_block(dtype)) as u64;
-        let out = match device {
-            Device::Cpu => {
-                crate::layout::check_host_room(op, n, dtype.itemsize())?;
-                crate::with_dtype!(dtype, T => Array::from_vec_cpu(
-                    fill_cpu::<T>(draw, n, self.key, offset), shape))
-            }
-            Device::Cuda(ord) => {
-                crate::cuda::rand::generate(op, ord, draw, dtype, shape, self.key, offset)?
-            }
-        };
+        let storage = crate::backend::on(op, device)?.draw(op, draw, dtype, n, self.key, offset)?;
         self.offset = offset.wrapping_add(blocks);
-        Ok(out)
+        Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
     }
 
     /// Uniform float64 values in [0, 1) (`rng.random(size)`).
@@ -729,6 +516,7 @@ pub fn randint_as(low: i64, high: i64, shape: impl IntoShape, dtype: DType) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::random::{bounded32, open_f32, open_f64, unit_f32, unit_f64, TWO_M24, TWO_M53};
 
     // Random123 1.14, tests/kat_vectors: "philox4x32 10 <ctr x4> <key x2> <out x4>".
     #[test]
@@ -784,204 +572,18 @@ mod tests {
     fn blocks_and_positions() {
         let mut g = Generator::new(7);
         assert_eq!(g.seed(), 7);
-        let a = fill_cpu::<f32>(
-            Draw::Uniform {
-                low: 0.0,
-                span: 1.0,
-            },
-            10,
-            g.key,
-            0,
-        );
+        let on_cpu = |dtype| {
+            crate::device::with_device(crate::Device::Cpu, || g.clone().random_as([10], dtype))
+                .unwrap()
+        };
+        let a = on_cpu(DType::Float32).to_vec::<f32>().unwrap();
         // Value j is word j % 4 of block j / 4.
         let w = block_words(g.key, 2, 0);
         assert_eq!(a[9], unit_f32(w[1]));
-        let b = fill_cpu::<f64>(
-            Draw::Uniform {
-                low: 0.0,
-                span: 1.0,
-            },
-            3,
-            g.key,
-            0,
-        );
+        let b = on_cpu(DType::Float64).to_vec::<f64>().unwrap();
         let w = block_words(g.key, 1, 0);
         assert_eq!(b[2], unit_f64(wide(w[0], w[1])));
         g.offset = 3;
         assert_eq!(g.position(), 3);
-    }
-
-    /// Host C++ standing in for the CUDA built-ins the kernels use, so the
-    /// generated body can run on the CPU (one thread walking every block).
-    const HOST_SHIM: &str = r#"
-#include <cmath>
-#include <cstdio>
-#include <cstdint>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __restrict__
-struct Dim3 { unsigned int x, y, z; };
-static Dim3 blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, gridDim = {1, 1, 1}, blockDim = {1, 1, 1};
-static inline float __fadd_rn(float a, float b) { return a + b; }
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
-static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
-  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-}
-static inline void host_sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-#define __sincosf host_sincosf
-static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI * x); *c = std::cos(M_PI * x); }
-"#;
-
-    /// Compiles the generated body with the host C++ compiler and compares
-    /// its output bits with the Rust implementation (exact for uniforms and
-    /// integers). Skipped when no `c++` is installed.
-    #[test]
-    fn generated_kernels_compute_the_cpu_stream() {
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-        if std::process::Command::new(&cxx)
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            eprintln!("skipped: no host C++ compiler ({cxx})");
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!("cuprite_rng_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let n = 23usize; // not a multiple of 4: exercises the tail
-        let key = [0x1234_5678u32, 0x9abc_def0];
-        let offset = 0xffff_fffeu64; // crosses into the high counter word
-        let cases: Vec<(Draw, DType)> = vec![
-            (
-                Draw::Uniform {
-                    low: 0.0,
-                    span: 1.0,
-                },
-                DType::Float32,
-            ),
-            (
-                Draw::Uniform {
-                    low: -2.0,
-                    span: 5.0,
-                },
-                DType::Float64,
-            ),
-            (
-                Draw::Normal {
-                    loc: 1.0,
-                    scale: 2.0,
-                },
-                DType::Float32,
-            ),
-            (
-                Draw::Normal {
-                    loc: 0.0,
-                    scale: 1.0,
-                },
-                DType::Float64,
-            ),
-            (Draw::Exponential { scale: 3.0 }, DType::Float32),
-            (Draw::Exponential { scale: 0.5 }, DType::Float64),
-            (Draw::Integers { low: -5, range: 11 }, DType::Int32),
-            (
-                Draw::Integers {
-                    low: 0,
-                    range: (1 << 31) + 1,
-                },
-                DType::Int64,
-            ),
-            (
-                Draw::Integers {
-                    low: -100,
-                    range: 200,
-                },
-                DType::Int8,
-            ),
-            (
-                Draw::Integers {
-                    low: 7,
-                    range: u64::MAX / 3,
-                },
-                DType::UInt64,
-            ),
-            (
-                Draw::Integers {
-                    low: i64::MIN,
-                    range: u64::MAX,
-                },
-                DType::Int64,
-            ),
-        ];
-        for (ci, (draw, dtype)) in cases.into_iter().enumerate() {
-            let per = draw.per_block(dtype);
-            let t = crate::cuda::elementwise::ctype(dtype);
-            let (a, b, ilow, range) = match draw {
-                Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
-                Draw::Normal { loc, scale } => (loc, scale, 0, 1),
-                Draw::Exponential { scale } => (scale, 0.0, 0, 1),
-                Draw::Integers { low, range } => (0.0, 0.0, low, range),
-            };
-            let print = if dtype.is_float() {
-                "printf(\"%.17g\\n\", (double)out[i]);"
-            } else if dtype.is_signed_integer() {
-                "printf(\"%lld\\n\", (long long)out[i]);"
-            } else {
-                "printf(\"%llu\\n\", (unsigned long long)out[i]);"
-            };
-            let src = format!(
-                "{HOST_SHIM}{}\nint main() {{ alignas(16) static {t} out[64]; cuprite_rng(out, {n}, {}u, {}u, {offset}ull, {a:?}, {b:?}, {ilow}ll, {range}ull);\n for (int i = 0; i < {n}; ++i) {{ {print} }} return 0; }}\n",
-                crate::cuda::rand::body(crate::cuda::rand::kind_of(draw), dtype, per, ci % 2 == 0),
-                key[0],
-                key[1],
-            )
-            .replace("-9223372036854775808ll", "(-9223372036854775807ll - 1)");
-            let cpp = dir.join(format!("case{ci}.cpp"));
-            let exe = dir.join(format!("case{ci}"));
-            std::fs::write(&cpp, &src).unwrap();
-            let st = std::process::Command::new(&cxx)
-                .args(["-O1", "-ffp-contract=off", "-o"])
-                .arg(&exe)
-                .arg(&cpp)
-                .output()
-                .unwrap();
-            assert!(
-                st.status.success(),
-                "case {ci}: {}",
-                String::from_utf8_lossy(&st.stderr)
-            );
-            let run = std::process::Command::new(&exe).output().unwrap();
-            let text = String::from_utf8_lossy(&run.stdout);
-            let got: Vec<&str> = text.lines().collect();
-            assert_eq!(got.len(), n, "case {ci}");
-            let want = fill_cpu_for_tests(draw, dtype, n, key, offset);
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                if dtype.is_float() {
-                    let (g, w): (f64, f64) = (g.parse().unwrap(), w.as_f64());
-                    let exact = matches!(draw, Draw::Uniform { .. });
-                    let tol = if exact {
-                        0.0
-                    } else if dtype == DType::Float32 {
-                        1e-6 * w.abs().max(1.0)
-                    } else {
-                        1e-14 * w.abs().max(1.0)
-                    };
-                    assert!(
-                        (g - w).abs() <= tol,
-                        "case {ci} ({draw:?} {dtype}) value {i}: C++ {g} vs Rust {w}"
-                    );
-                } else {
-                    let g: i128 = g.parse().unwrap();
-                    let w: i128 = match w {
-                        crate::Scalar::UInt(u) => *u as i128,
-                        other => other.as_i64() as i128,
-                    };
-                    assert_eq!(g, w, "case {ci} ({draw:?} {dtype}) value {i}");
-                }
-            }
-        }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

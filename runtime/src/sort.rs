@@ -2,9 +2,9 @@
 //! order (NaNs last; complex numbers by real part, then imaginary part).
 
 use crate::array::Array;
+use crate::dtype::DType;
 use crate::error::Result;
-use crate::layout::normalize_axis;
-use crate::reduce::{for_each_offset, Num};
+use crate::layout::{normalize_axis, Layout};
 
 impl Array {
     /// A copy sorted along `axis` (negative counts from the end), as
@@ -23,92 +23,25 @@ impl Array {
 
 /// A copy of `x` sorted along `axis`, as `np.sort(x, axis)` (NaNs last).
 pub fn sort(x: &Array, axis: isize) -> Result<Array> {
-    x.device().check_available("sort")?;
-    let axis = normalize_axis("sort", axis, x.ndim())?;
-    if x.device().is_cuda() {
-        if let Some(r) = crate::cuda::sort::sort(x, axis, false)? {
-            return Ok(r);
-        }
-        // Every dtype sorts on the GPU; one that did not would be a counted fallback.
-        return crate::reduce::on_host("sort", x, |h| sort(h, axis as isize));
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis)))
+    sort_op("sort", x, axis, false)
 }
 
 /// The int64 indices that sort `x` along `axis`, stable for equal elements
 /// (`np.argsort(x, axis, stable=True)`).
 pub fn argsort(x: &Array, axis: isize) -> Result<Array> {
-    x.device().check_available("argsort")?;
-    let axis = normalize_axis("argsort", axis, x.ndim())?;
-    if x.device().is_cuda() {
-        if let Some(r) = crate::cuda::sort::sort(x, axis, true)? {
-            return Ok(r);
-        }
-        // Every dtype sorts on the GPU; one that did not would be a counted fallback.
-        return crate::reduce::on_host("argsort", x, |h| argsort(h, axis as isize));
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => sort_cpu::<T, true>(x, axis)))
+    sort_op("argsort", x, axis, true)
 }
 
-/// Sorts every lane along `axis` into a new C-contiguous array: the values
-/// (`ARG == false`, an array of `T`) or their indices (`ARG == true`, int64).
-fn sort_cpu<T: Num, const ARG: bool>(x: &Array, axis: usize) -> Array {
-    let shape = x.shape();
-    let n = shape[axis];
-    // Output stride of the sorted axis (C order).
-    let m: usize = shape[axis + 1..].iter().product();
-    let mut other_shape = shape.to_vec();
-    let mut other_strides = x.strides().to_vec();
-    other_shape.remove(axis);
-    other_strides.remove(axis);
-    let s = x.strides()[axis];
-    let size = x.size();
-    let mut vals: Vec<T> = if ARG {
-        Vec::new()
-    } else {
-        vec![T::default(); size]
-    };
-    let mut idx: Vec<i64> = if ARG { vec![0; size] } else { Vec::new() };
-    if size > 0 {
-        let mut lane: Vec<T> = Vec::with_capacity(n);
-        // Value-index pairs: sorting them (stably) keeps each value next to
-        // its index, which is faster than sorting indices by lookup.
-        let mut order: Vec<(T, usize)> = Vec::with_capacity(n);
-        x.read_cpu::<T, _>(|data, layout| {
-            let mut l = 0usize;
-            for_each_offset(
-                &other_shape,
-                &other_strides,
-                layout.offset() as isize,
-                |base| {
-                    // Lane `l` starts at output position (l / m) * n * m + l % m.
-                    let out0 = (l / m) * n * m + l % m;
-                    l += 1;
-                    let at = |k: usize| data[(base + k as isize * s) as usize];
-                    if ARG {
-                        order.clear();
-                        order.extend((0..n).map(|k| (at(k), k)));
-                        order.sort_by(|a, b| a.0.sort_cmp(b.0));
-                        for (k, &(_, o)) in order.iter().enumerate() {
-                            idx[out0 + k * m] = o as i64;
-                        }
-                    } else {
-                        lane.clear();
-                        lane.extend((0..n).map(at));
-                        lane.sort_by(|a, b| a.sort_cmp(*b));
-                        for (k, &v) in lane.iter().enumerate() {
-                            vals[out0 + k * m] = v;
-                        }
-                    }
-                },
-            );
-        });
-    }
-    if ARG {
-        Array::from_vec_cpu(idx, shape)
-    } else {
-        Array::from_vec_cpu(vals, shape)
-    }
+fn sort_op(op: &'static str, x: &Array, axis: isize, arg: bool) -> Result<Array> {
+    let b = crate::backend::on(op, x.device())?;
+    let axis = normalize_axis(op, axis, x.ndim())?;
+    let dtype = if arg { DType::Int64 } else { x.dtype() };
+    let storage = b.sort(op, x.view(), axis, arg)?;
+    Ok(Array::from_parts(
+        storage,
+        Layout::contiguous(x.shape()),
+        dtype,
+    ))
 }
 
 #[cfg(test)]

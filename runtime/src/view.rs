@@ -63,9 +63,8 @@ impl Array {
     }
 }
 
-// Create and elementwise: the CUDA helpers that every family's kernels
-// call take `impl Into<View>`, so arrays (until their family converts) and
-// views both pass.
+// Conversions for the CUDA helpers, which take `impl Into<View>`, and the
+// CPU backend's typed access to host buffers.
 impl<'a> From<&'a Array> for View<'a> {
     fn from(a: &'a Array) -> View<'a> {
         a.view()
@@ -81,5 +80,111 @@ impl<'a> From<&View<'a>> for View<'a> {
 impl<'a> From<&&'a Array> for View<'a> {
     fn from(a: &&'a Array) -> View<'a> {
         a.view()
+    }
+}
+
+impl View<'_> {
+    /// Runs `f` on the host buffer (typed) and this view's layout. CPU
+    /// backends only: a device buffer here is a bug.
+    pub(crate) fn read_cpu<T: crate::element::Element, R>(
+        &self,
+        f: impl FnOnce(&[T], &Layout) -> R,
+    ) -> R {
+        match self.storage {
+            Storage::Cpu(s) => {
+                let guard = s.read();
+                f(
+                    T::slice(&guard).expect("dtype of the buffer matches the view's dtype"),
+                    self.layout,
+                )
+            }
+            Storage::Cuda(_) => unreachable!("the CPU backend was given a device buffer"),
+        }
+    }
+
+    /// Runs `f` on the host buffer (typed, writable) and this view's layout.
+    pub(crate) fn write_cpu<T: crate::element::Element, R>(
+        &self,
+        f: impl FnOnce(&mut [T], &Layout) -> R,
+    ) -> R {
+        match self.storage {
+            Storage::Cpu(s) => {
+                let mut guard = s.write();
+                f(
+                    T::slice_mut(&mut guard).expect("dtype of the buffer matches the view's dtype"),
+                    self.layout,
+                )
+            }
+            Storage::Cuda(_) => unreachable!("the CPU backend was given a device buffer"),
+        }
+    }
+
+    /// The elements in C order; `T` must be this view's element type.
+    pub(crate) fn gather<T: crate::element::Element>(&self) -> Vec<T> {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        self.read_cpu::<T, _>(|data, layout| {
+            if layout.is_c_contiguous() {
+                let start = layout.offset();
+                data[start..start + layout.size()].to_vec()
+            } else {
+                layout.positions().map(|p| data[p]).collect()
+            }
+        })
+    }
+
+    /// The elements in C order converted to `U` (NumPy's unsafe cast).
+    pub(crate) fn gather_as<U: crate::element::Element>(&self) -> Vec<U> {
+        use crate::element::Element;
+        if self.dtype == U::DTYPE {
+            return self.gather::<U>();
+        }
+        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|data, layout| {
+            layout
+                .positions()
+                .map(|p| U::from_scalar(data[p].to_scalar()))
+                .collect()
+        }))
+    }
+
+    /// Writes `values` (C order, one per element) into this view's elements.
+    pub(crate) fn scatter<T: crate::element::Element>(&self, values: &[T]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        debug_assert_eq!(values.len(), self.size());
+        self.write_cpu::<T, _>(|data, layout| {
+            if layout.is_c_contiguous() {
+                let start = layout.offset();
+                data[start..start + values.len()].copy_from_slice(values);
+            } else {
+                for (p, &v) in layout.positions().zip(values) {
+                    data[p] = v;
+                }
+            }
+        })
+    }
+}
+
+/// An owned buffer, layout and dtype: what a backend makes for itself
+/// (scratch, a contiguous copy) or is handed to write from, without the
+/// front end's `Array`.
+#[derive(Debug, Clone)]
+pub(crate) struct OwnedView {
+    pub storage: Storage,
+    pub layout: Layout,
+    pub dtype: DType,
+}
+
+impl OwnedView {
+    /// A C-contiguous buffer of `shape` (offset 0).
+    pub(crate) fn contiguous(storage: Storage, shape: &[usize], dtype: DType) -> OwnedView {
+        OwnedView {
+            storage,
+            layout: Layout::contiguous(shape),
+            dtype,
+        }
+    }
+
+    /// The view of this buffer.
+    pub(crate) fn view(&self) -> View<'_> {
+        View::new(&self.storage, &self.layout, self.dtype)
     }
 }

@@ -7,24 +7,34 @@
 //! (`atomicMin`); the word is read back once and the error names the same
 //! index the CPU backend names (the first in C order).
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
 use super::elementwise::{
-    cast_expr, ctype, new_array, run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS,
+    cast_expr, ctype, run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS,
 };
-use super::helpers::{
-    grid_1d, kernel, key, memset, merged, ptr, read_one, session_of, unravel, Dims, Geo,
-};
+use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, read_one, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::DeviceSession;
+use super::session::{session, DeviceSession};
+use super::sort::contiguous;
 use super::stream::current_stream;
-use crate::array::Array;
+use super::template::render;
+use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::index::{GatherScatter, WhereInput};
 use crate::ops::IndexMode;
+use crate::storage::{CudaStorage, Storage};
+use crate::view::{OwnedView, View};
 
 const THREADS: usize = 256;
+
+/// Kernel templates (`cuda/template.rs`): the index check, take, the mask
+/// read and assignment, put, nonzero.
+const CHECK: &str = include_str!("gather_check.cu");
+const TAKE: &str = include_str!("gather_take.cu");
+const MASK: &str = include_str!("gather_mask.cu");
+const PUT: &str = include_str!("gather_put.cu");
+const NONZERO: &str = include_str!("gather_nonzero.cu");
 /// Up to this many indices, `put` finds repeated targets by comparing each
 /// index with the later ones; more sort their targets.
 const PUT_PAIRWISE_MAX: usize = 4096;
@@ -52,25 +62,6 @@ fn too_many_dims(op: &'static str, nd: usize) -> Result<()> {
 // ---------------------------------------------------------------------------
 // where_
 // ---------------------------------------------------------------------------
-
-/// `cond ? x : y` broadcast to `shape` into a new array of `dtype` (`cond`
-/// read as bool, `x` and `y` converted to `dtype`).
-pub(crate) fn where_(
-    cond: &Array,
-    x: MapInput<'_>,
-    y: MapInput<'_>,
-    dtype: DType,
-    shape: &[usize],
-) -> Result<Array> {
-    let s = session_of("where_", cond)?;
-    let out = new_array("where_", s.info.ordinal, dtype, shape)?;
-    run_map_inputs(
-        &where_kernel(dtype),
-        &[MapInput::Array(cond.into()), x, y],
-        &out,
-    )?;
-    Ok(out)
-}
 
 fn where_kernel(dtype: DType) -> MapKernel {
     MapKernel::new(
@@ -111,7 +102,7 @@ fn resolve_fn(mode: IndexMode) -> &'static str {
 
 /// The value of index `at` (C order) of a contiguous index array, as the
 /// CPU backend reports it.
-fn index_value(idx: &Array, at: usize) -> Result<i64> {
+fn index_value(idx: View<'_>, at: usize) -> Result<i64> {
     use crate::Element;
     if idx.dtype() == DType::UInt64 {
         let u = read_one::<u64>(idx, at)?;
@@ -124,9 +115,10 @@ fn index_value(idx: &Array, at: usize) -> Result<i64> {
 /// extent `n` as `resolve_indices` does on the CPU: a non-empty index array
 /// into an empty axis fails in every mode; in raise mode the first index
 /// outside `-n..n` is an [`Error::IndexOutOfBounds`].
-pub(crate) fn check_indices(
+fn check_indices(
     op: &'static str,
-    idx: &Array,
+    ord: usize,
+    idx: View<'_>,
     axis: usize,
     n: usize,
     mode: IndexMode,
@@ -146,9 +138,9 @@ pub(crate) fn check_indices(
     if mode != IndexMode::Raise {
         return Ok(());
     }
-    let s = session_of(op, idx)?;
-    let word = new_array(op, s.info.ordinal, DType::UInt64, &[1])?;
-    memset(s, op, ptr(op, &word)?, 0xff, 8)?;
+    let s = session(ord)?;
+    let word = super::transfer::alloc(op, ord, DType::UInt64, 1)?;
+    memset(s, op, word.buffer.ptr, 0xff, 8)?;
     let dt = idx.dtype();
     let f = kernel(
         s,
@@ -161,9 +153,9 @@ pub(crate) fn check_indices(
     args.push(ptr(op, idx)?);
     args.push(k as i64);
     args.push(n as i64);
-    args.push(ptr(op, &word)?);
+    args.push(word.buffer.ptr);
     launch(s, op, f, cfg(s, k), &current_stream(), &mut args)?;
-    let first = read_one::<u64>(&word, 0)?;
+    let first = super::transfer::download_range::<u64>(&word, 0, 1)?[0];
     if first == u64::MAX {
         return Ok(());
     }
@@ -176,48 +168,34 @@ pub(crate) fn check_indices(
 }
 
 fn check_source(dt: DType) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} idx_t;", ctype(dt));
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_check_indices(const idx_t* __restrict__ idx, long long k_n, long long n, unsigned long long* first_bad) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    let kernel = render(
+        CHECK,
+        &[("IDX_T", ctype(dt)), ("INDEX", &index_expr(dt, "idx[k]"))],
+        &[],
     );
-    let _ = writeln!(s, "  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < k_n; k += stride) {{");
-    let _ = writeln!(s, "    const long long v = {};", index_expr(dt, "idx[k]"));
-    let _ = writeln!(s, "    const long long j = v < 0 ? v + n : v;");
-    let _ = writeln!(
-        s,
-        "    if (j < 0 || j >= n) atomicMin(first_bad, (unsigned long long)k);"
-    );
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
 // take
 // ---------------------------------------------------------------------------
 
-/// `out[o, k, i] = src[o, idx[k], i]` along `axis`, into a new array of
-/// `out_shape`; indices are checked (raise) or resolved (wrap, clip) on the
-/// device.
-pub(crate) fn take(
+/// `out[o, k, i] = src[o, idx[k], i]` along `axis` into the C-contiguous
+/// `out`; `idx` is contiguous and checked (raise) or resolved (wrap, clip)
+/// on the device.
+fn take(
     op: &'static str,
-    src: &Array,
+    s: &DeviceSession,
+    src: View<'_>,
     axis: usize,
-    idx: &Array,
+    idx: View<'_>,
     mode: IndexMode,
-    out_shape: &[usize],
-) -> Result<Array> {
-    let s = session_of(op, src)?;
+    out: View<'_>,
+) -> Result<()> {
     let n = src.shape()[axis];
-    let idx = idx.ascontiguousarray()?;
-    check_indices(op, &idx, axis, n, mode)?;
-    let out = new_array(op, s.info.ordinal, src.dtype(), out_shape)?;
     let total = out.size();
     if total == 0 {
-        return Ok(out);
+        return Ok(());
     }
     let (sh, st) = (src.shape(), src.strides());
     let outer = merged(&sh[..axis], &st[..axis]);
@@ -242,16 +220,15 @@ pub(crate) fn take(
     let m: usize = inner.0.iter().product();
     let mut args = KernelArgs::new();
     args.push(ptr(op, src)?);
-    args.push(ptr(op, &out)?);
-    args.push(ptr(op, &idx)?);
+    args.push(ptr(op, out)?);
+    args.push(ptr(op, idx)?);
     args.push_bytes(&geo.bytes(), 8);
     args.push(total as i64);
     args.push(idx.size() as i64);
     args.push(m as i64);
     args.push(n as i64);
     args.push(st[axis] as i64);
-    launch(s, op, f, cfg(s, total), &current_stream(), &mut args)?;
-    Ok(out)
+    launch(s, op, f, cfg(s, total), &current_stream(), &mut args)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -265,37 +242,20 @@ struct TakeSpec {
 }
 
 fn take_source(spec: &TakeSpec) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
-    let _ = writeln!(s, "typedef {} idx_t;", ctype(spec.idx_dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    s.push_str(resolve_fn(spec.mode));
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_take(const T* __restrict__ src, T* __restrict__ out, const idx_t* __restrict__ idx, Geo g, long long total, long long k_n, long long m, long long n, long long step) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    let kernel = render(
+        TAKE,
+        &[
+            ("T", ctype(spec.dt)),
+            ("IDX_T", ctype(spec.idx_dt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("RESOLVE", resolve_fn(spec.mode)),
+            ("INDEX", &index_expr(spec.idx_dt, "idx[k]")),
+            ("UNRAVEL_O", &unravel("o", "off", spec.outer)),
+            ("UNRAVEL_I", &unravel("i", "off", spec.inner)),
+        ],
+        &[if spec.inner.nd == 0 { "FLAT" } else { "INNER" }],
     );
-    let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
-    if spec.inner.nd == 0 {
-        let _ = writeln!(s, "    const long long t = q;");
-    } else {
-        let _ = writeln!(s, "    const long long t = q / m, i = q - t * m;");
-    }
-    let _ = writeln!(s, "    const long long o = t / k_n, k = t - o * k_n;");
-    let _ = writeln!(
-        s,
-        "    long long j = resolve({}, n);",
-        index_expr(spec.idx_dt, "idx[k]")
-    );
-    // Checked before the launch in raise mode; kept in range regardless.
-    let _ = writeln!(s, "    if (j < 0 || j >= n) j = 0;");
-    let _ = writeln!(s, "    long long off = j * step;");
-    s.push_str(&unravel("o", "off", spec.outer));
-    s.push_str(&unravel("i", "off", spec.inner));
-    let _ = writeln!(s, "    out[q] = src[off];");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -303,15 +263,27 @@ fn take_source(spec: &TakeSpec) -> String {
 // ---------------------------------------------------------------------------
 
 /// Running counts of the true elements of `m` (C order, int64) and their total.
-fn mask_counts(op: &'static str, m: &Array) -> Result<(Array, usize)> {
-    let c = super::scan::scan(m, false, None)?;
+fn mask_counts(op: &'static str, m: View<'_>) -> Result<(OwnedView, usize)> {
+    let c = super::scan::scan(&bridge(m), false, None)?;
+    let c = OwnedView {
+        storage: c.storage().clone(),
+        layout: c.layout().clone(),
+        dtype: c.dtype(),
+    };
     let count = if m.size() > 0 {
-        read_one::<i64>(&c, m.size() - 1)? as usize
+        read_one::<i64>(c.view(), m.size() - 1)? as usize
     } else {
         0
     };
     let _ = op;
     Ok((c, count))
+}
+
+// TODO(seam): the scan (cuda/scan.rs) and the map kernels
+// (cuda/elementwise.rs) still take arrays; this is the one place views
+// become arrays for them, to go when they take views.
+fn bridge(v: View<'_>) -> crate::array::Array {
+    crate::array::Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype())
 }
 
 /// What determines the source of a mask kernel.
@@ -328,17 +300,21 @@ struct MaskSpec {
 
 /// `x[m]` for a bool mask `m` over the leading `m.ndim()` axes of `x`:
 /// the selected elements in C order, shape `(count,) + x.shape[m.ndim():]`.
-pub(crate) fn mask(op: &'static str, x: &Array, m: &Array) -> Result<Array> {
-    let s = session_of(op, x)?;
+fn mask(
+    op: &'static str,
+    s: &DeviceSession,
+    x: View<'_>,
+    m: View<'_>,
+) -> Result<(CudaStorage, usize)> {
     let lead = m.ndim();
     let (c, count) = mask_counts(op, m)?;
     let mut shape = vec![count];
     shape.extend_from_slice(&x.shape()[lead..]);
-    crate::layout::checked_size(op, &shape)?;
-    let out = new_array(op, s.info.ordinal, x.dtype(), &shape)?;
+    let size = crate::layout::checked_size(op, &shape)?;
+    let out = super::transfer::alloc(op, s.info.ordinal, x.dtype(), size)?;
     let inner: usize = x.shape()[lead..].iter().product();
-    if out.size() == 0 {
-        return Ok(out);
+    if size == 0 {
+        return Ok((out, count));
     }
     let (sh, st) = (x.shape(), x.strides());
     let ld = merged(&sh[..lead], &st[..lead]);
@@ -361,26 +337,27 @@ pub(crate) fn mask(op: &'static str, x: &Array, m: &Array) -> Result<Array> {
     let total = m.size() * inner;
     let mut args = KernelArgs::new();
     args.push(ptr(op, x)?);
-    args.push(ptr(op, &out)?);
-    args.push(ptr(op, &c)?);
+    args.push(out.buffer.ptr);
+    args.push(ptr(op, c.view())?);
     args.push_bytes(&geo.bytes(), 8);
     args.push(total as i64);
     args.push(inner as i64);
     args.push(0i64);
     launch(s, op, f, cfg(s, total), &current_stream(), &mut args)?;
-    Ok(out)
+    Ok((out, count))
 }
 
 /// `x[m] = value`: `value(count)` gives the value as an array on the device
 /// (any dtype, cast with NumPy's unsafe rule) viewed with shape
 /// `(count,) + x.shape[m.ndim():]`, or the error of a shape mismatch.
-pub(crate) fn mask_assign(
+fn mask_assign(
     op: &'static str,
-    x: &Array,
-    m: &Array,
-    value: impl FnOnce(usize) -> Result<Array>,
+    b: &CudaBackend,
+    x: View<'_>,
+    m: View<'_>,
+    value: &mut dyn FnMut(usize) -> Result<OwnedView>,
 ) -> Result<()> {
-    let s = session_of(op, x)?;
+    let s = session(b.ordinal)?;
     let lead = m.ndim();
     let (c, count) = mask_counts(op, m)?;
     let mut v = value(count)?;
@@ -388,9 +365,10 @@ pub(crate) fn mask_assign(
     if count == 0 || inner == 0 {
         return Ok(());
     }
-    if v.shares_memory(x) {
-        v = v.copy()?;
+    if v.view().shares_memory(&x) {
+        v = super::sort::copy(op, b, v.view())?;
     }
+    let v = v.view();
     let (sh, st) = (x.shape(), x.strides());
     let ld = merged(&sh[..lead], &st[..lead]);
     let tr = merged(&sh[lead..], &st[lead..]);
@@ -418,8 +396,8 @@ pub(crate) fn mask_assign(
     let total = m.size() * inner;
     let mut args = KernelArgs::new();
     args.push(ptr(op, x)?);
-    args.push(ptr(op, &v)?);
-    args.push(ptr(op, &c)?);
+    args.push(ptr(op, v)?);
+    args.push(ptr(op, c.view())?);
     args.push_bytes(&geo.bytes(), 8);
     args.push(total as i64);
     args.push(inner as i64);
@@ -429,40 +407,24 @@ pub(crate) fn mask_assign(
 }
 
 fn mask_source(spec: &MaskSpec) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let head = |s: &mut String| {
-        let _ = writeln!(
-            s,
-            "  const long long stride = (long long)gridDim.x * blockDim.x;"
-        );
-        let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
-        let _ = writeln!(s, "    const long long j = q / m, i = q - j * m;");
-        let _ = writeln!(s, "    const long long cj = counts[j];");
-        let _ = writeln!(s, "    if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;");
-        let _ = writeln!(s, "    long long off = 0;");
-        s.push_str(&unravel("j", "off", spec.lead));
-        s.push_str(&unravel("i", "off", spec.trail));
+    let (v, store, flag) = match spec.value_dt {
+        None => ("", String::new(), "READ"),
+        Some(vdt) => (ctype(vdt), cast_expr(vdt, spec.dt, "v[voff]"), "ASSIGN"),
     };
-    match spec.value_dt {
-        None => {
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_mask(const T* __restrict__ x, T* __restrict__ out, const long long* __restrict__ counts, Geo g, long long total, long long m, long long unused) {{");
-            head(&mut s);
-            let _ = writeln!(s, "    out[(cj - 1) * m + i] = x[off];");
-        }
-        Some(vdt) => {
-            let _ = writeln!(s, "typedef {} V;", ctype(vdt));
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_mask_assign(T* x, const V* __restrict__ v, const long long* __restrict__ counts, Geo g, long long total, long long m, long long vst) {{");
-            head(&mut s);
-            let _ = writeln!(s, "    long long voff = (cj - 1) * vst;");
-            s.push_str(&unravel("i", "voff", spec.vtrail));
-            let _ = writeln!(s, "    x[off] = {};", cast_expr(vdt, spec.dt, "v[voff]"));
-        }
-    }
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    let kernel = render(
+        MASK,
+        &[
+            ("T", ctype(spec.dt)),
+            ("V", v),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("UNRAVEL_LEAD", &unravel("j", "off", spec.lead)),
+            ("UNRAVEL_TRAIL", &unravel("i", "off", spec.trail)),
+            ("UNRAVEL_V", &unravel("i", "voff", spec.vtrail)),
+            ("STORE", &store),
+        ],
+        &[flag],
+    );
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -487,24 +449,26 @@ struct PutSpec {
 /// its target with the later ones; more are resolved into targets and
 /// stably argsorted by target, and the last of each run of equal targets
 /// writes.
-pub(crate) fn put(
+fn put(
     op: &'static str,
-    a: &Array,
-    idx: &Array,
-    vals: &Array,
+    b: &CudaBackend,
+    a: View<'_>,
+    idx: View<'_>,
+    vals: View<'_>,
     mode: IndexMode,
 ) -> Result<()> {
-    let s = session_of(op, a)?;
+    let s = session(b.ordinal)?;
     let k = idx.size();
     let n = a.size();
     if k == 0 || n == 0 {
         return Ok(());
     }
-    let idx = if idx.shares_memory(a) {
-        idx.copy()?
+    let copied = if idx.shares_memory(&a) {
+        Some(super::sort::copy(op, b, idx)?)
     } else {
-        idx.clone()
+        contiguous(op, b, idx)?
     };
+    let idx = copied.as_ref().map_or(idx, OwnedView::view);
     let (sh, st) = merged(a.shape(), a.strides());
     too_many_dims(op, sh.len())?;
     let mut geo = Geo::new();
@@ -527,14 +491,14 @@ pub(crate) fn put(
         let mut args = KernelArgs::new();
         args.push(ptr(op, a)?);
         args.push(ptr(op, vals)?);
-        args.push(ptr(op, &idx)?);
+        args.push(ptr(op, idx)?);
         args.push_bytes(&geo.bytes(), 8);
         args.push(k as i64);
         args.push(vals.size() as i64);
         args.push(n as i64);
         return launch(s, op, f, cfg(s, k), &current_stream(), &mut args);
     }
-    let targets = new_array(op, s.info.ordinal, spec.tgt_dt, &[k])?;
+    let targets = super::transfer::alloc(op, s.info.ordinal, spec.tgt_dt, k)?;
     let f = kernel(
         s,
         key(("put-targets", &spec)),
@@ -543,15 +507,15 @@ pub(crate) fn put(
         src,
     )?;
     let mut args = KernelArgs::new();
-    args.push(ptr(op, &idx)?);
+    args.push(ptr(op, idx)?);
     args.push(k as i64);
     args.push(n as i64);
-    args.push(ptr(op, &targets)?);
+    args.push(targets.buffer.ptr);
     launch(s, op, f, cfg(s, k), &current_stream(), &mut args)?;
-    let order = super::sort::sort(&targets, 0, true)?.ok_or_else(|| Error::Cuda {
-        op: op.into(),
-        detail: "the targets of put could not be sorted on the GPU".into(),
-    })?;
+    let targets = Storage::Cuda(targets);
+    let tl = Layout::contiguous(&[k]);
+    let targets = View::new(&targets, &tl, spec.tgt_dt);
+    let order = super::sort::sort(op, s.info.ordinal, targets, 0, true)?;
     let f = kernel(
         s,
         key(("put-sorted", &spec)),
@@ -562,8 +526,8 @@ pub(crate) fn put(
     let mut args = KernelArgs::new();
     args.push(ptr(op, a)?);
     args.push(ptr(op, vals)?);
-    args.push(ptr(op, &order)?);
-    args.push(ptr(op, &targets)?);
+    args.push(order.buffer.ptr);
+    args.push(ptr(op, targets)?);
     args.push_bytes(&geo.bytes(), 8);
     args.push(k as i64);
     args.push(vals.size() as i64);
@@ -571,61 +535,20 @@ pub(crate) fn put(
 }
 
 fn put_source(spec: &PutSpec) -> String {
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} T;", ctype(spec.dt));
-    let _ = writeln!(s, "typedef {} idx_t;", ctype(spec.idx_dt));
-    let _ = writeln!(s, "typedef {} tgt_t;", ctype(spec.tgt_dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    s.push_str(resolve_fn(spec.mode));
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ long long target(const idx_t* idx, long long k, long long n) {{ long long j = resolve({}, n); return (j < 0 || j >= n) ? -1 : j; }}",
-        index_expr(spec.idx_dt, "idx[k]")
+    let kernel = render(
+        PUT,
+        &[
+            ("T", ctype(spec.dt)),
+            ("IDX_T", ctype(spec.idx_dt)),
+            ("TGT_T", ctype(spec.tgt_dt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("RESOLVE", resolve_fn(spec.mode)),
+            ("INDEX", &index_expr(spec.idx_dt, "idx[k]")),
+            ("UNRAVEL", &unravel("j", "off", spec.dims)),
+        ],
+        &[],
     );
-    let grid_loop = |s: &mut String, var: &str| {
-        let _ = writeln!(
-            s,
-            "  const long long stride = (long long)gridDim.x * blockDim.x;"
-        );
-        let _ = writeln!(s, "  for (long long {var} = (long long)blockIdx.x * blockDim.x + threadIdx.x; {var} < k_n; {var} += stride) {{");
-    };
-    let store = |s: &mut String| {
-        let _ = writeln!(s, "    long long off = 0;");
-        s.push_str(&unravel("j", "off", spec.dims));
-        let _ = writeln!(s, "    a[off] = vals[k % len];");
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "}}");
-    };
-    // Few indices: each writes unless a later index names the same target.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put(T* a, const T* __restrict__ vals, const idx_t* __restrict__ idx, Geo g, long long k_n, long long len, long long n) {{");
-    grid_loop(&mut s, "k");
-    let _ = writeln!(s, "    const long long j = target(idx, k, n);");
-    let _ = writeln!(s, "    if (j < 0) continue;");
-    let _ = writeln!(s, "    bool later = false;");
-    let _ = writeln!(
-        s,
-        "    for (long long k2 = k + 1; k2 < k_n && !later; ++k2) later = target(idx, k2, n) == j;"
-    );
-    let _ = writeln!(s, "    if (later) continue;");
-    store(&mut s);
-    // Many indices: resolved targets (in range after the checks), stably
-    // argsorted by the caller; the last of each run of equal targets writes.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_targets(const idx_t* __restrict__ idx, long long k_n, long long n, tgt_t* __restrict__ targets) {{");
-    grid_loop(&mut s, "k");
-    let _ = writeln!(s, "    const long long j = target(idx, k, n);");
-    let _ = writeln!(s, "    targets[k] = (tgt_t)(j < 0 ? 0 : j);");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_put_sorted(T* a, const T* __restrict__ vals, const long long* __restrict__ order, const tgt_t* __restrict__ targets, Geo g, long long k_n, long long len) {{");
-    grid_loop(&mut s, "q");
-    let _ = writeln!(s, "    const long long k = order[q];");
-    let _ = writeln!(s, "    const long long j = (long long)targets[k];");
-    let _ = writeln!(
-        s,
-        "    if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;"
-    );
-    store(&mut s);
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // ---------------------------------------------------------------------------
@@ -634,15 +557,24 @@ fn put_source(spec: &PutSpec) -> String {
 
 /// Multi-indices of the non-zero elements of `a` (`ndim >= 1`, at most
 /// `MAX_DIMS` axes), one int64 array per axis, in C order.
-pub(crate) fn nonzero(op: &'static str, a: &Array) -> Result<Vec<Array>> {
-    let s = session_of(op, a)?;
+fn nonzero(op: &'static str, s: &DeviceSession, a: View<'_>) -> Result<(Vec<Storage>, usize)> {
     let nd = a.ndim();
     too_many_dims(op, nd)?;
     // Truth values in C order (non-zero, NaN included, is true).
+    let owned;
     let flags = if a.dtype() == DType::Bool {
-        a.clone()
+        a
     } else {
-        let t = new_array(op, s.info.ordinal, DType::Bool, a.shape())?;
+        owned = OwnedView::contiguous(
+            Storage::Cuda(super::transfer::alloc(
+                op,
+                s.info.ordinal,
+                DType::Bool,
+                a.size(),
+            )?),
+            a.shape(),
+            DType::Bool,
+        );
         let k = MapKernel::new(
             "nonzero".into(),
             vec![DType::Bool],
@@ -650,15 +582,15 @@ pub(crate) fn nonzero(op: &'static str, a: &Array) -> Result<Vec<Array>> {
             DType::Bool,
             String::new(),
         );
-        run_map(&k, &[a], &t)?;
-        t
+        run_map(&k, &[a], owned.view())?;
+        owned.view()
     };
-    let (c, count) = mask_counts(op, &flags)?;
-    let outs: Vec<Array> = (0..nd)
-        .map(|_| new_array(op, s.info.ordinal, DType::Int64, &[count]))
+    let (c, count) = mask_counts(op, flags)?;
+    let outs: Vec<CudaStorage> = (0..nd)
+        .map(|_| super::transfer::alloc(op, s.info.ordinal, DType::Int64, count))
         .collect::<Result<_>>()?;
     if count == 0 {
-        return Ok(outs);
+        return Ok((outs.into_iter().map(Storage::Cuda).collect(), count));
     }
     let mut geo = Geo::new();
     let shape_at = geo.add(a.shape().iter().map(|&d| d as i64));
@@ -666,49 +598,141 @@ pub(crate) fn nonzero(op: &'static str, a: &Array) -> Result<Vec<Array>> {
         nonzero_source(nd, shape_at, geo.len())
     })?;
     let mut args = KernelArgs::new();
-    args.push(ptr(op, &c)?);
+    args.push(ptr(op, c.view())?);
     let ptrs: Vec<u8> = outs
         .iter()
-        .map(|o| ptr(op, o))
-        .collect::<Result<Vec<u64>>>()?
-        .into_iter()
-        .flat_map(|p| p.to_ne_bytes())
+        .flat_map(|o| o.buffer.ptr.to_ne_bytes())
         .collect();
     args.push_bytes(&ptrs, 8);
     args.push_bytes(&geo.bytes(), 8);
     args.push(a.size() as i64);
     launch(s, op, f, cfg(s, a.size()), &current_stream(), &mut args)?;
-    Ok(outs)
+    Ok((outs.into_iter().map(Storage::Cuda).collect(), count))
 }
 
 fn nonzero_source(nd: usize, shape_at: usize, geo_len: usize) -> String {
-    let mut s = String::from(PRELUDE);
-    s.push_str(&Geo::decl(geo_len));
-    let _ = writeln!(s, "struct Outs {{ long long* p[{nd}]; }};");
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_nonzero(const long long* __restrict__ counts, Outs outs, Geo g, long long total) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    // Peels the axes from the last to the second; what is left is axis 0.
+    let peel: Vec<String> = (1..nd)
+        .rev()
+        .map(|ax| {
+            let sh = shape_at + ax;
+            format!("    {{ const long long q = r / g.v[{sh}]; outs.p[{ax}][cj - 1] = r - q * g.v[{sh}]; r = q; }}")
+        })
+        .collect();
+    let kernel = render(
+        NONZERO,
+        &[
+            ("GEO", &Geo::decl(geo_len)),
+            ("ND", &nd.to_string()),
+            ("PEEL", &peel.join("\n")),
+        ],
+        &[],
     );
-    let _ = writeln!(s, "  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < total; j += stride) {{");
-    let _ = writeln!(s, "    const long long cj = counts[j];");
-    let _ = writeln!(s, "    if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;");
-    let _ = writeln!(s, "    long long r = j;");
-    for ax in (1..nd).rev() {
-        let _ = writeln!(
-            s,
-            "    {{ const long long q = r / g.v[{sh}]; outs.p[{ax}][cj - 1] = r - q * g.v[{sh}]; r = q; }}",
-            sh = shape_at + ax
-        );
-    }
-    let _ = writeln!(s, "    outs.p[0][cj - 1] = r;");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 // The GatherScatter family of the backend interface (`ops::backend`).
-impl crate::ops::index::GatherScatter for super::CudaBackend {}
+impl GatherScatter for CudaBackend {
+    fn check_indices(
+        &self,
+        op: &'static str,
+        idx: View<'_>,
+        axis: usize,
+        n: usize,
+        mode: IndexMode,
+    ) -> Result<()> {
+        let copied = contiguous(op, self, idx)?;
+        let idx = copied.as_ref().map_or(idx, OwnedView::view);
+        check_indices(op, self.ordinal, idx, axis, n, mode)
+    }
+
+    fn take(
+        &self,
+        op: &'static str,
+        src: View<'_>,
+        axis: usize,
+        idx: View<'_>,
+        mode: IndexMode,
+        out: View<'_>,
+    ) -> Result<()> {
+        let copied = contiguous(op, self, idx)?;
+        let idx = copied.as_ref().map_or(idx, OwnedView::view);
+        take(op, session(self.ordinal)?, src, axis, idx, mode, out)
+    }
+
+    fn put(
+        &self,
+        op: &'static str,
+        a: View<'_>,
+        idx: View<'_>,
+        vals: View<'_>,
+        mode: IndexMode,
+    ) -> Result<()> {
+        put(op, self, a, idx, vals, mode)
+    }
+
+    fn mask(&self, op: &'static str, x: View<'_>, m: View<'_>) -> Result<(Storage, usize)> {
+        let (out, count) = mask(op, session(self.ordinal)?, x, m)?;
+        Ok((Storage::Cuda(out), count))
+    }
+
+    fn mask_assign(
+        &self,
+        op: &'static str,
+        x: View<'_>,
+        m: View<'_>,
+        value: &mut dyn FnMut(usize) -> Result<OwnedView>,
+    ) -> Result<()> {
+        mask_assign(op, self, x, m, value)
+    }
+
+    fn nonzero(&self, op: &'static str, a: View<'_>) -> Result<(Vec<Storage>, usize)> {
+        if a.ndim() <= MAX_DIMS {
+            return nonzero(op, session(self.ordinal)?, a);
+        }
+        // More axes than a kernel's geometry holds: the counted host trip.
+        let (host, count) = super::fallback::fetch(op, a.device(), || {
+            use crate::element::Element;
+            let data = crate::with_dtype!(a.dtype(), T => {
+                let Storage::Cuda(c) = a.storage else {
+                    unreachable!("the CUDA backend holds device buffers")
+                };
+                T::into_data(super::transfer::download_all::<T>(c))
+            });
+            let host = Storage::Cpu(crate::storage::CpuStorage::new(data));
+            crate::cpu::CpuBackend.nonzero(op, View::new(&host, a.layout, a.dtype()))
+        })?;
+        let outs = host
+            .iter()
+            .map(|h| match h {
+                Storage::Cpu(c) => {
+                    super::transfer::upload_data(op, self.ordinal, &c.read()).map(Storage::Cuda)
+                }
+                Storage::Cuda(_) => unreachable!("the CPU backend returns host buffers"),
+            })
+            .collect::<Result<_>>()?;
+        Ok((outs, count))
+    }
+
+    fn where_(
+        &self,
+        _op: &'static str,
+        cond: View<'_>,
+        x: WhereInput<'_>,
+        y: WhereInput<'_>,
+        out: View<'_>,
+    ) -> Result<()> {
+        let dtype = out.dtype();
+        fn input(i: WhereInput<'_>, dtype: DType) -> MapInput<'_> {
+            match i {
+                WhereInput::View(v) => MapInput::Array(v),
+                WhereInput::Scalar(s) => MapInput::Scalar(s, dtype),
+            }
+        }
+        let inputs = [MapInput::Array(cond), input(x, dtype), input(y, dtype)];
+        run_map_inputs(&where_kernel(dtype), &inputs, out)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -724,6 +748,7 @@ mod tests {
         assert_eq!(index_expr(DType::Bool, "x"), "((long long)((x) ? 1 : 0))");
         assert_eq!(index_expr(DType::Int8, "x"), "((long long)(x))");
         let src = check_source(DType::UInt64);
+        assert_eq!(super::super::template::unfilled(&src), None);
         assert!(src.contains("atomicMin(first_bad, (unsigned long long)k);"));
         dump_source("check_u64", &src);
     }
@@ -756,6 +781,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = take_source(&spec);
+            assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("out[q] = src[off];"));
             if inner == 0 {
                 assert!(src.contains("const long long t = q;"));
@@ -787,6 +813,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = mask_source(&spec);
+            assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;"));
             if vdt.is_none() {
                 assert!(src.contains("out[(cj - 1) * m + i] = x[off];"));
@@ -814,6 +841,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = put_source(&spec);
+            assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("later = target(idx, k2, n) == j;"));
             assert!(
                 src.contains("if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;")
@@ -826,6 +854,7 @@ mod tests {
     #[test]
     fn nonzero_and_where_sources() {
         let src = nonzero_source(3, 0, 3);
+        assert_eq!(super::super::template::unfilled(&src), None);
         assert!(src.contains("struct Outs { long long* p[3]; };"));
         assert!(src.contains("outs.p[2][cj - 1] = r - q * g.v[2];"));
         assert!(src.contains("outs.p[0][cj - 1] = r;"));

@@ -16,7 +16,7 @@ use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::view::View;
 
-/// The CUDA device number of an array on a GPU.
+/// The CUDA device number of an array (or view) on a GPU.
 pub(crate) fn ordinal<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<usize> {
     match a.into().device() {
         crate::Device::Cuda(n) => Ok(n),
@@ -36,7 +36,7 @@ pub(crate) fn session_of<'a>(
     session(ordinal(op, a)?)
 }
 
-/// Device address of element 0 of the view `a`.
+/// Device address of element 0 of the view `a` (an array or a view).
 pub(crate) fn ptr<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<u64> {
     let a = a.into();
     match a.storage {
@@ -181,15 +181,7 @@ pub(crate) fn read_one<'a, T: Element>(a: impl Into<View<'a>>, at: usize) -> Res
             let v = super::transfer::download_range::<T>(c, a.offset() + at, 1)?;
             Ok(v[0])
         }
-        Storage::Cpu(s) => {
-            let data = s.read();
-            let d = T::slice(&data).expect("the buffer holds the view's dtype");
-            Ok(d[a
-                .layout
-                .positions()
-                .nth(at)
-                .expect("`at` is inside the view")])
-        }
+        Storage::Cpu(_) => Ok(a.gather::<T>()[at]),
     }
 }
 

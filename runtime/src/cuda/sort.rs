@@ -24,18 +24,20 @@
 //! significant first: the imaginary parts, the real parts in that order,
 //! then the NaN class in that order (see [`sort_complex`]).
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
-use super::elementwise::{ctype, new_array, MAX_DIMS};
-use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, session_of, unravel, Dims, Geo};
+use super::elementwise::{ctype, MAX_DIMS};
+use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::DeviceSession;
+use super::session::{session, DeviceSession};
 use super::stream::current_stream;
-use crate::array::Array;
+use super::template::render;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::create::Create;
+use crate::ops::sort::Sort;
+use crate::storage::{CudaStorage, Storage};
+use crate::view::{OwnedView, View};
 
 /// Threads of the pass kernel's blocks: one per digit.
 const THREADS: usize = 256;
@@ -62,6 +64,10 @@ const LOOK_BACK_WORDS: usize = 4;
 /// `source`; lines marked `@CARRY@` are kept only when positions are
 /// carried.
 const ONESWEEP: &str = include_str!("sort_onesweep.cu");
+/// The kernels of a sort around the pass: pack, every histogram, unpack.
+const SORT: &str = include_str!("sort.cu");
+/// The row gather of the complex sort.
+const TAKE_ROWS: &str = include_str!("sort_take_rows.cu");
 /// Shared memory for the tile staged by a pass (keys, carried values
 /// and digits), kept with the kernel's other arrays under the 48 KB that
 /// needs no opt-in.
@@ -99,21 +105,38 @@ fn bytes_for(v: usize) -> usize {
     (bits as usize).div_ceil(8)
 }
 
-/// The sorted copy (`arg == false`) or the int64 indices that sort `x`
-/// along `axis` (stable), or `None` for dtypes sorted on the host.
-pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
-    let name: &'static str = if arg { "argsort" } else { "sort" };
-    let dt = x.dtype();
-    if dt.is_complex() {
-        return sort_complex(x, axis, arg).map(Some);
+// The Sort family of the backend interface (`ops::backend`).
+impl Sort for super::CudaBackend {
+    fn sort(&self, op: &'static str, x: View<'_>, axis: usize, arg: bool) -> Result<Storage> {
+        if x.dtype().is_complex() {
+            return sort_complex(op, self, x, axis, arg);
+        }
+        sort(op, self.ordinal, x, axis, arg).map(Storage::Cuda)
     }
-    let s = session_of(name, x)?;
-    let ord = s.info.ordinal;
-    let shape = x.shape().to_vec();
+}
+
+/// A new device buffer of `len` elements of `dt` on `ordinal`.
+fn buffer(op: &'static str, ordinal: usize, dt: DType, len: usize) -> Result<CudaStorage> {
+    super::transfer::alloc(op, ordinal, dt, len)
+}
+
+/// The sorted copy (`arg == false`) or the int64 indices that sort the
+/// real (non-complex) `x` along `axis` (stable), as a new C-contiguous
+/// buffer of `x`'s shape on cuda:`ord`.
+pub(crate) fn sort(
+    name: &'static str,
+    ord: usize,
+    x: View<'_>,
+    axis: usize,
+    arg: bool,
+) -> Result<CudaStorage> {
+    let dt = x.dtype();
+    let s = session(ord)?;
+    let shape = x.shape();
     let out_dt = if arg { DType::Int64 } else { dt };
     let total = x.size();
     if total == 0 {
-        return Ok(Some(new_array(name, ord, out_dt, &shape)?));
+        return buffer(name, ord, out_dt, 0);
     }
     let n = shape[axis];
     let lanes = total / n;
@@ -147,22 +170,20 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         ..spec
     };
     let keys = [
-        new_array(name, ord, kdt, &[total])?,
-        new_array(name, ord, kdt, &[total])?,
+        buffer(name, ord, kdt, total)?,
+        buffer(name, ord, kdt, total)?,
     ];
+    let kptr = |i: usize| keys[i].buffer.ptr;
     let vals = if carry {
         Some([
-            new_array(name, ord, vdt, &[total])?,
-            new_array(name, ord, vdt, &[total])?,
+            buffer(name, ord, vdt, total)?,
+            buffer(name, ord, vdt, total)?,
         ])
     } else {
         None
     };
-    let vptr = |v: &Option<[Array; 2]>, i: usize| -> Result<u64> {
-        match v {
-            Some(v) => ptr(name, &v[i]),
-            None => Ok(0),
-        }
+    let vptr = |v: &Option<[CudaStorage; 2]>, i: usize| -> Result<u64> {
+        Ok(v.as_ref().map_or(0, |v| v[i].buffer.ptr))
     };
     // A single contiguous lane sorted without positions needs no packing:
     // the first pass reads the input itself (keys are its bits).
@@ -180,7 +201,7 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         )?;
         let mut args = KernelArgs::new();
         args.push(ptr(name, x)?);
-        args.push(ptr(name, &keys[0])?);
+        args.push(kptr(0));
         args.push(vptr(&vals, 0)?);
         args.push_bytes(&geo.bytes(), 8);
         args.push(total as i64);
@@ -212,14 +233,14 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
     // Scratch, zeroed once: every pass's digit totals, a tile counter per
     // pass, and the tiles' status words (reused by every pass).
     let words = passes * 256 + passes + tiles * 256;
-    let scratch = new_array(name, ord, DType::UInt64, &[words])?;
-    let hist = ptr(name, &scratch)?;
+    let scratch = buffer(name, ord, DType::UInt64, words)?;
+    let hist = scratch.buffer.ptr;
     let counters = hist + (passes * 256 * 8) as u64;
     let status = counters + (passes * 8) as u64;
     memset(s, name, hist, 0, words * 8)?;
     let mut args = KernelArgs::new();
     args.push(match cur {
-        Some(c) => ptr(name, &keys[c])?,
+        Some(c) => kptr(c),
         None => ptr(name, x)?,
     });
     args.push(hist);
@@ -239,13 +260,13 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
             (1i32, (8 * (pass - key_passes)) as i32)
         };
         let (kin, vin) = match cur {
-            Some(c) => (ptr(name, &keys[c])?, vptr(&vals, c)?),
+            Some(c) => (kptr(c), vptr(&vals, c)?),
             None => (ptr(name, x)?, 0),
         };
         let next = cur.map_or(0, |c| 1 - c);
         let mut args = KernelArgs::new();
         args.push(kin);
-        args.push(ptr(name, &keys[next])?);
+        args.push(kptr(next));
         args.push(vin);
         args.push(vptr(&vals, next)?);
         args.push(hist + (pass * 256 * 8) as u64);
@@ -263,14 +284,10 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
 
     if !arg && m == 1 {
         // Lanes are already in the output's order: the sorted keys are the result.
-        let k = keys[cur].clone();
-        return Ok(Some(Array::from_parts(
-            k.storage().clone(),
-            Layout::contiguous(&shape),
-            dt,
-        )));
+        let [k0, k1] = keys;
+        return Ok(if cur == 0 { k0 } else { k1 });
     }
-    let out = new_array(name, ord, out_dt, &shape)?;
+    let out = buffer(name, ord, out_dt, total)?;
     let fu = kernel(
         s,
         key(("sort-unpack", &spec, arg)),
@@ -283,14 +300,14 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
         || source(&spec),
     )?;
     let mut args = KernelArgs::new();
-    args.push(ptr(name, &keys[cur])?);
+    args.push(kptr(cur));
     args.push(vptr(&vals, cur)?);
-    args.push(ptr(name, &out)?);
+    args.push(out.buffer.ptr);
     args.push(total as i64);
     args.push(n as i64);
     args.push(m as i64);
     launch(s, name, fu, grid(s, total), &current_stream(), &mut args)?;
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// Sorts complex `x` along `axis` (values, or int64 indices when `arg`):
@@ -301,58 +318,83 @@ pub(crate) fn sort(x: &Array, axis: usize, arg: bool) -> Result<Option<Array>> {
 /// compose into the permutation that sorts by (class, re, im), the CPU
 /// backend's order. NaN parts have one key, as do -0.0 and +0.0, so equal
 /// values keep their input order (stable, as on the CPU).
-fn sort_complex(x: &Array, axis: usize, arg: bool) -> Result<Array> {
-    let name: &'static str = if arg { "argsort" } else { "sort" };
-    let s = session_of(name, x)?;
-    let ord = s.info.ordinal;
+fn sort_complex(
+    name: &'static str,
+    b: &super::CudaBackend,
+    x: View<'_>,
+    axis: usize,
+    arg: bool,
+) -> Result<Storage> {
+    let ord = b.ordinal;
+    let s = session(ord)?;
     let (dt, total) = (x.dtype(), x.size());
     let out_dt = if arg { DType::Int64 } else { dt };
     if total == 0 {
-        return new_array(name, ord, out_dt, x.shape());
+        return b.empty(name, out_dt, 0);
     }
-    let moved = x.moveaxis(axis as isize, -1)?;
-    let xt = moved.ascontiguousarray()?;
+    // The lanes as the rows of a C-contiguous (lanes, n) buffer.
+    let nd = x.ndim();
+    let mut perm: Vec<usize> = (0..nd).filter(|&i| i != axis).collect();
+    perm.push(axis);
+    let moved = x.layout.permuted(&perm);
+    let xt_copy = contiguous(name, b, View::new(x.storage, &moved, dt))?;
+    let (xs, off) = match &xt_copy {
+        Some(c) => (&c.storage, c.layout.offset()),
+        None => (x.storage, moved.offset()),
+    };
     let n = x.shape()[axis];
     let lanes = total / n;
     let rows = [lanes, n];
-    let part = |im: usize| {
-        Array::from_parts(
-            xt.storage().clone(),
-            Layout::from_parts(
-                rows.to_vec(),
-                vec![2 * n as isize, 2],
-                2 * xt.layout().offset() + im,
-            ),
-            dt.real_dtype(),
-        )
+    let part_layouts =
+        [0, 1].map(|im| Layout::from_parts(rows.to_vec(), vec![2 * n as isize, 2], 2 * off + im));
+    let part = |im: usize| View::new(xs, &part_layouts[im], dt.real_dtype());
+    let argsort = |keys: View<'_>| -> Result<OwnedView> {
+        let o = sort(name, ord, keys, 1, true)?;
+        Ok(OwnedView::contiguous(Storage::Cuda(o), &rows, DType::Int64))
     };
-    let argsort = |keys: &Array| -> Result<Array> {
-        sort(keys, 1, true)?.ok_or_else(|| Error::Cuda {
-            op: name.into(),
-            detail: format!("{} keys could not be sorted on the GPU", keys.dtype()),
-        })
+    let take = |src: View<'_>, idx: &OwnedView, what: Take| -> Result<OwnedView> {
+        take_rows(name, s, src, idx.view(), what, n)
     };
-    let take = |src: &Array, idx: &Array, what: Take| -> Result<Array> {
-        take_rows(name, s, src, idx, what, n)
-    };
-    let xt2 = xt.with_layout(Layout::from_parts(
-        rows.to_vec(),
-        vec![n as isize, 1],
-        xt.layout().offset(),
-    ));
-    let perm = argsort(&part(1))?;
-    let by_re = argsort(&take(&xt2, &perm, Take::Real)?)?;
-    let perm = take(&perm, &by_re, Take::Same)?;
-    let by_class = argsort(&take(&xt2, &perm, Take::NanClass)?)?;
-    let perm = take(&perm, &by_class, Take::Same)?;
+    let xt2_layout = Layout::from_parts(rows.to_vec(), vec![n as isize, 1], off);
+    let xt2 = View::new(xs, &xt2_layout, dt);
+    let perm_ = argsort(part(1))?;
+    let by_re = argsort(take(xt2, &perm_, Take::Real)?.view())?;
+    let perm_ = take(perm_.view(), &by_re, Take::Same)?;
+    let by_class = argsort(take(xt2, &perm_, Take::NanClass)?.view())?;
+    let perm_ = take(perm_.view(), &by_class, Take::Same)?;
     let out = if arg {
-        perm
+        perm_
     } else {
-        take(&xt2, &perm, Take::Same)?
+        take(xt2, &perm_, Take::Same)?
     };
-    out.reshape(moved.shape().to_vec())?
-        .moveaxis(-1, axis as isize)?
-        .ascontiguousarray()
+    // Back from (lanes, n) to x's axes: the inverse of `perm`.
+    let moved_shape: Vec<usize> = perm.iter().map(|&p| x.shape()[p]).collect();
+    let mut inverse = vec![0; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p] = i;
+    }
+    let back = Layout::contiguous(&moved_shape).permuted(&inverse);
+    let copied = contiguous(name, b, View::new(&out.storage, &back, out.dtype))?;
+    Ok(copied.map_or(out.storage, |c| c.storage))
+}
+
+/// A C-contiguous copy of `v`, or `None` when `v` already is C-contiguous.
+pub(crate) fn contiguous(
+    name: &'static str,
+    b: &super::CudaBackend,
+    v: View<'_>,
+) -> Result<Option<OwnedView>> {
+    if v.is_c_contiguous() {
+        return Ok(None);
+    }
+    copy(name, b, v).map(Some)
+}
+
+/// A new C-contiguous copy of `v`.
+pub(crate) fn copy(name: &'static str, b: &super::CudaBackend, v: View<'_>) -> Result<OwnedView> {
+    let out = OwnedView::contiguous(b.empty(name, v.dtype(), v.size())?, v.shape(), v.dtype());
+    b.copy_cast(name, v, out.view())?;
+    Ok(out)
 }
 
 /// What [`take_rows`] keeps of each gathered element.
@@ -371,18 +413,22 @@ enum Take {
 fn take_rows(
     op: &'static str,
     s: &DeviceSession,
-    src: &Array,
-    idx: &Array,
+    src: View<'_>,
+    idx: View<'_>,
     what: Take,
     n: usize,
-) -> Result<Array> {
+) -> Result<OwnedView> {
     let out_dt = match what {
         Take::Same => src.dtype(),
         Take::Real => src.dtype().real_dtype(),
         Take::NanClass => DType::UInt8,
     };
     let total = idx.size();
-    let out = new_array(op, s.info.ordinal, out_dt, idx.shape())?;
+    let out = OwnedView::contiguous(
+        Storage::Cuda(buffer(op, s.info.ordinal, out_dt, total)?),
+        idx.shape(),
+        out_dt,
+    );
     let f = kernel(
         s,
         key(("sort-take-rows", src.dtype(), what)),
@@ -393,7 +439,7 @@ fn take_rows(
     let mut args = KernelArgs::new();
     args.push(ptr(op, src)?);
     args.push(ptr(op, idx)?);
-    args.push(ptr(op, &out)?);
+    args.push(ptr(op, out.view())?);
     args.push(total as i64);
     args.push(n as i64);
     launch(s, op, f, grid(s, total), &current_stream(), &mut args)?;
@@ -410,21 +456,16 @@ fn take_rows_source(dt: DType, what: Take) -> String {
             "(uint8_t)((v.re != v.re ? 2 : 0) | (v.im != v.im ? 1 : 0))",
         ),
     };
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} src_t;", ctype(dt));
-    let _ = writeln!(s, "typedef {} out_t;", ctype(out_dt));
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_take_rows(const src_t* __restrict__ src, const long long* __restrict__ idx, out_t* __restrict__ out, long long total, long long n) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
+    let kernel = render(
+        TAKE_ROWS,
+        &[
+            ("SRC_T", ctype(dt)),
+            ("OUT_T", ctype(out_dt)),
+            ("VALUE", value),
+        ],
+        &[],
     );
-    let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {{");
-    let _ = writeln!(s, "    const long long row = q / n;");
-    let _ = writeln!(s, "    const src_t v = src[row * n + idx[q]];");
-    let _ = writeln!(s, "    out[q] = {value};");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    format!("{PRELUDE}{kernel}")
 }
 
 fn grid(s: &DeviceSession, n: usize) -> LaunchConfig {
@@ -516,92 +557,8 @@ fn source(spec: &Spec) -> String {
     let t = THREADS;
     let rounds = rounds(spec);
     let tile = t * rounds;
-    let mut s = String::from(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} key_t;", ctype(key_dtype(spec.dt)));
-    let _ = writeln!(s, "typedef {} val_t;", ctype(spec.vdt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ key_t xform(key_t u) {{ {} }}",
-        xform_body(spec.dt)
-    );
-    // The digit of pass (shift, lane_pass) of an element with key bits `k`
-    // and carried position `v`.
-    let _ = writeln!(s, "__device__ __forceinline__ unsigned digit(key_t k, val_t v, long long n, int shift, int lane_pass) {{");
-    let _ = writeln!(s, "  if (lane_pass) return (unsigned)((((unsigned long long)v) / (unsigned long long)n >> shift) & 0xffull);");
-    let _ = writeln!(s, "  return (unsigned)((xform(k) >> shift) & 0xffu);");
-    let _ = writeln!(s, "}}");
-
-    // Pack: lane-major keys (lane = o * m + i) and their positions.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_sort_pack(const key_t* __restrict__ x, key_t* __restrict__ keys, val_t* __restrict__ vals, Geo g, long long total, long long n, long long m, long long step) {{");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * blockDim.x;"
-    );
-    let _ = writeln!(s, "  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < total; p += stride) {{");
-    let _ = writeln!(s, "    const long long lane = p / n, k = p - lane * n;");
-    let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
-    let _ = writeln!(s, "    long long off = k * step;");
-    s.push_str(&unravel("o", "off", spec.outer));
-    s.push_str(&unravel("i", "off", spec.inner));
-    let _ = writeln!(s, "    keys[p] = x[off];");
-    if spec.carry {
-        let _ = writeln!(s, "    vals[p] = (val_t)p;");
-    }
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-
-    // Every digit histogram of the sort in one read of the keys: the key
-    // digits from the keys, the lane digits from the positions (a pass's
-    // histogram does not depend on the order the pass finds the elements
-    // in). Block counts are added to `hist[pass][digit]`, zeroed before.
     let kp = key_dtype(spec.dt).itemsize();
-    let max_passes = kp + if spec.carry { 8 } else { 0 };
-    let ht = HIST_THREADS;
-    let hu = HIST_UNROLL;
-    let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__({ht}) cuprite_sort_hist_all(const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, long long total, long long n, int lane_passes) {{");
-    let _ = writeln!(s, "  __shared__ unsigned cnt[{max_passes}][256];");
-    let _ = writeln!(s, "  const int passes = {kp} + lane_passes;");
-    let _ = writeln!(
-        s,
-        "  for (int i = threadIdx.x; i < passes * 256; i += {ht}) cnt[i >> 8][i & 255] = 0u;"
-    );
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(
-        s,
-        "  const long long stride = (long long)gridDim.x * {};",
-        ht * hu
-    );
-    let _ = writeln!(s, "  for (long long base = (long long)blockIdx.x * {} + threadIdx.x; base < total; base += stride) {{", ht * hu);
-    let _ = writeln!(s, "    key_t k[{hu}];");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int u = 0; u < {hu}; ++u) {{ const long long p = base + u * {ht}; k[u] = p < total ? keys[p] : (key_t)0; }}");
-    let _ = writeln!(s, "    #pragma unroll");
-    let _ = writeln!(s, "    for (int u = 0; u < {hu}; ++u) {{");
-    let _ = writeln!(s, "      const long long p = base + u * {ht};");
-    let _ = writeln!(s, "      if (p >= total) break;");
-    let _ = writeln!(s, "      const key_t x = xform(k[u]);");
-    let _ = writeln!(s, "      #pragma unroll");
-    let _ = writeln!(
-        s,
-        "      for (int b = 0; b < {kp}; ++b) atomicAdd(&cnt[b][(unsigned)(x >> (8 * b)) & 0xffu], 1u);"
-    );
-    if spec.carry {
-        let _ = writeln!(s, "      const unsigned long long lane_no = (unsigned long long)p / (unsigned long long)n;");
-        let _ = writeln!(s, "      for (int b = 0; b < lane_passes; ++b) atomicAdd(&cnt[{kp} + b][(unsigned)(lane_no >> (8 * b)) & 0xffu], 1u);");
-    }
-    let _ = writeln!(s, "    }}");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  __syncthreads();");
-    let _ = writeln!(
-        s,
-        "  for (int i = threadIdx.x; i < passes * 256; i += {ht}) {{"
-    );
-    let _ = writeln!(s, "    const unsigned c = cnt[i >> 8][i & 255];");
-    let _ = writeln!(s, "    if (c) atomicAdd(&hist[i], (unsigned long long)c);");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-
+    let (ht, hu) = (HIST_THREADS, HIST_UNROLL);
     // One pass: each block takes the next tile (a counter hands them out in
     // launch order, so every earlier tile is running or done), ranks it,
     // learns where each digit's run of it starts from the tiles before it
@@ -628,64 +585,55 @@ fn source(spec: &Spec) -> String {
         0 => String::new(),
         m => format!("__launch_bounds__({t}, {m}) "),
     };
-    let body = ONESWEEP
-        .replace("@BOUNDS@", &bounds)
-        .replace("@WARPS@", &w.to_string())
-        .replace(
-            "@STAGE@",
-            &(tile * (kb + vb + 1)).max(w * 256 * 4).to_string(),
-        )
-        .replace("@SVAL_AT@", &(tile * kb).to_string())
-        .replace("@SDIG_AT@", &(tile * (kb + vb)).to_string())
-        .replace("@TILE@", &tile.to_string())
-        .replace("@RUN@", &(rounds * 32).to_string())
-        .replace("@ROUNDS@", &rounds.to_string())
-        .replace("@THREADS@", &t.to_string())
-        .replace("@LOOK@", &LOOK_BACK_WORDS.to_string())
-        .replace("@VR@", if spec.carry { "vr[r]" } else { "(val_t)0" })
-        .replace("@PREFIX@", STATUS_PREFIX)
-        .replace("@COUNT@", STATUS_COUNT)
-        .replace("@EPOCH_MASK@", STATUS_EPOCH_MASK)
-        .replace("@VALUE_MASK@", STATUS_VALUE_MASK);
-    for line in body.lines() {
-        match line.strip_prefix("@CARRY@") {
-            Some(kept) if spec.carry => s.push_str(kept),
-            Some(_) => continue,
-            None => s.push_str(line),
-        }
-        s.push('\n');
-    }
-
-    // Unpack: element p of the sorted lane-major order goes to its place
-    // in the C-ordered output.
-    for (fname, value, out_t) in [
-        ("cuprite_sort_unpack", "keys[p]", "key_t"),
-        (
-            "cuprite_sort_unpack_arg",
-            "(long long)((unsigned long long)vals[p] % (unsigned long long)n)",
-            "long long",
-        ),
-    ] {
-        if fname.ends_with("arg") && !spec.carry {
-            continue;
-        }
-        let _ = writeln!(s, "extern \"C\" __global__ void {fname}(const key_t* __restrict__ keys, const val_t* __restrict__ vals, {out_t}* __restrict__ out, long long total, long long n, long long m) {{");
-        let _ = writeln!(
-            s,
-            "  const long long stride = (long long)gridDim.x * blockDim.x;"
-        );
-        let _ = writeln!(s, "  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < total; p += stride) {{");
-        let _ = writeln!(s, "    const long long lane = p / n, k = p - lane * n;");
-        let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
-        let _ = writeln!(s, "    out[(o * n + k) * m + i] = {value};");
-        let _ = writeln!(s, "  }}");
-        let _ = writeln!(s, "}}");
-    }
-    s
+    let carry: &[&str] = if spec.carry { &["CARRY"] } else { &[] };
+    let onesweep = render(
+        ONESWEEP,
+        &[
+            ("BOUNDS", &bounds),
+            ("WARPS", &w.to_string()),
+            (
+                "STAGE",
+                &(tile * (kb + vb + 1)).max(w * 256 * 4).to_string(),
+            ),
+            ("SVAL_AT", &(tile * kb).to_string()),
+            ("SDIG_AT", &(tile * (kb + vb)).to_string()),
+            ("TILE", &tile.to_string()),
+            ("RUN", &(rounds * 32).to_string()),
+            ("ROUNDS", &rounds.to_string()),
+            ("THREADS", &t.to_string()),
+            ("LOOK", &LOOK_BACK_WORDS.to_string()),
+            ("VR", if spec.carry { "vr[r]" } else { "(val_t)0" }),
+            ("PREFIX", STATUS_PREFIX),
+            ("COUNT", STATUS_COUNT),
+            ("EPOCH_MASK", STATUS_EPOCH_MASK),
+            ("VALUE_MASK", STATUS_VALUE_MASK),
+        ],
+        carry,
+    );
+    let kernels = render(
+        SORT,
+        &[
+            ("KEY_T", ctype(key_dtype(spec.dt))),
+            ("VAL_T", ctype(spec.vdt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("XFORM", &xform_body(spec.dt)),
+            ("UNRAVEL_O", &unravel("o", "off", spec.outer)),
+            ("UNRAVEL_I", &unravel("i", "off", spec.inner)),
+            ("HT", &ht.to_string()),
+            ("HU", &hu.to_string()),
+            ("HT_HU", &(ht * hu).to_string()),
+            ("KP", &kp.to_string()),
+            // Lane passes are counted only where positions are carried.
+            (
+                "MAX_PASSES",
+                &(kp + if spec.carry { 8 } else { 0 }).to_string(),
+            ),
+            ("ONESWEEP", &onesweep),
+        ],
+        carry,
+    );
+    format!("{PRELUDE}{kernels}")
 }
-
-// The Sort family of the backend interface (`ops::backend`).
-impl crate::ops::sort::Sort for super::CudaBackend {}
 
 #[cfg(test)]
 mod tests {
@@ -784,6 +732,7 @@ mod tests {
             let same = take_rows_source(dt, Take::Same);
             assert!(same.contains("const src_t v = src[row * n + idx[q]];"));
             for (what, src) in [("re", re), ("class", class), ("same", same)] {
+                assert_eq!(super::super::template::unfilled(&src), None);
                 super::super::helpers::dump_source(
                     &format!("sort_take_{}_{what}", dt.name()),
                     &src,

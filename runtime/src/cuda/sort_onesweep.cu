@@ -1,6 +1,6 @@
 // The one-sweep radix sort pass of cuda/sort.rs: a template whose names
-// between at-signs sort.rs fills in; lines starting with the CARRY mark are
-// kept only when positions are carried. Needs key_t, val_t and digit().
+// between at-signs sort.rs fills in (cuda/template.rs); lines marked
+// IF_CARRY are kept only when positions are carried. Needs key_t, val_t and digit().
 __device__ __forceinline__ unsigned long long load_status(const unsigned long long* p) {
 #if __CUDA_ARCH__ >= 700
   unsigned long long v;
@@ -34,7 +34,7 @@ extern "C" __global__ void @BOUNDS@cuprite_sort_onesweep(const key_t* __restrict
   // The staged tile; while ranking, the warps' match masks.
   __shared__ __align__(16) unsigned char stage[@STAGE@];
   key_t* const skey = (key_t*)stage;
-@CARRY@  val_t* const sval = (val_t*)(stage + @SVAL_AT@);
+@IF_CARRY@  val_t* const sval = (val_t*)(stage + @SVAL_AT@);
   unsigned char* const sdig = stage + @SDIG_AT@;
   unsigned (* const wmask)[256] = (unsigned (*)[256])stage;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -52,11 +52,11 @@ extern "C" __global__ void @BOUNDS@cuprite_sort_onesweep(const key_t* __restrict
   val_t vr[@ROUNDS@];
   if (full) {
     const key_t* const kw = kin + wstart + lane;
-@CARRY@    const val_t* const vw = vin + wstart + lane;
+@IF_CARRY@    const val_t* const vw = vin + wstart + lane;
     #pragma unroll
     for (int r = 0; r < @ROUNDS@; ++r) {
       kr[r] = kw[r * 32];
-@CARRY@      vr[r] = vw[r * 32];
+@IF_CARRY@      vr[r] = vw[r * 32];
     }
   } else {
     #pragma unroll
@@ -64,7 +64,7 @@ extern "C" __global__ void @BOUNDS@cuprite_sort_onesweep(const key_t* __restrict
       kr[r] = (key_t)0; vr[r] = (val_t)0;
       if (r * 32 + lane < wleft) {
         kr[r] = kin[wstart + r * 32 + lane];
-@CARRY@        vr[r] = vin[wstart + r * 32 + lane];
+@IF_CARRY@        vr[r] = vin[wstart + r * 32 + lane];
       }
     }
   }
@@ -120,7 +120,7 @@ extern "C" __global__ void @BOUNDS@cuprite_sort_onesweep(const key_t* __restrict
     const unsigned d = dr[r] & 0xffu;
     const unsigned at = wcnt[warp][d] + (dr[r] >> 8);
     skey[at] = kr[r];
-@CARRY@    sval[at] = vr[r];
+@IF_CARRY@    sval[at] = vr[r];
     sdig[at] = (unsigned char)d;
   }
   // Look back: add up the earlier tiles' counts of the digit, @LOOK@ words
@@ -154,6 +154,6 @@ extern "C" __global__ void @BOUNDS@cuprite_sort_onesweep(const key_t* __restrict
   for (int j = tid; j < held; j += @THREADS@) {
     const unsigned long long pos = gbase[sdig[j]] + (unsigned long long)j;
     kout[pos] = skey[j];
-@CARRY@    vout[pos] = sval[j];
+@IF_CARRY@    vout[pos] = sval[j];
   }
 }

@@ -1,4 +1,10 @@
-//! Shared types of the data-moving indexing operations.
+//! Shared types of the data-moving indexing operations, and their backend
+//! trait.
+
+use crate::element::Scalar;
+use crate::error::Result;
+use crate::storage::Storage;
+use crate::view::{OwnedView, View};
 
 /// How out-of-range indices are treated by [`take_mode`](crate::take_mode)
 /// and [`put`](crate::put) (NumPy's `mode=`).
@@ -14,6 +20,82 @@ pub enum IndexMode {
     Clip,
 }
 
+/// An input of `where_`: an array, or a Rust scalar the front end checked
+/// against the result dtype.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum WhereInput<'a> {
+    /// An array broadcast to the result's shape, converted to its dtype.
+    View(View<'a>),
+    /// A value converted to the result's dtype.
+    Scalar(Scalar),
+}
+
 /// Gather and scatter: take, put, masks, nonzero, where.
 /// The backend trait of this op family (see `ops::backend`).
-pub(crate) trait GatherScatter {}
+///
+/// Index arrays reach the backend with an integer or bool dtype (the front
+/// end checks); bool indices read as 0 and 1, uint64 indices beyond
+/// `i64::MAX` saturate.
+pub(crate) trait GatherScatter {
+    /// Checks the indices `idx` against an axis of extent `n` (`axis` for
+    /// messages): a non-empty `idx` into an empty axis fails in every mode,
+    /// and in raise mode the first index (C order) outside `-n..n` is an
+    /// `Error::IndexOutOfBounds`.
+    fn check_indices(
+        &self,
+        op: &'static str,
+        idx: View<'_>,
+        axis: usize,
+        n: usize,
+        mode: IndexMode,
+    ) -> Result<()>;
+    /// `out[o, k, i] = src[o, idx[k], i]` along `axis` (indices checked by
+    /// `check_indices`, resolved under `mode`); `out` is C-contiguous.
+    fn take(
+        &self,
+        op: &'static str,
+        src: View<'_>,
+        axis: usize,
+        idx: View<'_>,
+        mode: IndexMode,
+        out: View<'_>,
+    ) -> Result<()>;
+    /// `a.flat[idx[k]] = vals[k % vals.size()]` for every k (C order of
+    /// `a`), the last index winning for repeated targets; `idx` is checked,
+    /// `vals` is non-empty, has `a`'s dtype and shares no memory with `a`.
+    fn put(
+        &self,
+        op: &'static str,
+        a: View<'_>,
+        idx: View<'_>,
+        vals: View<'_>,
+        mode: IndexMode,
+    ) -> Result<()>;
+    /// `x[m]` for a checked bool mask `m` of `x`'s leading axes: a new
+    /// C-contiguous buffer of the selected elements (shape `(count,) +
+    /// x.shape[m.ndim:]`, its size checked) and `count`.
+    fn mask(&self, op: &'static str, x: View<'_>, m: View<'_>) -> Result<(Storage, usize)>;
+    /// `x[m] = value`: `value(count)` gives the values, of any dtype (cast
+    /// with NumPy's unsafe rule), viewed with shape `(count,) +
+    /// x.shape[m.ndim:]`, or the error of a shape mismatch.
+    fn mask_assign(
+        &self,
+        op: &'static str,
+        x: View<'_>,
+        m: View<'_>,
+        value: &mut dyn FnMut(usize) -> Result<OwnedView>,
+    ) -> Result<()>;
+    /// Multi-indices of the non-zero elements of `a` (`ndim >= 1`), C order:
+    /// one new int64 buffer per axis, and their common length.
+    fn nonzero(&self, op: &'static str, a: View<'_>) -> Result<(Vec<Storage>, usize)>;
+    /// `cond ? x : y` broadcast to `out`'s shape and converted to its dtype
+    /// (`cond` read as bool); `out` is C-contiguous.
+    fn where_(
+        &self,
+        op: &'static str,
+        cond: View<'_>,
+        x: WhereInput<'_>,
+        y: WhereInput<'_>,
+        out: View<'_>,
+    ) -> Result<()>;
+}
