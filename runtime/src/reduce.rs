@@ -15,18 +15,18 @@
 //! running value and round each output (NumPy rounds every partial sum to
 //! float16), and `ddof` is an unsigned integer.
 //!
-//! The public functions validate and resolve types; the element loops are
-//! small private generic functions over a `Reducer`, so that a CUDA
-//! backend can be added by matching on the device.
+//! The public functions validate the axes, resolve the result dtype
+//! (`ops::reduce`), allocate the result and call the array's backend
+//! (`cpu/reduce.rs`, `cuda/reduce.rs`, `cuda/scan.rs`, `cuda/argreduce.rs`).
 
 use crate::array::Array;
+use crate::backend::Backend;
+// The element arithmetic the CPU sorts share (`sort.rs`).
 pub(crate) use crate::cpu::reduce::{for_each_offset, Num};
-use crate::cpu::reduce::{
-    arg_axis_cpu, arg_flat_cpu, extreme_cpu, mean_cpu, scan_cpu, sum_cpu, truth_cpu, var_cpu,
-    Plan,
-};
-use crate::device::Device;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::ops::reduce::sum_dtype;
 use crate::layout::{normalize_axes, normalize_axis};
 
 // ---------------------------------------------------------------------------
@@ -61,15 +61,6 @@ impl Axes {
         };
         axes.sort_unstable();
         Ok(axes)
-    }
-
-    /// For each axis of an array with `ndim` axes, whether it is reduced.
-    fn mask(&self, op: &'static str, ndim: usize) -> Result<Vec<bool>> {
-        let mut mask = vec![false; ndim];
-        for a in self.resolve(op, ndim)? {
-            mask[a] = true;
-        }
-        Ok(mask)
     }
 }
 
@@ -114,146 +105,98 @@ impl From<Option<isize>> for Axes {
 // Public API
 // ---------------------------------------------------------------------------
 
-/// The reductions that share one planning path.
-#[derive(Clone, Copy)]
-enum Op {
-    Sum,
-    Prod,
-    Mean,
-    Var(usize),
-    Std(usize),
-    Min,
-    Max,
-    All,
-    Any,
-}
+use crate::ops::reduce::ReduceOp as Op;
 
-impl Op {
-    fn name(self) -> &'static str {
-        match self {
-            Op::Sum => "sum",
-            Op::Prod => "prod",
-            Op::Mean => "mean",
-            Op::Var(_) => "var",
-            Op::Std(_) => "std",
-            Op::Min => "min",
-            Op::Max => "max",
-            Op::All => "all",
-            Op::Any => "any",
-        }
-    }
-}
-
-/// Validates the axes, then runs `op` over them on the array's device.
+/// Validates the axes, allocates the result and runs `op` over the axes on
+/// the array's backend.
 fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
     let name = op.name();
-    x.device().check_available(name)?;
-    let mask = axes.mask(name, x.ndim())?;
-    let plan = Plan::new(x, &mask, keepdims);
-    if matches!(op, Op::Min | Op::Max) && plan.n_in == 0 {
+    let b = crate::backend::on(name, x.device())?;
+    let axes = axes.resolve(name, x.ndim())?;
+    let mut out_shape = Vec::with_capacity(x.ndim());
+    let mut n_in = 1usize;
+    for (a, &d) in x.shape().iter().enumerate() {
+        if axes.binary_search(&a).is_ok() {
+            n_in *= d;
+            if keepdims {
+                out_shape.push(1);
+            }
+        } else {
+            out_shape.push(d);
+        }
+    }
+    if op.needs_elements() && n_in == 0 {
         return Err(Error::EmptyReduction {
             op: name,
             shape: x.shape().to_vec(),
         });
     }
-    if let Device::Cuda(ordinal) = x.device() {
-        let axes: Vec<usize> = (0..x.ndim()).filter(|&a| mask[a]).collect();
-        if let Op::Var(ddof) | Op::Std(ddof) = op {
-            let sqrt = matches!(op, Op::Std(_));
-            let out = crate::cuda::variance::var(x, &axes, ddof, sqrt)?;
-            return out.reshape(plan.out_shape.as_slice());
-        }
-        if let Some(spec) = crate::cuda::reduce_spec::spec(name, x.dtype()) {
-            let kept: Vec<usize> = (0..x.ndim())
-                .filter(|a| !mask[*a])
-                .map(|a| x.shape()[a])
-                .collect();
-            let out = crate::cuda::elementwise::new_array(name, ordinal, spec.result, &kept)?;
-            crate::cuda::reduce::run_reduce(&spec, x, &axes, &out)?;
-            return out.reshape(plan.out_shape.as_slice());
-        }
-        return on_host(name, x, |h| {
-            reduce(
-                h,
-                op,
-                Axes::Many(axes.iter().map(|&a| a as isize).collect()),
-                keepdims,
-            )
-        });
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => match op {
-        Op::Sum => sum_cpu::<T>(x, &plan, false),
-        Op::Prod => sum_cpu::<T>(x, &plan, true),
-        Op::Mean => mean_cpu::<T>(x, &plan),
-        Op::Var(ddof) => var_cpu::<T>(x, &plan, ddof, false),
-        Op::Std(ddof) => var_cpu::<T>(x, &plan, ddof, true),
-        Op::Min => extreme_cpu::<T, false>(x, &plan),
-        Op::Max => extreme_cpu::<T, true>(x, &plan),
-        Op::All => truth_cpu::<T, false>(x, &plan),
-        Op::Any => truth_cpu::<T, true>(x, &plan),
-    }))
+    let out = new_result(b, name, op.result(x.dtype()), &out_shape)?;
+    b.reduce(op, x.view(), &axes, out.view())?;
+    Ok(out)
+}
+
+/// A new C-contiguous array of `dtype` and `shape` from backend `b`, for
+/// the result of `op`.
+fn new_result(b: &dyn Backend, op: &'static str, dtype: DType, shape: &[usize]) -> Result<Array> {
+    let n = crate::layout::checked_size(op, shape)?;
+    Ok(Array::from_parts(
+        b.empty(op, dtype, n)?,
+        Layout::contiguous(shape),
+        dtype,
+    ))
 }
 
 /// `argmin` (`max == false`) or `argmax` over one axis, or over the
 /// flattened array when `axis` is `None`.
 fn arg_reduce(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Result<Array> {
     let name = if max { "argmax" } else { "argmin" };
-    x.device().check_available(name)?;
+    let b = crate::backend::on(name, x.device())?;
     let empty = || Error::EmptyReduction {
         op: name,
         shape: x.shape().to_vec(),
     };
-    let Some(axis) = axis else {
-        if x.size() == 0 {
-            return Err(empty());
-        }
-        if x.device().is_cuda() {
+    let (axis, out_shape) = match axis {
+        None => {
+            if x.size() == 0 {
+                return Err(empty());
+            }
             let shape = if keepdims { vec![1; x.ndim()] } else { vec![] };
-            return crate::cuda::argreduce::arg_reduce(x, max, None, &shape);
+            (None, shape)
         }
-        let i = crate::with_dtype!(x.dtype(), T => if max {
-            arg_flat_cpu::<T, true>(x)
-        } else {
-            arg_flat_cpu::<T, false>(x)
-        });
-        let shape = if keepdims { vec![1; x.ndim()] } else { vec![] };
-        return Ok(Array::from_vec_cpu(vec![i as i64], &shape));
+        Some(axis) => {
+            let axis = normalize_axis(name, axis, x.ndim())?;
+            if x.shape()[axis] == 0 {
+                return Err(empty());
+            }
+            let mut shape = x.shape().to_vec();
+            if keepdims {
+                shape[axis] = 1;
+            } else {
+                shape.remove(axis);
+            }
+            (Some(axis), shape)
+        }
     };
-    let axis = normalize_axis(name, axis, x.ndim())?;
-    if x.shape()[axis] == 0 {
-        return Err(empty());
-    }
-    let mut out_shape = x.shape().to_vec();
-    if keepdims {
-        out_shape[axis] = 1;
-    } else {
-        out_shape.remove(axis);
-    }
-    if x.device().is_cuda() {
-        return crate::cuda::argreduce::arg_reduce(x, max, Some(axis), &out_shape);
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => if max {
-        arg_axis_cpu::<T, true>(x, axis, &out_shape)
-    } else {
-        arg_axis_cpu::<T, false>(x, axis, &out_shape)
-    }))
+    let out = new_result(b, name, DType::Int64, &out_shape)?;
+    b.arg_reduce(max, x.view(), axis, out.view())?;
+    Ok(out)
 }
 
 /// `cumsum` (`prod == false`) or `cumprod`.
 fn scan(x: &Array, prod: bool, axis: Option<isize>) -> Result<Array> {
     let name = if prod { "cumprod" } else { "cumsum" };
-    x.device().check_available(name)?;
+    let b = crate::backend::on(name, x.device())?;
     let axis = axis
         .map(|a| normalize_axis(name, a, x.ndim()))
         .transpose()?;
-    if x.device().is_cuda() {
-        return crate::cuda::scan::scan(x, prod, axis);
-    }
-    Ok(crate::with_dtype!(x.dtype(), T => if prod {
-        scan_cpu::<T, true>(x, axis)
-    } else {
-        scan_cpu::<T, false>(x, axis)
-    }))
+    let shape = match axis {
+        Some(_) => x.shape().to_vec(),
+        None => vec![x.size()],
+    };
+    let out = new_result(b, name, sum_dtype(x.dtype()), &shape)?;
+    b.scan(prod, x.view(), axis, out.view())?;
+    Ok(out)
 }
 
 macro_rules! reductions {
@@ -377,7 +320,9 @@ pub fn cumprod(x: &Array, axis: Option<isize>) -> Result<Array> {
 }
 
 /// Runs the CPU implementation of `op` for a GPU array that has no GPU
-/// kernel for it: a counted host fallback (`cuda::fallback`).
+/// kernel for it: a counted host fallback (`cuda::fallback`). CUDA-only and
+/// kept for `sort.rs` until the Sort family takes its fallback into the
+/// CUDA backend; reductions no longer use it.
 pub(crate) fn on_host(
     op: &str,
     x: &Array,

@@ -62,3 +62,16 @@ impl Array {
         View::new(self.storage(), self.layout(), self.dtype())
     }
 }
+
+// Reductions: the CUDA helpers (`cuda/helpers.rs`) take anything that is
+// a view, so their callers may pass arrays until every family passes views.
+impl<'a> From<&'a Array> for View<'a> {
+    fn from(a: &'a Array) -> View<'a> {
+        a.view()
+    }
+}
+impl<'a> From<&&'a Array> for View<'a> {
+    fn from(a: &&'a Array) -> View<'a> {
+        a.view()
+    }
+}

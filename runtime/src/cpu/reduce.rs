@@ -10,13 +10,11 @@ use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
 use super::CpuBackend;
-use crate::array::Array;
 use crate::element::Element;
-use crate::ops::reduce::{ArgReduce, Reduce, Scan};
-
-impl Reduce for CpuBackend {}
-impl Scan for CpuBackend {}
-impl ArgReduce for CpuBackend {}
+use crate::error::Result;
+use crate::ops::reduce::{ArgReduce, Reduce, ReduceOp, Scan};
+use crate::storage::Storage;
+use crate::view::View;
 
 // ---------------------------------------------------------------------------
 // Element arithmetic
@@ -603,7 +601,7 @@ fn merge(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
 /// How a reduction walks the input: kept axes (in the output's C order)
 /// and reduced axes (in any order, here the memory order).
 #[derive(Debug)]
-pub(crate) struct Plan {
+struct Plan {
     /// Kept axes, merged where contiguous, with input strides.
     outer_shape: Vec<usize>,
     outer_strides: Vec<isize>,
@@ -615,25 +613,19 @@ pub(crate) struct Plan {
     /// Number of outputs.
     n_out: usize,
     /// Number of elements reduced into each output.
-    pub(crate) n_in: usize,
-    /// The result shape (with or without the kept extent-1 axes).
-    pub(crate) out_shape: Vec<usize>,
+    n_in: usize,
 }
 
 impl Plan {
     /// Plans the reduction of `x` over the axes set in `mask`.
-    pub(crate) fn new(x: &Array, mask: &[bool], keepdims: bool) -> Plan {
+    fn new(x: View<'_>, mask: &[bool]) -> Plan {
         let (shape, strides) = (x.shape(), x.strides());
-        let mut base = x.layout().offset() as isize;
+        let mut base = x.offset() as isize;
         let mut outer: Vec<(usize, isize)> = Vec::new();
         let mut inner: Vec<(usize, isize)> = Vec::new();
-        let mut out_shape = Vec::new();
         for ax in 0..shape.len() {
             let (d, s) = (shape[ax], strides[ax]);
             if mask[ax] {
-                if keepdims {
-                    out_shape.push(1);
-                }
                 // The order of the reduced elements does not matter: walk
                 // them forwards in memory.
                 if s < 0 && d > 0 {
@@ -643,7 +635,6 @@ impl Plan {
                     inner.push((d, s));
                 }
             } else {
-                out_shape.push(d);
                 outer.push((d, s));
             }
         }
@@ -663,7 +654,6 @@ impl Plan {
             base,
             n_out,
             n_in,
-            out_shape,
         }
     }
 }
@@ -896,24 +886,75 @@ impl<T: Num, const ANY: bool> Reducer for TruthR<T, ANY> {
 }
 
 // ---------------------------------------------------------------------------
-// Typed bodies (CPU)
+// Typed bodies
 // ---------------------------------------------------------------------------
+
+/// Runs `f` on the host buffer of `x` (typed as `T`).
+fn read<T: Element, R>(x: View<'_>, f: impl FnOnce(&[T]) -> R) -> R {
+    match x.storage {
+        Storage::Cpu(s) => f(T::slice(&s.read()).expect("the buffer holds the view's dtype")),
+        Storage::Cuda(_) => unreachable!("the CPU backend runs on host buffers"),
+    }
+}
+
+/// Runs `f` with a [`Sink`] over the elements of `out`, a C-contiguous host
+/// view of `T` that the caller fills in order.
+fn write<T: Element, R>(out: View<'_>, f: impl FnOnce(&mut Sink<'_, T>) -> R) -> R {
+    debug_assert!(out.is_c_contiguous());
+    match out.storage {
+        Storage::Cpu(s) => {
+            let mut guard = s.write();
+            let data = T::slice_mut(&mut guard).expect("the buffer holds the view's dtype");
+            let start = out.offset();
+            let mut sink = Sink {
+                dst: &mut data[start..start + out.size()],
+                at: 0,
+            };
+            let r = f(&mut sink);
+            debug_assert_eq!(sink.at, out.size(), "every output element is written");
+            r
+        }
+        Storage::Cuda(_) => unreachable!("the CPU backend runs on host buffers"),
+    }
+}
+
+/// The output elements, written in C order.
+struct Sink<'a, T> {
+    dst: &'a mut [T],
+    at: usize,
+}
+
+impl<T: Copy> Sink<'_, T> {
+    #[inline(always)]
+    fn push(&mut self, v: T) {
+        self.dst[self.at] = v;
+        self.at += 1;
+    }
+    fn extend_from_slice(&mut self, vs: &[T]) {
+        self.dst[self.at..self.at + vs.len()].copy_from_slice(vs);
+        self.at += vs.len();
+    }
+    fn extend(&mut self, vs: impl IntoIterator<Item = T>) {
+        for v in vs {
+            self.push(v);
+        }
+    }
+}
 
 /// One `()` per output, for reducers without a per-output value.
 fn no_aux(n: usize) -> Vec<()> {
     vec![(); n]
 }
 
-pub(crate) fn sum_cpu<T: Num>(x: &Array, p: &Plan, prod: bool) -> Array {
-    let acc = x.read_cpu::<T, _>(|data, _| {
+fn sum_cpu<T: Num>(x: View<'_>, p: &Plan, prod: bool, out: View<'_>) {
+    let acc = read::<T, _>(x, |data| {
         if prod {
             run(&ProdR::<T>(PhantomData), data, p, &no_aux(p.n_out))
         } else {
             run(&SumR::<T>(PhantomData), data, p, &no_aux(p.n_out))
         }
     });
-    let out: Vec<T::SumOut> = acc.into_iter().map(T::sum_out).collect();
-    Array::from_vec_cpu(out, &p.out_shape)
+    write(out, |o| o.extend(acc.into_iter().map(T::sum_out)));
 }
 
 /// The means of each output, in the accumulator type.
@@ -926,40 +967,59 @@ fn means<T: Num>(data: &[T], p: &Plan) -> Vec<T::Mean> {
     m
 }
 
-pub(crate) fn mean_cpu<T: Num>(x: &Array, p: &Plan) -> Array {
-    let m = x.read_cpu::<T, _>(|data, _| means(data, p));
-    let out: Vec<T::MeanOut> = m.into_iter().map(T::mean_out).collect();
-    Array::from_vec_cpu(out, &p.out_shape)
+fn mean_cpu<T: Num>(x: View<'_>, p: &Plan, out: View<'_>) {
+    let m = read::<T, _>(x, |data| means(data, p));
+    write(out, |o| o.extend(m.into_iter().map(T::mean_out)));
 }
 
-pub(crate) fn var_cpu<T: Num>(x: &Array, p: &Plan, ddof: usize, sqrt: bool) -> Array {
-    let ss = x.read_cpu::<T, _>(|data, _| {
+fn var_cpu<T: Num>(x: View<'_>, p: &Plan, ddof: usize, sqrt: bool, out: View<'_>) {
+    let ss = read::<T, _>(x, |data| {
         let m = means(data, p);
         run(&SqDevR::<T>(PhantomData), data, p, &m)
     });
     // NumPy divides by max(n - ddof, 0): inf or NaN when that is 0.
     let div = p.n_in.saturating_sub(ddof) as f64;
-    let out: Vec<T::VarOut> = ss
-        .into_iter()
-        .map(|s| {
+    write(out, |o| {
+        o.extend(ss.into_iter().map(|s| {
             let v = s.div_count(div);
             T::var_out(if sqrt { v.sqrt() } else { v })
-        })
-        .collect();
-    Array::from_vec_cpu(out, &p.out_shape)
+        }))
+    });
 }
 
-pub(crate) fn extreme_cpu<T: Num, const MAX: bool>(x: &Array, p: &Plan) -> Array {
-    let out = x.read_cpu::<T, _>(|data, _| {
+fn extreme_cpu<T: Num, const MAX: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
+    let acc = read::<T, _>(x, |data| {
         run(&ExtremeR::<T, MAX>(PhantomData), data, p, &no_aux(p.n_out))
     });
-    Array::from_vec_cpu(out, &p.out_shape)
+    write(out, |o| o.extend_from_slice(&acc));
 }
 
-pub(crate) fn truth_cpu<T: Num, const ANY: bool>(x: &Array, p: &Plan) -> Array {
-    let out = x
-        .read_cpu::<T, _>(|data, _| run(&TruthR::<T, ANY>(PhantomData), data, p, &no_aux(p.n_out)));
-    Array::from_vec_cpu(out, &p.out_shape)
+fn truth_cpu<T: Num, const ANY: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
+    let acc =
+        read::<T, _>(x, |data| run(&TruthR::<T, ANY>(PhantomData), data, p, &no_aux(p.n_out)));
+    write(out, |o| o.extend_from_slice(&acc));
+}
+
+impl Reduce for CpuBackend {
+    fn reduce(&self, op: ReduceOp, x: View<'_>, axes: &[usize], out: View<'_>) -> Result<()> {
+        let mut mask = vec![false; x.ndim()];
+        for &a in axes {
+            mask[a] = true;
+        }
+        let plan = Plan::new(x, &mask);
+        crate::with_dtype!(x.dtype(), T => match op {
+            ReduceOp::Sum => sum_cpu::<T>(x, &plan, false, out),
+            ReduceOp::Prod => sum_cpu::<T>(x, &plan, true, out),
+            ReduceOp::Mean => mean_cpu::<T>(x, &plan, out),
+            ReduceOp::Var(ddof) => var_cpu::<T>(x, &plan, ddof, false, out),
+            ReduceOp::Std(ddof) => var_cpu::<T>(x, &plan, ddof, true, out),
+            ReduceOp::Min => extreme_cpu::<T, false>(x, &plan, out),
+            ReduceOp::Max => extreme_cpu::<T, true>(x, &plan, out),
+            ReduceOp::All => truth_cpu::<T, false>(x, &plan, out),
+            ReduceOp::Any => truth_cpu::<T, true>(x, &plan, out),
+        });
+        Ok(())
+    }
 }
 
 /// Index of the first maximum (`MAX`) or minimum; a NaN counts as the
@@ -1010,8 +1070,9 @@ fn first_where<T: Copy>(xs: &[T], pred: impl Fn(T) -> bool) -> Option<usize> {
     None
 }
 
-pub(crate) fn arg_flat_cpu<T: Num, const MAX: bool>(x: &Array) -> usize {
-    x.read_cpu::<T, _>(|data, layout| {
+fn arg_flat_cpu<T: Num, const MAX: bool>(x: View<'_>) -> usize {
+    let layout = x.layout;
+    read::<T, _>(x, |data| {
         if layout.is_c_contiguous() {
             let start = layout.offset();
             arg_run::<T, MAX>(&data[start..start + layout.size()])
@@ -1021,17 +1082,16 @@ pub(crate) fn arg_flat_cpu<T: Num, const MAX: bool>(x: &Array) -> usize {
     })
 }
 
-pub(crate) fn arg_axis_cpu<T: Num, const MAX: bool>(x: &Array, axis: usize, out_shape: &[usize]) -> Array {
+fn arg_axis_cpu<T: Num, const MAX: bool>(x: View<'_>, axis: usize, out: &mut Sink<'_, i64>) {
     let (shape, strides) = (x.shape(), x.strides());
     let (n, s) = (shape[axis], strides[axis]);
     let mut os = shape.to_vec();
     let mut ot = strides.to_vec();
     os.remove(axis);
     ot.remove(axis);
-    let mut out: Vec<i64> = Vec::with_capacity(os.iter().product());
     let (inner_shape, inner_strides) = merge(&shape[axis + 1..], &strides[axis + 1..]);
-    x.read_cpu::<T, _>(|data, layout| {
-        let offset = layout.offset() as isize;
+    let offset = x.offset() as isize;
+    read::<T, _>(x, |data| {
         if s != 1 && inner_strides == [1] && inner_shape[0] >= 8 {
             // Row-wise: each index along `axis` updates a contiguous row of
             // running extremes and their indices.
@@ -1067,12 +1127,38 @@ pub(crate) fn arg_axis_cpu<T: Num, const MAX: bool>(x: &Array, axis: usize, out_
             out.push(i as i64);
         });
     });
-    Array::from_vec_cpu(out, out_shape)
+}
+
+impl ArgReduce for CpuBackend {
+    fn arg_reduce(
+        &self,
+        max: bool,
+        x: View<'_>,
+        axis: Option<usize>,
+        out: View<'_>,
+    ) -> Result<()> {
+        write::<i64, _>(out, |o| match axis {
+            None => {
+                let i = crate::with_dtype!(x.dtype(), T => if max {
+                    arg_flat_cpu::<T, true>(x)
+                } else {
+                    arg_flat_cpu::<T, false>(x)
+                });
+                o.push(i as i64);
+            }
+            Some(axis) => crate::with_dtype!(x.dtype(), T => if max {
+                arg_axis_cpu::<T, true>(x, axis, o)
+            } else {
+                arg_axis_cpu::<T, false>(x, axis, o)
+            }),
+        });
+        Ok(())
+    }
 }
 
 /// Running sums (`PROD == false`) or products along `axis` of `x`, or over
 /// the flattened array when `axis` is `None`.
-pub(crate) fn scan_cpu<T: Num, const PROD: bool>(x: &Array, axis: Option<usize>) -> Array {
+fn scan_cpu<T: Num, const PROD: bool>(x: View<'_>, axis: Option<usize>, out: &mut Sink<'_, T::SumOut>) {
     let step = |a: T::Sum, v: T| {
         if PROD {
             a.mul(v.to_sum())
@@ -1081,16 +1167,11 @@ pub(crate) fn scan_cpu<T: Num, const PROD: bool>(x: &Array, axis: Option<usize>)
         }
     };
     let id = if PROD { T::Sum::ONE } else { T::Sum::ZERO };
-    let out_shape = if axis.is_some() {
-        x.shape().to_vec()
-    } else {
-        vec![x.size()]
-    };
     if x.size() == 0 {
-        return Array::from_vec_cpu(Vec::<T::SumOut>::new(), &out_shape);
+        return;
     }
-    let mut out: Vec<T::SumOut> = Vec::with_capacity(x.size());
-    x.read_cpu::<T, _>(|data, layout| {
+    let layout = x.layout;
+    read::<T, _>(x, |data| {
         let Some(axis) = axis else {
             let mut acc = id;
             for p in layout.positions() {
@@ -1135,7 +1216,17 @@ pub(crate) fn scan_cpu<T: Num, const PROD: bool>(x: &Array, axis: Option<usize>)
             }
         });
     });
-    Array::from_vec_cpu(out, &out_shape)
+}
+
+impl Scan for CpuBackend {
+    fn scan(&self, prod: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()> {
+        crate::with_dtype!(x.dtype(), T => write::<<T as Num>::SumOut, _>(out, |o| if prod {
+            scan_cpu::<T, true>(x, axis, o)
+        } else {
+            scan_cpu::<T, false>(x, axis, o)
+        }));
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -1147,11 +1238,11 @@ mod tests {
     fn plan_walks_reduced_axes_in_memory_order() {
         // A transposed C array reduced over every axis is one contiguous run.
         let a = crate::zeros([4, 6], crate::DType::Float32).unwrap();
-        let p = Plan::new(&a.t(), &[true, true], false);
+        let p = Plan::new(a.t().view(), &[true, true]);
         assert_eq!((p.inner_shape, p.inner_strides), (vec![24], vec![1]));
         // A reversed axis is walked forwards from its lowest address.
         let r = reversed();
-        let p = Plan::new(&r, &[false, true, true], false);
+        let p = Plan::new(r.view(), &[false, true, true]);
         // r[0] covers positions 11, 9, ..., 1: one run of 6 with stride 2 from 1.
         assert_eq!(p.base, 1);
         assert_eq!((p.inner_shape, p.inner_strides), (vec![6], vec![2]));

@@ -15,10 +15,11 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::Storage;
+use crate::view::View;
 
-/// The CUDA device number of an array on a GPU.
-pub(crate) fn ordinal(op: &'static str, a: &Array) -> Result<usize> {
-    match a.device() {
+/// The CUDA device number of an array (or view) on a GPU.
+pub(crate) fn ordinal<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<usize> {
+    match a.into().device() {
         crate::Device::Cuda(n) => Ok(n),
         crate::Device::Cpu => Err(Error::DeviceMismatch {
             op,
@@ -29,14 +30,18 @@ pub(crate) fn ordinal(op: &'static str, a: &Array) -> Result<usize> {
 }
 
 /// The session of the device holding `a`.
-pub(crate) fn session_of(op: &'static str, a: &Array) -> Result<&'static DeviceSession> {
+pub(crate) fn session_of<'a>(
+    op: &'static str,
+    a: impl Into<View<'a>>,
+) -> Result<&'static DeviceSession> {
     session(ordinal(op, a)?)
 }
 
 /// Device address of element 0 of the view `a`.
-pub(crate) fn ptr(op: &'static str, a: &Array) -> Result<u64> {
-    match a.storage() {
-        Storage::Cuda(c) => Ok(c.buffer.ptr + (a.layout().offset() * a.dtype().itemsize()) as u64),
+pub(crate) fn ptr<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<u64> {
+    let a = a.into();
+    match a.storage {
+        Storage::Cuda(c) => Ok(c.buffer.ptr + (a.offset() * a.dtype().itemsize()) as u64),
         Storage::Cpu(_) => Err(Error::DeviceMismatch {
             op,
             a: "cuda".into(),

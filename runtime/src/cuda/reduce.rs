@@ -13,14 +13,17 @@
 use std::fmt::Write;
 
 use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, new_array, MAX_DIMS};
+use super::elementwise::{cast_expr, ctype, MAX_DIMS};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
-use crate::array::Array;
+use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::reduce::{Reduce, ReduceOp};
+use crate::storage::Storage;
+use crate::view::View;
 
 /// What to compute: `out = post(fold(combine, identity, map(x)))`.
 #[derive(Debug, Clone)]
@@ -59,8 +62,14 @@ fn merge_group(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
 }
 
 /// Reduces `x` over `axes` (normalised, distinct) into `out`, a fresh
-/// C-contiguous CUDA array whose shape is `x`'s kept axes in order.
-pub(crate) fn run_reduce(spec: &ReduceSpec, x: &Array, axes: &[usize], out: &Array) -> Result<()> {
+/// C-contiguous CUDA buffer holding one element per index of `x`'s kept
+/// axes in order.
+pub(crate) fn run_reduce(
+    spec: &ReduceSpec,
+    x: View<'_>,
+    axes: &[usize],
+    out: View<'_>,
+) -> Result<()> {
     let ordinal = match x.device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => unreachable!("run_reduce is only called for CUDA arrays"),
@@ -153,7 +162,7 @@ fn rows_pass(
     plan: &Plan,
     rows: usize,
     len: usize,
-    out: &Array,
+    out: View<'_>,
 ) -> Result<()> {
     let contiguous_rows = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
     // Split rows across blocks when there are too few rows to fill the GPU.
@@ -168,12 +177,7 @@ fn rows_pass(
     };
     let (partial, count) = if splits > 1 {
         (
-            Some(new_array(
-                spec.name,
-                s.info.ordinal,
-                spec.acc,
-                &[rows, splits],
-            )?),
+            Some(alloc(spec.name, s.info.ordinal, spec.acc, rows * splits)?),
             Some(counters(s, rows)?),
         )
     } else {
@@ -232,10 +236,7 @@ fn rows_pass(
     let mut args = KernelArgs::new();
     args.push(ptr);
     args.push(super::helpers::ptr("reduce", out)?);
-    args.push(match &partial {
-        Some(p) => super::helpers::ptr("reduce", p)?,
-        None => 0u64,
-    });
+    args.push(partial.as_ref().map_or(0u64, |p| p.buffer.ptr));
     args.push(count.unwrap_or(0));
     let mut geo: Vec<i64> = Vec::new();
     let pad = |v: &mut Vec<i64>, xs: Vec<i64>, n: usize| {
@@ -401,7 +402,7 @@ fn columns(
     cols: usize,
     len: usize,
     row_stride: isize,
-    out: &Array,
+    out: View<'_>,
 ) -> Result<()> {
     let item = in_dt.itemsize();
     let vec = if 16 % item == 0
@@ -425,12 +426,7 @@ fn columns(
         .min(65535);
     let (partial, count) = if splits > 1 {
         (
-            Some(new_array(
-                spec.name,
-                s.info.ordinal,
-                spec.acc,
-                &[splits, cols],
-            )?),
+            Some(alloc(spec.name, s.info.ordinal, spec.acc, splits * cols)?),
             Some(counters(s, col_blocks)?),
         )
     } else {
@@ -462,10 +458,7 @@ fn columns(
     let mut args = KernelArgs::new();
     args.push(ptr);
     args.push(super::helpers::ptr("reduce", out)?);
-    args.push(match &partial {
-        Some(p) => super::helpers::ptr("reduce", p)?,
-        None => 0u64,
-    });
+    args.push(partial.as_ref().map_or(0u64, |p| p.buffer.ptr));
     args.push(count.unwrap_or(0));
     args.push(cols as i64);
     args.push(len as i64);
@@ -592,8 +585,59 @@ fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
     src
 }
 
-// The Reduce family of the backend interface (`ops::backend`).
-impl crate::ops::reduce::Reduce for super::CudaBackend {}
+// The Reduce family of the backend interface (`ops::backend`): the
+// generated kernels of `reduce_spec`, `var` and `std` in two passes
+// (`variance.rs`), and the counted host fallback where a dtype has no
+// kernel (min and max of complex numbers).
+impl Reduce for super::CudaBackend {
+    fn reduce(&self, op: ReduceOp, x: View<'_>, axes: &[usize], out: View<'_>) -> Result<()> {
+        match op {
+            ReduceOp::Var(ddof) => super::variance::var(x, axes, ddof, false, out),
+            ReduceOp::Std(ddof) => super::variance::var(x, axes, ddof, true, out),
+            _ => match super::reduce_spec::spec(op.name(), x.dtype()) {
+                Some(spec) => run_reduce(&spec, x, axes, out),
+                None => on_host(op.name(), x, out, |hx, hout| {
+                    crate::cpu::CpuBackend.reduce(op, hx, axes, hout)
+                }),
+            },
+        }
+    }
+}
+
+/// Runs `f`, the CPU backend's form of `op`, on a host copy of `x` into a
+/// host buffer shaped as `out`, then writes that buffer into `out`: the
+/// counted host fallback (`fallback::on_host`) for views.
+fn on_host(
+    op: &'static str,
+    x: View<'_>,
+    out: View<'_>,
+    f: impl FnOnce(View<'_>, View<'_>) -> Result<()>,
+) -> Result<()> {
+    use crate::ops::create::Create;
+    let (Storage::Cuda(xc), Storage::Cuda(oc)) = (x.storage, out.storage) else {
+        unreachable!("the CUDA backend runs on device buffers");
+    };
+    super::fallback::on_host(op, x.device(), || {
+        let host_x = crate::with_dtype!(x.dtype(), T => {
+            let data = <T as crate::element::Element>::into_data(super::transfer::download_all::<T>(xc));
+            Storage::Cpu(crate::storage::CpuStorage::new(data))
+        });
+        let host_out = crate::cpu::CpuBackend.empty(op, out.dtype(), oc.len)?;
+        f(
+            View::new(&host_x, x.layout, x.dtype()),
+            View::new(&host_out, out.layout, out.dtype()),
+        )?;
+        let Storage::Cpu(h) = &host_out else {
+            unreachable!("the CPU backend allocates host buffers");
+        };
+        crate::with_dtype!(out.dtype(), T => super::transfer::upload_all::<T>(
+            oc,
+            <T as crate::element::Element>::slice(&h.read()).expect("the buffer holds the view's dtype"),
+        ));
+        Ok(super::fallback::Host(()))
+    })
+    .map(|_| ())
+}
 
 #[cfg(test)]
 mod tests {

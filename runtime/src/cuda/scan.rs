@@ -20,14 +20,15 @@
 use std::fmt::Write;
 
 use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, new_array, scalar_literal};
+use super::elementwise::{cast_expr, ctype, scalar_literal};
 use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::DeviceSession;
 use super::stream::current_stream;
-use crate::array::Array;
+use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::view::View;
 
 const THREADS: usize = 256;
 /// Shortest lane scanned by blocks of tiles; shorter lanes get a thread each.
@@ -62,17 +63,13 @@ fn op_expr(acc: DType, prod: bool, a: &str, b: &str) -> String {
 }
 
 /// Running sums (`prod == false`) or products of `x` along `axis` (`None`:
-/// over the flattened array, giving a 1-D result).
-pub(crate) fn scan(x: &Array, prod: bool, axis: Option<usize>) -> Result<Array> {
+/// over the flattened array) into `out` (C-contiguous, `x.size()` elements
+/// of `out_dtype(x.dtype())`, not overlapping `x`).
+pub(crate) fn scan(x: View<'_>, prod: bool, axis: Option<usize>, out: View<'_>) -> Result<()> {
     let name: &'static str = if prod { "cumprod" } else { "cumsum" };
     let s = session_of(name, x)?;
-    let shape = match axis {
-        Some(_) => x.shape().to_vec(),
-        None => vec![x.size()],
-    };
-    let out = new_array(name, s.info.ordinal, out_dtype(x.dtype()), &shape)?;
     if x.size() == 0 {
-        return Ok(out);
+        return Ok(());
     }
     let job = match axis {
         None => Job {
@@ -98,10 +95,9 @@ pub(crate) fn scan(x: &Array, prod: bool, axis: Option<usize>) -> Result<Array> 
         ptr(name, x)?,
         x.dtype(),
         acc_dtype(x.dtype()),
-        &out,
+        (ptr(name, out)?, out.dtype()),
         &job,
-    )?;
-    Ok(out)
+    )
 }
 
 /// Lanes of a scan: `outer` x `inner` lanes of `n` elements along `k`.
@@ -138,8 +134,9 @@ struct Spec {
     geo_len: usize,
 }
 
-/// Scans `job` of the input at `x` (dtype `in_dt`) into `out` (C-contiguous,
-/// shape outer x n x inner, not overlapping the input) with accumulator `acc`.
+/// Scans `job` of the input at `x` (dtype `in_dt`) into `out` (address and
+/// dtype of a C-contiguous buffer of shape outer x n x inner, not
+/// overlapping the input) with accumulator `acc`.
 #[allow(clippy::too_many_arguments)]
 fn run(
     s: &'static DeviceSession,
@@ -148,9 +145,10 @@ fn run(
     x: u64,
     in_dt: DType,
     acc: DType,
-    out: &Array,
+    out: (u64, DType),
     job: &Job,
 ) -> Result<()> {
+    let (out, out_dt) = out;
     let rows: usize = job.outer.0.iter().product();
     let m: usize = job.inner.0.iter().product();
     let n = job.n;
@@ -179,7 +177,7 @@ fn run(
     let spec = Spec {
         in_dt,
         acc,
-        out_dt: out.dtype(),
+        out_dt,
         prod,
         kind,
         outer,
@@ -197,7 +195,7 @@ fn run(
                 source(&spec)
             })?;
             let totals = if tiles > 1 {
-                let t = new_array(name, s.info.ordinal, acc, &[rows, tiles])?;
+                let t = alloc(name, s.info.ordinal, acc, rows * tiles)?;
                 // Phase 1: the total of every tile.
                 launch_tiles(
                     s,
@@ -205,7 +203,7 @@ fn run(
                     f,
                     x,
                     0,
-                    ptr(name, &t)?,
+                    t.buffer.ptr,
                     0,
                     &geo_bytes,
                     rows,
@@ -220,23 +218,20 @@ fn run(
                     n: tiles,
                     inner: (vec![], vec![]),
                 };
-                let ts = new_array(name, s.info.ordinal, acc, &[rows, tiles])?;
-                run(s, name, prod, ptr(name, &t)?, acc, acc, &ts, &tjob)?;
+                let ts = alloc(name, s.info.ordinal, acc, rows * tiles)?;
+                run(s, name, prod, t.buffer.ptr, acc, acc, (ts.buffer.ptr, acc), &tjob)?;
                 Some(ts)
             } else {
                 None
             };
             // Phase 3: every tile scanned from the running total before it.
-            let off = match &totals {
-                Some(t) => ptr(name, t)?,
-                None => 0,
-            };
+            let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
             launch_tiles(
                 s,
                 name,
                 f,
                 x,
-                ptr(name, out)?,
+                out,
                 0,
                 off,
                 &geo_bytes,
@@ -258,14 +253,14 @@ fn run(
                 source(&spec)
             })?;
             let totals = if chunks > 1 {
-                let t = new_array(name, s.info.ordinal, acc, &[rows, chunks, m])?;
+                let t = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
                 launch_lanes(
                     s,
                     name,
                     f,
                     x,
                     0,
-                    ptr(name, &t)?,
+                    t.buffer.ptr,
                     0,
                     &geo_bytes,
                     rows,
@@ -281,22 +276,19 @@ fn run(
                     n: chunks,
                     inner: merged(&[m], &[1]),
                 };
-                let ts = new_array(name, s.info.ordinal, acc, &[rows, chunks, m])?;
-                run(s, name, prod, ptr(name, &t)?, acc, acc, &ts, &tjob)?;
+                let ts = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
+                run(s, name, prod, t.buffer.ptr, acc, acc, (ts.buffer.ptr, acc), &tjob)?;
                 Some(ts)
             } else {
                 None
             };
-            let off = match &totals {
-                Some(t) => ptr(name, t)?,
-                None => 0,
-            };
+            let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
             launch_lanes(
                 s,
                 name,
                 f,
                 x,
-                ptr(name, out)?,
+                out,
                 0,
                 off,
                 &geo_bytes,
@@ -530,7 +522,11 @@ fn source(spec: &Spec) -> String {
 }
 
 // The Scan family of the backend interface (`ops::backend`).
-impl crate::ops::reduce::Scan for super::CudaBackend {}
+impl crate::ops::reduce::Scan for super::CudaBackend {
+    fn scan(&self, prod: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()> {
+        scan(x, prod, axis, out)
+    }
+}
 
 #[cfg(test)]
 mod tests {
