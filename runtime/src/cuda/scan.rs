@@ -28,6 +28,8 @@ use super::stream::current_stream;
 use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+// The result dtype of a scan (the table's).
+use crate::ops::reduce::sum_dtype as out_dtype;
 use crate::view::View;
 
 const THREADS: usize = 256;
@@ -42,14 +44,6 @@ pub(crate) fn acc_dtype(dt: DType) -> DType {
     }
 }
 
-/// The result dtype of a scan of `dt` (`Num::SumOut`).
-pub(crate) fn out_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Bool | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => DType::Int64,
-        DType::UInt8 | DType::UInt16 | DType::UInt32 | DType::UInt64 => DType::UInt64,
-        d => d,
-    }
-}
 
 /// `a op b` in the accumulator type; integers wrap (computed unsigned, so
 /// signed overflow is defined).

@@ -27,14 +27,9 @@ pub(crate) fn mean_dtype(dt: DType) -> DType {
     }
 }
 
-/// The result dtype of `var` / `std` (`Num::VarOut`).
-pub(crate) fn var_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64 => dt,
-        DType::Complex64 => DType::Float32,
-        DType::Complex128 => DType::Float64,
-        _ => DType::Float64,
-    }
+/// The result dtype of `var` / `std` (the table's, `ops::reduce`).
+fn var_dtype(dt: DType) -> DType {
+    crate::ops::reduce::ReduceOp::Var(0).result(dt)
 }
 
 /// `count` converted as the CPU converts the element count (through f64).
