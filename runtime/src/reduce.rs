@@ -26,8 +26,8 @@ pub(crate) use crate::cpu::reduce::{for_each_offset, Num};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::reduce::sum_dtype;
 use crate::layout::{normalize_axes, normalize_axis};
+use crate::ops::reduce::sum_dtype;
 
 // ---------------------------------------------------------------------------
 // Axes

@@ -995,8 +995,9 @@ fn extreme_cpu<T: Num, const MAX: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
 }
 
 fn truth_cpu<T: Num, const ANY: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
-    let acc =
-        read::<T, _>(x, |data| run(&TruthR::<T, ANY>(PhantomData), data, p, &no_aux(p.n_out)));
+    let acc = read::<T, _>(x, |data| {
+        run(&TruthR::<T, ANY>(PhantomData), data, p, &no_aux(p.n_out))
+    });
     write(out, |o| o.extend_from_slice(&acc));
 }
 
@@ -1130,13 +1131,7 @@ fn arg_axis_cpu<T: Num, const MAX: bool>(x: View<'_>, axis: usize, out: &mut Sin
 }
 
 impl ArgReduce for CpuBackend {
-    fn arg_reduce(
-        &self,
-        max: bool,
-        x: View<'_>,
-        axis: Option<usize>,
-        out: View<'_>,
-    ) -> Result<()> {
+    fn arg_reduce(&self, max: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()> {
         write::<i64, _>(out, |o| match axis {
             None => {
                 let i = crate::with_dtype!(x.dtype(), T => if max {
@@ -1158,7 +1153,11 @@ impl ArgReduce for CpuBackend {
 
 /// Running sums (`PROD == false`) or products along `axis` of `x`, or over
 /// the flattened array when `axis` is `None`.
-fn scan_cpu<T: Num, const PROD: bool>(x: View<'_>, axis: Option<usize>, out: &mut Sink<'_, T::SumOut>) {
+fn scan_cpu<T: Num, const PROD: bool>(
+    x: View<'_>,
+    axis: Option<usize>,
+    out: &mut Sink<'_, T::SumOut>,
+) {
     let step = |a: T::Sum, v: T| {
         if PROD {
             a.mul(v.to_sum())

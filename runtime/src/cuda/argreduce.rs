@@ -404,13 +404,7 @@ fn source(spec: &Spec) -> String {
 
 // The ArgReduce family of the backend interface (`ops::backend`).
 impl crate::ops::reduce::ArgReduce for super::CudaBackend {
-    fn arg_reduce(
-        &self,
-        max: bool,
-        x: View<'_>,
-        axis: Option<usize>,
-        out: View<'_>,
-    ) -> Result<()> {
+    fn arg_reduce(&self, max: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()> {
         arg_reduce(x, max, axis, out)
     }
 }

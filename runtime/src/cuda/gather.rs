@@ -300,7 +300,12 @@ fn take_source(spec: &TakeSpec) -> String {
 
 /// Running counts of the true elements of `m` (C order, int64) and their total.
 fn mask_counts(op: &'static str, m: &Array) -> Result<(Array, usize)> {
-    let c = new_array(op, super::helpers::ordinal(op, m)?, DType::Int64, &[m.size()])?;
+    let c = new_array(
+        op,
+        super::helpers::ordinal(op, m)?,
+        DType::Int64,
+        &[m.size()],
+    )?;
     super::scan::scan(m.view(), false, None, c.view())?;
     let count = if m.size() > 0 {
         read_one::<i64>(&c, m.size() - 1)? as usize

@@ -468,7 +468,6 @@ mod tests {
         assert!(src.contains("const long long c0 = ((long long)blockIdx.x * 32 + tx) * 4;"));
     }
 
-
     /// Every strategy of the templates renders with no placeholder left
     /// and compiles with NVRTC: each dtype's sum, and every op of a half
     /// float and a small integer.
@@ -484,7 +483,11 @@ mod tests {
         }
         for (name, dt) in cases {
             let spec = super::super::reduce_spec::spec(name, dt).unwrap();
-            let vec = if dt.itemsize() < 16 { 16 / dt.itemsize() } else { 1 };
+            let vec = if dt.itemsize() < 16 {
+                16 / dt.itemsize()
+            } else {
+                1
+            };
             for (what, src) in [
                 ("rows_vec", rows_source(&spec, dt, 0, 1, true, vec)),
                 ("rows", rows_source(&spec, dt, 1, 1, true, 1)),

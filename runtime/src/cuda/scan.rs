@@ -17,14 +17,13 @@
 //!   fill the device, each lane is cut into chunks with the same three
 //!   phases.
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
 use super::elementwise::{cast_expr, ctype, scalar_literal};
 use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::DeviceSession;
 use super::stream::current_stream;
+use super::template::render;
 use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -43,7 +42,6 @@ pub(crate) fn acc_dtype(dt: DType) -> DType {
         d => out_dtype(d),
     }
 }
-
 
 /// `a op b` in the accumulator type; integers wrap (computed unsigned, so
 /// signed overflow is defined).
@@ -213,27 +211,23 @@ fn run(
                     inner: (vec![], vec![]),
                 };
                 let ts = alloc(name, s.info.ordinal, acc, rows * tiles)?;
-                run(s, name, prod, t.buffer.ptr, acc, acc, (ts.buffer.ptr, acc), &tjob)?;
+                run(
+                    s,
+                    name,
+                    prod,
+                    t.buffer.ptr,
+                    acc,
+                    acc,
+                    (ts.buffer.ptr, acc),
+                    &tjob,
+                )?;
                 Some(ts)
             } else {
                 None
             };
             // Phase 3: every tile scanned from the running total before it.
             let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
-            launch_tiles(
-                s,
-                name,
-                f,
-                x,
-                out,
-                0,
-                off,
-                &geo_bytes,
-                rows,
-                n,
-                tiles,
-                1,
-            )
+            launch_tiles(s, name, f, x, out, 0, off, &geo_bytes, rows, n, tiles, 1)
         }
         Kind::Lanes => {
             let lanes = rows * m;
@@ -271,26 +265,23 @@ fn run(
                     inner: merged(&[m], &[1]),
                 };
                 let ts = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
-                run(s, name, prod, t.buffer.ptr, acc, acc, (ts.buffer.ptr, acc), &tjob)?;
+                run(
+                    s,
+                    name,
+                    prod,
+                    t.buffer.ptr,
+                    acc,
+                    acc,
+                    (ts.buffer.ptr, acc),
+                    &tjob,
+                )?;
                 Some(ts)
             } else {
                 None
             };
             let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
             launch_lanes(
-                s,
-                name,
-                f,
-                x,
-                out,
-                0,
-                off,
-                &geo_bytes,
-                rows,
-                n,
-                m,
-                chunks,
-                1,
+                s, name, f, x, out, 0, off, &geo_bytes, rows, n, m, chunks, 1,
             )
         }
     }
@@ -365,154 +356,45 @@ fn launch_lanes(
 }
 
 /// The kernel source of one specialisation.
+const TEMPLATE: &str = include_str!("scan.cu");
+
 fn source(spec: &Spec) -> String {
-    let mut s = String::new();
-    s.push_str(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} in_t;", ctype(spec.in_dt));
-    let _ = writeln!(s, "typedef {} acc_t;", ctype(spec.acc));
-    let _ = writeln!(s, "typedef {} out_t;", ctype(spec.out_dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let ident = scalar_literal(crate::Scalar::Int(if spec.prod { 1 } else { 0 }), spec.acc);
-    let _ = writeln!(s, "#define IDENT ({ident})");
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ acc_t op(acc_t a, acc_t b) {{ return {}; }}",
-        op_expr(spec.acc, spec.prod, "a", "b")
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ acc_t load(in_t raw) {{ return {}; }}",
-        cast_expr(spec.in_dt, spec.acc, "raw")
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ out_t store(acc_t v) {{ return {}; }}",
-        cast_expr(spec.acc, spec.out_dt, "v")
-    );
     let k_off = if spec.k_contig {
         "off += k;\n".to_string()
     } else {
         unravel("k", "off", spec.k)
     };
+    let (flag, items) = match spec.kind {
+        Kind::Tiles { items } => ("TILES", items),
+        Kind::Lanes => ("LANES", 1),
+    };
     let t = THREADS;
-    match spec.kind {
-        Kind::Tiles { items } => {
-            let tile = t * items;
-            // mode 0: write the total of each tile to `totals`; mode 1: write
-            // the scan of each tile, started from offsets[row, tile - 1].
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_scan_tiles(const in_t* __restrict__ x, out_t* __restrict__ out, acc_t* __restrict__ totals, const acc_t* __restrict__ offsets, Geo g, long long rows, long long n, long long tiles, int mode) {{");
-            let _ = writeln!(s, "  __shared__ acc_t sh[{tile}];");
-            let _ = writeln!(s, "  __shared__ acc_t tsum[{t}];");
-            let _ = writeln!(s, "  const int tid = threadIdx.x;");
-            let _ = writeln!(s, "  const long long tile = blockIdx.x;");
-            let _ = writeln!(s, "  const long long k0 = tile * {tile};");
-            let _ = writeln!(
-                s,
-                "  for (long long row = blockIdx.y; row < rows; row += gridDim.y) {{"
-            );
-            let _ = writeln!(s, "    long long base = 0;");
-            s.push_str(&unravel("row", "base", spec.outer));
-            // Coalesced loads into shared memory.
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{");
-            let _ = writeln!(s, "      const long long k = k0 + e * {t} + tid;");
-            let _ = writeln!(s, "      acc_t v = IDENT;");
-            let _ = writeln!(s, "      if (k < n) {{ long long off = base;");
-            s.push_str(&k_off);
-            let _ = writeln!(s, "        v = load(x[off]); }}");
-            let _ = writeln!(s, "      sh[e * {t} + tid] = v;");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            // Each thread folds its run of `items` consecutive elements.
-            let _ = writeln!(s, "    acc_t run = IDENT;");
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(
-                s,
-                "    for (int e = 0; e < {items}; ++e) run = op(run, sh[tid * {items} + e]);"
-            );
-            // Inclusive block scan of the thread totals (Hillis-Steele).
-            let _ = writeln!(s, "    tsum[tid] = run;");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "    for (int d = 1; d < {t}; d <<= 1) {{");
-            let _ = writeln!(
-                s,
-                "      const acc_t prev = tid >= d ? tsum[tid - d] : IDENT;"
-            );
-            let _ = writeln!(s, "      __syncthreads();");
-            let _ = writeln!(s, "      if (tid >= d) tsum[tid] = op(prev, tsum[tid]);");
-            let _ = writeln!(s, "      __syncthreads();");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    if (mode == 0) {{");
-            let _ = writeln!(
-                s,
-                "      if (tid == 0) totals[row * tiles + tile] = tsum[{}];",
-                t - 1
-            );
-            let _ = writeln!(s, "      __syncthreads();");
-            let _ = writeln!(s, "      continue;");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    acc_t prefix = tid > 0 ? tsum[tid - 1] : IDENT;");
-            let _ = writeln!(s, "    if (offsets != 0 && tile > 0) prefix = op(offsets[row * tiles + tile - 1], prefix);");
-            let _ = writeln!(s, "    run = prefix;");
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{ run = op(run, sh[tid * {items} + e]); sh[tid * {items} + e] = run; }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{");
-            let _ = writeln!(s, "      const long long k = k0 + e * {t} + tid;");
-            let _ = writeln!(
-                s,
-                "      if (k < n) out[row * n + k] = store(sh[e * {t} + tid]);"
-            );
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "  }}");
-            let _ = writeln!(s, "}}");
-        }
-        Kind::Lanes => {
-            // Thread q handles chunk c = q / lanes of lane q % lanes, so
-            // neighbouring threads take neighbouring lanes.
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_scan_lanes(const in_t* __restrict__ x, out_t* __restrict__ out, acc_t* __restrict__ totals, const acc_t* __restrict__ offsets, Geo g, long long rows, long long n, long long m, long long chunks, int mode) {{");
-            let _ = writeln!(s, "  const long long lanes = rows * m;");
-            let _ = writeln!(s, "  const long long chunk = (n + chunks - 1) / chunks;");
-            let _ = writeln!(
-                s,
-                "  const long long stride = (long long)gridDim.x * blockDim.x;"
-            );
-            let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < lanes * chunks; q += stride) {{");
-            let _ = writeln!(
-                s,
-                "    const long long c = q / lanes, lane = q - c * lanes;"
-            );
-            let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
-            let _ = writeln!(s, "    long long base = 0;");
-            s.push_str(&unravel("o", "base", spec.outer));
-            s.push_str(&unravel("i", "base", spec.inner));
-            let _ = writeln!(s, "    const long long lo = c * chunk;");
-            let _ = writeln!(
-                s,
-                "    const long long hi = lo + chunk < n ? lo + chunk : n;"
-            );
-            let _ = writeln!(s, "    acc_t run = IDENT;");
-            let _ = writeln!(s, "    if (mode == 1 && offsets != 0 && c > 0) run = offsets[(o * chunks + c - 1) * m + i];");
-            let _ = writeln!(s, "    for (long long k = lo; k < hi; ++k) {{");
-            let _ = writeln!(s, "      long long off = base;");
-            s.push_str(&k_off);
-            let _ = writeln!(s, "      run = op(run, load(x[off]));");
-            let _ = writeln!(
-                s,
-                "      if (mode == 1) out[(o * n + k) * m + i] = store(run);"
-            );
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(
-                s,
-                "    if (mode == 0) totals[(o * chunks + c) * m + i] = run;"
-            );
-            let _ = writeln!(s, "  }}");
-            let _ = writeln!(s, "}}");
-        }
-    }
-    s
+    render(
+        TEMPLATE,
+        &[
+            ("PRELUDE", PRELUDE),
+            ("IN_T", ctype(spec.in_dt)),
+            ("ACC_T", ctype(spec.acc)),
+            ("OUT_T", ctype(spec.out_dt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            (
+                "IDENT",
+                &scalar_literal(crate::Scalar::Int(i64::from(spec.prod)), spec.acc),
+            ),
+            ("OP", &op_expr(spec.acc, spec.prod, "a", "b")),
+            ("LOAD", &cast_expr(spec.in_dt, spec.acc, "raw")),
+            ("STORE", &cast_expr(spec.acc, spec.out_dt, "v")),
+            ("THREADS", &t.to_string()),
+            ("ITEMS", &items.to_string()),
+            ("TILE", &(t * items).to_string()),
+            ("LAST", &(t - 1).to_string()),
+            ("OUTER_ROW", &unravel("row", "base", spec.outer)),
+            ("OUTER_O", &unravel("o", "base", spec.outer)),
+            ("INNER_I", &unravel("i", "base", spec.inner)),
+            ("K_OFF", &k_off),
+        ],
+        &[flag],
+    )
 }
 
 // The Scan family of the backend interface (`ops::backend`).
@@ -601,11 +483,11 @@ mod tests {
                 ] {
                     let src = source(&spec(dt, prod, kind, contig));
                     assert!(src.contains("extern \"C\" __global__"));
-                    super::super::helpers::dump_source(
-                        &format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
-                            .replace([' ', '{', '}', ':'], ""),
-                        &src,
-                    );
+                    assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                    let label = format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
+                        .replace([' ', '{', '}', ':'], "");
+                    super::super::helpers::dump_source(&label, &src);
+                    super::super::compile::check_compiles(&label, &src).unwrap();
                 }
             }
         }

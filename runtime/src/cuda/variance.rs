@@ -142,10 +142,7 @@ pub(crate) fn var(
     let bridge = |v: View<'_>| Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype());
     run_map(
         &deviation_kernel(dt),
-        &[
-            &bridge(x),
-            &bridge(View::new(&mean, &mean_layout, mean_dt)),
-        ],
+        &[&bridge(x), &bridge(View::new(&mean, &mean_layout, mean_dt))],
         &bridge(View::new(&dev, &dev_layout, dev_dt)),
     )?;
     run_reduce(

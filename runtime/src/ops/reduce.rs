@@ -96,11 +96,5 @@ pub(crate) trait ArgReduce {
     /// `axis` (or into its elements in C order when `None`; a NaN counts as
     /// the extreme) into `out`: C-contiguous, one per index of the other
     /// axes. The reduced extent is not zero.
-    fn arg_reduce(
-        &self,
-        max: bool,
-        x: View<'_>,
-        axis: Option<usize>,
-        out: View<'_>,
-    ) -> Result<()>;
+    fn arg_reduce(&self, max: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()>;
 }
