@@ -155,22 +155,6 @@ impl Array {
         }))
     }
 
-    /// Writes `values` (C order, one per element) into this array's elements.
-    pub(crate) fn scatter<T: Element>(&self, values: &[T]) {
-        debug_assert_eq!(T::DTYPE, self.dtype);
-        debug_assert_eq!(values.len(), self.size());
-        self.write_cpu::<T, _>(|data, layout| {
-            if layout.is_c_contiguous() {
-                let start = layout.offset();
-                data[start..start + values.len()].copy_from_slice(values);
-            } else {
-                for (p, &v) in layout.positions().zip(values) {
-                    data[p] = v;
-                }
-            }
-        })
-    }
-
     /// Fails unless `T` is this array's element type.
     pub(crate) fn check_element<T: Element>(&self, op: &'static str) -> Result<()> {
         if T::DTYPE != self.dtype {

@@ -28,25 +28,6 @@ impl Array {
         }
     }
 
-    /// Runs `f` on the CPU buffer (typed, writable) and this array's layout.
-    pub(crate) fn write_cpu<T: Element, R>(&self, f: impl FnOnce(&mut [T], &Layout) -> R) -> R {
-        match self.storage() {
-            Storage::Cpu(s) => {
-                let mut guard = s.write();
-                let data = T::slice_mut(&mut guard)
-                    .expect("dtype of the buffer matches the array's dtype");
-                f(data, self.layout())
-            }
-            // Operations without a GPU kernel change a host copy and write it back.
-            Storage::Cuda(c) => {
-                let mut host = cuda::transfer::download_all::<T>(c);
-                let r = f(&mut host, self.layout());
-                cuda::transfer::upload_all::<T>(c, &host);
-                r
-            }
-        }
-    }
-
     /// The elements in C order, copied to the host. `T` must match the dtype
     /// (`f32` for float32, `half::f16`, `num_complex::Complex32`, ...).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
@@ -174,5 +155,12 @@ impl Array {
     /// Sets every element to `value` (cast with NumPy's unsafe rule).
     pub fn fill(&mut self, value: impl Into<Scalar>) -> Result<()> {
         super::on("fill", self.device())?.fill("fill", self.view(), value.into())
+    }
+}
+
+/// Arrays a counted host fallback returns move back to the device of its inputs.
+impl crate::cuda::fallback::Place for Array {
+    fn place(self, device: Device) -> Result<Self> {
+        self.to_device(&device)
     }
 }

@@ -9,7 +9,7 @@ mod linalg;
 pub(crate) mod loops;
 mod matmul;
 mod random;
-mod reduce;
+pub(crate) mod reduce;
 mod signal;
 mod sort;
 mod sparse;

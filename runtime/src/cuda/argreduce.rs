@@ -15,13 +15,14 @@
 use std::fmt::Write;
 
 use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, new_array};
+use super::elementwise::{cast_expr, ctype};
 use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::stream::current_stream;
-use crate::array::Array;
+use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::view::View;
 
 const THREADS: usize = 256;
 
@@ -43,17 +44,11 @@ fn val_dtype(dt: DType) -> DType {
 }
 
 /// `argmax` (`max`) or `argmin` of `x` along `axis` (`None`: the flattened
-/// array, C order) into a new int64 array of `out_shape`. The reduced
-/// extent must not be zero (checked by the caller).
-pub(crate) fn arg_reduce(
-    x: &Array,
-    max: bool,
-    axis: Option<usize>,
-    out_shape: &[usize],
-) -> Result<Array> {
+/// array, C order) into `out` (C-contiguous int64, one per index of the
+/// other axes). The reduced extent must not be zero (checked by the caller).
+pub(crate) fn arg_reduce(x: View<'_>, max: bool, axis: Option<usize>, out: View<'_>) -> Result<()> {
     let name: &'static str = if max { "argmax" } else { "argmin" };
     let s = session_of(name, x)?;
-    let out = new_array(name, s.info.ordinal, DType::Int64, out_shape)?;
     let (kept, red) = match axis {
         None => ((vec![], vec![]), merged(x.shape(), x.strides())),
         Some(a) => {
@@ -66,7 +61,7 @@ pub(crate) fn arg_reduce(
     let rows: usize = kept.0.iter().product();
     let len: usize = red.0.iter().product();
     if rows == 0 {
-        return Ok(out);
+        return Ok(());
     }
     if kept.0.len() > super::elementwise::MAX_DIMS || red.0.len() > super::elementwise::MAX_DIMS {
         return Err(Error::Shape {
@@ -117,28 +112,17 @@ pub(crate) fn arg_reduce(
     let val_dt = val_dtype(x.dtype());
     let (pval, pidx) = if splits > 1 {
         (
-            Some(new_array(name, s.info.ordinal, val_dt, &[rows, splits])?),
-            Some(new_array(
-                name,
-                s.info.ordinal,
-                DType::Int64,
-                &[rows, splits],
-            )?),
+            Some(alloc(name, s.info.ordinal, val_dt, rows * splits)?),
+            Some(alloc(name, s.info.ordinal, DType::Int64, rows * splits)?),
         )
     } else {
         (None, None)
     };
-    let opt_ptr = |a: &Option<Array>| -> Result<u64> {
-        match a {
-            Some(a) => ptr(name, a),
-            None => Ok(0),
-        }
-    };
     let mut args = KernelArgs::new();
     args.push(ptr(name, x)?);
-    args.push(ptr(name, &out)?);
-    args.push(opt_ptr(&pval)?);
-    args.push(opt_ptr(&pidx)?);
+    args.push(ptr(name, out)?);
+    args.push(pval.as_ref().map_or(0, |p| p.buffer.ptr));
+    args.push(pidx.as_ref().map_or(0, |p| p.buffer.ptr));
     args.push_bytes(&geo.bytes(), 8);
     args.push(rows as i64);
     args.push(len as i64);
@@ -161,9 +145,9 @@ pub(crate) fn arg_reduce(
             || source(&fin),
         )?;
         let mut args = KernelArgs::new();
-        args.push(ptr(name, pv)?);
-        args.push(ptr(name, pi)?);
-        args.push(ptr(name, &out)?);
+        args.push(pv.buffer.ptr);
+        args.push(pi.buffer.ptr);
+        args.push(ptr(name, out)?);
         args.push(rows as i64);
         args.push(splits as i64);
         let cfg = LaunchConfig {
@@ -173,7 +157,7 @@ pub(crate) fn arg_reduce(
         };
         launch(s, name, f, cfg, &current_stream(), &mut args)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// What determines the generated source.
@@ -419,7 +403,11 @@ fn source(spec: &Spec) -> String {
 }
 
 // The ArgReduce family of the backend interface (`ops::backend`).
-impl crate::ops::reduce::ArgReduce for super::CudaBackend {}
+impl crate::ops::reduce::ArgReduce for super::CudaBackend {
+    fn arg_reduce(&self, max: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()> {
+        arg_reduce(x, max, axis, out)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::array::Array;
 use crate::device::{with_device, Device};
 use crate::element::Scalar;
 use crate::error::Result;
@@ -41,12 +40,6 @@ impl FallbackCounts {
 pub(crate) trait Place: Sized {
     /// `self` with every array on `device`.
     fn place(self, device: Device) -> Result<Self>;
-}
-
-impl Place for Array {
-    fn place(self, device: Device) -> Result<Self> {
-        self.to_device(&device)
-    }
 }
 
 impl<T: Place> Place for Vec<T> {
@@ -106,8 +99,8 @@ pub(crate) fn fetch<T>(op: &str, device: Device, fetch: impl FnOnce() -> Result<
 /// Runs `f`, the host part of operation `op` on data of `device`, and moves
 /// its result to `device`. When `device` is a GPU the trip is counted under
 /// `op` and `f` runs with the CPU as the current device (arrays it creates
-/// are host arrays); `f` fetches what it needs itself (see
-/// [`on_host_arrays`] for the usual case). On the CPU `f` simply runs.
+/// are host arrays); `f` fetches what it needs itself. On the CPU `f`
+/// simply runs.
 pub(crate) fn on_host<R: Place>(
     op: &str,
     device: Device,
@@ -119,29 +112,6 @@ pub(crate) fn on_host<R: Place>(
     super::session::process().host_fallbacks.add(op);
     let r = with_device(Device::Cpu, f)?;
     r.place(device)
-}
-
-/// Runs `f` on host copies of `inputs` (in order) and moves its result to
-/// the GPU that holds any of them: [`on_host`] for operations whose CPU
-/// implementation takes whole arrays.
-pub(crate) fn on_host_arrays<R: Place>(
-    op: &str,
-    inputs: &[&Array],
-    f: impl FnOnce(&[Array]) -> Result<R>,
-) -> Result<R> {
-    let device = gpu_of(inputs).unwrap_or(Device::Cpu);
-    on_host(op, device, || {
-        let host = inputs
-            .iter()
-            .map(|a| a.to_device(&Device::Cpu))
-            .collect::<Result<Vec<_>>>()?;
-        f(&host)
-    })
-}
-
-/// The device of the first input on a GPU, if any.
-pub(crate) fn gpu_of(inputs: &[&Array]) -> Option<Device> {
-    inputs.iter().map(|a| a.device()).find(|d| d.is_cuda())
 }
 
 /// How many times each operation took a GPU array through the host since
@@ -191,14 +161,12 @@ mod tests {
     fn host_arrays_run_without_being_counted() {
         // Only GPU data is counted: a CPU call is the CPU backend itself.
         let before = host_fallbacks();
-        let x = Array::from_vec_cpu(vec![3.0f64, 1.0, 2.0], &[3]);
-        let r = on_host_arrays("fallback-selftest", &[&x], |h| {
-            assert!(h[0].device().is_cpu());
-            Ok((h[0].clone(), 7usize))
+        let r = on_host("fallback-selftest", Device::Cpu, || {
+            Ok((Host(vec![3.0f64, 1.0, 2.0]), 7usize))
         })
         .unwrap();
         assert_eq!(r.1, 7);
-        assert_eq!(r.0.to_vec::<f64>().unwrap(), vec![3.0, 1.0, 2.0]);
+        assert_eq!(r.0 .0, vec![3.0, 1.0, 2.0]);
         assert!(host_fallbacks()
             .iter()
             .all(|(op, _)| op != "fallback-selftest"));

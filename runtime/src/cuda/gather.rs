@@ -264,26 +264,19 @@ fn take_source(spec: &TakeSpec) -> String {
 
 /// Running counts of the true elements of `m` (C order, int64) and their total.
 fn mask_counts(op: &'static str, m: View<'_>) -> Result<(OwnedView, usize)> {
-    let c = super::scan::scan(&bridge(m), false, None)?;
-    let c = OwnedView {
-        storage: c.storage().clone(),
-        layout: c.layout().clone(),
-        dtype: c.dtype(),
-    };
+    let ordinal = super::helpers::ordinal(op, m)?;
+    let c = OwnedView::contiguous(
+        Storage::Cuda(super::transfer::alloc(op, ordinal, DType::Int64, m.size())?),
+        &[m.size()],
+        DType::Int64,
+    );
+    super::scan::scan(m, false, None, c.view())?;
     let count = if m.size() > 0 {
         read_one::<i64>(c.view(), m.size() - 1)? as usize
     } else {
         0
     };
-    let _ = op;
     Ok((c, count))
-}
-
-// TODO(seam): the scan (cuda/scan.rs) and the map kernels
-// (cuda/elementwise.rs) still take arrays; this is the one place views
-// become arrays for them, to go when they take views.
-fn bridge(v: View<'_>) -> crate::array::Array {
-    crate::array::Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype())
 }
 
 /// What determines the source of a mask kernel.

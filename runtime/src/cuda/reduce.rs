@@ -10,17 +10,19 @@
 //! split across blocks and finished by a second, small pass. Other layouts
 //! use the row kernel with strided addressing.
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, new_array, MAX_DIMS};
+use super::elementwise::{cast_expr, ctype, MAX_DIMS};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::{session, DeviceSession};
 use super::stream::current_stream;
-use crate::array::Array;
+use super::template::render;
+use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::ops::reduce::{Reduce, ReduceOp};
+use crate::storage::Storage;
+use crate::view::View;
 
 /// What to compute: `out = post(fold(combine, identity, map(x)))`.
 #[derive(Debug, Clone)]
@@ -59,8 +61,14 @@ fn merge_group(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
 }
 
 /// Reduces `x` over `axes` (normalised, distinct) into `out`, a fresh
-/// C-contiguous CUDA array whose shape is `x`'s kept axes in order.
-pub(crate) fn run_reduce(spec: &ReduceSpec, x: &Array, axes: &[usize], out: &Array) -> Result<()> {
+/// C-contiguous CUDA buffer holding one element per index of `x`'s kept
+/// axes in order.
+pub(crate) fn run_reduce(
+    spec: &ReduceSpec,
+    x: View<'_>,
+    axes: &[usize],
+    out: View<'_>,
+) -> Result<()> {
     let ordinal = match x.device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => unreachable!("run_reduce is only called for CUDA arrays"),
@@ -98,38 +106,37 @@ pub(crate) fn run_reduce(spec: &ReduceSpec, x: &Array, axes: &[usize], out: &Arr
     }
 }
 
-/// The block-wide combine of `acc` into `sh[0]` (shared-memory tree).
-fn block_reduce(s: &mut String, threads: usize) {
-    let _ = writeln!(s, "  sh[tid] = acc; __syncthreads();");
+/// The block-wide combine of `acc` into `sh[0]` (a shared-memory tree,
+/// unrolled for `threads`).
+fn block_reduce(threads: usize) -> String {
+    let mut s = String::from("  sh[tid] = acc; __syncthreads();\n");
     let mut step = threads / 2;
     while step >= 1 {
-        let _ = writeln!(
-            s,
-            "  if (tid < {step}) {{ acc_t a = sh[tid], b = sh[tid + {step}]; sh[tid] = COMBINE; }} __syncthreads();"
-        );
+        s += &format!("  if (tid < {step}) {{ acc_t a = sh[tid], b = sh[tid + {step}]; sh[tid] = COMBINE; }} __syncthreads();\n");
         step /= 2;
     }
+    s
 }
 
+const HEADER: &str = include_str!("reduce_header.cu");
+const ROWS: &str = include_str!("reduce_rows.cu");
+const COLUMNS: &str = include_str!("reduce_cols.cu");
+
 fn header(spec: &ReduceSpec, in_dt: DType) -> String {
-    let mut s = String::new();
-    s.push_str(PRELUDE);
-    s.push_str(&spec.support);
-    let _ = writeln!(s, "\ntypedef {} acc_t;", ctype(spec.acc));
-    let _ = writeln!(s, "typedef {} in_t;", ctype(in_dt));
-    let _ = writeln!(s, "#define COMBINE ({})", spec.combine);
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ acc_t map_one(in_t raw) {{ const {} in0 = {}; return {}; }}",
-        ctype(spec.compute),
-        cast_expr(in_dt, spec.compute, "raw"),
-        spec.map
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ acc_t combine(acc_t a, acc_t b) {{ return COMBINE; }}"
-    );
-    s
+    render(
+        HEADER,
+        &[
+            ("PRELUDE", PRELUDE),
+            ("SUPPORT", &spec.support),
+            ("ACC_T", ctype(spec.acc)),
+            ("IN_T", ctype(in_dt)),
+            ("COMBINE", &spec.combine),
+            ("COMPUTE_T", ctype(spec.compute)),
+            ("CAST_RAW", &cast_expr(in_dt, spec.compute, "raw")),
+            ("MAP", &spec.map),
+        ],
+        &[],
+    )
 }
 
 const ROW_THREADS: usize = 256;
@@ -153,7 +160,7 @@ fn rows_pass(
     plan: &Plan,
     rows: usize,
     len: usize,
-    out: &Array,
+    out: View<'_>,
 ) -> Result<()> {
     let contiguous_rows = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
     // Split rows across blocks when there are too few rows to fill the GPU.
@@ -168,12 +175,7 @@ fn rows_pass(
     };
     let (partial, count) = if splits > 1 {
         (
-            Some(new_array(
-                spec.name,
-                s.info.ordinal,
-                spec.acc,
-                &[rows, splits],
-            )?),
+            Some(alloc(spec.name, s.info.ordinal, spec.acc, rows * splits)?),
             Some(counters(s, rows)?),
         )
     } else {
@@ -232,10 +234,7 @@ fn rows_pass(
     let mut args = KernelArgs::new();
     args.push(ptr);
     args.push(super::helpers::ptr("reduce", out)?);
-    args.push(match &partial {
-        Some(p) => super::helpers::ptr("reduce", p)?,
-        None => 0u64,
-    });
+    args.push(partial.as_ref().map_or(0u64, |p| p.buffer.ptr));
     args.push(count.unwrap_or(0));
     let mut geo: Vec<i64> = Vec::new();
     let pad = |v: &mut Vec<i64>, xs: Vec<i64>, n: usize| {
@@ -267,124 +266,28 @@ fn rows_source(
     contiguous_rows: bool,
     vec: usize,
 ) -> String {
-    let kd = kdims.max(1);
-    let rd = rdims.max(1);
-    let t = ROW_THREADS;
-    let mut src = header(spec, in_dt);
-    let _ = writeln!(src, "struct Geo {{ long long kshape[{kd}]; long long kst[{kd}]; long long rshape[{rd}]; long long rst[{rd}]; }};");
-    let _ = writeln!(src, "extern \"C\" __global__ void cuprite_reduce_rows(const in_t* __restrict__ x, {}* __restrict__ out, acc_t* partial, unsigned* counters, Geo g, long long rows, long long len) {{", ctype(spec.result));
-    let _ = writeln!(src, "  __shared__ acc_t sh[{t}];");
-    let _ = writeln!(src, "  __shared__ bool last;");
-    let _ = writeln!(src, "  const int tid = threadIdx.x;");
-    let _ = writeln!(src, "  const long long splits = gridDim.y;");
-    // Chunks are whole vectors so every block's vector loads stay aligned.
-    let _ = writeln!(
-        src,
-        "  const long long chunk = ((len + splits - 1) / splits + {vec} - 1) / {vec} * {vec};"
+    let walk = match (contiguous_rows, vec > 1) {
+        (true, true) => "VEC",
+        (true, false) => "CONTIG",
+        (false, _) => "STRIDED",
+    };
+    let body = render(
+        ROWS,
+        &[
+            ("KD", &kdims.max(1).to_string()),
+            ("RD", &rdims.max(1).to_string()),
+            ("KDIMS", &kdims.to_string()),
+            ("RDIMS", &rdims.to_string()),
+            ("OUT_T", ctype(spec.result)),
+            ("THREADS", &ROW_THREADS.to_string()),
+            ("VEC", &vec.to_string()),
+            ("IDENTITY", &spec.identity),
+            ("POST", &spec.post),
+            ("BLOCK_REDUCE", &block_reduce(ROW_THREADS)),
+        ],
+        &[walk],
     );
-    let _ = writeln!(src, "  const long long count = len;");
-    let _ = writeln!(
-        src,
-        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
-    );
-    let _ = writeln!(src, "    long long base = 0, rem = row;");
-    let _ = writeln!(src, "    for (int ax = {kdims} - 1; ax >= 0; --ax) {{ long long d = g.kshape[ax]; long long q = rem / d; base += (rem - q * d) * g.kst[ax]; rem = q; }}");
-    let _ = writeln!(src, "    const long long lo = blockIdx.y * chunk;");
-    let _ = writeln!(
-        src,
-        "    const long long hi = lo + chunk < len ? lo + chunk : len;"
-    );
-    let _ = writeln!(src, "    acc_t acc = {};", spec.identity);
-    if contiguous_rows && vec > 1 {
-        // 16-byte loads, two per step, into two accumulators.
-        let _ = writeln!(src, "    struct __align__(16) vec_t {{ in_t v[{vec}]; }};");
-        let _ = writeln!(src, "    const in_t* p = x + base;");
-        let _ = writeln!(
-            src,
-            "    const vec_t* pv = reinterpret_cast<const vec_t*>(p + (lo < hi ? lo : 0));"
-        );
-        let _ = writeln!(
-            src,
-            "    const long long nv = hi > lo ? (hi - lo) / {vec} : 0;"
-        );
-        let _ = writeln!(src, "    acc_t a1 = acc;");
-        let _ = writeln!(src, "    long long k = tid;");
-        let _ = writeln!(src, "    acc_t a2 = acc, a3 = acc;");
-        let _ = writeln!(src, "    for (; k + 3 * {t} < nv; k += 4 * {t}) {{");
-        let _ = writeln!(
-            src,
-            "      vec_t w0 = pv[k], w1 = pv[k + {t}], w2 = pv[k + 2 * {t}], w3 = pv[k + 3 * {t}];"
-        );
-        let _ = writeln!(src, "      #pragma unroll");
-        let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ a2 = combine(a2, map_one(w2.v[e])); a3 = combine(a3, map_one(w3.v[e])); }}");
-        let _ = writeln!(src, "      #pragma unroll");
-        let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ acc = combine(acc, map_one(w0.v[e])); a1 = combine(a1, map_one(w1.v[e])); }}");
-        let _ = writeln!(src, "    }}");
-        let _ = writeln!(src, "    for (; k < nv; k += {t}) {{ vec_t w0 = pv[k];");
-        let _ = writeln!(src, "      #pragma unroll");
-        let _ = writeln!(
-            src,
-            "      for (int e = 0; e < {vec}; ++e) acc = combine(acc, map_one(w0.v[e])); }}"
-        );
-        let _ = writeln!(src, "    for (long long j = lo + nv * {vec} + tid; j < hi; j += {t}) acc = combine(acc, map_one(p[j]));");
-        let _ = writeln!(src, "    acc = combine(combine(acc, a1), combine(a2, a3));");
-    } else if contiguous_rows {
-        // Four independent accumulators keep several loads in flight.
-        let _ = writeln!(src, "    const in_t* p = x + base;");
-        let _ = writeln!(src, "    acc_t a1 = acc, a2 = acc, a3 = acc;");
-        let _ = writeln!(src, "    long long j = lo + tid;");
-        let _ = writeln!(src, "    for (; j + 3 * {t} < hi; j += 4 * {t}) {{");
-        let _ = writeln!(
-            src,
-            "      in_t x0 = p[j], x1 = p[j + {t}], x2 = p[j + 2 * {t}], x3 = p[j + 3 * {t}];"
-        );
-        let _ = writeln!(src, "      acc = combine(acc, map_one(x0)); a1 = combine(a1, map_one(x1)); a2 = combine(a2, map_one(x2)); a3 = combine(a3, map_one(x3));");
-        let _ = writeln!(src, "    }}");
-        let _ = writeln!(
-            src,
-            "    for (; j < hi; j += {t}) acc = combine(acc, map_one(p[j]));"
-        );
-        let _ = writeln!(src, "    acc = combine(combine(acc, a1), combine(a2, a3));");
-    } else {
-        let _ = writeln!(src, "    for (long long j = lo + tid; j < hi; j += {t}) {{");
-        let _ = writeln!(src, "      long long off = base, r2 = j;");
-        let _ = writeln!(src, "      for (int ax = {rdims} - 1; ax >= 0; --ax) {{ long long d = g.rshape[ax]; long long q = r2 / d; off += (r2 - q * d) * g.rst[ax]; r2 = q; }}");
-        let _ = writeln!(src, "      acc = combine(acc, map_one(x[off]));");
-        let _ = writeln!(src, "    }}");
-    }
-    block_reduce(&mut src, t);
-    let _ = writeln!(src, "    if (splits == 1) {{");
-    let _ = writeln!(
-        src,
-        "      if (tid == 0) {{ acc_t acc = sh[0]; out[row] = {}; }}",
-        spec.post
-    );
-    let _ = writeln!(src, "    }} else {{");
-    let _ = writeln!(src, "      if (tid == 0) {{");
-    let _ = writeln!(src, "        partial[row * splits + blockIdx.y] = sh[0];");
-    let _ = writeln!(src, "        __threadfence();");
-    let _ = writeln!(
-        src,
-        "        last = atomicAdd(&counters[row], 1u) == (unsigned)(splits - 1);"
-    );
-    let _ = writeln!(src, "      }}");
-    let _ = writeln!(src, "      __syncthreads();");
-    let _ = writeln!(src, "      if (last) {{");
-    let _ = writeln!(src, "        if (tid == 0) counters[row] = 0;");
-    let _ = writeln!(src, "        __threadfence();");
-    let _ = writeln!(src, "        acc = {};", spec.identity);
-    let _ = writeln!(src, "        for (long long j = tid; j < splits; j += {t}) acc = combine(acc, partial[row * splits + j]);");
-    block_reduce(&mut src, t);
-    let _ = writeln!(
-        src,
-        "        if (tid == 0) {{ acc_t acc = sh[0]; out[row] = {}; }}",
-        spec.post
-    );
-    let _ = writeln!(src, "      }}");
-    let _ = writeln!(src, "    }}");
-    let _ = writeln!(src, "    __syncthreads();");
-    let _ = writeln!(src, "  }}\n}}");
-    src
+    header(spec, in_dt) + &body
 }
 
 /// Column strategy: `len` rows of `cols` contiguous columns, row stride
@@ -401,7 +304,7 @@ fn columns(
     cols: usize,
     len: usize,
     row_stride: isize,
-    out: &Array,
+    out: View<'_>,
 ) -> Result<()> {
     let item = in_dt.itemsize();
     let vec = if 16 % item == 0
@@ -425,12 +328,7 @@ fn columns(
         .min(65535);
     let (partial, count) = if splits > 1 {
         (
-            Some(new_array(
-                spec.name,
-                s.info.ordinal,
-                spec.acc,
-                &[splits, cols],
-            )?),
+            Some(alloc(spec.name, s.info.ordinal, spec.acc, splits * cols)?),
             Some(counters(s, col_blocks)?),
         )
     } else {
@@ -462,10 +360,7 @@ fn columns(
     let mut args = KernelArgs::new();
     args.push(ptr);
     args.push(super::helpers::ptr("reduce", out)?);
-    args.push(match &partial {
-        Some(p) => super::helpers::ptr("reduce", p)?,
-        None => 0u64,
-    });
+    args.push(partial.as_ref().map_or(0u64, |p| p.buffer.ptr));
     args.push(count.unwrap_or(0));
     args.push(cols as i64);
     args.push(len as i64);
@@ -479,121 +374,74 @@ fn columns(
 }
 
 fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
-    let mut src = header(spec, in_dt);
-    let w = 32 * vec;
-    let _ = writeln!(
-        src,
-        "struct __align__({}) vec_t {{ in_t v[{vec}]; }};",
-        vec * in_dt.itemsize()
+    let body = render(
+        COLUMNS,
+        &[
+            ("VEC", &vec.to_string()),
+            ("VEC_BYTES", &(vec * in_dt.itemsize()).to_string()),
+            ("OUT_T", ctype(spec.result)),
+            ("SH_COLS", &(32 * vec + 1).to_string()),
+            ("IDENTITY", &spec.identity),
+            ("POST", &spec.post),
+        ],
+        &[],
     );
-    let _ = writeln!(src, "extern \"C\" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, {}* __restrict__ out, acc_t* partial, unsigned* counters, long long cols, long long len, long long rs) {{", ctype(spec.result));
-    let _ = writeln!(src, "  __shared__ acc_t sh[8][{}];", w + 1);
-    let _ = writeln!(src, "  __shared__ bool last;");
-    let _ = writeln!(src, "  const int tx = threadIdx.x, ty = threadIdx.y;");
-    let _ = writeln!(
-        src,
-        "  const long long c0 = ((long long)blockIdx.x * 32 + tx) * {vec};"
-    );
-    let _ = writeln!(src, "  const bool live = c0 < cols;");
-    let _ = writeln!(src, "  const long long splits = gridDim.y;");
-    let _ = writeln!(src, "  const long long count = len;");
-    let _ = writeln!(
-        src,
-        "  const long long chunk = (len + splits - 1) / splits;"
-    );
-    let _ = writeln!(src, "  const long long lo = blockIdx.y * chunk;");
-    let _ = writeln!(
-        src,
-        "  const long long hi = lo + chunk < len ? lo + chunk : len;"
-    );
-    let _ = writeln!(src, "  acc_t acc[{vec}], a1[{vec}];");
-    let _ = writeln!(src, "  #pragma unroll");
-    let _ = writeln!(
-        src,
-        "  for (int e = 0; e < {vec}; ++e) {{ acc[e] = {}; a1[e] = acc[e]; }}",
-        spec.identity
-    );
-    let _ = writeln!(src, "  if (live) {{");
-    let _ = writeln!(src, "    long long r = lo + ty;");
-    let _ = writeln!(src, "    for (; r + 8 < hi; r += 16) {{");
-    let _ = writeln!(
-        src,
-        "      vec_t w0 = *reinterpret_cast<const vec_t*>(x + r * rs + c0);"
-    );
-    let _ = writeln!(
-        src,
-        "      vec_t w1 = *reinterpret_cast<const vec_t*>(x + (r + 8) * rs + c0);"
-    );
-    let _ = writeln!(src, "      #pragma unroll");
-    let _ = writeln!(src, "      for (int e = 0; e < {vec}; ++e) {{ acc[e] = combine(acc[e], map_one(w0.v[e])); a1[e] = combine(a1[e], map_one(w1.v[e])); }}");
-    let _ = writeln!(src, "    }}");
-    let _ = writeln!(src, "    for (; r < hi; r += 8) {{");
-    let _ = writeln!(
-        src,
-        "      vec_t w0 = *reinterpret_cast<const vec_t*>(x + r * rs + c0);"
-    );
-    let _ = writeln!(src, "      #pragma unroll");
-    let _ = writeln!(
-        src,
-        "      for (int e = 0; e < {vec}; ++e) acc[e] = combine(acc[e], map_one(w0.v[e]));"
-    );
-    let _ = writeln!(src, "    }}");
-    let _ = writeln!(src, "  }}");
-    // Fold the 8 row lanes through shared memory.
-    let _ = writeln!(src, "  #pragma unroll");
-    let _ = writeln!(
-        src,
-        "  for (int e = 0; e < {vec}; ++e) sh[ty][tx * {vec} + e] = combine(acc[e], a1[e]);"
-    );
-    let _ = writeln!(src, "  __syncthreads();");
-    let _ = writeln!(src, "  if (ty == 0) {{");
-    let _ = writeln!(src, "    #pragma unroll");
-    let _ = writeln!(src, "    for (int e = 0; e < {vec}; ++e) {{ acc[e] = sh[0][tx * {vec} + e]; for (int k = 1; k < 8; ++k) acc[e] = combine(acc[e], sh[k][tx * {vec} + e]); }}");
-    let _ = writeln!(src, "  }}");
-    let _ = writeln!(src, "  if (splits == 1) {{");
-    let _ = writeln!(src, "    if (ty == 0 && live) {{ for (int e = 0; e < {vec}; ++e) {{ acc_t acc1 = acc[e]; {{ acc_t acc = acc1; out[c0 + e] = {}; }} }} }}", spec.post);
-    let _ = writeln!(src, "    return;");
-    let _ = writeln!(src, "  }}");
-    let _ = writeln!(src, "  if (ty == 0 && live) {{ for (int e = 0; e < {vec}; ++e) partial[blockIdx.y * cols + c0 + e] = acc[e]; }}");
-    let _ = writeln!(src, "  __threadfence();");
-    let _ = writeln!(src, "  __syncthreads();");
-    let _ = writeln!(src, "  if (tx == 0 && ty == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(splits - 1);");
-    let _ = writeln!(src, "  __syncthreads();");
-    let _ = writeln!(src, "  if (!last) return;");
-    let _ = writeln!(src, "  if (tx == 0 && ty == 0) counters[blockIdx.x] = 0;");
-    let _ = writeln!(src, "  __threadfence();");
-    let _ = writeln!(src, "  #pragma unroll");
-    let _ = writeln!(
-        src,
-        "  for (int e = 0; e < {vec}; ++e) acc[e] = {};",
-        spec.identity
-    );
-    let _ = writeln!(
-        src,
-        "  if (live) for (long long j = ty; j < splits; j += 8) {{"
-    );
-    let _ = writeln!(src, "    #pragma unroll");
-    let _ = writeln!(
-        src,
-        "    for (int e = 0; e < {vec}; ++e) acc[e] = combine(acc[e], partial[j * cols + c0 + e]);"
-    );
-    let _ = writeln!(src, "  }}");
-    let _ = writeln!(src, "  __syncthreads();");
-    let _ = writeln!(src, "  #pragma unroll");
-    let _ = writeln!(
-        src,
-        "  for (int e = 0; e < {vec}; ++e) sh[ty][tx * {vec} + e] = acc[e];"
-    );
-    let _ = writeln!(src, "  __syncthreads();");
-    let _ = writeln!(src, "  if (ty == 0 && live) {{");
-    let _ = writeln!(src, "    for (int e = 0; e < {vec}; ++e) {{ acc_t acc1 = sh[0][tx * {vec} + e]; for (int k = 1; k < 8; ++k) acc1 = combine(acc1, sh[k][tx * {vec} + e]); {{ acc_t acc = acc1; out[c0 + e] = {}; }} }}", spec.post);
-    let _ = writeln!(src, "  }}");
-    let _ = writeln!(src, "}}");
-    src
+    header(spec, in_dt) + &body
 }
 
-// The Reduce family of the backend interface (`ops::backend`).
-impl crate::ops::reduce::Reduce for super::CudaBackend {}
+// The Reduce family of the backend interface (`ops::backend`): the
+// generated kernels of `reduce_spec`, `var` and `std` in two passes
+// (`variance.rs`), and the counted host fallback where a dtype has no
+// kernel (min and max of complex numbers).
+impl Reduce for super::CudaBackend {
+    fn reduce(&self, op: ReduceOp, x: View<'_>, axes: &[usize], out: View<'_>) -> Result<()> {
+        match op {
+            ReduceOp::Var(ddof) => super::variance::var(x, axes, ddof, false, out),
+            ReduceOp::Std(ddof) => super::variance::var(x, axes, ddof, true, out),
+            _ => match super::reduce_spec::spec(op.name(), x.dtype()) {
+                Some(spec) => run_reduce(&spec, x, axes, out),
+                None => on_host(op.name(), x, out, |hx, hout| {
+                    crate::cpu::CpuBackend.reduce(op, hx, axes, hout)
+                }),
+            },
+        }
+    }
+}
+
+/// Runs `f`, the CPU backend's form of `op`, on a host copy of `x` into a
+/// host buffer shaped as `out`, then writes that buffer into `out`: the
+/// counted host fallback (`fallback::on_host`) for views.
+fn on_host(
+    op: &'static str,
+    x: View<'_>,
+    out: View<'_>,
+    f: impl FnOnce(View<'_>, View<'_>) -> Result<()>,
+) -> Result<()> {
+    use crate::ops::create::Create;
+    let (Storage::Cuda(xc), Storage::Cuda(oc)) = (x.storage, out.storage) else {
+        unreachable!("the CUDA backend runs on device buffers");
+    };
+    super::fallback::on_host(op, x.device(), || {
+        let host_x = crate::with_dtype!(x.dtype(), T => {
+            let data = <T as crate::element::Element>::into_data(super::transfer::download_all::<T>(xc));
+            Storage::Cpu(crate::storage::CpuStorage::new(data))
+        });
+        let host_out = crate::cpu::CpuBackend.empty(op, out.dtype(), oc.len)?;
+        f(
+            View::new(&host_x, x.layout, x.dtype()),
+            View::new(&host_out, out.layout, out.dtype()),
+        )?;
+        let Storage::Cpu(h) = &host_out else {
+            unreachable!("the CPU backend allocates host buffers");
+        };
+        crate::with_dtype!(out.dtype(), T => super::transfer::upload_all::<T>(
+            oc,
+            <T as crate::element::Element>::slice(&h.read()).expect("the buffer holds the view's dtype"),
+        ));
+        Ok(super::fallback::Host(()))
+    })
+    .map(|_| ())
+}
 
 #[cfg(test)]
 mod tests {
@@ -618,5 +466,38 @@ mod tests {
         let src = columns_source(&sum_f32(), DType::Float32, 4);
         assert!(src.contains("struct __align__(16) vec_t { in_t v[4]; };"));
         assert!(src.contains("const long long c0 = ((long long)blockIdx.x * 32 + tx) * 4;"));
+    }
+
+    /// Every strategy of the templates renders with no placeholder left
+    /// and compiles with NVRTC: each dtype's sum, and every op of a half
+    /// float and a small integer.
+    #[test]
+    fn templates_render_and_compile() {
+        let mut cases = Vec::new();
+        for dt in DType::ALL {
+            cases.push(("sum", dt));
+        }
+        for name in ["prod", "mean", "max", "min", "all", "any"] {
+            cases.push((name, DType::Float16));
+            cases.push((name, DType::Int8));
+        }
+        for (name, dt) in cases {
+            let spec = super::super::reduce_spec::spec(name, dt).unwrap();
+            let vec = if dt.itemsize() < 16 {
+                16 / dt.itemsize()
+            } else {
+                1
+            };
+            for (what, src) in [
+                ("rows_vec", rows_source(&spec, dt, 0, 1, true, vec)),
+                ("rows", rows_source(&spec, dt, 1, 1, true, 1)),
+                ("rows_strided", rows_source(&spec, dt, 2, 3, false, 1)),
+                ("cols", columns_source(&spec, dt, vec)),
+            ] {
+                assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                let label = format!("reduce_{what}_{name}_{}", dt.name());
+                super::super::compile::check_compiles(&label, &src).unwrap();
+            }
+        }
     }
 }

@@ -6,16 +6,13 @@ use super::elementwise::{cast_expr, ctype, scalar_literal};
 use super::reduce::ReduceSpec;
 use crate::dtype::DType;
 use crate::element::Scalar;
+use crate::ops::reduce::ReduceOp;
 
 /// The GPU reduction `name` of an array of `dt`, when one exists.
 pub(crate) fn spec(name: &str, dt: DType) -> Option<ReduceSpec> {
     let half = matches!(dt, DType::Float16 | DType::BFloat16);
     let wide = |d: DType| if half { DType::Float32 } else { d };
-    let sum_dtype = match dt {
-        DType::Bool | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => DType::Int64,
-        DType::UInt8 | DType::UInt16 | DType::UInt32 | DType::UInt64 => DType::UInt64,
-        other => other,
-    };
+    let sum_dtype = crate::ops::reduce::sum_dtype(dt);
     let simple =
         |name: &'static str, acc: DType, result: DType, identity: Scalar, combine: &str| {
             ReduceSpec {
@@ -34,7 +31,7 @@ pub(crate) fn spec(name: &str, dt: DType) -> Option<ReduceSpec> {
         "sum" => simple("sum", wide(sum_dtype), sum_dtype, Scalar::Int(0), "a + b"),
         "prod" => simple("prod", wide(sum_dtype), sum_dtype, Scalar::Int(1), "a * b"),
         "mean" => {
-            let result = if dt.is_inexact() { dt } else { DType::Float64 };
+            let result = ReduceOp::Mean.result(dt);
             let acc = wide(result);
             let post = if acc.is_complex() {
                 let r = ctype(acc.real_dtype());
@@ -158,5 +155,17 @@ mod tests {
         );
         assert!(spec("max", DType::Complex64).is_none());
         assert!(spec("var", DType::Float32).is_none());
+    }
+
+    #[test]
+    fn result_dtypes_are_the_tables() {
+        use ReduceOp::*;
+        for dt in DType::ALL {
+            for op in [Sum, Prod, Mean, Min, Max, All, Any] {
+                if let Some(s) = spec(op.name(), dt) {
+                    assert_eq!(s.result, op.result(dt), "{} of {dt}", op.name());
+                }
+            }
+        }
     }
 }

@@ -17,17 +17,19 @@
 //!   fill the device, each lane is cut into chunks with the same three
 //!   phases.
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, new_array, scalar_literal};
+use super::elementwise::{cast_expr, ctype, scalar_literal};
 use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::session::DeviceSession;
 use super::stream::current_stream;
-use crate::array::Array;
+use super::template::render;
+use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+// The result dtype of a scan (the table's).
+use crate::ops::reduce::sum_dtype as out_dtype;
+use crate::view::View;
 
 const THREADS: usize = 256;
 /// Shortest lane scanned by blocks of tiles; shorter lanes get a thread each.
@@ -38,15 +40,6 @@ pub(crate) fn acc_dtype(dt: DType) -> DType {
     match dt {
         DType::Float16 | DType::BFloat16 => DType::Float32,
         d => out_dtype(d),
-    }
-}
-
-/// The result dtype of a scan of `dt` (`Num::SumOut`).
-pub(crate) fn out_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Bool | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => DType::Int64,
-        DType::UInt8 | DType::UInt16 | DType::UInt32 | DType::UInt64 => DType::UInt64,
-        d => d,
     }
 }
 
@@ -62,17 +55,13 @@ fn op_expr(acc: DType, prod: bool, a: &str, b: &str) -> String {
 }
 
 /// Running sums (`prod == false`) or products of `x` along `axis` (`None`:
-/// over the flattened array, giving a 1-D result).
-pub(crate) fn scan(x: &Array, prod: bool, axis: Option<usize>) -> Result<Array> {
+/// over the flattened array) into `out` (C-contiguous, `x.size()` elements
+/// of `out_dtype(x.dtype())`, not overlapping `x`).
+pub(crate) fn scan(x: View<'_>, prod: bool, axis: Option<usize>, out: View<'_>) -> Result<()> {
     let name: &'static str = if prod { "cumprod" } else { "cumsum" };
     let s = session_of(name, x)?;
-    let shape = match axis {
-        Some(_) => x.shape().to_vec(),
-        None => vec![x.size()],
-    };
-    let out = new_array(name, s.info.ordinal, out_dtype(x.dtype()), &shape)?;
     if x.size() == 0 {
-        return Ok(out);
+        return Ok(());
     }
     let job = match axis {
         None => Job {
@@ -98,10 +87,9 @@ pub(crate) fn scan(x: &Array, prod: bool, axis: Option<usize>) -> Result<Array> 
         ptr(name, x)?,
         x.dtype(),
         acc_dtype(x.dtype()),
-        &out,
+        (ptr(name, out)?, out.dtype()),
         &job,
-    )?;
-    Ok(out)
+    )
 }
 
 /// Lanes of a scan: `outer` x `inner` lanes of `n` elements along `k`.
@@ -138,8 +126,9 @@ struct Spec {
     geo_len: usize,
 }
 
-/// Scans `job` of the input at `x` (dtype `in_dt`) into `out` (C-contiguous,
-/// shape outer x n x inner, not overlapping the input) with accumulator `acc`.
+/// Scans `job` of the input at `x` (dtype `in_dt`) into `out` (address and
+/// dtype of a C-contiguous buffer of shape outer x n x inner, not
+/// overlapping the input) with accumulator `acc`.
 #[allow(clippy::too_many_arguments)]
 fn run(
     s: &'static DeviceSession,
@@ -148,9 +137,10 @@ fn run(
     x: u64,
     in_dt: DType,
     acc: DType,
-    out: &Array,
+    out: (u64, DType),
     job: &Job,
 ) -> Result<()> {
+    let (out, out_dt) = out;
     let rows: usize = job.outer.0.iter().product();
     let m: usize = job.inner.0.iter().product();
     let n = job.n;
@@ -179,7 +169,7 @@ fn run(
     let spec = Spec {
         in_dt,
         acc,
-        out_dt: out.dtype(),
+        out_dt,
         prod,
         kind,
         outer,
@@ -197,7 +187,7 @@ fn run(
                 source(&spec)
             })?;
             let totals = if tiles > 1 {
-                let t = new_array(name, s.info.ordinal, acc, &[rows, tiles])?;
+                let t = alloc(name, s.info.ordinal, acc, rows * tiles)?;
                 // Phase 1: the total of every tile.
                 launch_tiles(
                     s,
@@ -205,7 +195,7 @@ fn run(
                     f,
                     x,
                     0,
-                    ptr(name, &t)?,
+                    t.buffer.ptr,
                     0,
                     &geo_bytes,
                     rows,
@@ -220,31 +210,24 @@ fn run(
                     n: tiles,
                     inner: (vec![], vec![]),
                 };
-                let ts = new_array(name, s.info.ordinal, acc, &[rows, tiles])?;
-                run(s, name, prod, ptr(name, &t)?, acc, acc, &ts, &tjob)?;
+                let ts = alloc(name, s.info.ordinal, acc, rows * tiles)?;
+                run(
+                    s,
+                    name,
+                    prod,
+                    t.buffer.ptr,
+                    acc,
+                    acc,
+                    (ts.buffer.ptr, acc),
+                    &tjob,
+                )?;
                 Some(ts)
             } else {
                 None
             };
             // Phase 3: every tile scanned from the running total before it.
-            let off = match &totals {
-                Some(t) => ptr(name, t)?,
-                None => 0,
-            };
-            launch_tiles(
-                s,
-                name,
-                f,
-                x,
-                ptr(name, out)?,
-                0,
-                off,
-                &geo_bytes,
-                rows,
-                n,
-                tiles,
-                1,
-            )
+            let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
+            launch_tiles(s, name, f, x, out, 0, off, &geo_bytes, rows, n, tiles, 1)
         }
         Kind::Lanes => {
             let lanes = rows * m;
@@ -258,14 +241,14 @@ fn run(
                 source(&spec)
             })?;
             let totals = if chunks > 1 {
-                let t = new_array(name, s.info.ordinal, acc, &[rows, chunks, m])?;
+                let t = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
                 launch_lanes(
                     s,
                     name,
                     f,
                     x,
                     0,
-                    ptr(name, &t)?,
+                    t.buffer.ptr,
                     0,
                     &geo_bytes,
                     rows,
@@ -281,30 +264,24 @@ fn run(
                     n: chunks,
                     inner: merged(&[m], &[1]),
                 };
-                let ts = new_array(name, s.info.ordinal, acc, &[rows, chunks, m])?;
-                run(s, name, prod, ptr(name, &t)?, acc, acc, &ts, &tjob)?;
+                let ts = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
+                run(
+                    s,
+                    name,
+                    prod,
+                    t.buffer.ptr,
+                    acc,
+                    acc,
+                    (ts.buffer.ptr, acc),
+                    &tjob,
+                )?;
                 Some(ts)
             } else {
                 None
             };
-            let off = match &totals {
-                Some(t) => ptr(name, t)?,
-                None => 0,
-            };
+            let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
             launch_lanes(
-                s,
-                name,
-                f,
-                x,
-                ptr(name, out)?,
-                0,
-                off,
-                &geo_bytes,
-                rows,
-                n,
-                m,
-                chunks,
-                1,
+                s, name, f, x, out, 0, off, &geo_bytes, rows, n, m, chunks, 1,
             )
         }
     }
@@ -379,158 +356,53 @@ fn launch_lanes(
 }
 
 /// The kernel source of one specialisation.
+const TEMPLATE: &str = include_str!("scan.cu");
+
 fn source(spec: &Spec) -> String {
-    let mut s = String::new();
-    s.push_str(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} in_t;", ctype(spec.in_dt));
-    let _ = writeln!(s, "typedef {} acc_t;", ctype(spec.acc));
-    let _ = writeln!(s, "typedef {} out_t;", ctype(spec.out_dt));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let ident = scalar_literal(crate::Scalar::Int(if spec.prod { 1 } else { 0 }), spec.acc);
-    let _ = writeln!(s, "#define IDENT ({ident})");
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ acc_t op(acc_t a, acc_t b) {{ return {}; }}",
-        op_expr(spec.acc, spec.prod, "a", "b")
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ acc_t load(in_t raw) {{ return {}; }}",
-        cast_expr(spec.in_dt, spec.acc, "raw")
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ out_t store(acc_t v) {{ return {}; }}",
-        cast_expr(spec.acc, spec.out_dt, "v")
-    );
     let k_off = if spec.k_contig {
         "off += k;\n".to_string()
     } else {
         unravel("k", "off", spec.k)
     };
+    let (flag, items) = match spec.kind {
+        Kind::Tiles { items } => ("TILES", items),
+        Kind::Lanes => ("LANES", 1),
+    };
     let t = THREADS;
-    match spec.kind {
-        Kind::Tiles { items } => {
-            let tile = t * items;
-            // mode 0: write the total of each tile to `totals`; mode 1: write
-            // the scan of each tile, started from offsets[row, tile - 1].
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_scan_tiles(const in_t* __restrict__ x, out_t* __restrict__ out, acc_t* __restrict__ totals, const acc_t* __restrict__ offsets, Geo g, long long rows, long long n, long long tiles, int mode) {{");
-            let _ = writeln!(s, "  __shared__ acc_t sh[{tile}];");
-            let _ = writeln!(s, "  __shared__ acc_t tsum[{t}];");
-            let _ = writeln!(s, "  const int tid = threadIdx.x;");
-            let _ = writeln!(s, "  const long long tile = blockIdx.x;");
-            let _ = writeln!(s, "  const long long k0 = tile * {tile};");
-            let _ = writeln!(
-                s,
-                "  for (long long row = blockIdx.y; row < rows; row += gridDim.y) {{"
-            );
-            let _ = writeln!(s, "    long long base = 0;");
-            s.push_str(&unravel("row", "base", spec.outer));
-            // Coalesced loads into shared memory.
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{");
-            let _ = writeln!(s, "      const long long k = k0 + e * {t} + tid;");
-            let _ = writeln!(s, "      acc_t v = IDENT;");
-            let _ = writeln!(s, "      if (k < n) {{ long long off = base;");
-            s.push_str(&k_off);
-            let _ = writeln!(s, "        v = load(x[off]); }}");
-            let _ = writeln!(s, "      sh[e * {t} + tid] = v;");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            // Each thread folds its run of `items` consecutive elements.
-            let _ = writeln!(s, "    acc_t run = IDENT;");
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(
-                s,
-                "    for (int e = 0; e < {items}; ++e) run = op(run, sh[tid * {items} + e]);"
-            );
-            // Inclusive block scan of the thread totals (Hillis-Steele).
-            let _ = writeln!(s, "    tsum[tid] = run;");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "    for (int d = 1; d < {t}; d <<= 1) {{");
-            let _ = writeln!(
-                s,
-                "      const acc_t prev = tid >= d ? tsum[tid - d] : IDENT;"
-            );
-            let _ = writeln!(s, "      __syncthreads();");
-            let _ = writeln!(s, "      if (tid >= d) tsum[tid] = op(prev, tsum[tid]);");
-            let _ = writeln!(s, "      __syncthreads();");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    if (mode == 0) {{");
-            let _ = writeln!(
-                s,
-                "      if (tid == 0) totals[row * tiles + tile] = tsum[{}];",
-                t - 1
-            );
-            let _ = writeln!(s, "      __syncthreads();");
-            let _ = writeln!(s, "      continue;");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    acc_t prefix = tid > 0 ? tsum[tid - 1] : IDENT;");
-            let _ = writeln!(s, "    if (offsets != 0 && tile > 0) prefix = op(offsets[row * tiles + tile - 1], prefix);");
-            let _ = writeln!(s, "    run = prefix;");
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{ run = op(run, sh[tid * {items} + e]); sh[tid * {items} + e] = run; }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int e = 0; e < {items}; ++e) {{");
-            let _ = writeln!(s, "      const long long k = k0 + e * {t} + tid;");
-            let _ = writeln!(
-                s,
-                "      if (k < n) out[row * n + k] = store(sh[e * {t} + tid]);"
-            );
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "  }}");
-            let _ = writeln!(s, "}}");
-        }
-        Kind::Lanes => {
-            // Thread q handles chunk c = q / lanes of lane q % lanes, so
-            // neighbouring threads take neighbouring lanes.
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_scan_lanes(const in_t* __restrict__ x, out_t* __restrict__ out, acc_t* __restrict__ totals, const acc_t* __restrict__ offsets, Geo g, long long rows, long long n, long long m, long long chunks, int mode) {{");
-            let _ = writeln!(s, "  const long long lanes = rows * m;");
-            let _ = writeln!(s, "  const long long chunk = (n + chunks - 1) / chunks;");
-            let _ = writeln!(
-                s,
-                "  const long long stride = (long long)gridDim.x * blockDim.x;"
-            );
-            let _ = writeln!(s, "  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < lanes * chunks; q += stride) {{");
-            let _ = writeln!(
-                s,
-                "    const long long c = q / lanes, lane = q - c * lanes;"
-            );
-            let _ = writeln!(s, "    const long long o = lane / m, i = lane - o * m;");
-            let _ = writeln!(s, "    long long base = 0;");
-            s.push_str(&unravel("o", "base", spec.outer));
-            s.push_str(&unravel("i", "base", spec.inner));
-            let _ = writeln!(s, "    const long long lo = c * chunk;");
-            let _ = writeln!(
-                s,
-                "    const long long hi = lo + chunk < n ? lo + chunk : n;"
-            );
-            let _ = writeln!(s, "    acc_t run = IDENT;");
-            let _ = writeln!(s, "    if (mode == 1 && offsets != 0 && c > 0) run = offsets[(o * chunks + c - 1) * m + i];");
-            let _ = writeln!(s, "    for (long long k = lo; k < hi; ++k) {{");
-            let _ = writeln!(s, "      long long off = base;");
-            s.push_str(&k_off);
-            let _ = writeln!(s, "      run = op(run, load(x[off]));");
-            let _ = writeln!(
-                s,
-                "      if (mode == 1) out[(o * n + k) * m + i] = store(run);"
-            );
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(
-                s,
-                "    if (mode == 0) totals[(o * chunks + c) * m + i] = run;"
-            );
-            let _ = writeln!(s, "  }}");
-            let _ = writeln!(s, "}}");
-        }
-    }
-    s
+    render(
+        TEMPLATE,
+        &[
+            ("PRELUDE", PRELUDE),
+            ("IN_T", ctype(spec.in_dt)),
+            ("ACC_T", ctype(spec.acc)),
+            ("OUT_T", ctype(spec.out_dt)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            (
+                "IDENT",
+                &scalar_literal(crate::Scalar::Int(i64::from(spec.prod)), spec.acc),
+            ),
+            ("OP", &op_expr(spec.acc, spec.prod, "a", "b")),
+            ("LOAD", &cast_expr(spec.in_dt, spec.acc, "raw")),
+            ("STORE", &cast_expr(spec.acc, spec.out_dt, "v")),
+            ("THREADS", &t.to_string()),
+            ("ITEMS", &items.to_string()),
+            ("TILE", &(t * items).to_string()),
+            ("LAST", &(t - 1).to_string()),
+            ("OUTER_ROW", &unravel("row", "base", spec.outer)),
+            ("OUTER_O", &unravel("o", "base", spec.outer)),
+            ("INNER_I", &unravel("i", "base", spec.inner)),
+            ("K_OFF", &k_off),
+        ],
+        &[flag],
+    )
 }
 
 // The Scan family of the backend interface (`ops::backend`).
-impl crate::ops::reduce::Scan for super::CudaBackend {}
+impl crate::ops::reduce::Scan for super::CudaBackend {
+    fn scan(&self, prod: bool, x: View<'_>, axis: Option<usize>, out: View<'_>) -> Result<()> {
+        scan(x, prod, axis, out)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -611,11 +483,11 @@ mod tests {
                 ] {
                     let src = source(&spec(dt, prod, kind, contig));
                     assert!(src.contains("extern \"C\" __global__"));
-                    super::super::helpers::dump_source(
-                        &format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
-                            .replace([' ', '{', '}', ':'], ""),
-                        &src,
-                    );
+                    assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                    let label = format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
+                        .replace([' ', '{', '}', ':'], "");
+                    super::super::helpers::dump_source(&label, &src);
+                    super::super::compile::check_compiles(&label, &src).unwrap();
                 }
             }
         }

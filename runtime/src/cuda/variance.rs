@@ -5,12 +5,15 @@
 //! `max(n - ddof, 0)`. Complex input gives a real result; integers and
 //! bool give float64; float16 and bfloat16 accumulate in float32.
 
-use super::elementwise::{cast_expr, ctype, new_array, run_map, MapKernel};
+use super::elementwise::{cast_expr, ctype, run_map, MapKernel};
 use super::helpers::ordinal;
 use super::reduce::{run_reduce, ReduceSpec};
-use crate::array::Array;
+use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::layout::Layout;
+use crate::storage::Storage;
+use crate::view::View;
 
 /// The accumulator type of the mean (`Num::Mean` of the CPU backend).
 pub(crate) fn mean_dtype(dt: DType) -> DType {
@@ -23,14 +26,9 @@ pub(crate) fn mean_dtype(dt: DType) -> DType {
     }
 }
 
-/// The result dtype of `var` / `std` (`Num::VarOut`).
-pub(crate) fn var_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64 => dt,
-        DType::Complex64 => DType::Float32,
-        DType::Complex128 => DType::Float64,
-        _ => DType::Float64,
-    }
+/// The result dtype of `var` / `std` (the table's, `ops::reduce`).
+fn var_dtype(dt: DType) -> DType {
+    crate::ops::reduce::ReduceOp::Var(0).result(dt)
 }
 
 /// `count` converted as the CPU converts the element count (through f64).
@@ -112,26 +110,43 @@ pub(crate) fn sum_spec(name: &'static str, dt: DType, ddof: usize, sqrt: bool) -
 }
 
 /// The variance (`sqrt`: standard deviation) of `x` over `axes`
-/// (normalised, increasing), shaped as `x`'s kept axes in order.
-pub(crate) fn var(x: &Array, axes: &[usize], ddof: usize, sqrt: bool) -> Result<Array> {
+/// (normalised, increasing) into `out` (C-contiguous, one element per
+/// index of `x`'s kept axes in order, of dtype `var_dtype`).
+pub(crate) fn var(
+    x: View<'_>,
+    axes: &[usize],
+    ddof: usize,
+    sqrt: bool,
+    out: View<'_>,
+) -> Result<()> {
     let name: &'static str = if sqrt { "std" } else { "var" };
     let ord = ordinal(name, x)?;
     let dt = x.dtype();
-    let kept: Vec<usize> = (0..x.ndim())
-        .filter(|a| !axes.contains(a))
-        .map(|a| x.shape()[a])
-        .collect();
     let keep_shape: Vec<usize> = (0..x.ndim())
         .map(|a| if axes.contains(&a) { 1 } else { x.shape()[a] })
         .collect();
-    let mean = new_array(name, ord, mean_dtype(dt), &kept)?;
-    run_reduce(&mean_spec(name, dt), x, axes, &mean)?;
-    let dev = new_array(name, ord, mean_dtype(dt).real_dtype(), x.shape())?;
-    let mean_b = mean.reshape(keep_shape.as_slice())?;
-    run_map(&deviation_kernel(dt), &[x, &mean_b], &dev)?;
-    let out = new_array(name, ord, var_dtype(dt), &kept)?;
-    run_reduce(&sum_spec(name, dt, ddof, sqrt), &dev, axes, &out)?;
-    Ok(out)
+    let (mean_dt, dev_dt) = (mean_dtype(dt), mean_dtype(dt).real_dtype());
+    let mean = Storage::Cuda(alloc(name, ord, mean_dt, out.size())?);
+    let mean_layout = Layout::contiguous(&keep_shape);
+    run_reduce(
+        &mean_spec(name, dt),
+        x,
+        axes,
+        View::new(&mean, &mean_layout, mean_dt),
+    )?;
+    let dev = Storage::Cuda(alloc(name, ord, dev_dt, x.size())?);
+    let dev_layout = Layout::contiguous(x.shape());
+    run_map(
+        &deviation_kernel(dt),
+        &[x, View::new(&mean, &mean_layout, mean_dt)],
+        View::new(&dev, &dev_layout, dev_dt),
+    )?;
+    run_reduce(
+        &sum_spec(name, dt, ddof, sqrt),
+        View::new(&dev, &dev_layout, dev_dt),
+        axes,
+        out,
+    )
 }
 
 #[cfg(test)]
