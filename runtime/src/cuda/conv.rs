@@ -290,9 +290,18 @@ fn as_2d(l: &Layout) -> Layout {
     }
 }
 
-/// A C-contiguous copy of `v` (2-D) as `dt`, reversed along both axes when
-/// `flip`: the one copy that casts, flips and makes contiguous.
+/// `v` (2-D) as a C-contiguous buffer of `dt`, reversed along both axes
+/// when `flip`: the one copy that casts, flips and makes contiguous, or `v`
+/// itself (shared) when it already is that.
 fn prepared(op: &'static str, v: View<'_>, dt: DType, flip: bool) -> Result<Buffer> {
+    // Already in the form the kernels read: shared, not copied.
+    if !flip && v.dtype == dt && v.is_c_contiguous() {
+        return Ok(Buffer {
+            storage: v.storage.clone(),
+            layout: v.layout.clone(),
+            dtype: dt,
+        });
+    }
     let n = ordinal(op, v)?;
     let (h, w) = (v.shape()[0], v.shape()[1]);
     let l = if flip {

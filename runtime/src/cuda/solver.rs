@@ -785,7 +785,7 @@ fn owned(b: Option<Buffer>) -> Option<Owned> {
 // The Linalg family of the backend interface (`ops::backend`).
 impl Linalg for super::CudaBackend {
     fn solve(&self, a: View<'_>, b: View<'_>) -> Result<Owned> {
-        Ok(solve(a, b)?.t().into_owned())
+        Ok(solve(a, b)?.into_owned())
     }
 
     fn inv(&self, a: View<'_>) -> Result<Owned> {
