@@ -147,12 +147,7 @@ impl Array {
         if self.dtype == U::DTYPE {
             return self.gather::<U>();
         }
-        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|data, layout| {
-            layout
-                .positions()
-                .map(|p| U::from_scalar(data[p].to_scalar()))
-                .collect()
-        }))
+        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(crate::view::converted::<T, U>))
     }
 
     /// Fails unless `T` is this array's element type.

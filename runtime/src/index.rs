@@ -795,7 +795,14 @@ fn take_impl(
         Layout::contiguous(&shape),
         src.dtype(),
     );
-    b.take(op, src.view(), ax, idx.view(), mode, out.view())?;
+    let t = crate::ops::index::Take {
+        src: src.view(),
+        axis: ax,
+        idx: idx.view(),
+        mode,
+        out: out.view(),
+    };
+    b.take(op, t)?;
     Ok(out)
 }
 
@@ -883,7 +890,13 @@ pub fn where_<'a, 'b>(
     let n = checked_size(op, &shape)?;
     let (xi, yi) = (where_input(op, &x, dtype)?, where_input(op, &y, dtype)?);
     let out = Array::from_parts(b.empty(op, dtype, n)?, Layout::contiguous(&shape), dtype);
-    b.where_(op, cond.view(), xi, yi, out.view())?;
+    let w = crate::ops::index::Where {
+        cond: cond.view(),
+        x: xi,
+        y: yi,
+        out: out.view(),
+    };
+    b.where_(op, w)?;
     Ok(out)
 }
 

@@ -152,7 +152,14 @@ impl Generator {
         let device = current_device();
         let offset = self.offset;
         let blocks = n.div_ceil(draw.per_block(dtype)) as u64;
-        let storage = crate::backend::on(op, device)?.draw(op, draw, dtype, n, self.key, offset)?;
+        let job = crate::ops::random::DrawJob {
+            draw,
+            dtype,
+            len: n,
+            key: self.key,
+            offset,
+        };
+        let storage = crate::backend::on(op, device)?.draw(op, job)?;
         self.offset = offset.wrapping_add(blocks);
         Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
     }

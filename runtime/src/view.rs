@@ -134,16 +134,10 @@ impl View<'_> {
 
     /// The elements in C order converted to `U` (NumPy's unsafe cast).
     pub(crate) fn gather_as<U: crate::element::Element>(&self) -> Vec<U> {
-        use crate::element::Element;
         if self.dtype == U::DTYPE {
             return self.gather::<U>();
         }
-        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|data, layout| {
-            layout
-                .positions()
-                .map(|p| U::from_scalar(data[p].to_scalar()))
-                .collect()
-        }))
+        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(converted::<T, U>))
     }
 
     /// Writes `values` (C order, one per element) into this view's elements.
@@ -187,4 +181,16 @@ impl OwnedView {
     pub(crate) fn view(&self) -> View<'_> {
         View::new(&self.storage, &self.layout, self.dtype)
     }
+}
+
+/// The elements of `data` at `layout`'s positions (C order) converted to
+/// `U` with NumPy's unsafe-cast semantics.
+pub(crate) fn converted<T: crate::element::Element, U: crate::element::Element>(
+    data: &[T],
+    layout: &Layout,
+) -> Vec<U> {
+    layout
+        .positions()
+        .map(|p| U::from_scalar(data[p].to_scalar()))
+        .collect()
 }

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::index::{GatherScatter, IndexMode, WhereInput};
+use crate::ops::index::{GatherScatter, IndexMode, Take, Where, WhereInput};
 use crate::storage::{CpuStorage, Storage};
 use crate::view::{OwnedView, View};
 
@@ -21,15 +21,14 @@ impl GatherScatter for CpuBackend {
         resolve_indices(op, &index_values(idx), axis, n, mode).map(|_| ())
     }
 
-    fn take(
-        &self,
-        op: &'static str,
-        src: View<'_>,
-        axis: usize,
-        idx: View<'_>,
-        mode: IndexMode,
-        out: View<'_>,
-    ) -> Result<()> {
+    fn take(&self, op: &'static str, t: Take<'_>) -> Result<()> {
+        let Take {
+            src,
+            axis,
+            idx,
+            mode,
+            out,
+        } = t;
         let resolved = resolve_indices(op, &index_values(idx), axis, src.shape()[axis], mode)?;
         crate::with_dtype!(src.dtype(), T => take_cpu::<T>(src, axis, &resolved, out));
         Ok(())
@@ -84,14 +83,8 @@ impl GatherScatter for CpuBackend {
         Ok((outs, count))
     }
 
-    fn where_(
-        &self,
-        op: &'static str,
-        cond: View<'_>,
-        x: WhereInput<'_>,
-        y: WhereInput<'_>,
-        out: View<'_>,
-    ) -> Result<()> {
+    fn where_(&self, op: &'static str, w: Where<'_>) -> Result<()> {
+        let Where { cond, x, y, out } = w;
         let shape = out.shape();
         let broadcast = |v: View<'_>| -> Result<Layout> {
             v.layout.broadcast_to(shape).map_err(|_| Error::Broadcast {

@@ -1,25 +1,23 @@
 //! Random draws on the CPU.
 
 use super::CpuBackend;
-use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
 use crate::ops::random::{
     block_words, bounded32, bounded64, box_muller_f32, box_muller_f64, open_f32, open_f64,
-    unit_f32, unit_f64, wide, Draw, Random,
+    unit_f32, unit_f64, wide, Draw, DrawJob, Random,
 };
 use crate::storage::{CpuStorage, Storage};
 
 impl Random for CpuBackend {
-    fn draw(
-        &self,
-        op: &'static str,
-        draw: Draw,
-        dtype: DType,
-        len: usize,
-        key: [u32; 2],
-        offset: u64,
-    ) -> Result<Storage> {
+    fn draw(&self, op: &'static str, job: DrawJob) -> Result<Storage> {
+        let DrawJob {
+            draw,
+            dtype,
+            len,
+            key,
+            offset,
+        } = job;
         crate::layout::check_host_room(op, len, dtype.itemsize())?;
         let data =
             crate::with_dtype!(dtype, T => T::into_data(fill_cpu::<T>(draw, len, key, offset)));

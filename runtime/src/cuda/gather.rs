@@ -21,7 +21,7 @@ use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::index::{GatherScatter, WhereInput};
+use crate::ops::index::{GatherScatter, Take, Where, WhereInput};
 use crate::ops::IndexMode;
 use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
@@ -183,15 +183,14 @@ fn check_source(dt: DType) -> String {
 /// `out[o, k, i] = src[o, idx[k], i]` along `axis` into the C-contiguous
 /// `out`; `idx` is contiguous and checked (raise) or resolved (wrap, clip)
 /// on the device.
-fn take(
-    op: &'static str,
-    s: &DeviceSession,
-    src: View<'_>,
-    axis: usize,
-    idx: View<'_>,
-    mode: IndexMode,
-    out: View<'_>,
-) -> Result<()> {
+fn take(op: &'static str, s: &DeviceSession, t: Take<'_>) -> Result<()> {
+    let Take {
+        src,
+        axis,
+        idx,
+        mode,
+        out,
+    } = t;
     let n = src.shape()[axis];
     let total = out.size();
     if total == 0 {
@@ -639,18 +638,10 @@ impl GatherScatter for CudaBackend {
         check_indices(op, self.ordinal, idx, axis, n, mode)
     }
 
-    fn take(
-        &self,
-        op: &'static str,
-        src: View<'_>,
-        axis: usize,
-        idx: View<'_>,
-        mode: IndexMode,
-        out: View<'_>,
-    ) -> Result<()> {
-        let copied = contiguous(op, self, idx)?;
-        let idx = copied.as_ref().map_or(idx, OwnedView::view);
-        take(op, session(self.ordinal)?, src, axis, idx, mode, out)
+    fn take(&self, op: &'static str, t: Take<'_>) -> Result<()> {
+        let copied = contiguous(op, self, t.idx)?;
+        let idx = copied.as_ref().map_or(t.idx, OwnedView::view);
+        take(op, session(self.ordinal)?, Take { idx, ..t })
     }
 
     fn put(
@@ -707,14 +698,8 @@ impl GatherScatter for CudaBackend {
         Ok((outs, count))
     }
 
-    fn where_(
-        &self,
-        _op: &'static str,
-        cond: View<'_>,
-        x: WhereInput<'_>,
-        y: WhereInput<'_>,
-        out: View<'_>,
-    ) -> Result<()> {
+    fn where_(&self, _op: &'static str, w: Where<'_>) -> Result<()> {
+        let Where { cond, x, y, out } = w;
         let dtype = out.dtype();
         fn input(i: WhereInput<'_>, dtype: DType) -> MapInput<'_> {
             match i {

@@ -17,7 +17,7 @@ use super::stream::current_stream;
 use super::template::render;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::random::{Draw, Random};
+use crate::ops::random::{Draw, DrawJob, Random};
 use crate::storage::Storage;
 
 /// Which transformation a kernel applies.
@@ -71,15 +71,14 @@ const RAND: &str = include_str!("rand.cu");
 
 // The Random family of the backend interface (`ops::backend`).
 impl Random for super::CudaBackend {
-    fn draw(
-        &self,
-        op: &'static str,
-        draw: Draw,
-        dtype: DType,
-        n: usize,
-        k: [u32; 2],
-        offset: u64,
-    ) -> Result<Storage> {
+    fn draw(&self, op: &'static str, job: DrawJob) -> Result<Storage> {
+        let DrawJob {
+            draw,
+            dtype,
+            len: n,
+            key: k,
+            offset,
+        } = job;
         let s = session(self.ordinal)?;
         let out = super::transfer::alloc(op, self.ordinal, dtype, n)?;
         if n == 0 {
@@ -164,7 +163,16 @@ mod tests {
     ) -> Vec<crate::Scalar> {
         use crate::element::Element;
         let s = crate::cpu::CpuBackend
-            .draw("test", draw, dtype, n, key, offset)
+            .draw(
+                "test",
+                DrawJob {
+                    draw,
+                    dtype,
+                    len: n,
+                    key,
+                    offset,
+                },
+            )
             .unwrap();
         let layout = crate::layout::Layout::contiguous(&[n]);
         let v = crate::view::View::new(&s, &layout, dtype);

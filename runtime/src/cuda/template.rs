@@ -33,11 +33,8 @@ fn fill_line(line: &str, values: &[(&str, &str)], out: &mut String) {
     let mut rest = line;
     while let Some(start) = rest.find('@') {
         let after = &rest[start + 1..];
-        let key_len = after
-            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-            .unwrap_or(after.len());
-        let key = &after[..key_len];
-        let closed = after[key_len..].starts_with('@');
+        let (key, closed) = placeholder(after);
+        let key_len = key.len();
         match values.iter().find(|(k, _)| *k == key) {
             Some((_, v)) if closed && key_len > 0 => {
                 out.push_str(&rest[..start]);
@@ -53,16 +50,23 @@ fn fill_line(line: &str, values: &[(&str, &str)], out: &mut String) {
     out.push_str(rest);
 }
 
+/// The name that starts `after` (the text after an `@`: capitals, digits
+/// and `_`) and whether an `@` closes it.
+fn placeholder(after: &str) -> (&str, bool) {
+    let len = after
+        .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+        .unwrap_or(after.len());
+    (&after[..len], after[len..].starts_with('@'))
+}
+
 /// The first `@NAME@` placeholder left in `source`, if any.
 pub(crate) fn unfilled(source: &str) -> Option<String> {
     let mut rest = source;
     while let Some(start) = rest.find('@') {
         let after = &rest[start + 1..];
-        let key_len = after
-            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-            .unwrap_or(after.len());
-        if key_len > 0 && after[key_len..].starts_with('@') {
-            return Some(after[..key_len].to_string());
+        let (key, closed) = placeholder(after);
+        if !key.is_empty() && closed {
+            return Some(key.to_string());
         }
         rest = after;
     }

@@ -23,39 +23,18 @@ pub(crate) use super::sort::Sort;
 pub(crate) use super::sparse::Sparse;
 pub(crate) use super::ufunc::Elementwise;
 
-/// Everything a device must run: every op family.
-pub(crate) trait Backend:
-    Create
-    + Elementwise
-    + Reduce
-    + Scan
-    + ArgReduce
-    + GatherScatter
-    + Sort
-    + Matmul
-    + Linalg
-    + Fft
-    + Signal
-    + Sparse
-    + Random
-    + Sync
-{
+/// `Backend`, the sum of the family traits listed once, and its blanket
+/// impl for every type that implements all of them.
+macro_rules! backend_is_every_family {
+    ($($family:ident)+) => {
+        /// Everything a device must run: every op family.
+        pub(crate) trait Backend: $($family +)+ Sync {}
+
+        impl<B> Backend for B where B: $($family +)+ Sync {}
+    };
 }
 
-impl<B> Backend for B where
-    B: Create
-        + Elementwise
-        + Reduce
-        + Scan
-        + ArgReduce
-        + GatherScatter
-        + Sort
-        + Matmul
-        + Linalg
-        + Fft
-        + Signal
-        + Sparse
-        + Random
-        + Sync
-{
-}
+backend_is_every_family!(
+    Create Elementwise Reduce Scan ArgReduce GatherScatter Sort Matmul Linalg Fft Signal Sparse
+    Random
+);

@@ -20,6 +20,25 @@ pub enum IndexMode {
     Clip,
 }
 
+/// What `take` reads and writes: `out[o, k, i] = src[o, idx[k], i]` along `axis`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Take<'a> {
+    pub src: View<'a>,
+    pub axis: usize,
+    pub idx: View<'a>,
+    pub mode: IndexMode,
+    pub out: View<'a>,
+}
+
+/// What `where_` reads and writes: `out = cond ? x : y`, broadcast.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Where<'a> {
+    pub cond: View<'a>,
+    pub x: WhereInput<'a>,
+    pub y: WhereInput<'a>,
+    pub out: View<'a>,
+}
+
 /// An input of `where_`: an array, or a Rust scalar the front end checked
 /// against the result dtype.
 #[derive(Debug, Clone, Copy)]
@@ -51,15 +70,7 @@ pub(crate) trait GatherScatter {
     ) -> Result<()>;
     /// `out[o, k, i] = src[o, idx[k], i]` along `axis` (indices checked by
     /// `check_indices`, resolved under `mode`); `out` is C-contiguous.
-    fn take(
-        &self,
-        op: &'static str,
-        src: View<'_>,
-        axis: usize,
-        idx: View<'_>,
-        mode: IndexMode,
-        out: View<'_>,
-    ) -> Result<()>;
+    fn take(&self, op: &'static str, t: Take<'_>) -> Result<()>;
     /// `a.flat[idx[k]] = vals[k % vals.size()]` for every k (C order of
     /// `a`), the last index winning for repeated targets; `idx` is checked,
     /// `vals` is non-empty, has `a`'s dtype and shares no memory with `a`.
@@ -90,12 +101,5 @@ pub(crate) trait GatherScatter {
     fn nonzero(&self, op: &'static str, a: View<'_>) -> Result<(Vec<Storage>, usize)>;
     /// `cond ? x : y` broadcast to `out`'s shape and converted to its dtype
     /// (`cond` read as bool); `out` is C-contiguous.
-    fn where_(
-        &self,
-        op: &'static str,
-        cond: View<'_>,
-        x: WhereInput<'_>,
-        y: WhereInput<'_>,
-        out: View<'_>,
-    ) -> Result<()>;
+    fn where_(&self, op: &'static str, w: Where<'_>) -> Result<()>;
 }

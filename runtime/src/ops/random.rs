@@ -49,15 +49,18 @@ pub(crate) trait Random {
     /// `offset` of the stream keyed by `key` on (the same values on every
     /// backend). A new buffer, filled as it is made: the CPU builds its
     /// vector in place rather than zeroing one and writing it again.
-    fn draw(
-        &self,
-        op: &'static str,
-        draw: Draw,
-        dtype: DType,
-        len: usize,
-        key: [u32; 2],
-        offset: u64,
-    ) -> Result<Storage>;
+    fn draw(&self, op: &'static str, job: DrawJob) -> Result<Storage>;
+}
+
+/// One draw: `len` values of `draw` as `dtype`, from Philox stream `key`
+/// starting at block `offset`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DrawJob {
+    pub draw: Draw,
+    pub dtype: DType,
+    pub len: usize,
+    pub key: [u32; 2],
+    pub offset: u64,
 }
 
 // ---------------------------------------------------------------------------
