@@ -451,8 +451,6 @@ pub(crate) fn generate(
     })
 }
 
-pub(crate) use super::bridge::new_array;
-
 /// `out[...] = cast(src)` with broadcasting (copies, casts, `assign`).
 pub(crate) fn copy_cast<'a, 'b>(src: impl Into<View<'a>>, out: impl Into<View<'b>>) -> Result<()> {
     let (src, out) = (src.into(), out.into());

@@ -5,7 +5,6 @@
 pub(crate) mod argreduce;
 pub(crate) mod batch;
 pub(crate) mod blas;
-pub(crate) mod bridge;
 pub(crate) mod codegen;
 pub(crate) mod compile;
 pub(crate) mod conv;

@@ -475,11 +475,15 @@ impl ReductionKernel {
                 })
             }
         };
+        let backend = crate::backend::on(OP, plan.device)?;
+        let new_array = |dtype: DType, shape: &[usize]| -> Result<Array> {
+            let n = crate::layout::checked_size(OP, shape)?;
+            let storage = backend.empty(OP, dtype, n)?;
+            Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
+        };
         let out = match plan.bound.get(nin).copied().flatten() {
             Some(Arg::Array(o)) => o.clone(),
-            _ => {
-                crate::cuda::elementwise::new_array(OP, ordinal, plan.types[nin], &plan.out_shape)?
-            }
+            _ => new_array(plan.types[nin], &plan.out_shape)?,
         };
         if plan.rows == 0 {
             return Ok(out);
@@ -515,12 +519,7 @@ impl ReductionKernel {
         )?;
         let partial = if splits > 1 {
             let bytes = plan.rows * splits * acc_size.unwrap_or(8);
-            Some(crate::cuda::elementwise::new_array(
-                OP,
-                ordinal,
-                DType::Float64,
-                &[bytes.div_ceil(8)],
-            )?)
+            Some(new_array(DType::Float64, &[bytes.div_ceil(8)])?)
         } else {
             None
         };
