@@ -6,7 +6,7 @@
 //! `cuda/`.
 
 pub(crate) mod probe;
-mod transfer;
+pub(crate) mod transfer;
 
 use crate::cpu::CpuBackend;
 use crate::device::Device;

@@ -8,7 +8,7 @@ use crate::device::Device;
 use crate::dtype::{can_cast, Casting, DType};
 use crate::element::{Element, Scalar};
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, Order};
 use crate::storage::{CpuData, Storage};
 
 impl Array {
@@ -119,7 +119,7 @@ impl Array {
         }
         device.check_available("to_device")?;
         if let (Device::Cuda(_), Device::Cuda(dst)) = (self.device(), *device) {
-            return cuda::peer::copy_to_device(self, dst);
+            return copy_between_gpus(self, dst, None);
         }
         let data = crate::with_dtype!(self.dtype(), T => T::into_data(self.gather::<T>()));
         Array::from_host(data, self.shape(), *device)
@@ -156,6 +156,32 @@ impl Array {
     pub fn fill(&mut self, value: impl Into<Scalar>) -> Result<()> {
         super::on("fill", self.device())?.fill("fill", self.view(), value.into())
     }
+}
+
+/// A copy of the GPU array `src` on another GPU, `cuda:dst`, moved by the
+/// copy engines (no host staging). C- and F-contiguous arrays keep their
+/// order; other views are made C-contiguous on their own device first.
+/// `force_peer_api` as in [`cuda::peer::copy_between`].
+fn copy_between_gpus(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result<Array> {
+    let (src, order) = if src.is_c_contiguous() {
+        (src.clone(), Order::C)
+    } else if src.is_f_contiguous() {
+        (src.clone(), Order::F)
+    } else {
+        let from = cuda::helpers::ordinal("to_device", src.view())?;
+        (cuda::peer::on_source_stream(from, || src.copy())?, Order::C)
+    };
+    let storage = cuda::peer::copy_between(src.view(), dst, force_peer_api)?;
+    let layout = Layout::with_order(src.shape(), order);
+    Ok(Array::from_parts(storage, layout, src.dtype()))
+}
+
+/// For tests of both copy paths: `peer_api` true forces `cuMemcpyPeerAsync`,
+/// false the plain device-to-device copy (an error unless the source's pool
+/// is open to the destination).
+#[doc(hidden)]
+pub fn copy_between_gpus_for_tests(src: &Array, dst: usize, peer_api: bool) -> Result<Array> {
+    copy_between_gpus(src, dst, Some(peer_api))
 }
 
 /// Arrays a counted host fallback returns move back to the device of its inputs.

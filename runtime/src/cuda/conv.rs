@@ -21,13 +21,12 @@
 //! Filters larger than one chunk (32 x 32 for float32, 16 x 16 for float64)
 //! are split into chunks whose partial results accumulate into the output.
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
 use super::elementwise::ctype;
 use super::helpers::{grid_1d, kernel, key};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::stream::current_stream;
+use super::template::render;
 use super::vendor::{on_host, ordinal, session_of, upload, Buffer};
 use crate::cpu::CpuBackend;
 use crate::dtype::DType;
@@ -141,145 +140,82 @@ impl ConvSpec {
     }
 }
 
+const CONV: &str = include_str!("conv2d.cu");
+const MEDFILT: &str = include_str!("medfilt.cu");
+
 /// The CUDA source of a convolution kernel (`cuprite_conv2d`).
 pub(crate) fn conv_source(s: &ConvSpec) -> String {
     let g = &s.geo;
-    let t = ctype(s.dt);
     let (vt, comps): (&str, &[&str]) = if g.vw == 4 {
         ("float4", &["x", "y", "z", "w"])
     } else {
         ("double2", &["x", "y"])
     };
-    let mut src = String::from(PRELUDE);
-    let _ = writeln!(src, "// Cuprite direct 2-D convolution: {s:?}");
-    let defs = [
-        ("BX", g.bx),
-        ("BY", g.by),
-        ("RX", g.rx),
-        ("RY", g.ry),
-        ("NT", g.bx * g.by),
-        ("TH", g.tile_h()),
-        ("TW", g.tile_w()),
-        ("KH", s.kh),
-        ("KW", s.kw),
-        ("KWP", s.kw_padded()),
-        ("SH", s.sh()),
-        ("SW", s.sw()),
-        ("SEGV", s.seg_vectors()),
-        ("VW", g.vw),
-    ];
-    let _ = writeln!(src, "typedef {t} T;\ntypedef {vt} VT;");
-    for (n, v) in defs {
-        let _ = writeln!(src, "#define {n} {v}");
-    }
-    let remap = match s.bound {
-        Bound::Fill => "",
-        Bound::Wrap => {
-            "__device__ __forceinline__ long long remap(long long x, long long n) {\n  long long m = x % n;\n  return m < 0 ? m + n : m;\n}\n"
-        }
-        Bound::Symm => {
-            "__device__ __forceinline__ long long remap(long long x, long long n) {\n  long long n2 = 2 * n;\n  long long m = x % n2;\n  if (m < 0) m += n2;\n  return m < n ? m : n2 - 1 - m;\n}\n"
-        }
-    };
-    src.push_str(remap);
-    let outside = match s.bound {
-        Bound::Fill => "v = fill;".to_string(),
-        _ => "v = in[remap(gr, H) * W + remap(gc, W)];".to_string(),
-    };
-    let store = if s.accumulate {
-        "out[o] = out[o] + acc[y][x];"
-    } else {
-        "out[o] = acc[y][x];"
-    };
     // Unrolled body: for each output row y whose filter row p = t - y is in
     // range, multiply the segment by filter row p.
     let mut body = String::new();
     for y in 0..g.ry {
-        let _ = writeln!(body, "      {{ const int p = t - {y};");
-        let _ = writeln!(body, "        if (p >= 0 && p < KH) {{");
-        let _ = writeln!(
-            body,
-            "          const VT* fr = reinterpret_cast<const VT*>(fs + p * KWP);"
-        );
+        body += &format!("      {{ const int p = t - {y};\n        if (p >= 0 && p < KH) {{\n");
+        body += "          const VT* fr = reinterpret_cast<const VT*>(fs + p * KWP);\n";
         for qv in 0..s.kw_padded() / g.vw {
-            let _ = writeln!(body, "          {{ const VT c = fr[{qv}];");
+            body += &format!("          {{ const VT c = fr[{qv}];\n");
             for (e, comp) in comps.iter().enumerate() {
                 let q = qv * g.vw + e;
                 if q >= s.kw {
                     break;
                 }
                 for x in 0..g.rx {
-                    let _ = writeln!(
-                        body,
-                        "            acc[{y}][{x}] = seg[{}] * c.{comp} + acc[{y}][{x}];",
+                    body += &format!(
+                        "            acc[{y}][{x}] = seg[{}] * c.{comp} + acc[{y}][{x}];\n",
                         x + q
                     );
                 }
             }
-            let _ = writeln!(body, "          }}");
+            body += "          }\n";
         }
-        let _ = writeln!(body, "        }}\n      }}");
+        body += "        }\n      }\n";
     }
-    let mut loads = String::new();
-    for v in 0..s.seg_vectors() {
-        let _ = write!(loads, "      {{ const VT q = srow[{v}];");
-        for (e, comp) in comps.iter().enumerate() {
-            let _ = write!(loads, " seg[{}] = q.{comp};", v * g.vw + e);
-        }
-        loads.push_str(" }\n");
-    }
-    let _ = write!(
-        src,
-        r#"
-extern "C" __global__ void __launch_bounds__(NT) cuprite_conv2d(
-    const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ filt,
-    long long H, long long W, long long OH, long long OW,
-    long long r0, long long c0, long long fstride, T fill)
-{{
-  __shared__ __align__(16) T tile[SH * SW];
-  __shared__ __align__(16) T fs[KH * KWP];
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
-  const long long tr0 = (long long)blockIdx.y * TH, tc0 = (long long)blockIdx.x * TW;
-  for (int i = tid; i < KH * KWP; i += NT) {{
-    const int p = i / KWP, q = i - p * KWP;
-    fs[i] = q < KW ? filt[p * fstride + q] : (T)0;
-  }}
-  for (int i = tid; i < SH * SW; i += NT) {{
-    const int r = i / SW, c = i - r * SW;
-    const long long gr = tr0 + r + r0, gc = tc0 + c + c0;
-    T v;
-    if (gr >= 0 && gr < H && gc >= 0 && gc < W) v = in[gr * W + gc];
-    else {{ {outside} }}
-    tile[i] = v;
-  }}
-  __syncthreads();
-  T acc[RY][RX];
-#pragma unroll
-  for (int y = 0; y < RY; ++y)
-#pragma unroll
-    for (int x = 0; x < RX; ++x) acc[y][x] = (T)0;
-  T seg[SEGV * VW];
-#pragma unroll 1
-  for (int t = 0; t < RY + KH - 1; ++t) {{
-    const VT* srow = reinterpret_cast<const VT*>(tile + (ty * RY + t) * SW + tx * RX);
-{loads}{body}  }}
-#pragma unroll
-  for (int y = 0; y < RY; ++y) {{
-    const long long orow = tr0 + ty * RY + y;
-    if (orow >= OH) continue;
-#pragma unroll
-    for (int x = 0; x < RX; ++x) {{
-      const long long ocol = tc0 + tx * RX + x;
-      if (ocol < OW) {{
-        const long long o = orow * OW + ocol;
-        {store}
-      }}
-    }}
-  }}
-}}
-"#
-    );
-    src
+    let loads: Vec<String> = (0..s.seg_vectors())
+        .map(|v| {
+            let parts: String = comps
+                .iter()
+                .enumerate()
+                .map(|(e, comp)| format!(" seg[{}] = q.{comp};", v * g.vw + e))
+                .collect();
+            format!("      {{ const VT q = srow[{v}];{parts} }}")
+        })
+        .collect();
+    let n = |v: usize| v.to_string();
+    let values = [
+        ("PRELUDE", PRELUDE.to_string()),
+        ("SPEC", format!("{s:?}")),
+        ("T", ctype(s.dt).to_string()),
+        ("VT", vt.to_string()),
+        ("BX", n(g.bx)),
+        ("BY", n(g.by)),
+        ("RX", n(g.rx)),
+        ("RY", n(g.ry)),
+        ("NT", n(g.bx * g.by)),
+        ("TH", n(g.tile_h())),
+        ("TW", n(g.tile_w())),
+        ("KH", n(s.kh)),
+        ("KW", n(s.kw)),
+        ("KWP", n(s.kw_padded())),
+        ("SH", n(s.sh())),
+        ("SW", n(s.sw())),
+        ("SEGV", n(s.seg_vectors())),
+        ("VW", n(g.vw)),
+        ("LOADS", loads.join("\n")),
+        ("BODY", body.trim_end_matches('\n').to_string()),
+    ];
+    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut on = vec![if s.accumulate { "ACCUMULATE" } else { "ASSIGN" }];
+    on.extend(match s.bound {
+        Bound::Fill => ["FILL"].as_slice(),
+        Bound::Wrap => ["WRAP", "REMAP"].as_slice(),
+        Bound::Symm => ["SYMM", "REMAP"].as_slice(),
+    });
+    render(CONV, &values, &on)
 }
 
 /// `l` as a 2-D layout: a 1-D one becomes a single row.
@@ -441,49 +377,32 @@ pub(crate) const MAX_MEDIAN_WINDOW: usize = 49;
 /// The CUDA source of a median filter over `kh x kw` windows (zero padded)
 /// of a C-contiguous 2-D array of `dt` (`cuprite_medfilt`).
 pub(crate) fn medfilt_source(dt: DType, kh: usize, kw: usize) -> String {
-    let t = ctype(dt);
     let n = kh * kw;
-    let mut net = String::new();
     // Odd-even transposition sort: n rounds of compare-exchange.
+    let mut net = Vec::new();
     for round in 0..n {
-        let mut j = round % 2;
-        while j + 1 < n {
-            let _ = writeln!(
-                net,
-                "    {{ T a = v[{j}], b = v[{}]; bool s = b < a; v[{j}] = s ? b : a; v[{}] = s ? a : b; }}",
-                j + 1,
-                j + 1
-            );
-            j += 2;
+        for j in (round % 2..n.saturating_sub(1)).step_by(2) {
+            let k = j + 1;
+            net.push(format!(
+                "    {{ T a = v[{j}], b = v[{k}]; bool s = b < a; v[{j}] = s ? b : a; v[{k}] = s ? a : b; }}"
+            ));
         }
     }
-    format!(
-        r#"{PRELUDE}
-// Cuprite median filter {kh}x{kw} of {dt}
-typedef {t} T;
-extern "C" __global__ void cuprite_medfilt(const T* __restrict__ in, T* __restrict__ out, long long H, long long W)
-{{
-  const long long n = H * W;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {{
-    const long long r = i / W, c = i - r * W;
-    T v[{n}];
-#pragma unroll
-    for (int p = 0; p < {kh}; ++p) {{
-      const long long rr = r + p - {hh};
-#pragma unroll
-      for (int q = 0; q < {kw}; ++q) {{
-        const long long cc = c + q - {hw};
-        v[p * {kw} + q] = (rr >= 0 && rr < H && cc >= 0 && cc < W) ? in[rr * W + cc] : (T)0;
-      }}
-    }}
-{net}    out[i] = v[{mid}];
-  }}
-}}
-"#,
-        hh = kh / 2,
-        hw = kw / 2,
-        mid = n / 2
-    )
+    let values = [
+        ("PRELUDE", PRELUDE.to_string()),
+        ("DT", dt.to_string()),
+        ("T", ctype(dt).to_string()),
+        ("KH", kh.to_string()),
+        ("KW", kw.to_string()),
+        ("HH", (kh / 2).to_string()),
+        ("HW", (kw / 2).to_string()),
+        ("N", n.to_string()),
+        ("MID", (n / 2).to_string()),
+        ("NET", net.join("\n")),
+    ];
+    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let on: &[&str] = if net.is_empty() { &[] } else { &["NET"] };
+    render(MEDFILT, &values, on)
 }
 
 /// Median of each `kh x kw` window (odd sizes, zero padding) of the 2-D
@@ -580,7 +499,6 @@ impl Signal for super::CudaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-
     fn specs() -> Vec<ConvSpec> {
         let mut v = Vec::new();
         for dt in [DType::Float32, DType::Float64] {
@@ -632,6 +550,26 @@ mod tests {
     }
 
     #[test]
+    fn every_variant_fills_its_template() {
+        for s in specs() {
+            let src = conv_source(&s);
+            assert_eq!(super::super::template::unfilled(&src), None, "{s:?}");
+            assert_eq!(
+                src.matches("remap(long long x").count(),
+                (s.bound != Bound::Fill) as usize
+            );
+            assert_eq!(src.matches("out[o] = ").count(), 1);
+        }
+        for dt in [DType::Float32, DType::Float64] {
+            for (kh, kw) in [(1, 1), (3, 3), (7, 5)] {
+                let src = medfilt_source(dt, kh, kw);
+                assert_eq!(super::super::template::unfilled(&src), None);
+                assert!(src.contains(&format!("T v[{}];", kh * kw)));
+            }
+        }
+    }
+
+    #[test]
     fn conv_source_is_specialised() {
         let geo = Geometry::for_dtype(DType::Float32, 31);
         let s = ConvSpec {
@@ -670,8 +608,10 @@ mod tests {
             bound: Bound::Fill,
             ..d
         };
-        assert!(conv_source(&f).contains("else { v = fill; }"));
-        assert!(!conv_source(&f).contains("remap"));
+        let src = conv_source(&f);
+        assert!(src.contains("else { v = fill; }"));
+        assert!(!src.contains("remap"));
+        super::super::helpers::dump_source("conv2d_f64_3x4_fill", &src);
     }
 
     #[test]

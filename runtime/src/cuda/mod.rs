@@ -34,14 +34,14 @@ pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
 pub(crate) mod vendor;
 
+#[doc(hidden)]
+pub use crate::backend::transfer::copy_between_gpus_for_tests;
 pub use batch::{
     batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,
 };
 pub use fallback::{host_fallbacks, reset_host_fallbacks};
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use peer::can_access_peer;
-#[doc(hidden)]
-pub use peer::copy_between_gpus_for_tests;
 pub use session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
 pub use stream::{with_stream, Event, Stream};
 

@@ -16,11 +16,10 @@ use super::memory::DeviceBuffer;
 use super::session::{process, session, DeviceSession};
 use super::stream::{stream_for, Stream};
 use super::DriverResultExt;
-use crate::array::Array;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::layout::{Layout, Order};
 use crate::storage::{CudaStorage, Storage};
+use crate::view::View;
 
 /// Driver functions used here beyond those the session probes at start.
 const PEER_SYMBOLS: &[&str] = &[
@@ -162,22 +161,24 @@ pub(crate) fn alloc_on(
     Ok(buf.into_storage(len))
 }
 
-/// A copy of the GPU array `src` on another GPU, `cuda:dst`, moved by the
-/// copy engines (no host staging). C- and F-contiguous arrays keep their
-/// order; other views are made C-contiguous on their own device first.
-pub(crate) fn copy_to_device(src: &Array, dst: usize) -> Result<Array> {
-    copy_between(src, dst, None)
+/// Runs `f` on cuda:`ordinal` and on the stream a copy from that device
+/// is ordered after (the caller makes a strided view contiguous with it).
+pub(crate) fn on_source_stream<R>(ordinal: usize, f: impl FnOnce() -> R) -> R {
+    super::stream::with_stream(&stream_for(ordinal), || {
+        crate::device::with_device(Device::Cuda(ordinal), f)
+    })
 }
 
-/// For tests of both copy paths: `peer_api` true forces `cuMemcpyPeerAsync`,
-/// false the plain device-to-device copy (an error unless the source's pool
-/// is open to the destination).
-#[doc(hidden)]
-pub fn copy_between_gpus_for_tests(src: &Array, dst: usize, peer_api: bool) -> Result<Array> {
-    copy_between(src, dst, Some(peer_api))
-}
-
-fn copy_between(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result<Array> {
+/// A copy of the C- or F-contiguous GPU view `src` on another GPU,
+/// `cuda:dst`, in the same memory order, moved by the copy engines (no host
+/// staging). `force_peer_api`: `Some(true)` forces `cuMemcpyPeerAsync`,
+/// `Some(false)` the plain device-to-device copy (an error unless the
+/// source's pool is open to the destination), `None` picks.
+pub(crate) fn copy_between(
+    src: View<'_>,
+    dst: usize,
+    force_peer_api: Option<bool>,
+) -> Result<Storage> {
     let op = "to_device";
     let from = super::helpers::ordinal(op, src)?;
     require_peer_symbols(op)?;
@@ -185,17 +186,8 @@ fn copy_between(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result
     let s_dst = session(dst)?;
     let stream_src = stream_for(from);
     let stream_dst = stream_for(dst);
-    let (src, order) = if src.is_c_contiguous() {
-        (src.clone(), Order::C)
-    } else if src.is_f_contiguous() {
-        (src.clone(), Order::F)
-    } else {
-        let c = super::stream::with_stream(&stream_src, || {
-            crate::device::with_device(Device::Cuda(from), || src.copy())
-        })?;
-        (c, Order::C)
-    };
-    let Storage::Cuda(c_src) = src.storage() else {
+    debug_assert!(src.is_c_contiguous() || src.layout.is_f_contiguous());
+    let Storage::Cuda(c_src) = src.storage else {
         return Err(Error::DeviceMismatch {
             op,
             a: "cuda".into(),
@@ -212,7 +204,7 @@ fn copy_between(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result
     if bytes > 0 {
         // The copy starts once the source's pending work is done...
         order_after(op, &stream_dst, s_dst, &stream_src, s_src)?;
-        let from_ptr = c_src.buffer.ptr + (src.layout().offset() * item) as u64;
+        let from_ptr = c_src.buffer.ptr + (src.layout.offset() * item) as u64;
         let open = pool_open_to(s_src, dst);
         if force_peer_api == Some(false) && !open {
             return Err(Error::InvalidArgument {
@@ -251,9 +243,5 @@ fn copy_between(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result
             order_after(op, &stream_src, s_src, &stream_dst, s_dst)?;
         }
     }
-    Ok(Array::from_parts(
-        Storage::Cuda(storage),
-        Layout::with_order(src.shape(), order),
-        src.dtype(),
-    ))
+    Ok(Storage::Cuda(storage))
 }
