@@ -132,14 +132,7 @@ impl Array {
     /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
     pub(crate) fn gather<T: Element>(&self) -> Vec<T> {
         debug_assert_eq!(T::DTYPE, self.dtype);
-        self.read_cpu::<T, _>(|data, layout| {
-            if layout.is_c_contiguous() {
-                let start = layout.offset();
-                data[start..start + layout.size()].to_vec()
-            } else {
-                layout.positions().map(|p| data[p]).collect()
-            }
-        })
+        self.read_cpu::<T, _>(crate::view::gathered::<T>)
     }
 
     /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.

@@ -122,14 +122,7 @@ impl View<'_> {
     /// The elements in C order; `T` must be this view's element type.
     pub(crate) fn gather<T: crate::element::Element>(&self) -> Vec<T> {
         debug_assert_eq!(T::DTYPE, self.dtype);
-        self.read_cpu::<T, _>(|data, layout| {
-            if layout.is_c_contiguous() {
-                let start = layout.offset();
-                data[start..start + layout.size()].to_vec()
-            } else {
-                layout.positions().map(|p| data[p]).collect()
-            }
-        })
+        self.read_cpu::<T, _>(gathered::<T>)
     }
 
     /// The elements in C order converted to `U` (NumPy's unsafe cast).
@@ -180,6 +173,17 @@ impl OwnedView {
     /// The view of this buffer.
     pub(crate) fn view(&self) -> View<'_> {
         View::new(&self.storage, &self.layout, self.dtype)
+    }
+}
+
+/// The elements of `data` at `layout`'s positions, in C order (one slice
+/// copy when the layout is C-contiguous).
+pub(crate) fn gathered<T: crate::element::Element>(data: &[T], layout: &Layout) -> Vec<T> {
+    if layout.is_c_contiguous() {
+        let start = layout.offset();
+        data[start..start + layout.size()].to_vec()
+    } else {
+        layout.positions().map(|p| data[p]).collect()
     }
 }
 
