@@ -12,13 +12,12 @@
 //! thread per output instead, so neighbouring threads read neighbouring
 //! elements. Split rows leave partial pairs that a second kernel combines.
 
-use std::fmt::Write;
-
 use super::compile::PRELUDE;
 use super::elementwise::{cast_expr, ctype};
 use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
 use super::launch::{launch, KernelArgs, LaunchConfig};
 use super::stream::current_stream;
+use super::template::render;
 use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -206,200 +205,50 @@ fn nan_test(val: DType, v: &str) -> String {
     }
 }
 
-/// Definitions shared by the kernels: types, the load and the combine.
-fn header(spec: &Spec) -> String {
-    let val = val_dtype(spec.in_dt);
-    let mut s = String::new();
-    s.push_str(PRELUDE);
-    let _ = writeln!(s, "\ntypedef {} in_t;", ctype(spec.in_dt));
-    let _ = writeln!(s, "typedef {} val_t;", ctype(val));
-    s.push_str(&Geo::decl(spec.geo_len));
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ val_t load(in_t raw) {{ return {}; }}",
-        cast_expr(spec.in_dt, val, "raw")
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ bool is_nan(val_t v) {{ return {}; }}",
-        nan_test(val, "v")
-    );
-    let better = if spec.max { "bv > av" } else { "bv < av" };
-    let worse = if spec.max { "av > bv" } else { "av < bv" };
-    // An index below zero marks an empty partial.
-    let _ = writeln!(
-        s,
-        "// Folds (bv, bi) into (av, ai): NaN first, then the {} value, then the smaller index.",
-        if spec.max { "larger" } else { "smaller" }
-    );
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ void fold(val_t& av, long long& ai, val_t bv, long long bi) {{"
-    );
-    let _ = writeln!(s, "  if (bi < 0) return;");
-    let _ = writeln!(s, "  bool pick;");
-    let _ = writeln!(s, "  if (ai < 0) pick = true;");
-    let _ = writeln!(s, "  else {{");
-    let _ = writeln!(s, "    const bool an = is_nan(av), bn = is_nan(bv);");
-    let _ = writeln!(s, "    if (an || bn) pick = bn && (!an || bi < ai);");
-    let _ = writeln!(s, "    else pick = ({better}) || (!({worse}) && bi < ai);");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "  if (pick) {{ av = bv; ai = bi; }}");
-    let _ = writeln!(s, "}}");
-    // The same when `bi` is known to be larger than every index folded so far.
-    let strictly = if spec.max { "bv > av" } else { "bv < av" };
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ void fold_next(val_t& av, long long& ai, val_t bv, long long bi) {{"
-    );
-    let _ = writeln!(
-        s,
-        "  if (ai < 0 || (!is_nan(av) && (is_nan(bv) || {strictly}))) {{ av = bv; ai = bi; }}"
-    );
-    let _ = writeln!(s, "}}");
-    let vec = vector_width(spec);
-    if vec > 1 {
-        let _ = writeln!(s, "struct __align__(16) vec_t {{ in_t v[{vec}]; }};");
-    }
-    // The shared-memory tree of one block.
-    let _ = writeln!(
-        s,
-        "__device__ __forceinline__ void block_fold(val_t* sv, long long* si, int tid) {{"
-    );
-    let _ = writeln!(s, "  __syncthreads();");
-    let mut step = THREADS / 2;
-    while step >= 1 {
-        let _ = writeln!(
-            s,
-            "  if (tid < {step}) fold(sv[tid], si[tid], sv[tid + {step}], si[tid + {step}]); __syncthreads();"
-        );
-        step /= 2;
-    }
-    let _ = writeln!(s, "}}");
-    s
-}
+const TEMPLATE: &str = include_str!("argreduce.cu");
 
-/// The kernel source for `spec` (the reduction kernel of its strategy and
-/// the finishing kernel).
+/// The kernel source for `spec`: the reduction kernel of its strategy and
+/// the finishing kernel, from the template `argreduce.cu`.
 fn source(spec: &Spec) -> String {
-    let mut s = header(spec);
-    let t = THREADS;
+    // The template spells out the shared-memory tree for this block size.
+    const _: () = assert!(THREADS == 256);
+    let val = val_dtype(spec.in_dt);
+    let vec = vector_width(spec);
     let red_off = if spec.red_contig {
         "off += j;\n".to_string()
     } else {
         unravel("j", "off", spec.rd)
     };
-    match spec.strategy {
-        Strategy::Rows => {
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_arg_rows(const in_t* __restrict__ x, long long* __restrict__ out, val_t* pval, long long* pidx, Geo g, long long rows, long long len) {{");
-            let _ = writeln!(s, "  __shared__ val_t sv[{t}];");
-            let _ = writeln!(s, "  __shared__ long long si[{t}];");
-            let _ = writeln!(s, "  const int tid = threadIdx.x;");
-            let _ = writeln!(s, "  const long long splits = gridDim.y;");
-            // Vector path: chunks are whole 16-byte vectors so each block's
-            // part of a row starts aligned when the row does.
-            let vec = vector_width(spec);
-            let _ = writeln!(
-                s,
-                "  const long long chunk = ((len + splits - 1) / splits + {v} - 1) / {v} * {v};",
-                v = vec.max(1)
-            );
-            let _ = writeln!(s, "  const long long lo = blockIdx.y * chunk;");
-            let _ = writeln!(
-                s,
-                "  const long long hi = lo + chunk < len ? lo + chunk : len;"
-            );
-            let _ = writeln!(
-                s,
-                "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
-            );
-            let _ = writeln!(s, "    long long base = 0;");
-            s.push_str(&unravel("row", "base", spec.kd));
-            let _ = writeln!(s, "    val_t av = val_t(); long long ai = -1;");
-            if vec > 1 {
-                // Each thread visits its indices in increasing order (its
-                // vectors, then the tail), so `fold_next` may assume it.
-                let _ = writeln!(s, "    long long tail = lo;");
-                let _ = writeln!(s, "    if (hi > lo && (((unsigned long long)(x + base + lo)) & 15ull) == 0ull) {{");
-                let _ = writeln!(s, "      const long long nv = (hi - lo) / {vec};");
-                let _ = writeln!(s, "      const vec_t* xv = (const vec_t*)(x + base + lo);");
-                let _ = writeln!(s, "      for (long long q = tid; q < nv; q += {t}) {{");
-                let _ = writeln!(s, "        const vec_t w = xv[q];");
-                let _ = writeln!(s, "        const long long j = lo + q * {vec};");
-                let _ = writeln!(s, "        #pragma unroll");
-                let _ = writeln!(
-                    s,
-                    "        for (int e = 0; e < {vec}; ++e) fold_next(av, ai, load(w.v[e]), j + e);"
-                );
-                let _ = writeln!(s, "      }}");
-                let _ = writeln!(s, "      tail = lo + nv * {vec};");
-                let _ = writeln!(s, "    }}");
-                let _ = writeln!(
-                    s,
-                    "    for (long long j = tail + tid; j < hi; j += {t}) fold_next(av, ai, load(x[base + j]), j);"
-                );
-            } else {
-                let _ = writeln!(s, "    for (long long j = lo + tid; j < hi; j += {t}) {{");
-                let _ = writeln!(s, "      long long off = base;");
-                s.push_str(&red_off);
-                let _ = writeln!(s, "      fold(av, ai, load(x[off]), j);");
-                let _ = writeln!(s, "    }}");
-            }
-            let _ = writeln!(s, "    sv[tid] = av; si[tid] = ai;");
-            let _ = writeln!(s, "    block_fold(sv, si, tid);");
-            let _ = writeln!(s, "    if (tid == 0) {{");
-            let _ = writeln!(s, "      if (splits == 1) out[row] = si[0];");
-            let _ = writeln!(s, "      else {{ pval[row * splits + blockIdx.y] = sv[0]; pidx[row * splits + blockIdx.y] = si[0]; }}");
-            let _ = writeln!(s, "    }}");
-            let _ = writeln!(s, "    __syncthreads();");
-            let _ = writeln!(s, "  }}");
-            let _ = writeln!(s, "}}");
-        }
-        Strategy::Columns => {
-            let _ = writeln!(s, "extern \"C\" __global__ void cuprite_arg_cols(const in_t* __restrict__ x, long long* __restrict__ out, val_t* pval, long long* pidx, Geo g, long long rows, long long len) {{");
-            let _ = writeln!(
-                s,
-                "  const long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
-            );
-            let _ = writeln!(s, "  if (row >= rows) return;");
-            let _ = writeln!(s, "  const long long splits = gridDim.y;");
-            let _ = writeln!(s, "  const long long chunk = (len + splits - 1) / splits;");
-            let _ = writeln!(s, "  const long long lo = blockIdx.y * chunk;");
-            let _ = writeln!(
-                s,
-                "  const long long hi = lo + chunk < len ? lo + chunk : len;"
-            );
-            let _ = writeln!(s, "  long long base = 0;");
-            s.push_str(&unravel("row", "base", spec.kd));
-            let _ = writeln!(s, "  const long long st = g.v[{}];", spec.rd.stride_at);
-            let _ = writeln!(s, "  val_t av = val_t(); long long ai = -1;");
-            let _ = writeln!(
-                s,
-                "  for (long long j = lo; j < hi; ++j) fold(av, ai, load(x[base + j * st]), j);"
-            );
-            let _ = writeln!(s, "  if (splits == 1) out[row] = ai;");
-            let _ = writeln!(s, "  else {{ pval[row * splits + blockIdx.y] = av; pidx[row * splits + blockIdx.y] = ai; }}");
-            let _ = writeln!(s, "}}");
-        }
-    }
-    // Combines the partials of split rows.
-    let _ = writeln!(s, "extern \"C\" __global__ void cuprite_arg_finish(const val_t* __restrict__ pval, const long long* __restrict__ pidx, long long* __restrict__ out, long long rows, long long splits) {{");
-    let _ = writeln!(s, "  __shared__ val_t sv[{t}];");
-    let _ = writeln!(s, "  __shared__ long long si[{t}];");
-    let _ = writeln!(s, "  const int tid = threadIdx.x;");
-    let _ = writeln!(
-        s,
-        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{"
-    );
-    let _ = writeln!(s, "    val_t av = val_t(); long long ai = -1;");
-    let _ = writeln!(s, "    for (long long j = tid; j < splits; j += {t}) fold(av, ai, pval[row * splits + j], pidx[row * splits + j]);");
-    let _ = writeln!(s, "    sv[tid] = av; si[tid] = ai;");
-    let _ = writeln!(s, "    block_fold(sv, si, tid);");
-    let _ = writeln!(s, "    if (tid == 0) out[row] = si[0];");
-    let _ = writeln!(s, "    __syncthreads();");
-    let _ = writeln!(s, "  }}");
-    let _ = writeln!(s, "}}");
-    s
+    let (better, worse, extreme) = if spec.max {
+        ("bv > av", "av > bv", "larger")
+    } else {
+        ("bv < av", "av < bv", "smaller")
+    };
+    let mut on = vec![match spec.strategy {
+        Strategy::Rows => "ROWS",
+        Strategy::Columns => "COLS",
+    }];
+    on.push(if vec > 1 { "VEC" } else { "SCALAR" });
+    render(
+        TEMPLATE,
+        &[
+            ("PRELUDE", PRELUDE),
+            ("IN_T", ctype(spec.in_dt)),
+            ("VAL_T", ctype(val)),
+            ("GEO", &Geo::decl(spec.geo_len)),
+            ("LOAD", &cast_expr(spec.in_dt, val, "raw")),
+            ("NAN_TEST", &nan_test(val, "v")),
+            ("EXTREME", extreme),
+            ("BETTER", better),
+            ("WORSE", worse),
+            ("VEC", &vec.to_string()),
+            ("THREADS", &THREADS.to_string()),
+            ("ROW_BASE", &unravel("row", "base", spec.kd)),
+            ("RED_OFF", &red_off),
+            ("RED_STRIDE_AT", &spec.rd.stride_at.to_string()),
+        ],
+        &on,
+    )
 }
 
 // The ArgReduce family of the backend interface (`ops::backend`).
@@ -492,6 +341,7 @@ mod tests {
                             ..spec(dt, max, st, kd, rd)
                         };
                         let src = source(&sp);
+                        assert_eq!(super::super::template::unfilled(&src), None, "{src}");
                         assert!(src.contains("cuprite_arg_finish"));
                         assert_eq!(src.contains("vec_t"), vector_width(&sp) > 1);
                         super::super::helpers::dump_source(
