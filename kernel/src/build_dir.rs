@@ -236,15 +236,24 @@ pub fn seed_sources(root: &Path, siblings: Option<&Path>) -> Vec<PathBuf> {
 const WARM_MARKER: &str = ".warm";
 
 /// What compiled dependencies can be reused under: the kernel's version and
-/// embedded crates, the toolchain, and the paths cargo's fingerprints hold
-/// (the crates' sources and `CARGO_HOME`).
+/// embedded crates (first line), then [`reuse_key`].
 pub fn warm_key() -> String {
-    let sources = crate::sources::dir();
     format!(
-        "cuprite-kernel {} sources {} at {}\n{}\nCARGO_HOME {}\n{}",
+        "cuprite-kernel {} sources {}\n{}",
         env!("CARGO_PKG_VERSION"),
         crate::sources::SOURCES_HASH,
-        sources.display(),
+        reuse_key()
+    )
+}
+
+/// What cargo needs to reuse any compiled crate at all: the toolchain,
+/// `CARGO_HOME` (where registry sources are) and the build settings. A
+/// build directory warmed by another version of the embedded crates still
+/// holds every registry dependency compiled: starting from it, cargo
+/// compiles only Cuprite's own crates again.
+fn reuse_key() -> String {
+    format!(
+        "{}\nCARGO_HOME {}\n{}",
         crate::prewarm::rustc_version(),
         crate::prewarm::cargo_home().display(),
         CARGO_CONFIG,
@@ -266,25 +275,34 @@ pub fn mark_warm(root: &Path) {
     }
 }
 
-/// Build directories under `base` other than `root` that are warm for `key`,
-/// the most recently warmed first.
+/// Build directories under `base` other than `root` that are warm for `key`
+/// (the most recently warmed first), then those warmed by other embedded
+/// crates under the same toolchain and settings (their registry
+/// dependencies are still good), the most recent first.
 fn warm_siblings(base: &Path, root: &Path, key: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(base) else {
         return Vec::new();
     };
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+    let reusable_tail = key.split_once('\n').map_or("", |(_, tail)| tail);
+    // (exact match, time warmed, directory)
+    let mut found: Vec<(bool, std::time::SystemTime, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| !same_dir(p, root) && p.join("ctx/target").is_dir())
         .filter_map(|p| {
             let marker = p.join(WARM_MARKER);
             let text = std::fs::read_to_string(&marker).ok()?;
-            (text == key).then(|| (marker.metadata().and_then(|m| m.modified()).ok(), p))
+            let exact = text == key;
+            let reusable = exact
+                || text
+                    .split_once('\n')
+                    .is_some_and(|(_, tail)| tail == reusable_tail);
+            let warmed = marker.metadata().and_then(|m| m.modified()).ok()?;
+            reusable.then_some((exact, warmed, p))
         })
-        .filter_map(|(t, p)| Some((t?, p)))
         .collect();
-    found.sort_by_key(|f| std::cmp::Reverse(f.0));
-    found.into_iter().map(|(_, p)| p).collect()
+    found.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+    found.into_iter().map(|(_, _, p)| p).collect()
 }
 
 #[cfg(test)]
@@ -352,8 +370,17 @@ mod tests {
         mark_warm(&new);
         make("cold", None);
         make("other-toolchain", Some("cuprite-kernel 0.0.0 ..."));
+        // Warmed by other embedded crates: after every exact match.
+        let (_, tail) = key.split_once('\n').unwrap();
+        let older_crates = make(
+            "older-crates",
+            Some(&format!("cuprite-kernel 0.0.9 sources 1\n{tail}")),
+        );
         let me = make("me", Some(&key));
-        assert_eq!(warm_siblings(&base, &me, &key), vec![new, old]);
+        assert_eq!(
+            warm_siblings(&base, &me, &key),
+            vec![new, old, older_crates]
+        );
         std::fs::remove_dir_all(&base).unwrap();
     }
 
