@@ -61,6 +61,22 @@ impl Casting {
 }
 
 impl DType {
+    /// The smallest and largest values of an integer dtype, as i128 (None
+    /// for bool, float and complex dtypes).
+    pub fn int_bounds(self) -> Option<(i128, i128)> {
+        Some(match self {
+            DType::Int8 => (i8::MIN as i128, i8::MAX as i128),
+            DType::Int16 => (i16::MIN as i128, i16::MAX as i128),
+            DType::Int32 => (i32::MIN as i128, i32::MAX as i128),
+            DType::Int64 => (i64::MIN as i128, i64::MAX as i128),
+            DType::UInt8 => (0, u8::MAX as i128),
+            DType::UInt16 => (0, u16::MAX as i128),
+            DType::UInt32 => (0, u32::MAX as i128),
+            DType::UInt64 => (0, u64::MAX as i128),
+            _ => return None,
+        })
+    }
+
     /// Every dtype, in a fixed order.
     pub const ALL: [DType; 15] = [
         DType::Bool,

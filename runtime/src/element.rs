@@ -91,16 +91,8 @@ impl Scalar {
     /// Whether the value is exactly representable in `dtype` (for integers:
     /// in range; for floats: finite values within range or any non-finite).
     pub fn fits(self, dtype: DType) -> bool {
-        let (lo, hi): (i128, i128) = match dtype {
-            DType::Int8 => (i8::MIN as i128, i8::MAX as i128),
-            DType::Int16 => (i16::MIN as i128, i16::MAX as i128),
-            DType::Int32 => (i32::MIN as i128, i32::MAX as i128),
-            DType::Int64 => (i64::MIN as i128, i64::MAX as i128),
-            DType::UInt8 => (0, u8::MAX as i128),
-            DType::UInt16 => (0, u16::MAX as i128),
-            DType::UInt32 => (0, u32::MAX as i128),
-            DType::UInt64 => (0, u64::MAX as i128),
-            _ => return true,
+        let Some((lo, hi)) = dtype.int_bounds() else {
+            return true;
         };
         let v: i128 = match self {
             Scalar::Int(i) => i as i128,

@@ -363,16 +363,7 @@ impl Gen {
 impl Fused {
     /// Sets the kernel name (CuPy's `kernel_name`), shown in profiles and errors.
     pub fn name(mut self, name: &str) -> Fused {
-        self.name = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        self.name = crate::kernels::raw::identifier_chars(name);
         self
     }
 

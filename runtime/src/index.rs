@@ -785,7 +785,13 @@ fn take_impl(
         Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
     };
     // Bounds are checked before the size of the result.
-    b.check_indices(op, idx.view(), ax, src.shape()[ax], mode)?;
+    let ix = crate::ops::index::Indices {
+        idx: idx.view(),
+        axis: ax,
+        n: src.shape()[ax],
+        mode,
+    };
+    b.check_indices(op, ix)?;
     let mut shape = src.shape()[..ax].to_vec();
     shape.extend_from_slice(idx.shape());
     shape.extend_from_slice(&src.shape()[ax + 1..]);
@@ -826,7 +832,13 @@ pub fn put<'a>(
     let b = crate::backend::on(op, a.device())?;
     check_index_dtype(op, &idx)?;
     // Every index is checked before anything is written.
-    b.check_indices(op, idx.view(), 0, a.size(), mode)?;
+    let ix = crate::ops::index::Indices {
+        idx: idx.view(),
+        axis: 0,
+        n: a.size(),
+        mode,
+    };
+    b.check_indices(op, ix)?;
     let values = values.into_operand();
     let device = common_device(
         op,
@@ -838,7 +850,13 @@ pub fn put<'a>(
     }
     // A fresh C-contiguous copy in a's dtype (never sharing a's memory).
     let vals = varr.astype(a.dtype())?;
-    b.put(op, a.view(), idx.view(), vals.view(), mode)
+    let p = crate::ops::index::Put {
+        a: a.view(),
+        idx: idx.view(),
+        vals: vals.view(),
+        mode,
+    };
+    b.put(op, p)
 }
 
 /// Multi-indices of the non-zero (true) elements of `a`, one int64 array per

@@ -101,21 +101,6 @@ fn check_finite(op: &'static str, name: &str, v: f64) -> Result<()> {
     }
 }
 
-/// The smallest and largest values of an integer dtype, as i128.
-fn int_bounds(dtype: DType) -> Option<(i128, i128)> {
-    Some(match dtype {
-        DType::Int8 => (i8::MIN as i128, i8::MAX as i128),
-        DType::Int16 => (i16::MIN as i128, i16::MAX as i128),
-        DType::Int32 => (i32::MIN as i128, i32::MAX as i128),
-        DType::Int64 => (i64::MIN as i128, i64::MAX as i128),
-        DType::UInt8 => (0, u8::MAX as i128),
-        DType::UInt16 => (0, u16::MAX as i128),
-        DType::UInt32 => (0, u32::MAX as i128),
-        DType::UInt64 => (0, u64::MAX as i128),
-        _ => return None,
-    })
-}
-
 impl Generator {
     /// A generator seeded with `seed` (the key of the Philox stream).
     pub fn new(seed: u64) -> Generator {
@@ -425,7 +410,7 @@ fn first_axis(op: &'static str, x: &Array) -> Result<usize> {
 
 /// Validates `integers(low, high, dtype)`.
 fn int_draw(op: &'static str, low: i64, high: i64, dtype: DType) -> Result<Draw> {
-    let Some((min, max)) = int_bounds(dtype) else {
+    let Some((min, max)) = dtype.int_bounds() else {
         return Err(Error::DType {
             op,
             detail: format!(

@@ -5,20 +5,13 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::index::{GatherScatter, IndexMode, Take, Where, WhereInput};
+use crate::ops::index::{GatherScatter, IndexMode, Indices, Put, Take, Where, WhereInput};
 use crate::storage::{CpuStorage, Storage};
 use crate::view::{OwnedView, View};
 
 impl GatherScatter for CpuBackend {
-    fn check_indices(
-        &self,
-        op: &'static str,
-        idx: View<'_>,
-        axis: usize,
-        n: usize,
-        mode: IndexMode,
-    ) -> Result<()> {
-        resolve_indices(op, &index_values(idx), axis, n, mode).map(|_| ())
+    fn check_indices(&self, op: &'static str, ix: Indices<'_>) -> Result<()> {
+        resolve_indices(op, &index_values(ix.idx), ix.axis, ix.n, ix.mode).map(|_| ())
     }
 
     fn take(&self, op: &'static str, t: Take<'_>) -> Result<()> {
@@ -34,14 +27,8 @@ impl GatherScatter for CpuBackend {
         Ok(())
     }
 
-    fn put(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        idx: View<'_>,
-        vals: View<'_>,
-        mode: IndexMode,
-    ) -> Result<()> {
+    fn put(&self, op: &'static str, p: Put<'_>) -> Result<()> {
+        let Put { a, idx, vals, mode } = p;
         let resolved = resolve_indices(op, &index_values(idx), 0, a.size(), mode)?;
         crate::with_dtype!(a.dtype(), T => put_cpu::<T>(a, &resolved, &vals.gather::<T>()));
         Ok(())

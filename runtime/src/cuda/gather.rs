@@ -21,7 +21,7 @@ use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::index::{GatherScatter, Take, Where, WhereInput};
+use crate::ops::index::{GatherScatter, Indices, Put, Take, Where, WhereInput};
 use crate::ops::IndexMode;
 use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
@@ -115,14 +115,8 @@ fn index_value(idx: View<'_>, at: usize) -> Result<i64> {
 /// extent `n` as `resolve_indices` does on the CPU: a non-empty index array
 /// into an empty axis fails in every mode; in raise mode the first index
 /// outside `-n..n` is an [`Error::IndexOutOfBounds`].
-fn check_indices(
-    op: &'static str,
-    ord: usize,
-    idx: View<'_>,
-    axis: usize,
-    n: usize,
-    mode: IndexMode,
-) -> Result<()> {
+fn check_indices(op: &'static str, ord: usize, ix: Indices<'_>) -> Result<()> {
+    let Indices { idx, axis, n, mode } = ix;
     let k = idx.size();
     if k == 0 {
         return Ok(());
@@ -441,14 +435,8 @@ struct PutSpec {
 /// its target with the later ones; more are resolved into targets and
 /// stably argsorted by target, and the last of each run of equal targets
 /// writes.
-fn put(
-    op: &'static str,
-    b: &CudaBackend,
-    a: View<'_>,
-    idx: View<'_>,
-    vals: View<'_>,
-    mode: IndexMode,
-) -> Result<()> {
+fn put(op: &'static str, b: &CudaBackend, p: Put<'_>) -> Result<()> {
+    let Put { a, idx, vals, mode } = p;
     let s = session(b.ordinal)?;
     let k = idx.size();
     let n = a.size();
@@ -625,17 +613,10 @@ fn nonzero_source(nd: usize, shape_at: usize, geo_len: usize) -> String {
 
 // The GatherScatter family of the backend interface (`ops::backend`).
 impl GatherScatter for CudaBackend {
-    fn check_indices(
-        &self,
-        op: &'static str,
-        idx: View<'_>,
-        axis: usize,
-        n: usize,
-        mode: IndexMode,
-    ) -> Result<()> {
-        let copied = contiguous(op, self, idx)?;
-        let idx = copied.as_ref().map_or(idx, OwnedView::view);
-        check_indices(op, self.ordinal, idx, axis, n, mode)
+    fn check_indices(&self, op: &'static str, ix: Indices<'_>) -> Result<()> {
+        let copied = contiguous(op, self, ix.idx)?;
+        let idx = copied.as_ref().map_or(ix.idx, OwnedView::view);
+        check_indices(op, self.ordinal, Indices { idx, ..ix })
     }
 
     fn take(&self, op: &'static str, t: Take<'_>) -> Result<()> {
@@ -644,15 +625,8 @@ impl GatherScatter for CudaBackend {
         take(op, session(self.ordinal)?, Take { idx, ..t })
     }
 
-    fn put(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        idx: View<'_>,
-        vals: View<'_>,
-        mode: IndexMode,
-    ) -> Result<()> {
-        put(op, self, a, idx, vals, mode)
+    fn put(&self, op: &'static str, p: Put<'_>) -> Result<()> {
+        put(op, self, p)
     }
 
     fn mask(&self, op: &'static str, x: View<'_>, m: View<'_>) -> Result<(Storage, usize)> {

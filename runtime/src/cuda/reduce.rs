@@ -25,7 +25,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::reduce::{Reduce, ReduceOp};
-use crate::storage::Storage;
+use crate::storage::{CudaStorage, Storage};
 use crate::view::View;
 
 /// What to compute: `out = post(fold(combine, identity, map(x)))`.
@@ -49,6 +49,24 @@ pub(crate) struct ReduceSpec {
     pub result: DType,
     /// Helper definitions.
     pub support: String,
+}
+
+impl ReduceSpec {
+    /// The cache key of this reduction's kernel for `strategy`, input dtype
+    /// `in_dt` and whatever else of the layout (`shape`) the source depends on.
+    fn kernel_key(&self, strategy: &str, in_dt: DType, shape: impl std::hash::Hash) -> u64 {
+        super::helpers::key((
+            (strategy, self.name, &self.map, &self.combine, &self.post),
+            (
+                &self.identity,
+                &self.support,
+                self.compute,
+                self.acc,
+                self.result,
+            ),
+            (in_dt, shape),
+        ))
+    }
 }
 
 struct Plan {
@@ -147,6 +165,33 @@ const ROW_THREADS: usize = 256;
 
 /// The stream's zeroed reduction counters (`n` of them are used; the last
 /// block of each group sets its counter back to zero).
+/// The arguments both strategies start with: the input pointer, the
+/// output, and when rows are split over `splits > 1` blocks, a buffer of
+/// `partials` accumulators and the finishing counters of `groups` groups
+/// (else nulls). The buffer comes back too: it must live until the launch.
+fn first_args(
+    s: &DeviceSession,
+    spec: &ReduceSpec,
+    (input, out): (u64, View<'_>),
+    splits: usize,
+    partials: usize,
+    groups: usize,
+) -> Result<(KernelArgs, Option<CudaStorage>)> {
+    let mut args = KernelArgs::new();
+    args.push(input);
+    args.push(super::helpers::ptr("reduce", out)?);
+    if splits > 1 {
+        let partial = alloc(spec.name, s.info.ordinal, spec.acc, partials)?;
+        args.push(partial.buffer.ptr);
+        args.push(counters(s, groups)?);
+        Ok((args, Some(partial)))
+    } else {
+        args.push(0u64);
+        args.push(0u64);
+        Ok((args, None))
+    }
+}
+
 fn counters(s: &DeviceSession, n: usize) -> Result<u64> {
     debug_assert!(n <= super::session::REDUCE_COUNTERS);
     s.counters(&current_stream())
@@ -177,14 +222,7 @@ fn rows_pass(
             .clamp(1, len.div_ceil(per_block).max(1))
             .min(65535)
     };
-    let (partial, count) = if splits > 1 {
-        (
-            Some(alloc(spec.name, s.info.ordinal, spec.acc, rows * splits)?),
-            Some(counters(s, rows)?),
-        )
-    } else {
-        (None, None)
-    };
+    let (mut args, _partial) = first_args(s, spec, (ptr, out), splits, rows * splits, rows)?;
     let (kshape, kstrides) = &plan.kept;
     let (rshape, rstrides) = &plan.red;
     let kd = kshape.len().max(1);
@@ -204,25 +242,11 @@ fn rows_pass(
     } else {
         1
     };
-    let key = super::helpers::key((
-        (
-            "rows",
-            spec.name,
-            &spec.map,
-            &spec.combine,
-            &spec.post,
-            &spec.identity,
-        ),
-        (
-            spec.compute,
-            spec.acc,
-            spec.result,
-            in_dt,
-            kshape.len(),
-            rshape.len(),
-        ),
-        (contiguous_rows, vec, spec.support.len()),
-    ));
+    let key = spec.kernel_key(
+        "rows",
+        in_dt,
+        (kshape.len(), rshape.len(), contiguous_rows, vec),
+    );
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_rows", || {
@@ -235,11 +259,6 @@ fn rows_pass(
                 vec,
             )
         })?;
-    let mut args = KernelArgs::new();
-    args.push(ptr);
-    args.push(super::helpers::ptr("reduce", out)?);
-    args.push(partial.as_ref().map_or(0u64, |p| p.buffer.ptr));
-    args.push(count.unwrap_or(0));
     let mut geo: Vec<i64> = Vec::new();
     let pad = |v: &mut Vec<i64>, xs: Vec<i64>, n: usize| {
         let mut xs = xs;
@@ -330,42 +349,14 @@ fn columns(
         .div_ceil(col_blocks)
         .clamp(1, len.div_ceil(8 * 64).max(1))
         .min(65535);
-    let (partial, count) = if splits > 1 {
-        (
-            Some(alloc(spec.name, s.info.ordinal, spec.acc, splits * cols)?),
-            Some(counters(s, col_blocks)?),
-        )
-    } else {
-        (None, None)
-    };
-    let key = super::helpers::key((
-        (
-            "cols",
-            spec.name,
-            &spec.map,
-            &spec.combine,
-            &spec.post,
-            &spec.identity,
-        ),
-        (
-            spec.compute,
-            spec.acc,
-            spec.result,
-            in_dt,
-            spec.support.len(),
-            vec,
-        ),
-    ));
+    let parts = splits * cols;
+    let (mut args, _partial) = first_args(s, spec, (ptr, out), splits, parts, col_blocks)?;
+    let key = spec.kernel_key("cols", in_dt, vec);
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_cols", || {
             columns_source(spec, in_dt, vec)
         })?;
-    let mut args = KernelArgs::new();
-    args.push(ptr);
-    args.push(super::helpers::ptr("reduce", out)?);
-    args.push(partial.as_ref().map_or(0u64, |p| p.buffer.ptr));
-    args.push(count.unwrap_or(0));
     args.push(cols as i64);
     args.push(len as i64);
     args.push(row_stride as i64);
@@ -670,6 +661,49 @@ fn on_host(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn param(name: &str, pass: Pass, actual: DType, ty: DType, out: bool) -> GenParam {
+        GenParam {
+            name: name.into(),
+            pass,
+            actual,
+            ty,
+            out,
+        }
+    }
+
+    #[test]
+    fn reduction_source_has_map_reduce_post_and_a_finishing_kernel() {
+        let f = DType::Float32;
+        let params = [
+            param("x", Pass::Each, f, f, false),
+            param("y", Pass::Each, f, f, true),
+        ];
+        let src = user_source(&RedSource {
+            name: "sum_squares",
+            map_expr: "x * x",
+            reduce_expr: "a + b",
+            post_map_expr: "y = a",
+            identity: "0",
+            reduce_type: "float",
+            preamble: "",
+            placeholders: &[],
+            params: &params,
+            kd: 0,
+            rd: 1,
+            red_contiguous: true,
+        });
+        assert!(src.contains("typedef float _type_reduce;"));
+        assert!(src.contains("_type_reduce _cp_map(const float x, const _cp_Size& _in_ind, const _cp_Size& _out_ind) { return static_cast<_type_reduce>(\n#line 1 \"map_expr\"\nx * x\n"), "{src}");
+        assert!(src.contains("#line 1 \"reduce_expr\"\na + b\n"));
+        assert!(src.contains("#line 1 \"post_map_expr\"\ny = a;\n"));
+        assert!(src.contains("extern \"C\" __global__ void sum_squares(const float* _raw_x, float* _raw_y, _type_reduce* _partial, const _cp_Geo _g, const long long _rows, const long long _len)"), "{src}");
+        assert!(src.contains("extern \"C\" __global__ void sum_squares_finish("));
+        assert!(src.contains("_type_reduce _s = _type_reduce(0);"));
+        assert!(src.contains("_o_x += _j * _g.v[1];"), "{src}");
+        assert!(src.contains("_cp_post(_sh[0], _raw_y[_k_y], _in_ind, _out_ind);"));
+        assert_eq!(c_reduce_type("float64"), "double");
+    }
 
     fn sum_f32() -> ReduceSpec {
         super::super::reduce_spec::spec("sum", DType::Float32).unwrap()

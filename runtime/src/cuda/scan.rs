@@ -27,6 +27,7 @@ use super::template::render;
 use super::transfer::alloc;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::storage::CudaStorage;
 // The result dtype of a scan (the table's).
 use crate::ops::reduce::sum_dtype as out_dtype;
 use crate::view::View;
@@ -186,21 +187,19 @@ fn run(
             let f = kernel(s, key(("scan", &spec)), name, "cuprite_scan_tiles", || {
                 source(&spec)
             })?;
+            let grid = (tiles as u32, rows.min(65535) as u32);
+            let sizes = [rows, n, tiles];
             let totals = if tiles > 1 {
                 let t = alloc(name, s.info.ordinal, acc, rows * tiles)?;
                 // Phase 1: the total of every tile.
-                launch_tiles(
+                launch_pass(
                     s,
                     name,
                     f,
-                    x,
-                    0,
-                    t.buffer.ptr,
-                    0,
+                    grid,
+                    [x, 0, t.buffer.ptr, 0],
                     &geo_bytes,
-                    rows,
-                    n,
-                    tiles,
+                    &sizes,
                     0,
                 )?;
                 // Phase 2: running totals of the tiles of each row.
@@ -210,24 +209,13 @@ fn run(
                     n: tiles,
                     inner: (vec![], vec![]),
                 };
-                let ts = alloc(name, s.info.ordinal, acc, rows * tiles)?;
-                run(
-                    s,
-                    name,
-                    prod,
-                    t.buffer.ptr,
-                    acc,
-                    acc,
-                    (ts.buffer.ptr, acc),
-                    &tjob,
-                )?;
-                Some(ts)
+                Some(running_totals(s, name, prod, t.buffer.ptr, acc, &tjob)?)
             } else {
                 None
             };
             // Phase 3: every tile scanned from the running total before it.
             let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
-            launch_tiles(s, name, f, x, out, 0, off, &geo_bytes, rows, n, tiles, 1)
+            launch_pass(s, name, f, grid, [x, out, 0, off], &geo_bytes, &sizes, 1)
         }
         Kind::Lanes => {
             let lanes = rows * m;
@@ -240,21 +228,18 @@ fn run(
             let f = kernel(s, key(("scan", &spec)), name, "cuprite_scan_lanes", || {
                 source(&spec)
             })?;
+            let grid = (grid_1d(s, rows * m * chunks, THREADS), 1);
+            let sizes = [rows, n, m, chunks];
             let totals = if chunks > 1 {
                 let t = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
-                launch_lanes(
+                launch_pass(
                     s,
                     name,
                     f,
-                    x,
-                    0,
-                    t.buffer.ptr,
-                    0,
+                    grid,
+                    [x, 0, t.buffer.ptr, 0],
                     &geo_bytes,
-                    rows,
-                    n,
-                    m,
-                    chunks,
+                    &sizes,
                     0,
                 )?;
                 // Phase 2: running totals along the chunk axis.
@@ -264,91 +249,59 @@ fn run(
                     n: chunks,
                     inner: merged(&[m], &[1]),
                 };
-                let ts = alloc(name, s.info.ordinal, acc, rows * chunks * m)?;
-                run(
-                    s,
-                    name,
-                    prod,
-                    t.buffer.ptr,
-                    acc,
-                    acc,
-                    (ts.buffer.ptr, acc),
-                    &tjob,
-                )?;
-                Some(ts)
+                Some(running_totals(s, name, prod, t.buffer.ptr, acc, &tjob)?)
             } else {
                 None
             };
             let off = totals.as_ref().map_or(0, |t| t.buffer.ptr);
-            launch_lanes(
-                s, name, f, x, out, 0, off, &geo_bytes, rows, n, m, chunks, 1,
-            )
+            launch_pass(s, name, f, grid, [x, out, 0, off], &geo_bytes, &sizes, 1)
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn launch_tiles(
-    s: &DeviceSession,
-    name: &str,
-    f: super::compile::Function,
-    x: u64,
-    out: u64,
+/// The inclusive scan of the partial totals at `totals` (dtype `acc`,
+/// laid out as `job` says), in a new buffer.
+fn running_totals(
+    s: &'static DeviceSession,
+    name: &'static str,
+    prod: bool,
     totals: u64,
-    offsets: u64,
-    geo: &[u8],
-    rows: usize,
-    n: usize,
-    tiles: usize,
-    mode: i32,
-) -> Result<()> {
-    let mut args = KernelArgs::new();
-    args.push(x);
-    args.push(out);
-    args.push(totals);
-    args.push(offsets);
-    args.push_bytes(geo, 8);
-    args.push(rows as i64);
-    args.push(n as i64);
-    args.push(tiles as i64);
-    args.push(mode);
-    let cfg = LaunchConfig {
-        grid: (tiles as u32, rows.min(65535) as u32, 1),
-        block: (THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch(s, name, f, cfg, &current_stream(), &mut args)
+    acc: DType,
+    job: &Job,
+) -> Result<CudaStorage> {
+    let size =
+        job.outer.0.iter().product::<usize>() * job.n * job.inner.0.iter().product::<usize>();
+    let ts = alloc(name, s.info.ordinal, acc, size)?;
+    run(s, name, prod, totals, acc, acc, (ts.buffer.ptr, acc), job)?;
+    Ok(ts)
 }
 
+/// One pass of a scan kernel over `grid` (x, y) blocks: its buffers (`x`, `out`,
+/// `totals`, `offsets`; 0 where the pass has none), the geometry, the
+/// sizes the kernel takes after it, and the mode (0: tile or chunk totals
+/// only, 1: the scan from the running totals).
 #[allow(clippy::too_many_arguments)]
-fn launch_lanes(
+fn launch_pass(
     s: &DeviceSession,
     name: &str,
     f: super::compile::Function,
-    x: u64,
-    out: u64,
-    totals: u64,
-    offsets: u64,
+    grid: (u32, u32),
+    buffers: [u64; 4],
     geo: &[u8],
-    rows: usize,
-    n: usize,
-    m: usize,
-    chunks: usize,
+    sizes: &[usize],
     mode: i32,
 ) -> Result<()> {
     let mut args = KernelArgs::new();
-    args.push(x);
-    args.push(out);
-    args.push(totals);
-    args.push(offsets);
+    for b in buffers {
+        args.push(b);
+    }
     args.push_bytes(geo, 8);
-    args.push(rows as i64);
-    args.push(n as i64);
-    args.push(m as i64);
-    args.push(chunks as i64);
+    for &n in sizes {
+        args.push(n as i64);
+    }
     args.push(mode);
     let cfg = LaunchConfig {
-        grid: (grid_1d(s, rows * m * chunks, THREADS), 1, 1),
+        grid: (grid.0, grid.1, 1),
         block: (THREADS as u32, 1, 1),
         shared_mem_bytes: 0,
     };

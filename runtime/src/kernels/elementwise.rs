@@ -1,11 +1,11 @@
 //! `cp::ElementwiseKernel`: CuPy's user-defined elementwise kernels.
 
 use super::args::{args_device, check_scalar, scalar_bytes, Arg, IntoArgs};
-use super::codegen::{
-    carray_bytes, elementwise_geo, elementwise_source, vector_lanes, GenParam, Pass,
-};
 use super::params::{check_unique, is_identifier, parse_params, resolve_types, ArgType, Param};
 use crate::array::Array;
+use crate::cuda::codegen::{
+    carray_bytes, elementwise_geo, elementwise_source, vector_lanes, GenParam, Pass,
+};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::element::Scalar;

@@ -11,10 +11,9 @@
 //! the CPU backend answers [`Error::NeedsCuda`](crate::Error::NeedsCuda).
 
 mod args;
-pub(crate) mod codegen;
 mod elementwise;
 pub(crate) mod params;
-mod raw;
+pub(crate) mod raw;
 mod reduction;
 
 pub use args::{Arg, DevicePtr, Dim3, IntoArg, IntoArgs, IntoDim3};

@@ -374,10 +374,9 @@ impl RawKernel {
     }
 }
 
-/// A name usable as an NVRTC program name.
-fn sanitize(name: &str) -> String {
-    let s: String = name
-        .chars()
+/// `name` with every character that cannot be in a C identifier made `_`.
+pub(crate) fn identifier_chars(name: &str) -> String {
+    name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' {
                 c
@@ -385,8 +384,13 @@ fn sanitize(name: &str) -> String {
                 '_'
             }
         })
-        .collect();
-    s.trim_matches('_')
+        .collect()
+}
+
+/// A name usable as an NVRTC program name.
+fn sanitize(name: &str) -> String {
+    identifier_chars(name)
+        .trim_matches('_')
         .to_string()
         .chars()
         .take(64)

@@ -1,12 +1,13 @@
 //! `cp::ReductionKernel`: CuPy's user-defined reductions.
 
 use super::args::{args_device, check_scalar, scalar_bytes, Arg, IntoArgs};
-use super::codegen::{
-    c_reduce_type, c_type_size, reduction_source, GenParam, Pass, RedGeo, RedSource, RED_THREADS,
-};
 use super::elementwise::{arg_type, c_align};
 use super::params::{check_unique, is_identifier, parse_params, resolve_types, ArgType, Param};
 use crate::array::Array;
+use crate::cuda::codegen::{c_type_size, GenParam, Pass};
+use crate::cuda::reduce::{
+    c_reduce_type, user_source as reduction_source, RedGeo, RedSource, RED_THREADS,
+};
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::element::Scalar;

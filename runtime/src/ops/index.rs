@@ -30,6 +30,25 @@ pub(crate) struct Take<'a> {
     pub out: View<'a>,
 }
 
+/// What `put` writes: `a.flat[idx[k]] = vals[k % vals.size()]`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Put<'a> {
+    pub a: View<'a>,
+    pub idx: View<'a>,
+    pub vals: View<'a>,
+    pub mode: IndexMode,
+}
+
+/// Indices `idx` into an axis of extent `n` (`axis` names it in messages),
+/// resolved under `mode`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Indices<'a> {
+    pub idx: View<'a>,
+    pub axis: usize,
+    pub n: usize,
+    pub mode: IndexMode,
+}
+
 /// What `where_` reads and writes: `out = cond ? x : y`, broadcast.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Where<'a> {
@@ -56,32 +75,17 @@ pub(crate) enum WhereInput<'a> {
 /// end checks); bool indices read as 0 and 1, uint64 indices beyond
 /// `i64::MAX` saturate.
 pub(crate) trait GatherScatter {
-    /// Checks the indices `idx` against an axis of extent `n` (`axis` for
-    /// messages): a non-empty `idx` into an empty axis fails in every mode,
-    /// and in raise mode the first index (C order) outside `-n..n` is an
-    /// `Error::IndexOutOfBounds`.
-    fn check_indices(
-        &self,
-        op: &'static str,
-        idx: View<'_>,
-        axis: usize,
-        n: usize,
-        mode: IndexMode,
-    ) -> Result<()>;
+    /// Checks indices against their axis: a non-empty `idx` into an empty
+    /// axis fails in every mode, and in raise mode the first index (C
+    /// order) outside `-n..n` is an `Error::IndexOutOfBounds`.
+    fn check_indices(&self, op: &'static str, ix: Indices<'_>) -> Result<()>;
     /// `out[o, k, i] = src[o, idx[k], i]` along `axis` (indices checked by
     /// `check_indices`, resolved under `mode`); `out` is C-contiguous.
     fn take(&self, op: &'static str, t: Take<'_>) -> Result<()>;
     /// `a.flat[idx[k]] = vals[k % vals.size()]` for every k (C order of
     /// `a`), the last index winning for repeated targets; `idx` is checked,
     /// `vals` is non-empty, has `a`'s dtype and shares no memory with `a`.
-    fn put(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        idx: View<'_>,
-        vals: View<'_>,
-        mode: IndexMode,
-    ) -> Result<()>;
+    fn put(&self, op: &'static str, p: Put<'_>) -> Result<()>;
     /// `x[m]` for a checked bool mask `m` of `x`'s leading axes: a new
     /// C-contiguous buffer of the selected elements (shape `(count,) +
     /// x.shape[m.ndim:]`, its size checked) and `count`.
