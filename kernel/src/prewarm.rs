@@ -42,14 +42,7 @@ pub fn rustc_version() -> String {
 
 /// What a prebuilt folder's compiled code depends on.
 fn key() -> String {
-    format!(
-        "cuprite-kernel {} sources {}\n{}\nCARGO_HOME {}\n{}",
-        env!("CARGO_PKG_VERSION"),
-        crate::sources::SOURCES_HASH,
-        rustc_version(),
-        cargo_home().display(),
-        crate::build_dir::CARGO_CONFIG,
-    )
+    crate::build_dir::warm_key()
 }
 
 /// The `CARGO_HOME` cargo uses: the variable, else `~/.cargo`.

@@ -118,11 +118,9 @@ impl Session {
                     after_interrupt: false,
                 };
                 ev.init();
-                // Warm up unless a request arrives first: it is answered at
-                // once (its cell pays what the warm-up would have).
-                if let Some(job) = ev.warm_up(&rx) {
-                    ev.handle(job);
-                }
+                // Requests sent meanwhile wait for the warm-up: it costs
+                // them no more than running first would.
+                ev.warm_up();
                 for job in rx {
                     ev.handle(job);
                 }
@@ -426,22 +424,17 @@ impl Evaluator {
         }
     }
 
-    /// Runs [`WARMUP_CELLS`], publishing nothing (a failure only costs speed);
-    /// stops early and returns the request when one arrives.
-    fn warm_up(&mut self, jobs: &mpsc::Receiver<Job>) -> Option<Job> {
+    /// Runs [`WARMUP_CELLS`], publishing nothing (a failure only costs speed).
+    fn warm_up(&mut self) {
         if std::env::var_os("CUPRITE_KERNEL_NO_WARMUP").is_some() || self.init_error.is_some() {
-            return None;
+            return;
         }
         let started = std::time::Instant::now();
         let debug = std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some();
         for code in WARMUP_CELLS {
-            if let Ok(job) = jobs.try_recv() {
-                if debug {
-                    eprintln!("cuprite-kernel: warm-up stopped for a request");
-                }
-                return Some(job);
-            }
-            let ctx = self.ctx.as_mut()?;
+            let Some(ctx) = self.ctx.as_mut() else {
+                return;
+            };
             self.side.begin_cell();
             let t = std::time::Instant::now();
             let result = ctx.execute(code);
@@ -465,13 +458,12 @@ impl Evaluator {
                         Ok(_) => events.stderr_tail.trim().to_string(),
                     }
                 );
-                return None;
+                return;
             }
         }
         if debug {
             eprintln!("cuprite-kernel: warm-up done in {:.1?}", started.elapsed());
         }
-        None
     }
 
     /// Sets the cell process up again after evcxr restarted it.

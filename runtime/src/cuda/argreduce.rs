@@ -224,11 +224,12 @@ fn source(spec: &Spec) -> String {
     } else {
         ("bv < av", "av < bv", "smaller")
     };
-    let mut on = vec![match spec.strategy {
-        Strategy::Rows => "ROWS",
-        Strategy::Columns => "COLS",
-    }];
-    on.push(if vec > 1 { "VEC" } else { "SCALAR" });
+    // The row kernel loads by vectors (VEC) or one element at a time (SCALAR).
+    let on: &[&str] = match spec.strategy {
+        Strategy::Rows if vec > 1 => &["ROWS", "VEC"],
+        Strategy::Rows => &["ROWS", "SCALAR"],
+        Strategy::Columns => &["COLS"],
+    };
     render(
         TEMPLATE,
         &[
@@ -247,7 +248,7 @@ fn source(spec: &Spec) -> String {
             ("RED_OFF", &red_off),
             ("RED_STRIDE_AT", &spec.rd.stride_at.to_string()),
         ],
-        &on,
+        on,
     )
 }
 
