@@ -1,5 +1,6 @@
 //! Embeds the sources of the crates every notebook cell links (`cuprite`,
-//! `cuprite-display`, `cuprite-kernel-io`) into the kernel binary, with
+//! `cuprite-display`, `cuprite-kernel-io`, and `cuprite-cells`, the shared
+//! library that holds them) into the kernel binary, with
 //! manifests made standalone (workspace inheritance resolved, path
 //! dependencies pointing at each other), so that an installed kernel needs no
 //! source checkout: it unpacks them into its data directory on first use.
@@ -14,6 +15,7 @@ const CRATES: &[(&str, &str)] = &[
     ("runtime", "cuprite"),
     ("display", "cuprite-display"),
     ("kernel/io", "cuprite-kernel-io"),
+    ("kernel/cells", "cuprite-cells"),
 ];
 
 fn main() {

@@ -298,6 +298,9 @@ struct Evaluator {
 /// `?` compiles twice, and a final `expr?` falls back to `Debug`, losing its
 /// rich display.
 ///
+/// Cells link one shared library, `cuprite-cells` (see `kernel/cells`), and
+/// reach the crates through its re-exports.
+///
 /// `cp` is `cuprite_display::cp`: the runtime (`cuprite`) plus plots,
 /// displays, progress bars and reports, so cells write `cp::arange(..)`,
 /// `cp::plot::line(..)`, `cp::progress(..)`; the display prelude adds
@@ -308,18 +311,15 @@ fn init_code(src: &std::path::Path) -> String {
     let p = |name: &str| toml_string(&src.join(name).to_string_lossy());
     format!(
         ":opt 0\n\
-         :dep cuprite = {{ path = {} }}\n\
-         :dep cuprite-display = {{ path = {} }}\n\
-         :dep cuprite-kernel-io = {{ path = {} }}\n\
+         :dep cuprite-cells = {{ path = {} }}\n\
+         use cuprite_cells::{{cuprite, cuprite_display, cuprite_kernel_io}};\n\
          use cuprite_display::cp;\n\
          use cuprite::prelude::*;\n\
          use cuprite_display::prelude::*;\n\
          use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
          \"0\".parse::<u8>()?;\n\
          cuprite_kernel_io::__init();",
-        p("cuprite"),
-        p("cuprite-display"),
-        p("cuprite-kernel-io")
+        p("cuprite-cells")
     )
 }
 
@@ -399,7 +399,7 @@ impl Evaluator {
             let mut err = err;
             err.traceback.insert(
                 0,
-                "The kernel could not build the crates every cell uses (cuprite, cuprite-display, cuprite-kernel-io):".into(),
+                "The kernel could not build the crates every cell uses (cuprite, cuprite-display, cuprite-kernel-io, in the shared library cuprite-cells):".into(),
             );
             self.init_error = Some(err);
             return;
@@ -991,7 +991,7 @@ mod tests {
     fn init_code_quotes_paths() {
         let c = init_code(std::path::Path::new("/d/\"q\""));
         assert!(
-            c.contains(":dep cuprite = { path = \"/d/\\\"q\\\"/cuprite\" }"),
+            c.contains(":dep cuprite-cells = { path = \"/d/\\\"q\\\"/cuprite-cells\" }"),
             "{c}"
         );
         assert!(c.ends_with("\n\"0\".parse::<u8>()?;\ncuprite_kernel_io::__init();"));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
-/// The directory holding `cuprite/`, `cuprite-display/` and `cuprite-kernel-io/`
+/// The directory holding `cuprite/`, `cuprite-display/`, `cuprite-kernel-io/` and `cuprite-cells/`
 /// for this build of the kernel, unpacked if it is not there yet.
 pub fn unpacked() -> Result<PathBuf> {
     let d = dir();
@@ -71,7 +71,12 @@ mod tests {
     #[test]
     fn embedded_crates_are_standalone() {
         let names: Vec<&str> = CRATE_SOURCES.iter().map(|(p, _)| *p).collect();
-        for krate in ["cuprite", "cuprite-display", "cuprite-kernel-io"] {
+        for krate in [
+            "cuprite",
+            "cuprite-display",
+            "cuprite-kernel-io",
+            "cuprite-cells",
+        ] {
             assert!(
                 names.contains(&format!("{krate}/Cargo.toml").as_str()),
                 "{krate}"
