@@ -45,6 +45,7 @@ mod reduce;
 mod shape;
 pub mod signal;
 mod sort;
+mod stats;
 pub mod sparse;
 mod storage;
 mod ufunc;
@@ -81,6 +82,7 @@ pub use operand::{common_device, IntoOperand, Operand};
 pub use reduce::*;
 pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape, ReshapeDim};
 pub use sort::*;
+pub use stats::*;
 pub use ufunc::*;
 
 /// What every notebook cell has in scope: `use cuprite::prelude::*;`.
