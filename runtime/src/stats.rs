@@ -258,7 +258,11 @@ fn nan_arg(x: &Array, max: bool, axis: Option<isize>, keepdims: bool) -> Result<
         };
     }
     let mask = crate::isnan(x)?;
-    let fill = if max { f64::NEG_INFINITY } else { f64::INFINITY };
+    let fill = if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
     let filled = crate::where_(&mask, fill, x)?;
     let at = if max {
         crate::argmax(&filled, axis, keepdims)?
@@ -305,7 +309,7 @@ pub fn nanargmax(x: &Array, axis: Option<isize>, keepdims: bool) -> Result<Array
 ///
 /// ```
 /// use cuprite as cp;
-/// let x = cp::asarray(vec![vec![4, 9, 2], vec![3, 3, 8]])?;
+/// let x = cp::asarray(vec![vec![4i64, 9, 2], vec![3, 3, 8]])?;
 /// assert_eq!(cp::ptp(&x, 1, false)?.to_vec::<i64>()?, vec![7, 5]);
 /// # Ok::<(), cp::Error>(())
 /// ```
@@ -568,7 +572,15 @@ pub fn percentile(
     method: QuantileMethod,
     keepdims: bool,
 ) -> Result<Array> {
-    quantiles("percentile", x, q.into(), 100.0, axes.into(), method, keepdims)
+    quantiles(
+        "percentile",
+        x,
+        q.into(),
+        100.0,
+        axes.into(),
+        method,
+        keepdims,
+    )
 }
 
 /// One quantile's position in a sorted run of `n`: the two neighbours and
@@ -804,7 +816,7 @@ pub struct DiffEnds<'a> {
 ///
 /// ```
 /// use cuprite as cp;
-/// let x = cp::asarray(vec![1, 2, 4, 7, 0])?;
+/// let x = cp::asarray(vec![1i64, 2, 4, 7, 0])?;
 /// assert_eq!(cp::diff(&x, 1, -1)?.to_vec::<i64>()?, vec![1, 2, 3, -7]);
 /// assert_eq!(cp::diff(&x, 2, -1)?.to_vec::<i64>()?, vec![1, 1, -10]);
 /// # Ok::<(), cp::Error>(())
@@ -827,7 +839,10 @@ pub fn diff(x: &Array, n: usize, axis: isize) -> Result<Array> {
 pub fn diff_with(x: &Array, n: usize, axis: isize, ends: DiffEnds<'_>) -> Result<Array> {
     let op = "diff";
     if x.ndim() == 0 {
-        return Err(invalid(op, "diff requires an array of at least one dimension"));
+        return Err(invalid(
+            op,
+            "diff requires an array of at least one dimension",
+        ));
     }
     let axis = crate::layout::normalize_axis(op, axis, x.ndim())?;
     if n == 0 {
@@ -939,7 +954,10 @@ pub fn ediff1d(x: &Array, to_end: Option<&Array>, to_begin: Option<&Array>) -> R
 pub fn gradient_axis(f: &Array, axis: isize, spacing: f64) -> Result<Array> {
     let op = "gradient";
     if f.ndim() == 0 {
-        return Err(invalid(op, "gradient requires an array of at least one dimension"));
+        return Err(invalid(
+            op,
+            "gradient requires an array of at least one dimension",
+        ));
     }
     let axis = crate::layout::normalize_axis(op, axis, f.ndim())?;
     let len = f.shape()[axis];
@@ -1019,7 +1037,10 @@ pub fn gradient(f: &Array, spacing: f64) -> Result<Vec<Array>> {
 pub fn trapezoid(y: &Array, x: Option<&Array>, dx: f64, axis: isize) -> Result<Array> {
     let op = "trapezoid";
     if y.ndim() == 0 {
-        return Err(invalid(op, "trapezoid requires an array of at least one dimension"));
+        return Err(invalid(
+            op,
+            "trapezoid requires an array of at least one dimension",
+        ));
     }
     let axis = crate::layout::normalize_axis(op, axis, y.ndim())?;
     let len = y.shape()[axis] as isize;

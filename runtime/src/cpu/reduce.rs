@@ -1087,7 +1087,12 @@ fn nan_sum_cpu<T: Num, const PROD: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
 
 fn nan_extreme_cpu<T: Num, const MAX: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
     let acc = read::<T, _>(x, |data| {
-        run(&NanExtremeR::<T, MAX>(PhantomData), data, p, &no_aux(p.n_out))
+        run(
+            &NanExtremeR::<T, MAX>(PhantomData),
+            data,
+            p,
+            &no_aux(p.n_out),
+        )
     });
     write(out, |o| o.extend(acc.into_iter().map(|a| a.0)));
 }

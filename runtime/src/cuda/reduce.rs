@@ -740,7 +740,13 @@ mod tests {
             cases.push((name, DType::Int8));
         }
         for name in ["nansum", "nanprod", "nanmax", "nanmin"] {
-            for dt in [DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Int8] {
+            for dt in [
+                DType::Float16,
+                DType::BFloat16,
+                DType::Float32,
+                DType::Float64,
+                DType::Int8,
+            ] {
                 cases.push((name, dt));
             }
         }

@@ -198,7 +198,9 @@ mod tests {
     fn result_dtypes_are_the_tables() {
         use ReduceOp::*;
         for dt in DType::ALL {
-            for op in [Sum, Prod, Mean, Min, Max, All, Any, NanSum, NanProd, NanMin, NanMax] {
+            for op in [
+                Sum, Prod, Mean, Min, Max, All, Any, NanSum, NanProd, NanMin, NanMax,
+            ] {
                 let op = op.plain_for(dt);
                 if let Some(s) = spec(op.name(), dt) {
                     assert_eq!(s.result, op.result(dt), "{} of {dt}", op.name());

@@ -78,9 +78,7 @@ impl ReduceOp {
     /// The result dtype of the op over elements of `dt` (NumPy 2 on Linux).
     pub(crate) fn result(self, dt: DType) -> DType {
         match self {
-            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::NanSum | ReduceOp::NanProd => {
-                sum_dtype(dt)
-            }
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::NanSum | ReduceOp::NanProd => sum_dtype(dt),
             ReduceOp::Mean if dt.is_inexact() => dt,
             ReduceOp::Mean => DType::Float64,
             ReduceOp::Var(_) | ReduceOp::Std(_) => match dt {
