@@ -810,9 +810,9 @@ pub struct DiffEnds<'a> {
     pub append: Option<&'a Array>,
 }
 
-/// The `n`-th discrete difference of `x` along `axis` (`np.diff`): `x[1:]
-/// - x[:-1]`, `n` times (bools: `!=`). One subtraction of two views per
-/// order.
+/// The `n`-th discrete difference of `x` along `axis` (`np.diff`):
+/// `x[1:] - x[:-1]`, `n` times (bools: `!=`). One subtraction of two views
+/// per order.
 ///
 /// ```
 /// use cuprite as cp;

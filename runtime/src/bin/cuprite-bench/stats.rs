@@ -26,9 +26,14 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         cp::median(&ys, None, false).map(drop)
     })?;
     let sq = ys.reshape([4096, 4096])?;
-    b.case("percentile_axis0_4096sq", Some(8.0 * m as f64), None, 20, 3, || {
-        cp::percentile(&sq, 90.0, 0, cp::QuantileMethod::Linear, false).map(drop)
-    })?;
+    b.case(
+        "percentile_axis0_4096sq",
+        Some(8.0 * m as f64),
+        None,
+        20,
+        3,
+        || cp::percentile(&sq, 90.0, 0, cp::QuantileMethod::Linear, false).map(drop),
+    )?;
     let vars = y.reshape([1024, 65536])?;
     let flops = 2.0 * 1024.0 * 1024.0 * 65536.0;
     b.case("cov_1024x65536", None, Some(flops), 5, 2, || {
