@@ -1249,3 +1249,56 @@ pub fn corrcoef(x: &Array, y: Option<&Array>, rowvar: bool) -> Result<Array> {
         crate::clip(&r, -1.0, 1.0)
     }
 }
+
+// ---------------------------------------------------------------------------
+// Methods
+// ---------------------------------------------------------------------------
+
+macro_rules! stat_methods {
+    ($($f:ident, $axis:ident, $axes:ident, $what:literal;)*) => {
+        impl Array {$(
+            #[doc = concat!("The ", $what, " of all elements, as a 0-d array (see [`", stringify!($f), "`](crate::", stringify!($f), ")).")]
+            pub fn $f(&self) -> Result<Array> {
+                $f(self, Axes::All, false)
+            }
+            #[doc = concat!("The ", $what, " along one axis (negative counts from the end), which is removed.")]
+            pub fn $axis(&self, axis: isize) -> Result<Array> {
+                $f(self, Axes::One(axis), false)
+            }
+            #[doc = concat!("The ", $what, " over `axes`; `keepdims` keeps them with extent 1.")]
+            pub fn $axes(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+                $f(self, axes, keepdims)
+            }
+        )*}
+    };
+}
+
+stat_methods! {
+    nansum, nansum_axis, nansum_axes, "sum ignoring NaNs";
+    nanprod, nanprod_axis, nanprod_axes, "product ignoring NaNs";
+    nanmin, nanmin_axis, nanmin_axes, "minimum ignoring NaNs";
+    nanmax, nanmax_axis, nanmax_axes, "maximum ignoring NaNs";
+    nanmean, nanmean_axis, nanmean_axes, "mean ignoring NaNs";
+    median, median_axis, median_axes, "median";
+    nanmedian, nanmedian_axis, nanmedian_axes, "median ignoring NaNs";
+    ptp, ptp_axis, ptp_axes, "range (`max - min`)";
+}
+
+impl Array {
+    /// The variance ignoring NaNs, dividing by `count - ddof` (0-d result; see [`nanvar`]).
+    pub fn nanvar(&self, ddof: usize) -> Result<Array> {
+        nanvar(self, Axes::All, ddof, false)
+    }
+    /// The variance ignoring NaNs along one axis, dividing by `count - ddof`.
+    pub fn nanvar_axis(&self, axis: isize, ddof: usize) -> Result<Array> {
+        nanvar(self, Axes::One(axis), ddof, false)
+    }
+    /// The standard deviation ignoring NaNs, dividing by `count - ddof` (0-d result; see [`nanstd`]).
+    pub fn nanstd(&self, ddof: usize) -> Result<Array> {
+        nanstd(self, Axes::All, ddof, false)
+    }
+    /// The standard deviation ignoring NaNs along one axis, dividing by `count - ddof`.
+    pub fn nanstd_axis(&self, axis: isize, ddof: usize) -> Result<Array> {
+        nanstd(self, Axes::One(axis), ddof, false)
+    }
+}
