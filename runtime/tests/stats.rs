@@ -205,6 +205,34 @@ on_every_device!(nan_moments_and_arg_extremes_match_numpy, |dev| {
         &[1.247219128924647],
         1e-14,
     );
+    // Complex: z = [1+1j, 2, nan, 3-2j]: np.nanvar(z) -> 2.2222222222222223 (float64);
+    // np.nanmean(z) -> 2-0.3333333333333333j; np.nanstd(z, ddof=1) -> 1.8257418583505538
+    let z = cp::add(
+        cp::asarray(vec![1.0, 2.0, N, 3.0])?,
+        cp::multiply(
+            cp::asarray(vec![1.0, 0.0, 0.0, -2.0])?,
+            cp::num_complex::Complex64::new(0.0, 1.0),
+        )?,
+    )?;
+    assert_close(
+        &cp::nanvar(&z, None, 0, false)?,
+        &[],
+        F,
+        &[2.2222222222222223],
+        1e-14,
+    );
+    assert_close(
+        &cp::nanstd(&z, 0, 1, false)?,
+        &[],
+        F,
+        &[1.8257418583505538],
+        1e-14,
+    );
+    let zm = cvals(&cp::nanmean(&z, None, false)?)[0];
+    assert!(
+        (zm.re - 2.0).abs() < 1e-15 && (zm.im + 1.0 / 3.0).abs() < 1e-15,
+        "{zm}"
+    );
     // np.nanargmin(a, 1) -> [0, (all-NaN: -1 here, NumPy raises), 1]; nanargmax -> [3, -1, 3]
     assert_exact(&cp::nanargmin(&a, Some(1), false)?, &[3], &[0i64, -1, 1]);
     assert_exact(&cp::nanargmax(&a, Some(-1), true)?, &[3, 1], &[3i64, -1, 3]);
@@ -311,6 +339,23 @@ on_every_device!(quantiles_match_numpy, |dev| {
         let got = cp::quantile(&b, qs, 0, m, false)?;
         assert_close(&got, &[5, 4], F, &w, 1e-14);
     }
+    // np.quantile(b, [0.2, 0.8], axis=1, keepdims=True) -> shape (2, 3, 1)
+    assert_close(
+        &cp::quantile(&b, [0.2, 0.8], 1, M::Linear, true)?,
+        &[2, 3, 1],
+        F,
+        &[1.6, 1.8000000000000003, 2.3, 4.4, 8.4, 6.4],
+        1e-14,
+    );
+    // np.median(np.arange(24.).reshape(2, 3, 4) % 7, axis=(0, 2)) -> [1.5, 4, 2]
+    let c = cp::remainder(cp::arange(24)?.astype(F)?.reshape([2, 3, 4])?, 7.0)?;
+    assert_close(
+        &cp::median(&c, [0, 2], false)?,
+        &[3],
+        F,
+        &[1.5, 4.0, 2.0],
+        0.0,
+    );
     // np.quantile(b, 0.4, axis=1) -> [2.4, 4.0, 3.2] (shape (3,)); via a transposed view too
     assert_close(
         &cp::quantile(&b, 0.4, 1, M::Linear, false)?,
