@@ -46,6 +46,7 @@ mod shape;
 pub mod signal;
 mod sort;
 pub mod sparse;
+mod stats;
 mod storage;
 mod ufunc;
 mod view;
@@ -81,6 +82,7 @@ pub use operand::{common_device, IntoOperand, Operand};
 pub use reduce::*;
 pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape, ReshapeDim};
 pub use sort::*;
+pub use stats::*;
 pub use ufunc::*;
 
 /// What every notebook cell has in scope: `use cuprite::prelude::*;`.

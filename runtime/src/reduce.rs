@@ -109,7 +109,7 @@ use crate::ops::reduce::ReduceOp as Op;
 
 /// Validates the axes, allocates the result and runs `op` over the axes on
 /// the array's backend.
-fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
+pub(crate) fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
     let name = op.name();
     let b = crate::backend::on(name, x.device())?;
     let axes = axes.resolve(name, x.ndim())?;

@@ -857,6 +857,90 @@ impl<T: Num, const MAX: bool> Reducer for ExtremeR<T, MAX> {
     }
 }
 
+/// `nansum` (`PROD == false`) or `nanprod`: NaNs are skipped (the identity).
+struct NanSumR<T, const PROD: bool>(PhantomData<T>);
+impl<T: Num, const PROD: bool> Reducer for NanSumR<T, PROD> {
+    type In = T;
+    type Aux = ();
+    type Acc = T::Sum;
+    const PAIRWISE: bool = T::Sum::INEXACT;
+    fn identity(&self) -> T::Sum {
+        if PROD {
+            T::Sum::ONE
+        } else {
+            T::Sum::ZERO
+        }
+    }
+    #[inline(always)]
+    fn step(&self, a: T::Sum, x: T, _: ()) -> T::Sum {
+        if x.is_nan() {
+            a
+        } else if PROD {
+            a.mul(x.to_sum())
+        } else {
+            a.add(x.to_sum())
+        }
+    }
+    #[inline(always)]
+    fn combine(&self, a: T::Sum, b: T::Sum) -> T::Sum {
+        if PROD {
+            a.mul(b)
+        } else {
+            a.add(b)
+        }
+    }
+}
+
+/// `nanmin` (`MAX == false`) or `nanmax`: the extreme of the non-NaN
+/// elements, with whether one was seen. Until one is, the accumulator
+/// keeps a NaN it met, so an all-NaN run gives NaN (NumPy's result, its
+/// RuntimeWarning dropped).
+struct NanExtremeR<T, const MAX: bool>(PhantomData<T>);
+impl<T: Num, const MAX: bool> Reducer for NanExtremeR<T, MAX> {
+    type In = T;
+    type Aux = ();
+    type Acc = (T, bool);
+    const PAIRWISE: bool = false;
+    fn identity(&self) -> (T, bool) {
+        (if MAX { T::MAX_ID } else { T::MIN_ID }, false)
+    }
+    #[inline(always)]
+    fn step(&self, a: (T, bool), x: T, _: ()) -> (T, bool) {
+        if x.is_nan() {
+            if a.1 {
+                a
+            } else {
+                (x, false)
+            }
+        } else if !a.1 || (if MAX { x.gt(a.0) } else { x.lt(a.0) }) {
+            (x, true)
+        } else {
+            a
+        }
+    }
+    #[inline(always)]
+    fn combine(&self, a: (T, bool), b: (T, bool)) -> (T, bool) {
+        match (a.1, b.1) {
+            (true, true) => {
+                if if MAX { b.0.gt(a.0) } else { b.0.lt(a.0) } {
+                    b
+                } else {
+                    a
+                }
+            }
+            (true, false) => a,
+            (false, true) => b,
+            (false, false) => {
+                if a.0.is_nan() {
+                    a
+                } else {
+                    b
+                }
+            }
+        }
+    }
+}
+
 /// `all` (`ANY == false`) or `any` (`ANY == true`).
 struct TruthR<T, const ANY: bool>(PhantomData<T>);
 impl<T: Num, const ANY: bool> Reducer for TruthR<T, ANY> {
@@ -994,6 +1078,25 @@ fn extreme_cpu<T: Num, const MAX: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
     write(out, |o| o.extend_from_slice(&acc));
 }
 
+fn nan_sum_cpu<T: Num, const PROD: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
+    let acc = read::<T, _>(x, |data| {
+        run(&NanSumR::<T, PROD>(PhantomData), data, p, &no_aux(p.n_out))
+    });
+    write(out, |o| o.extend(acc.into_iter().map(T::sum_out)));
+}
+
+fn nan_extreme_cpu<T: Num, const MAX: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
+    let acc = read::<T, _>(x, |data| {
+        run(
+            &NanExtremeR::<T, MAX>(PhantomData),
+            data,
+            p,
+            &no_aux(p.n_out),
+        )
+    });
+    write(out, |o| o.extend(acc.into_iter().map(|a| a.0)));
+}
+
 fn truth_cpu<T: Num, const ANY: bool>(x: View<'_>, p: &Plan, out: View<'_>) {
     let acc = read::<T, _>(x, |data| {
         run(&TruthR::<T, ANY>(PhantomData), data, p, &no_aux(p.n_out))
@@ -1018,6 +1121,10 @@ impl Reduce for CpuBackend {
             ReduceOp::Max => extreme_cpu::<T, true>(x, &plan, out),
             ReduceOp::All => truth_cpu::<T, false>(x, &plan, out),
             ReduceOp::Any => truth_cpu::<T, true>(x, &plan, out),
+            ReduceOp::NanSum => nan_sum_cpu::<T, false>(x, &plan, out),
+            ReduceOp::NanProd => nan_sum_cpu::<T, true>(x, &plan, out),
+            ReduceOp::NanMin => nan_extreme_cpu::<T, false>(x, &plan, out),
+            ReduceOp::NanMax => nan_extreme_cpu::<T, true>(x, &plan, out),
         });
         Ok(())
     }

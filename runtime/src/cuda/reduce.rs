@@ -739,6 +739,19 @@ mod tests {
             cases.push((name, DType::Float16));
             cases.push((name, DType::Int8));
         }
+        for name in ["nansum", "nanprod", "nanmax", "nanmin"] {
+            for dt in [
+                DType::Float16,
+                DType::BFloat16,
+                DType::Float32,
+                DType::Float64,
+                DType::Int8,
+            ] {
+                cases.push((name, dt));
+            }
+        }
+        cases.push(("nansum", DType::Complex64));
+        cases.push(("nanprod", DType::Complex128));
         for (name, dt) in cases {
             let spec = super::super::reduce_spec::spec(name, dt).unwrap();
             let vec = if dt.itemsize() < 16 {

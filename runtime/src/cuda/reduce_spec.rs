@@ -74,6 +74,43 @@ pub(crate) fn spec(name: &str, dt: DType) -> Option<ReduceSpec> {
                 support: String::new(),
             }
         }
+        // The nan-forms of dtypes without NaN are the plain reductions.
+        "nansum" | "nanprod" | "nanmin" | "nanmax" if !dt.is_inexact() => {
+            return spec(&name[3..], dt);
+        }
+        "nansum" | "nanprod" => {
+            // One pass: the map turns NaN into the identity.
+            let prod = name == "nanprod";
+            let (name, identity, combine) = if prod {
+                ("nanprod", Scalar::Int(1), "a * b")
+            } else {
+                ("nansum", Scalar::Int(0), "a + b")
+            };
+            let acc = wide(sum_dtype);
+            let id = scalar_literal(identity, acc);
+            ReduceSpec {
+                map: format!("((in0 != in0) ? {id} : in0)"),
+                ..simple(name, acc, sum_dtype, identity, combine)
+            }
+        }
+        "nanmax" | "nanmin" if !dt.is_complex() => {
+            // NaN is the identity and loses to any number, so an all-NaN
+            // slice gives NaN (NumPy's result; its RuntimeWarning dropped).
+            let acc = wide(dt);
+            let max = name == "nanmax";
+            let better = if max { "b > a" } else { "b < a" };
+            ReduceSpec {
+                name: if max { "nanmax" } else { "nanmin" },
+                compute: acc,
+                map: "in0".into(),
+                acc,
+                identity: scalar_literal(Scalar::Float(f64::NAN), acc),
+                combine: format!("((b != b) ? a : ((a != a) ? b : ({better} ? b : a)))"),
+                post: cast_expr(acc, dt, "acc"),
+                result: dt,
+                support: String::new(),
+            }
+        }
         "all" | "any" => {
             let all = name == "all";
             ReduceSpec {
@@ -161,7 +198,10 @@ mod tests {
     fn result_dtypes_are_the_tables() {
         use ReduceOp::*;
         for dt in DType::ALL {
-            for op in [Sum, Prod, Mean, Min, Max, All, Any] {
+            for op in [
+                Sum, Prod, Mean, Min, Max, All, Any, NanSum, NanProd, NanMin, NanMax,
+            ] {
+                let op = op.plain_for(dt);
                 if let Some(s) = spec(op.name(), dt) {
                     assert_eq!(s.result, op.result(dt), "{} of {dt}", op.name());
                 }

@@ -22,6 +22,14 @@ pub(crate) enum ReduceOp {
     Max,
     All,
     Any,
+    /// `sum` with NaNs counted as zero.
+    NanSum,
+    /// `prod` with NaNs counted as one.
+    NanProd,
+    /// `min` ignoring NaNs (NaN only where every element is NaN).
+    NanMin,
+    /// `max` ignoring NaNs (NaN only where every element is NaN).
+    NanMax,
 }
 
 impl ReduceOp {
@@ -37,18 +45,40 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::All => "all",
             ReduceOp::Any => "any",
+            ReduceOp::NanSum => "nansum",
+            ReduceOp::NanProd => "nanprod",
+            ReduceOp::NanMin => "nanmin",
+            ReduceOp::NanMax => "nanmax",
         }
     }
 
     /// Whether reducing zero elements is an error (no identity).
     pub(crate) fn needs_elements(self) -> bool {
-        matches!(self, ReduceOp::Min | ReduceOp::Max)
+        matches!(
+            self,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::NanMin | ReduceOp::NanMax
+        )
+    }
+
+    /// The op without NaN handling, for dtypes that hold no NaN (bool and
+    /// integers), where NumPy's nan-forms equal the plain ones.
+    pub(crate) fn plain_for(self, dt: DType) -> ReduceOp {
+        if dt.is_inexact() {
+            return self;
+        }
+        match self {
+            ReduceOp::NanSum => ReduceOp::Sum,
+            ReduceOp::NanProd => ReduceOp::Prod,
+            ReduceOp::NanMin => ReduceOp::Min,
+            ReduceOp::NanMax => ReduceOp::Max,
+            op => op,
+        }
     }
 
     /// The result dtype of the op over elements of `dt` (NumPy 2 on Linux).
     pub(crate) fn result(self, dt: DType) -> DType {
         match self {
-            ReduceOp::Sum | ReduceOp::Prod => sum_dtype(dt),
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::NanSum | ReduceOp::NanProd => sum_dtype(dt),
             ReduceOp::Mean if dt.is_inexact() => dt,
             ReduceOp::Mean => DType::Float64,
             ReduceOp::Var(_) | ReduceOp::Std(_) => match dt {
@@ -57,7 +87,7 @@ impl ReduceOp {
                 DType::Complex128 => DType::Float64,
                 _ => DType::Float64,
             },
-            ReduceOp::Min | ReduceOp::Max => dt,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::NanMin | ReduceOp::NanMax => dt,
             ReduceOp::All | ReduceOp::Any => DType::Bool,
         }
     }

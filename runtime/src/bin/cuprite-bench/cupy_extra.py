@@ -85,6 +85,20 @@ def alloc_free_sync():
 
 case("alloc_free_sync_4MB", alloc_free_sync, n_repeat=200, n_warmup=10)
 
+
+# Statistics (issue 20): the setups of cuprite-bench's stats.rs.
+xn = cp.random.random(N, dtype=cp.float32)
+xn[::97] = cp.nan
+case("nansum_f32_64M", lambda: cp.nansum(xn), bytes_moved=4 * N)
+case("diff_f32_64M", lambda: cp.diff(y), bytes_moved=8 * N)
+ys = y[: 1 << 24]
+case("median_f32_16M", lambda: cp.median(ys), bytes_moved=8 * (1 << 24))
+sq = ys.reshape(4096, 4096)
+case("percentile_axis0_4096sq", lambda: cp.percentile(sq, 90.0, axis=0), bytes_moved=8 * (1 << 24))
+variables = y.reshape(1024, 65536)
+case("cov_1024x65536", lambda: cp.cov(variables), n_repeat=5, n_warmup=2)
+del xn
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

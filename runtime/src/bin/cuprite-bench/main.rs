@@ -17,6 +17,7 @@ mod launch_floor;
 mod linalg;
 mod nccl;
 mod signal;
+mod stats;
 
 use std::time::Instant;
 
@@ -170,6 +171,7 @@ fn main() -> cp::Result<()> {
             fft_random::run(&mut b)?;
             kernels::run(&mut b)?;
             signal::run(&mut b)?;
+            stats::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
