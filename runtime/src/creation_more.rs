@@ -106,8 +106,8 @@ pub fn logspace_with(
 /// use cuprite as cp;
 /// let a = cp::geomspace(1.0, 1000.0, 4)?;
 /// assert_eq!(a.to_vec::<f64>()?, vec![1.0, 10.0, 100.0, 1000.0]);
-/// let b = cp::geomspace(-1.0, -16.0, 5)?;
-/// assert_eq!(b.to_vec::<f64>()?, vec![-1.0, -2.0, -4.0, -8.0, -16.0]);
+/// let b = cp::geomspace(-1.0, -100.0, 3)?;
+/// assert_eq!(b.to_vec::<f64>()?, vec![-1.0, -10.0, -100.0]);
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn geomspace(start: f64, stop: f64, num: usize) -> Result<Array> {
@@ -490,9 +490,11 @@ fn tri_mask(device: Device, n: usize, m: usize, k: isize) -> Result<Array> {
     checked_size(op, &[n, m])?;
     with_device(device, || {
         let rows = arange(n)?.reshape([n, 1])?;
-        // NumPy's greater_equal.outer(arange(n), arange(-k, m - k)).
-        let k = k as i64;
-        let cols = arange_step(k.saturating_neg(), (m as i64).saturating_sub(k), 1i64)?;
+        // NumPy's greater_equal.outer(arange(n), arange(-k, m - k)). Past
+        // -n (all false) and m (all true) the mask stays the same, so k is
+        // clamped there and the bounds cannot overflow.
+        let k = (k as i64).clamp(-(n as i64), m as i64);
+        let cols = arange_step(-k, m as i64 - k, 1i64)?;
         crate::ufunc::greater_equal(&rows, &cols)
     })
 }

@@ -257,7 +257,8 @@ pub fn array_equal_with<'a, 'b>(
         Operand::Array(a) => a.dtype().is_inexact(),
         Operand::Scalar(s) => matches!(s, Scalar::Float(_) | Scalar::Complex(_)),
     };
-    if !equal_nan || !(may_hold_nan(&x) && may_hold_nan(&y)) {
+    // NaN can only match NaN when both dtypes hold it.
+    if !(equal_nan && may_hold_nan(&x) && may_hold_nan(&y)) {
         return all_true(&crate::ufunc::equal(x, y)?);
     }
     // Same shapes, so a scalar here meets a 0-d array: make it one too.

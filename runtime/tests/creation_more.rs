@@ -295,6 +295,15 @@ on_every_device!(tri_tril_triu, |_dev| {
         &[1i32, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1],
     );
     assert_eq!(cp::tri(0, Some(2), 0, DType::Float64)?.shape(), &[0, 2]);
+    // Offsets far past the edges.
+    assert_exact(&cp::tri(2, None, isize::MIN, DType::Int8)?, &[2, 2], &[0i8; 4]);
+    assert_exact(&cp::tri(2, None, isize::MAX, DType::Int8)?, &[2, 2], &[1i8; 4]);
+    let sq = cp::arange(4)?.reshape([2, 2])?;
+    assert_exact(&cp::tril(&sq, isize::MAX)?, &[2, 2], &[0i64, 1, 2, 3]);
+    assert_exact(&cp::triu(&sq, isize::MIN)?, &[2, 2], &[0i64, 1, 2, 3]);
+    assert_exact(&cp::triu(&sq, isize::MAX)?, &[2, 2], &[0i64; 4]);
+    assert_eq!(cp::diagonal(&sq, isize::MIN, 0, 1)?.shape(), &[0]);
+    assert_eq!(cp::diagonal(&sq, isize::MAX, 0, 1)?.shape(), &[0]);
     // A stack of two 3x4 matrices: np.tril(s, 0), np.triu(s, 1), np.tril(s, -1), np.triu(s, -1).
     let s = cp::add(cp::arange(24)?, 1)?.reshape([2, 3, 4])?;
     assert_exact(

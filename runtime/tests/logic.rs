@@ -78,7 +78,7 @@ on_every_device!(isclose_scalars_broadcast_and_dtypes, |_dev| {
     // Integer scalars are floats: np.isclose([1e-9, 1.0], 0) and 0.0.
     let small = f64s(&[1e-9, 1.0]);
     assert_eq!(bools(&cp::isclose(&small, 0)?), [t, f]);
-    assert_eq!(bools(&cp::isclose(&f64s(&[1e-9, 2e-9]), 0.0)?), [t, t]);
+    assert_eq!(bools(&cp::isclose(f64s(&[1e-9, 2e-9]), 0.0)?), [t, t]);
     // Both scalars: a 0-d result.
     let r = cp::isclose(1.0, 1.000001)?;
     assert_eq!((r.shape(), r.item::<bool>()?), (&[][..], true));
@@ -252,7 +252,7 @@ fn run_all(x: &Array, y: &Array, z: &Array) -> cp::Result<Vec<Array>> {
         cp::isclose_with(x, y, tol)?,
         cp::isclose_with(x, 0.5, tol)?,
         cp::isclose(0.25, y)?,
-        cp::isclose(&x.t(), &y.t())?,
+        cp::isclose(x.t(), y.t())?,
         cp::isclose(z, cp::conj(z)?)?,
         cp::isreal(z)?,
         cp::iscomplex(z)?,
