@@ -296,8 +296,16 @@ on_every_device!(tri_tril_triu, |_dev| {
     );
     assert_eq!(cp::tri(0, Some(2), 0, DType::Float64)?.shape(), &[0, 2]);
     // Offsets far past the edges.
-    assert_exact(&cp::tri(2, None, isize::MIN, DType::Int8)?, &[2, 2], &[0i8; 4]);
-    assert_exact(&cp::tri(2, None, isize::MAX, DType::Int8)?, &[2, 2], &[1i8; 4]);
+    assert_exact(
+        &cp::tri(2, None, isize::MIN, DType::Int8)?,
+        &[2, 2],
+        &[0i8; 4],
+    );
+    assert_exact(
+        &cp::tri(2, None, isize::MAX, DType::Int8)?,
+        &[2, 2],
+        &[1i8; 4],
+    );
     let sq = cp::arange(4)?.reshape([2, 2])?;
     assert_exact(&cp::tril(&sq, isize::MAX)?, &[2, 2], &[0i64, 1, 2, 3]);
     assert_exact(&cp::triu(&sq, isize::MIN)?, &[2, 2], &[0i64, 1, 2, 3]);
