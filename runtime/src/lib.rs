@@ -19,6 +19,7 @@ mod array;
 mod backend;
 mod cpu;
 mod creation;
+mod creation_more;
 pub mod cuda;
 pub mod device;
 pub mod dtype;
@@ -33,6 +34,7 @@ pub mod interrupt;
 mod kernels;
 pub mod layout;
 pub mod linalg;
+mod logic;
 mod lru;
 mod matmul;
 pub mod nccl;
@@ -62,6 +64,7 @@ pub use creation::{
     full_like, identity, linspace, linspace_with, ones, ones_like, zeros, zeros_like, IntoArray,
     IntoShape, NestedData, RangeBound,
 };
+pub use creation_more::*;
 pub use device::{current_device, default_device, device_count, with_device, Device};
 pub use dtype::names::*;
 pub use dtype::{
@@ -74,6 +77,7 @@ pub use fuse::*;
 pub use index::*;
 pub use kernels::*;
 pub use layout::{Layout, Order};
+pub use logic::*;
 pub use matmul::{
     dot, einsum, inner, matmul, matmul_precision, outer, set_matmul_precision, tensordot, vdot,
     MatmulPrecision, TensordotAxes,
