@@ -34,6 +34,7 @@ mod kernels;
 pub mod layout;
 pub mod linalg;
 mod lru;
+mod manip;
 mod matmul;
 pub mod nccl;
 mod operand;
@@ -73,6 +74,7 @@ pub use fuse::*;
 pub use index::*;
 pub use kernels::*;
 pub use layout::{Layout, Order};
+pub use manip::*;
 pub use matmul::{
     dot, einsum, inner, matmul, matmul_precision, outer, set_matmul_precision, tensordot, vdot,
     MatmulPrecision, TensordotAxes,
