@@ -514,11 +514,11 @@ pub fn tile(a: &Array, reps: impl IntoShape) -> Result<Array> {
     let mut shape = Vec::with_capacity(2 * d);
     let mut strides = Vec::with_capacity(2 * d);
     let mut out_shape = Vec::with_capacity(d);
-    for i in 0..d {
-        shape.extend_from_slice(&[r[i], a.shape()[i]]);
+    for (i, &ri) in r.iter().enumerate() {
+        shape.extend_from_slice(&[ri, a.shape()[i]]);
         strides.extend_from_slice(&[0, a.strides()[i]]);
         out_shape.push(
-            r[i].checked_mul(a.shape()[i])
+            ri.checked_mul(a.shape()[i])
                 .ok_or_else(|| Error::Overflow {
                     op,
                     detail: format!("tiling shape {} by {reps:?}", fmt_shape(a.shape())),
@@ -846,12 +846,14 @@ fn roll_impl(op: &'static str, a: &Array, shifts: &[i64], axes: &[isize]) -> Res
         (s, x) if s == x => s,
         (1, x) => x,
         (s, 1) => s,
-        (s, x) => return Err(Error::Shape {
-            op,
-            detail: format!(
+        (s, x) => {
+            return Err(Error::Shape {
+                op,
+                detail: format!(
                 "{s} shifts and {x} axes do not pair up (give as many of each, or one of either)"
             ),
-        }),
+            })
+        }
     };
     let mut offset = vec![0i64; a.ndim()];
     for i in 0..n {
@@ -1341,10 +1343,8 @@ pub fn insert(
     for (rank, &k) in order.iter().enumerate() {
         from[idx[k] + rank] = (n + k) as i64;
     }
-    let mut old = 0i64;
-    for f in from.iter_mut().filter(|f| **f < 0) {
-        *f = old;
-        old += 1;
+    for (old, f) in from.iter_mut().filter(|f| **f < 0).enumerate() {
+        *f = old as i64;
     }
     let gather = index_array(from, src.device())?;
     crate::index::take(&both, &gather, Some(ax as isize))
