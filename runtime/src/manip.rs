@@ -1429,47 +1429,71 @@ pub enum Trim {
     Both,
 }
 
-/// A view of the 1-D `a` without its leading and/or trailing zeros
-/// (`np.trim_zeros`). NaN is not zero. The extent depends on the data: the
-/// two bounds are found on the device and read back together (one small
-/// transfer).
+/// A view of `a` without its leading and/or trailing zeros along `axes`
+/// (`np.trim_zeros(filt, trim, axis)`; `None` trims every axis). Along
+/// each trimmed axis, the slices that hold only zeros are cut from the
+/// ends; when every element is zero the axis becomes empty. NaN is not
+/// zero.
+///
+/// The extent depends on the data: the bounds of every axis are found on
+/// the device and read back together (one small transfer).
 ///
 /// ```
 /// use cuprite as cp;
 /// let x = cp::asarray(vec![0.0, 0.0, 1.5, 0.0, 2.0, 0.0])?;
-/// assert_eq!(cp::trim_zeros(&x, cp::Trim::Both)?.to_vec::<f64>()?, vec![1.5, 0.0, 2.0]);
-/// assert_eq!(cp::trim_zeros(&x, cp::Trim::Front)?.size(), 4);
+/// assert_eq!(cp::trim_zeros(&x, cp::Trim::Both, None)?.to_vec::<f64>()?, vec![1.5, 0.0, 2.0]);
+/// assert_eq!(cp::trim_zeros(&x, cp::Trim::Front, None)?.size(), 4);
+/// let m = cp::asarray(vec![vec![0i64, 0, 0], vec![0, 1, 0]])?;
+/// assert_eq!(cp::trim_zeros(&m, cp::Trim::Both, None)?.shape(), &[1, 1]);
+/// assert_eq!(cp::trim_zeros(&m, cp::Trim::Both, 1)?.shape(), &[2, 1]);
 /// # Ok::<(), cp::Error>(())
 /// ```
-pub fn trim_zeros(a: &Array, trim: Trim) -> Result<Array> {
+pub fn trim_zeros(a: &Array, trim: Trim, axes: impl Into<Axes>) -> Result<Array> {
     let op = "trim_zeros";
-    if a.ndim() != 1 {
-        return Err(Error::Shape {
-            op,
-            detail: format!("needs a 1-D array, got shape {}", fmt_shape(a.shape())),
-        });
+    let axes = axes.into().resolve(op, a.ndim())?;
+    if a.size() == 0 {
+        // No element is non-zero: every trimmed axis becomes empty.
+        return Ok(axes.iter().fold(a.clone(), |v, &ax| span(&v, ax, 0, 0)));
     }
-    let n = a.shape()[0];
-    if n == 0 {
+    if axes.is_empty() {
         return Ok(a.clone());
     }
     let nonzero = a.astype_with(DType::Bool, Casting::Unsafe)?;
-    let first = nonzero.argmax()?;
-    let last = reversed(&nonzero, 0).argmax()?;
-    let any = nonzero.any()?.astype(DType::Int64)?;
-    // The result's extent depends on the data: the only host read, three
-    // numbers in one transfer.
-    let bounds = crate::shape::stack(&[&first, &last, &any], 0)?.to_vec::<i64>()?;
-    if bounds[2] == 0 {
-        return Ok(span(a, 0, 0, 0));
+    let mut parts = Vec::with_capacity(3 * axes.len());
+    for &ax in &axes {
+        let others: Vec<isize> = (0..a.ndim() as isize)
+            .filter(|&j| j != ax as isize)
+            .collect();
+        let along = if others.is_empty() {
+            nonzero.clone()
+        } else {
+            nonzero.any_axes(others, false)?
+        };
+        parts.push(along.argmax()?);
+        parts.push(reversed(&along, 0).argmax()?);
+        parts.push(along.any()?.astype(DType::Int64)?);
     }
-    let start = match trim {
-        Trim::Front | Trim::Both => bounds[0] as usize,
-        Trim::Back => 0,
-    };
-    let stop = match trim {
-        Trim::Back | Trim::Both => n - bounds[1] as usize,
-        Trim::Front => n,
-    };
-    Ok(span(a, 0, start, stop - start))
+    // The result's extent depends on the data: the only host read, three
+    // numbers per axis in one transfer.
+    let refs: Vec<&Array> = parts.iter().collect();
+    let bounds = crate::shape::stack(&refs, 0)?.to_vec::<i64>()?;
+    let mut out = a.clone();
+    for (k, &ax) in axes.iter().enumerate() {
+        let (first, last, any) = (bounds[3 * k], bounds[3 * k + 1], bounds[3 * k + 2]);
+        let n = a.shape()[ax];
+        if any == 0 {
+            out = span(&out, ax, 0, 0);
+            continue;
+        }
+        let start = match trim {
+            Trim::Front | Trim::Both => first as usize,
+            Trim::Back => 0,
+        };
+        let stop = match trim {
+            Trim::Back | Trim::Both => n - last as usize,
+            Trim::Front => n,
+        };
+        out = span(&out, ax, start, stop - start);
+    }
+    Ok(out)
 }

@@ -552,31 +552,72 @@ on_every_device!(insert_delete, |_dev| {
 on_every_device!(trim_zeros_and_atleast, |_dev| {
     let x = cp::asarray(vec![0i64, 0, 1, 0, 2, 0, 0])?;
     // np.trim_zeros(x, 'f'), 'b', 'fb'
-    assert_exact(&cp::trim_zeros(&x, Trim::Front)?, &[5], &[1i64, 0, 2, 0, 0]);
-    assert_exact(&cp::trim_zeros(&x, Trim::Back)?, &[5], &[0i64, 0, 1, 0, 2]);
-    assert_exact(&cp::trim_zeros(&x, Trim::Both)?, &[3], &[1i64, 0, 2]);
+    assert_exact(
+        &cp::trim_zeros(&x, Trim::Front, None)?,
+        &[5],
+        &[1i64, 0, 2, 0, 0],
+    );
+    assert_exact(
+        &cp::trim_zeros(&x, Trim::Back, None)?,
+        &[5],
+        &[0i64, 0, 1, 0, 2],
+    );
+    assert_exact(&cp::trim_zeros(&x, Trim::Both, None)?, &[3], &[1i64, 0, 2]);
     // All zeros: empty; NaN is not zero; a reversed view.
     assert_eq!(
-        cp::trim_zeros(&cp::zeros(2, cp::f64)?, Trim::Both)?.shape(),
+        cp::trim_zeros(&cp::zeros(2, cp::f64)?, Trim::Both, None)?.shape(),
         &[0]
     );
     assert_eq!(
-        cp::trim_zeros(&cp::zeros(0, cp::f64)?, Trim::Both)?.shape(),
+        cp::trim_zeros(&cp::zeros(0, cp::f64)?, Trim::Both, None)?.shape(),
         &[0]
     );
     let n = cp::asarray(vec![0.0, f64::NAN, 0.0])?;
     assert_close(
-        &cp::trim_zeros(&n, Trim::Both)?,
+        &cp::trim_zeros(&n, Trim::Both, None)?,
         &[1],
         DType::Float64,
         &[f64::NAN],
         0.0,
     );
-    let r = cp::trim_zeros(&cp::flip(&x, None)?, Trim::Front)?;
+    let r = cp::trim_zeros(&cp::flip(&x, None)?, Trim::Front, None)?;
     assert_exact(&r, &[5], &[2i64, 0, 1, 0, 0]);
+    // n-D: np.trim_zeros(m), m with 'f', with 'b' on axis 0, on axis -1.
+    let m = cp::asarray(vec![
+        vec![0i64, 0, 0, 0],
+        vec![0, 1, 0, 0],
+        vec![0, 0, 2, 0],
+    ])?;
+    assert_exact(
+        &cp::trim_zeros(&m, Trim::Both, None)?,
+        &[2, 2],
+        &[1i64, 0, 0, 2],
+    );
+    assert_exact(
+        &cp::trim_zeros(&m, Trim::Front, None)?,
+        &[2, 3],
+        &[1i64, 0, 0, 0, 2, 0],
+    );
+    assert_eq!(cp::trim_zeros(&m, Trim::Back, 0)?.shape(), &[3, 4]);
+    assert_exact(
+        &cp::trim_zeros(&m.t(), Trim::Both, 0)?,
+        &[2, 3],
+        &[0i64, 1, 0, 0, 0, 2],
+    );
+    assert_exact(
+        &cp::trim_zeros(&m, Trim::Both, -1)?,
+        &[3, 2],
+        &[0i64, 0, 1, 0, 0, 2],
+    );
+    // All zeros: (2, 3) -> (0, 0), or (2, 0) along axis 1; (0, 3) -> (0, 0).
+    let z = cp::zeros([2, 3], cp::f32)?;
+    assert_eq!(cp::trim_zeros(&z, Trim::Front, None)?.shape(), &[0, 0]);
+    assert_eq!(cp::trim_zeros(&z, Trim::Both, 1)?.shape(), &[2, 0]);
+    let z = cp::zeros([0, 3], cp::f32)?;
+    assert_eq!(cp::trim_zeros(&z, Trim::Both, None)?.shape(), &[0, 0]);
     assert!(matches!(
-        cp::trim_zeros(&a34(), Trim::Both).unwrap_err(),
-        Error::Shape {
+        cp::trim_zeros(&m, Trim::Both, 2).unwrap_err(),
+        Error::Axis {
             op: "trim_zeros",
             ..
         }
@@ -624,7 +665,7 @@ fn sweep() -> cp::Result<Vec<Array>> {
         cp::insert(&t, [3, 0, 29], 2.0f64, Some(1))?,
         cp::insert(&b, 2, 0.5f64, Some(-1))?,
         cp::delete(&b, [1, 3], Some(1))?,
-        cp::trim_zeros(&a.slice(s![0, ..])?, Trim::Both)?,
+        cp::trim_zeros(&a.slice(s![0, ..])?, Trim::Both, None)?,
     ];
     out.extend(
         cp::array_split(&b, 4, 2)?
