@@ -106,10 +106,14 @@ fn need_arrays(op: &'static str, arrays: &[&Array]) -> Result<()> {
     Ok(())
 }
 
-/// Uploads host indices to `device` as int64.
-fn index_array(idx: Vec<i64>, device: Device) -> Result<Array> {
+/// `src` at positions `idx` (built here, all in range) along `ax`: one
+/// gather on `src`'s device. The positions are uploaded as int64; the
+/// `Clip` mode skips the device-side bounds check (and its read-back),
+/// which in-range positions do not need.
+fn gather(src: &Array, idx: Vec<i64>, ax: usize) -> Result<Array> {
     let n = idx.len();
-    Array::from_host(crate::element::Element::into_data(idx), &[n], device)
+    let idx = Array::from_host(crate::element::Element::into_data(idx), &[n], src.device())?;
+    crate::index::take_mode(src, &idx, Some(ax as isize), crate::index::IndexMode::Clip)
 }
 
 // ---------------------------------------------------------------------------
@@ -657,8 +661,7 @@ pub fn repeat(a: &Array, repeats: impl Into<Repeats>, axis: Option<isize>) -> Re
             for (i, &c) in counts.iter().enumerate() {
                 idx.extend(std::iter::repeat_n(i as i64, c as usize));
             }
-            let idx = index_array(idx, a.device())?;
-            crate::index::take(&src, &idx, Some(ax as isize))
+            gather(&src, idx, ax)
         }
     }
 }
@@ -1346,8 +1349,7 @@ pub fn insert(
     for (old, f) in from.iter_mut().filter(|f| **f < 0).enumerate() {
         *f = old as i64;
     }
-    let gather = index_array(from, src.device())?;
-    crate::index::take(&both, &gather, Some(ax as isize))
+    gather(&both, from, ax)
 }
 
 /// `arr` without the slices at the given positions along `axis`
@@ -1394,8 +1396,7 @@ pub fn delete(
     if kept.len() == n {
         return src.copy();
     }
-    let gather = index_array(kept, src.device())?;
-    crate::index::take(&src, &gather, Some(ax as isize))
+    gather(&src, kept, ax)
 }
 
 fn drop_position(op: &'static str, keep: &mut [bool], i: isize, axis: usize) -> Result<()> {
