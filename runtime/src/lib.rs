@@ -36,6 +36,7 @@ pub mod layout;
 pub mod linalg;
 mod logic;
 mod lru;
+mod manip;
 mod matmul;
 pub mod nccl;
 mod operand;
@@ -78,6 +79,7 @@ pub use index::*;
 pub use kernels::*;
 pub use layout::{Layout, Order};
 pub use logic::*;
+pub use manip::*;
 pub use matmul::{
     dot, einsum, inner, matmul, matmul_precision, outer, set_matmul_precision, tensordot, vdot,
     MatmulPrecision, TensordotAxes,

@@ -279,8 +279,11 @@ pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
         .expect("non-empty");
     let mut shape = first.shape().to_vec();
     shape[ax] = total;
-    checked_size(op, &shape)?;
-    let out = crate::creation::zeros(shape.as_slice(), dtype)?;
+    // Every element is written below, so the result starts uninitialised,
+    // on the inputs' device.
+    let b = crate::backend::on(op, first.device())?;
+    let n = checked_size(op, &shape)?;
+    let out = Array::from_parts(b.empty(op, dtype, n)?, Layout::contiguous(&shape), dtype);
     let mut start = 0usize;
     for a in arrays {
         let n = a.shape()[ax];
