@@ -99,6 +99,14 @@ variables = y.reshape(1024, 65536)
 case("cov_1024x65536", lambda: cp.cov(variables), n_repeat=5, n_warmup=2)
 del xn
 
+# Manipulation (issue 20): the setups of cuprite-bench's manip.rs.
+a8 = cp.random.random((8192, 8192), dtype=cp.float32)
+case("roll_2d_8192sq", lambda: cp.roll(a8, (100, 200), axis=(0, 1)), bytes_moved=8 * 8192 * 8192)
+sq4 = a8[:4096, :4096].copy()
+case("pad_reflect_4096sq", lambda: cp.pad(sq4, 64, mode="reflect"),
+     bytes_moved=4 * (4096 * 4096 + 4224 * 4224))
+del a8, sq4
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

@@ -15,6 +15,7 @@ mod fft_random;
 mod kernels;
 mod launch_floor;
 mod linalg;
+mod manip;
 mod nccl;
 mod signal;
 mod stats;
@@ -172,6 +173,7 @@ fn main() -> cp::Result<()> {
             kernels::run(&mut b)?;
             signal::run(&mut b)?;
             stats::run(&mut b)?;
+            manip::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
