@@ -301,7 +301,7 @@ fn warm_siblings(base: &Path, root: &Path, key: &str) -> Vec<PathBuf> {
             reusable.then_some((exact, warmed, p))
         })
         .collect();
-    found.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+    found.sort_by_key(|f| std::cmp::Reverse((f.0, f.1)));
     found.into_iter().map(|(_, _, p)| p).collect()
 }
 

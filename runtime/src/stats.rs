@@ -99,6 +99,23 @@ fn invalid(op: &'static str, detail: impl Into<String>) -> Error {
     }
 }
 
+/// Fails for a 0-d `x` (the op works along an axis).
+fn at_least_1d(op: &'static str, x: &Array) -> Result<()> {
+    if x.ndim() == 0 {
+        return Err(invalid(
+            op,
+            format!("{op} requires an array of at least one dimension"),
+        ));
+    }
+    Ok(())
+}
+
+/// `axis` of `x` normalized, for an op along one axis of an n-d array.
+fn along_axis(op: &'static str, x: &Array, axis: isize) -> Result<usize> {
+    at_least_1d(op, x)?;
+    crate::layout::normalize_axis(op, axis, x.ndim())
+}
+
 // ---------------------------------------------------------------------------
 // NaN-aware reductions
 // ---------------------------------------------------------------------------
@@ -838,13 +855,7 @@ pub fn diff(x: &Array, n: usize, axis: isize) -> Result<Array> {
 /// ```
 pub fn diff_with(x: &Array, n: usize, axis: isize, ends: DiffEnds<'_>) -> Result<Array> {
     let op = "diff";
-    if x.ndim() == 0 {
-        return Err(invalid(
-            op,
-            "diff requires an array of at least one dimension",
-        ));
-    }
-    let axis = crate::layout::normalize_axis(op, axis, x.ndim())?;
+    let axis = along_axis(op, x, axis)?;
     if n == 0 {
         return Ok(x.clone());
     }
@@ -953,13 +964,7 @@ pub fn ediff1d(x: &Array, to_end: Option<&Array>, to_begin: Option<&Array>) -> R
 /// ```
 pub fn gradient_axis(f: &Array, axis: isize, spacing: f64) -> Result<Array> {
     let op = "gradient";
-    if f.ndim() == 0 {
-        return Err(invalid(
-            op,
-            "gradient requires an array of at least one dimension",
-        ));
-    }
-    let axis = crate::layout::normalize_axis(op, axis, f.ndim())?;
+    let axis = along_axis(op, f, axis)?;
     let len = f.shape()[axis];
     if len < 2 {
         return Err(invalid(
@@ -1011,12 +1016,7 @@ pub fn gradient_axis(f: &Array, axis: isize, spacing: f64) -> Result<Array> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn gradient(f: &Array, spacing: f64) -> Result<Vec<Array>> {
-    if f.ndim() == 0 {
-        return Err(invalid(
-            "gradient",
-            "gradient requires an array of at least one dimension",
-        ));
-    }
+    at_least_1d("gradient", f)?;
     (0..f.ndim() as isize)
         .map(|a| gradient_axis(f, a, spacing))
         .collect()
@@ -1036,13 +1036,7 @@ pub fn gradient(f: &Array, spacing: f64) -> Result<Vec<Array>> {
 /// ```
 pub fn trapezoid(y: &Array, x: Option<&Array>, dx: f64, axis: isize) -> Result<Array> {
     let op = "trapezoid";
-    if y.ndim() == 0 {
-        return Err(invalid(
-            op,
-            "trapezoid requires an array of at least one dimension",
-        ));
-    }
-    let axis = crate::layout::normalize_axis(op, axis, y.ndim())?;
+    let axis = along_axis(op, y, axis)?;
     let len = y.shape()[axis] as isize;
     if len == 0 {
         let dt = float_of(y.dtype());
