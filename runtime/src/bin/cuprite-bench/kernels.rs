@@ -19,24 +19,14 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         "y = a * x + b;",
         "axpb",
     )?;
-    b.case(
-        "elementwise_kernel_axpb_64M",
-        Some(8.0 * n as f64),
-        None,
-        20,
-        3,
-        || axpb.call((&x, 2.0f32, 1.0f32, &out)).map(drop),
-    )?;
+    b.bandwidth("elementwise_kernel_axpb_64M", 8.0 * n as f64, || {
+        axpb.call((&x, 2.0f32, 1.0f32, &out)).map(drop)
+    })?;
     let xs = x.slice(cp::s![..1 << 24])?;
     let fused = cp::fuse(|v: &cp::Expr| (v.sin() + 0.1 * v).tanh()).name("tanh_sin");
-    b.case(
-        "tanh_sin_fused_16M",
-        Some(8.0 * (1 << 24) as f64),
-        None,
-        20,
-        3,
-        || fused.call(&xs).map(drop),
-    )?;
+    b.bandwidth("tanh_sin_fused_16M", 8.0 * (1 << 24) as f64, || {
+        fused.call(&xs).map(drop)
+    })?;
     // Host overhead of warm calls (GPU work is negligible at 1000 elements).
     let small = cp::arange(1000)?.astype(cp::f32)?;
     let small_out = cp::empty_like(&small)?;
@@ -59,14 +49,9 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         "saxpy",
     )?;
     let y = cp::asarray(host_random(n, 12))?;
-    b.case(
-        "raw_kernel_saxpy_64M",
-        Some(12.0 * n as f64),
-        None,
-        20,
-        3,
-        || saxpy.call((n.div_ceil(256),), (256,), (&x, &y, &out, 2.0f32, n as i32)),
-    )?;
+    b.bandwidth("raw_kernel_saxpy_64M", 12.0 * n as f64, || {
+        saxpy.call((n.div_ceil(256),), (256,), (&x, &y, &out, 2.0f32, n as i32))
+    })?;
     b.case("raw_kernel_warm_call_1K", None, None, 200, 10, || {
         saxpy.call((4,), (256,), (&small, &small, &small_out, 2.0f32, 1000i32))
     })?;
@@ -79,13 +64,8 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         "0",
         "sum_squares",
     )?;
-    b.case(
-        "reduction_kernel_sum_squares_64M",
-        Some(4.0 * n as f64),
-        None,
-        20,
-        3,
-        || sum_squares.call(&x).map(drop),
-    )?;
+    b.bandwidth("reduction_kernel_sum_squares_64M", 4.0 * n as f64, || {
+        sum_squares.call(&x).map(drop)
+    })?;
     Ok(())
 }

@@ -70,6 +70,17 @@ impl Bench {
         self.only.is_empty() || self.only.iter().any(|o| o == name)
     }
 
+    /// A case measured in GB/s (`bytes` moved per call), timed as
+    /// `cupy_bench.py`'s default: 20 runs after 3 warm-ups.
+    pub fn bandwidth(
+        &mut self,
+        name: &str,
+        bytes: f64,
+        f: impl FnMut() -> cp::Result<()>,
+    ) -> cp::Result<()> {
+        self.case(name, Some(bytes), None, 20, 3, f)
+    }
+
     /// Times `f` as cupyx.profiler.benchmark does.
     pub fn case(
         &mut self,
@@ -194,9 +205,7 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
     let host = host_random(n, 1);
     let x = cp::asarray(&host)?;
     let mut out = cp::empty_like(&x)?;
-    b.case("copy_f32_64M", Some(8.0 * n as f64), None, 20, 3, || {
-        out.assign(&x)
-    })?;
+    b.bandwidth("copy_f32_64M", 8.0 * n as f64, || out.assign(&x))?;
     b.case(
         "h2d_pageable_256MB",
         Some(4.0 * n as f64),
@@ -214,12 +223,12 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         || x.to_vec::<f32>().map(drop),
     )?;
     let y = cp::asarray(host_random(n, 2))?;
-    b.case("axpb_f32_64M", Some(16.0 * n as f64), None, 20, 3, || {
+    b.bandwidth("axpb_f32_64M", 16.0 * n as f64, || {
         cp::multiply_out(&x, 2.0, &mut out)?;
         let o2 = out.clone();
         cp::add_out(&o2, 1.0, &mut out)
     })?;
-    b.case("add_f32_64M", Some(12.0 * n as f64), None, 20, 3, || {
+    b.bandwidth("add_f32_64M", 12.0 * n as f64, || {
         cp::add_out(&x, &y, &mut out)
     })?;
     let xs = x.slice(cp::s![..1 << 24])?;
@@ -234,32 +243,16 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
             Ok(())
         },
     )?;
-    b.case("sum_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
-        x.sum().map(drop)
-    })?;
-    b.case("max_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
-        x.max().map(drop)
-    })?;
-    b.case("argmax_f32_64M", Some(4.0 * n as f64), None, 20, 3, || {
-        x.argmax().map(drop)
-    })?;
+    b.bandwidth("sum_f32_64M", 4.0 * n as f64, || x.sum().map(drop))?;
+    b.bandwidth("max_f32_64M", 4.0 * n as f64, || x.max().map(drop))?;
+    b.bandwidth("argmax_f32_64M", 4.0 * n as f64, || x.argmax().map(drop))?;
     let m = x.reshape([8192, 8192])?;
-    b.case(
-        "sum_axis0_8192sq",
-        Some(4.0 * n as f64),
-        None,
-        20,
-        3,
-        || m.sum_axis(0).map(drop),
-    )?;
-    b.case(
-        "sum_axis1_8192sq",
-        Some(4.0 * n as f64),
-        None,
-        20,
-        3,
-        || m.sum_axis(1).map(drop),
-    )?;
+    b.bandwidth("sum_axis0_8192sq", 4.0 * n as f64, || {
+        m.sum_axis(0).map(drop)
+    })?;
+    b.bandwidth("sum_axis1_8192sq", 4.0 * n as f64, || {
+        m.sum_axis(1).map(drop)
+    })?;
     b.case(
         "normalize_cols_8192sq",
         Some(8.0 * n as f64),
@@ -271,22 +264,12 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
             cp::divide(&centred, &m.std_axis(0, 0)?).map(drop)
         },
     )?;
-    b.case(
-        "cumsum_f32_16M",
-        Some(8.0 * (1 << 24) as f64),
-        None,
-        20,
-        3,
-        || xs.cumsum(None).map(drop),
-    )?;
-    b.case(
-        "sort_f32_16M",
-        Some(8.0 * (1 << 24) as f64),
-        None,
-        20,
-        3,
-        || xs.sort_axis(-1).map(drop),
-    )?;
+    b.bandwidth("cumsum_f32_16M", 8.0 * (1 << 24) as f64, || {
+        xs.cumsum(None).map(drop)
+    })?;
+    b.bandwidth("sort_f32_16M", 8.0 * (1 << 24) as f64, || {
+        xs.sort_axis(-1).map(drop)
+    })?;
     let small = cp::arange(1000)?.astype(cp::f32)?;
     b.case("100_small_adds_latency", None, None, 20, 3, || {
         let mut a = small.clone();

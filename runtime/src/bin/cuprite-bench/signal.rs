@@ -55,8 +55,6 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     .tocsr()?;
     let v = cp::asarray(host_random(nrows, 14))?;
     let bytes = (8 * nrows * nnz_per + 8 * nrows) as f64;
-    b.case("spmv_csr_1M_16nnz", Some(bytes), None, 20, 3, || {
-        sm.dot(&v).map(drop)
-    })?;
+    b.bandwidth("spmv_csr_1M_16nnz", bytes, || sm.dot(&v).map(drop))?;
     Ok(())
 }
