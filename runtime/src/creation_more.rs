@@ -213,22 +213,16 @@ impl MeshgridOptions {
     pub fn new() -> MeshgridOptions {
         MeshgridOptions::default()
     }
-    /// Sets the indexing.
-    pub fn indexing(mut self, indexing: Indexing) -> MeshgridOptions {
-        self.indexing = indexing;
-        self
-    }
-    /// Sets `sparse`.
-    pub fn sparse(mut self, sparse: bool) -> MeshgridOptions {
-        self.sparse = sparse;
-        self
-    }
-    /// Sets `copy`.
-    pub fn copy(mut self, copy: bool) -> MeshgridOptions {
-        self.copy = copy;
-        self
-    }
 }
+
+option_setters!(MeshgridOptions {
+    /// Sets the indexing.
+    indexing: Indexing,
+    /// Sets `sparse`.
+    sparse: bool,
+    /// Sets `copy`.
+    copy: bool,
+});
 
 /// Coordinate matrices from coordinate vectors (`np.meshgrid(*xs)`), with
 /// Cartesian indexing: for `x` of length `m` and `y` of length `n`, both

@@ -143,17 +143,14 @@ impl FftOptions {
         self.n = Some(n);
         self
     }
-    /// Sets the axis.
-    pub fn axis(mut self, axis: isize) -> FftOptions {
-        self.axis = axis;
-        self
-    }
-    /// Sets the normalisation.
-    pub fn norm(mut self, norm: Norm) -> FftOptions {
-        self.norm = norm;
-        self
-    }
 }
+
+option_setters!(FftOptions {
+    /// Sets the axis.
+    axis: isize,
+    /// Sets the normalisation.
+    norm: Norm,
+});
 
 /// Options of the several-axes transforms (`fft2`, `fftn`, `rfftn`, ...):
 /// NumPy's `s`, `axes` and `norm`.

@@ -501,7 +501,7 @@ fn array_on(data: impl IntoArray, device: Device) -> Result<Array> {
 }
 
 /// Fails when `b` is on another device than `a`.
-fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<()> {
+pub(crate) fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<()> {
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
             op,

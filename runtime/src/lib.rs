@@ -15,6 +15,21 @@
 
 #![allow(clippy::module_inception)]
 
+/// Builder methods for an options struct: `field(value)` sets that field.
+macro_rules! option_setters {
+    ($ty:ident { $($(#[$doc:meta])* $field:ident: $t:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                $(#[$doc])*
+                pub fn $field(mut self, $field: $t) -> $ty {
+                    self.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 mod array;
 mod backend;
 mod cpu;

@@ -47,22 +47,16 @@ impl Tolerance {
     pub fn new() -> Tolerance {
         Tolerance::default()
     }
-    /// Sets `rtol`.
-    pub fn rtol(mut self, rtol: f64) -> Tolerance {
-        self.rtol = rtol;
-        self
-    }
-    /// Sets `atol`.
-    pub fn atol(mut self, atol: f64) -> Tolerance {
-        self.atol = atol;
-        self
-    }
-    /// Sets `equal_nan`.
-    pub fn equal_nan(mut self, equal_nan: bool) -> Tolerance {
-        self.equal_nan = equal_nan;
-        self
-    }
 }
+
+option_setters!(Tolerance {
+    /// Sets `rtol`.
+    rtol: f64,
+    /// Sets `atol`.
+    atol: f64,
+    /// Sets `equal_nan`.
+    equal_nan: bool,
+});
 
 /// Whether each pair of elements is close, with NumPy's default tolerances
 /// (`np.isclose(a, b)`); see [`isclose_with`].

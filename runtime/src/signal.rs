@@ -226,14 +226,7 @@ fn conv_out_dtype(a: &Array, b: &Array) -> DType {
 
 fn check_devices(op: &'static str, a: &Array, b: &Array) -> Result<()> {
     a.device().check_available(op)?;
-    if a.device() != b.device() {
-        return Err(Error::DeviceMismatch {
-            op,
-            a: a.device().to_string(),
-            b: b.device().to_string(),
-        });
-    }
-    Ok(())
+    crate::index::same_device(op, a, b)
 }
 
 /// N-dimensional convolution of `in1` and `in2` (`scipy.signal.convolve`);

@@ -102,17 +102,19 @@ mod tests {
             let zc = x.astype(DType::Complex64).unwrap();
             dump_source("cplx", &cplx.source_for((&zc, &x)).unwrap());
 
-            let sumsq = ReductionKernel::new(
+            // A max-reduction of magnitudes: a map, a non-additive reduce
+            // and a post-map through the generator.
+            let max_abs = ReductionKernel::new(
                 "float32 x",
                 "float32 y",
-                "x * x",
-                "a + b",
-                "y = a",
+                "fabsf(x)",
+                "fmaxf(a, b)",
+                "y = a * 1.0f",
                 "0",
-                "sum_squares",
+                "max_abs",
             )
             .unwrap();
-            dump_source("sum_squares", &sumsq.source_for(&x, None, false).unwrap());
+            dump_source("max_abs", &max_abs.source_for(&x, None, false).unwrap());
             let l2 =
                 ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
                     .unwrap();
