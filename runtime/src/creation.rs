@@ -340,6 +340,41 @@ pub fn linspace_with(
     dtype: DType,
 ) -> Result<Array> {
     let op = "linspace";
+    check_range(op, start, stop, num)?;
+    upload(op, linspace_values(start, stop, num, endpoint), dtype)
+}
+
+/// NumPy's `linspace` values on the host: `start + i * step`, the last one
+/// set to `stop` with `endpoint` (non-finite bounds give what NumPy gives).
+pub(crate) fn linspace_values(start: f64, stop: f64, num: usize, endpoint: bool) -> Vec<f64> {
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let step = if div > 0 {
+        (stop - start) / div as f64
+    } else {
+        0.0
+    };
+    let mut v: Vec<f64> = (0..num).map(|i| i as f64 * step + start).collect();
+    if endpoint && num > 1 {
+        v[num - 1] = stop;
+    }
+    v
+}
+
+/// Host float64 values as an array of `dtype` on the current device.
+pub(crate) fn upload(op: &'static str, v: Vec<f64>, dtype: DType) -> Result<Array> {
+    let n = v.len();
+    current_device().check_available(op)?;
+    let a = Array::from_host(f64::into_data(v), &[n], current_device())?;
+    if dtype == DType::Float64 {
+        Ok(a)
+    } else {
+        a.astype(dtype)
+    }
+}
+
+/// Fails unless a range's bounds are finite and its `num` float64 values
+/// fit in host memory.
+pub(crate) fn check_range(op: &'static str, start: f64, stop: f64, num: usize) -> Result<()> {
     if !start.is_finite() || !stop.is_finite() {
         return Err(Error::InvalidArgument {
             op,
@@ -347,24 +382,7 @@ pub fn linspace_with(
         });
     }
     checked_size(op, &[num])?;
-    crate::layout::check_host_room(op, num, 8)?;
-    current_device().check_available(op)?;
-    let div = if endpoint { num.saturating_sub(1) } else { num };
-    let step = if div > 0 {
-        (stop - start) / div as f64
-    } else {
-        0.0
-    };
-    let mut v: Vec<f64> = (0..num).map(|i| start + i as f64 * step).collect();
-    if endpoint && num > 1 {
-        v[num - 1] = stop;
-    }
-    let a = Array::from_host(f64::into_data(v), &[num], current_device())?;
-    if dtype == DType::Float64 {
-        Ok(a)
-    } else {
-        a.astype(dtype)
-    }
+    crate::layout::check_host_room(op, num, 8)
 }
 
 /// A 2-D array with ones on diagonal `k` and zeros elsewhere (`cp.eye(n, m, k)`).

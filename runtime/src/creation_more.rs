@@ -10,55 +10,18 @@
 //! libm calls as NumPy, and then placed on the current device.
 
 use crate::array::Array;
-use crate::creation::{arange, arange_step, empty, full, ones, zeros, IntoShape};
+use crate::creation::{
+    arange, arange_step, check_range, empty, full, linspace_values, ones, upload, zeros, IntoShape,
+};
 use crate::device::{current_device, with_device, Device};
 use crate::dtype::DType;
-use crate::element::{Element, Scalar};
+use crate::element::Scalar;
 use crate::error::{Error, Result};
 use crate::layout::{checked_size, normalize_axis, Layout};
 
 // ---------------------------------------------------------------------------
 // Ranges
 // ---------------------------------------------------------------------------
-
-/// NumPy's `linspace` values on the host: `start + i * step`, the last one
-/// set to `stop` with `endpoint` (non-finite bounds give what NumPy gives).
-fn linspace_values(start: f64, stop: f64, num: usize, endpoint: bool) -> Vec<f64> {
-    let div = if endpoint { num.saturating_sub(1) } else { num };
-    let step = if div > 0 {
-        (stop - start) / div as f64
-    } else {
-        0.0
-    };
-    let mut v: Vec<f64> = (0..num).map(|i| i as f64 * step + start).collect();
-    if endpoint && num > 1 {
-        v[num - 1] = stop;
-    }
-    v
-}
-
-/// Host float64 values as an array of `dtype` on the current device.
-fn upload(op: &'static str, v: Vec<f64>, dtype: DType) -> Result<Array> {
-    let n = v.len();
-    current_device().check_available(op)?;
-    let a = Array::from_host(f64::into_data(v), &[n], current_device())?;
-    if dtype == DType::Float64 {
-        Ok(a)
-    } else {
-        a.astype(dtype)
-    }
-}
-
-fn check_range(op: &'static str, start: f64, stop: f64, num: usize) -> Result<()> {
-    if !start.is_finite() || !stop.is_finite() {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: format!("start and stop must be finite (got {start} and {stop})"),
-        });
-    }
-    checked_size(op, &[num])?;
-    crate::layout::check_host_room(op, num, 8)
-}
 
 /// `num` float64 values `10 ** linspace(start, stop, num)` (`np.logspace`).
 ///
