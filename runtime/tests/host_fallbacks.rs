@@ -50,13 +50,9 @@ fn these_ops_never_fall_back_to_the_host() {
     // On the CPU nothing is a fallback either.
     cp::cuda::reset_host_fallbacks();
     cp::with_device(Device::Cpu, run_ops).unwrap();
-    assert_eq!(cp::cuda::host_fallbacks(), vec![]);
+    common::assert_no_host_fallback("CPU operations");
     let Some(dev) = gpu_or_skip() else { return };
     cp::with_device(dev, run_ops).unwrap();
-    assert_eq!(
-        cp::cuda::host_fallbacks(),
-        Vec::<(String, u64)>::new(),
-        "GPU operations went through the host"
-    );
+    common::assert_no_host_fallback("GPU operations");
     assert!(cp::cuda::cuda_report().contains("host fallbacks: none"));
 }

@@ -308,11 +308,7 @@ fn gpu_matches_cpu_without_host_fallbacks() {
         Ok::<_, cp::Error>(r)
     })
     .unwrap();
-    assert_eq!(
-        cp::cuda::host_fallbacks(),
-        Vec::<(String, u64)>::new(),
-        "logic functions took GPU arrays through the host"
-    );
+    common::assert_no_host_fallback("logic functions");
     for (k, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
         assert_eq!(g.device(), dev, "result {k}");
         assert_eq!(c.shape(), g.shape(), "result {k}");

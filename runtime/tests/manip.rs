@@ -689,11 +689,7 @@ fn gpu_matches_cpu_without_host_fallbacks() {
     let cpu = cp::with_device(Device::Cpu, sweep).unwrap();
     let Some(dev) = gpu_or_skip() else { return };
     let gpu = cp::with_device(dev, sweep).unwrap();
-    assert_eq!(
-        cp::cuda::host_fallbacks(),
-        Vec::<(String, u64)>::new(),
-        "GPU manipulation went through the host"
-    );
+    common::assert_no_host_fallback("GPU manipulation");
     assert_eq!(cpu.len(), gpu.len());
     for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
         assert_eq!(c.shape(), g.shape(), "result {i}");

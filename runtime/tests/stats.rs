@@ -817,11 +817,7 @@ fn gpu_matches_cpu_on_random_inputs_without_host_fallback() {
         }
     }
     cp::cuda::launch_pending().unwrap();
-    assert_eq!(
-        cp::cuda::host_fallbacks(),
-        Vec::<(String, u64)>::new(),
-        "statistics went through the host"
-    );
+    common::assert_no_host_fallback("statistics");
 }
 
 #[test]

@@ -658,9 +658,5 @@ fn every_table_function_on_the_gpu_matches_the_cpu() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(
-        cp::cuda::host_fallbacks(),
-        Vec::<(String, u64)>::new(),
-        "a ufunc took GPU arrays through the host"
-    );
+    common::assert_no_host_fallback("a ufunc");
 }

@@ -53,6 +53,17 @@ pub fn gpu_or_skip() -> Option<cuprite::Device> {
     None
 }
 
+/// Asserts that no op went through the counted host fallback since
+/// `cp::cuda::reset_host_fallbacks()`; `what` names the ops in the message.
+#[track_caller]
+pub fn assert_no_host_fallback(what: &str) {
+    assert_eq!(
+        cuprite::cuda::host_fallbacks(),
+        Vec::<(String, u64)>::new(),
+        "{what} went through the host"
+    );
+}
+
 /// Values of any real dtype as f64, in C order.
 pub fn values_f64(a: &Array) -> Vec<f64> {
     a.astype(DType::Float64).unwrap().to_vec::<f64>().unwrap()
