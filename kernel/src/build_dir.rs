@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 pub struct BuildDir {
     /// The directory (holding `ctx/`, evcxr's crate, and `.cargo/config.toml`).
     pub root: PathBuf,
+    /// Where sibling build directories are (seeding looks there).
+    base: PathBuf,
     _lock: File,
 }
 
@@ -18,6 +20,47 @@ impl BuildDir {
     /// evcxr's crate directory (`EVCXR_TMPDIR`).
     pub fn ctx(&self) -> PathBuf {
         self.root.join("ctx")
+    }
+
+    /// The seeding still to do, as a value the session thread can take.
+    pub fn seeder(&self) -> Seeder {
+        Seeder {
+            root: self.root.clone(),
+            base: self.base.clone(),
+        }
+    }
+}
+
+/// Fills a new build directory with compiled dependencies found elsewhere
+/// ([`seed_sources`]). It is separate from [`acquire`] because the copy takes
+/// seconds: the kernel answers `kernel_info` first and seeds in the session
+/// thread, before evcxr runs cargo.
+#[derive(Debug, Clone)]
+pub struct Seeder {
+    root: PathBuf,
+    base: PathBuf,
+}
+
+impl Seeder {
+    /// Copies compiled dependencies in when the directory has compiled none.
+    pub fn seed_if_new(&self) {
+        if self.root.join("ctx/target").exists() {
+            return;
+        }
+        let started = std::time::Instant::now();
+        for from in seed_sources(&self.root, Some(&self.base)) {
+            if seed(&self.root, &from) {
+                if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
+                    eprintln!(
+                        "cuprite-kernel: build folder {} starts from {} ({:.1?})",
+                        self.root.display(),
+                        from.display(),
+                        started.elapsed()
+                    );
+                }
+                break;
+            }
+        }
     }
 }
 
@@ -38,7 +81,8 @@ pub fn notebook_key() -> String {
 /// Opens (creating) and locks the build directory for `key` under `base`:
 /// `CUPRITE_KERNEL_BUILD_DIR` overrides the choice. When another kernel holds
 /// the notebook's directory, a numbered sibling is used. A new directory
-/// starts from compiled dependencies found elsewhere ([`seed_sources`]).
+/// starts from compiled dependencies found elsewhere once
+/// [`Seeder::seed_if_new`] has run.
 pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
     if let Some(dir) = std::env::var_os("CUPRITE_KERNEL_BUILD_DIR") {
         let root = PathBuf::from(dir);
@@ -50,8 +94,12 @@ pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
                 root.display()
             );
         }
-        prepare(&root, Some(base))?;
-        return Ok(BuildDir { root, _lock: lock });
+        configure(&root)?;
+        return Ok(BuildDir {
+            root,
+            base: base.to_path_buf(),
+            _lock: lock,
+        });
     }
     let stem = dir_name(key);
     for n in 0..32 {
@@ -64,8 +112,12 @@ pub fn acquire(base: &Path, key: &str) -> Result<BuildDir> {
             .with_context(|| format!("cannot create {}", root.display()))?;
         let lock = open_lock(&root)?;
         if try_lock(&lock) {
-            prepare(&root, Some(base))?;
-            return Ok(BuildDir { root, _lock: lock });
+            configure(&root)?;
+            return Ok(BuildDir {
+                root,
+                base: base.to_path_buf(),
+                _lock: lock,
+            });
         }
     }
     anyhow::bail!(
@@ -178,7 +230,9 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn prepare(root: &Path, siblings: Option<&Path>) -> Result<()> {
+/// Writes the cargo configuration and the pinned `Cargo.lock` (cheap; the
+/// seeding is [`Seeder`]'s).
+fn configure(root: &Path) -> Result<()> {
     let cfg_dir = root.join(".cargo");
     std::fs::create_dir_all(&cfg_dir)?;
     let cfg = cfg_dir.join("config.toml");
@@ -191,22 +245,6 @@ fn prepare(root: &Path, siblings: Option<&Path>) -> Result<()> {
     let lock = ctx.join("Cargo.lock");
     if !lock.exists() && !crate::sources::CARGO_LOCK.is_empty() {
         std::fs::write(&lock, crate::sources::CARGO_LOCK)?;
-    }
-    if !root.join("ctx/target").exists() {
-        let started = std::time::Instant::now();
-        for from in seed_sources(root, siblings) {
-            if seed(root, &from) {
-                if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
-                    eprintln!(
-                        "cuprite-kernel: build folder {} starts from {} ({:.1?})",
-                        root.display(),
-                        from.display(),
-                        started.elapsed()
-                    );
-                }
-                break;
-            }
-        }
     }
     Ok(())
 }

@@ -340,7 +340,7 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     let side = SideChannel::listen(&socket_path, token, collector.clone())
         .with_context(|| format!("cannot listen on {}", socket_path.display()))?;
     let input: InputFn = Arc::new(|_: &str, _: bool| None);
-    let session = Session::start(side, collector.clone(), input);
+    let session = Session::start(side, collector.clone(), input, build.seeder());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

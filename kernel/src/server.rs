@@ -68,7 +68,7 @@ pub fn run(connection_file: &Path) -> Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let result = rt.block_on(serve(info, &socket_path, token));
+    let result = rt.block_on(serve(info, &socket_path, token, build.seeder()));
     let _ = std::fs::remove_file(&socket_path);
     drop(build);
     rt.shutdown_timeout(Duration::from_millis(100));
@@ -203,7 +203,12 @@ struct Kernel {
     shutdown: Notify,
 }
 
-async fn serve(info: ConnectionInfo, socket_path: &Path, token: String) -> Result<()> {
+async fn serve(
+    info: ConnectionInfo,
+    socket_path: &Path,
+    token: String,
+    seeder: build_dir::Seeder,
+) -> Result<()> {
     let session_id = uuid::Uuid::new_v4().to_string();
     let mut shell = create_kernel_shell_connection(&info, &session_id)
         .await
@@ -261,7 +266,7 @@ async fn serve(info: ConnectionInfo, socket_path: &Path, token: String) -> Resul
             .ok()?;
         rx.recv().ok()
     });
-    let session = Session::start(side, out.clone(), input);
+    let session = Session::start(side, out.clone(), input, seeder);
 
     let history_path = (std::env::var_os("CUPRITE_KERNEL_NO_HISTORY").is_none())
         .then(|| paths::data_dir().join("history.jsonl"));

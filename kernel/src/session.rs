@@ -98,8 +98,14 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts the session thread; evcxr starts in the background.
-    pub fn start(side: SideChannel, sink: Arc<dyn Sink>, input: InputFn) -> Session {
+    /// Starts the session thread; it seeds the build folder, then evcxr
+    /// starts, in the background.
+    pub fn start(
+        side: SideChannel,
+        sink: Arc<dyn Sink>,
+        input: InputFn,
+        seeder: crate::build_dir::Seeder,
+    ) -> Session {
         let (tx, rx) = mpsc::channel();
         let ctl = Arc::new(Mutex::new(CtlState::default()));
         let ctl2 = ctl.clone();
@@ -107,6 +113,7 @@ impl Session {
             .name("evcxr-session".into())
             .stack_size(64 << 20)
             .spawn(move || {
+                seeder.seed_if_new();
                 let mut ev = Evaluator {
                     ctx: None,
                     init_error: None,
