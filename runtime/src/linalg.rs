@@ -11,6 +11,9 @@
 //! [`Error::LinAlg`](crate::Error::LinAlg) naming the routine's `info`
 //! value; wrong shapes are [`Error::Shape`](crate::Error::Shape).
 
+mod extra;
+pub use extra::{cond, kron, matrix_power, multi_dot};
+
 use num_complex::Complex64;
 
 use crate::array::Array;

@@ -296,6 +296,35 @@ pub fn append(arr: &Array, values: impl IntoArray, axis: Option<isize>) -> Resul
 // Splitting
 // ---------------------------------------------------------------------------
 
+/// `From` one integer and from integer lists (`[T; N]`, `Vec<T>`, `&[T]`)
+/// for an argument enum: `one` wraps a single value, `many` a list. Values
+/// past the target integer's range saturate to its maximum, which the op then
+/// rejects as out of range (never a wrapped, valid-looking number).
+macro_rules! from_ints {
+    ($target:ty, $one_t:ty => $one:expr, $many_t:ty => $many:expr; $($t:ty),*) => {$(
+        impl From<$t> for $target {
+            fn from(n: $t) -> $target {
+                $one(<$one_t>::try_from(n).unwrap_or(<$one_t>::MAX))
+            }
+        }
+        impl<const N: usize> From<[$t; N]> for $target {
+            fn from(v: [$t; N]) -> $target {
+                v.as_slice().into()
+            }
+        }
+        impl From<Vec<$t>> for $target {
+            fn from(v: Vec<$t>) -> $target {
+                v.as_slice().into()
+            }
+        }
+        impl From<&[$t]> for $target {
+            fn from(v: &[$t]) -> $target {
+                $many(v.iter().map(|&i| <$many_t>::try_from(i).unwrap_or(<$many_t>::MAX)).collect())
+            }
+        }
+    )*};
+}
+
 /// Where [`split`] and [`array_split`] cut: into a number of sections, or
 /// before each of a list of positions (Python's slice bounds: negative
 /// counts from the end, out-of-range clamps).
@@ -310,31 +339,7 @@ pub enum SplitAt {
     Indices(Vec<isize>),
 }
 
-macro_rules! split_at_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for SplitAt {
-            fn from(n: $t) -> SplitAt {
-                SplitAt::Sections(i64::try_from(n).unwrap_or(i64::MAX))
-            }
-        }
-        impl<const N: usize> From<[$t; N]> for SplitAt {
-            fn from(v: [$t; N]) -> SplitAt {
-                SplitAt::Indices(v.iter().map(|&i| i as isize).collect())
-            }
-        }
-        impl From<Vec<$t>> for SplitAt {
-            fn from(v: Vec<$t>) -> SplitAt {
-                SplitAt::Indices(v.iter().map(|&i| i as isize).collect())
-            }
-        }
-        impl From<&[$t]> for SplitAt {
-            fn from(v: &[$t]) -> SplitAt {
-                SplitAt::Indices(v.iter().map(|&i| i as isize).collect())
-            }
-        }
-    )*};
-}
-split_at_from!(i32, i64, isize, usize);
+from_ints!(SplitAt, i64 => SplitAt::Sections, isize => SplitAt::Indices; i32, i64, isize, usize);
 
 /// Start and length of each piece along an axis of extent `n`.
 fn split_spans(
@@ -549,31 +554,7 @@ pub enum Repeats {
     Each(Vec<i64>),
 }
 
-macro_rules! repeats_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Repeats {
-            fn from(n: $t) -> Repeats {
-                Repeats::All(i64::try_from(n).unwrap_or(i64::MAX))
-            }
-        }
-        impl<const N: usize> From<[$t; N]> for Repeats {
-            fn from(v: [$t; N]) -> Repeats {
-                Repeats::Each(v.iter().map(|&i| i64::try_from(i).unwrap_or(i64::MAX)).collect())
-            }
-        }
-        impl From<Vec<$t>> for Repeats {
-            fn from(v: Vec<$t>) -> Repeats {
-                Repeats::Each(v.iter().map(|&i| i64::try_from(i).unwrap_or(i64::MAX)).collect())
-            }
-        }
-        impl From<&[$t]> for Repeats {
-            fn from(v: &[$t]) -> Repeats {
-                Repeats::Each(v.iter().map(|&i| i64::try_from(i).unwrap_or(i64::MAX)).collect())
-            }
-        }
-    )*};
-}
-repeats_from!(i32, i64, isize, u32, usize);
+from_ints!(Repeats, i64 => Repeats::All, i64 => Repeats::Each; i32, i64, isize, u32, usize);
 
 /// Each element repeated (`np.repeat`): along `axis`, or over the
 /// flattened array (1-D result) when `axis` is `None`. A single count is
@@ -1181,31 +1162,7 @@ pub enum AxisPositions {
     Mask(Vec<bool>),
 }
 
-macro_rules! positions_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for AxisPositions {
-            fn from(i: $t) -> AxisPositions {
-                AxisPositions::One(isize::try_from(i).unwrap_or(isize::MAX))
-            }
-        }
-        impl<const N: usize> From<[$t; N]> for AxisPositions {
-            fn from(v: [$t; N]) -> AxisPositions {
-                v.as_slice().into()
-            }
-        }
-        impl From<Vec<$t>> for AxisPositions {
-            fn from(v: Vec<$t>) -> AxisPositions {
-                v.as_slice().into()
-            }
-        }
-        impl From<&[$t]> for AxisPositions {
-            fn from(v: &[$t]) -> AxisPositions {
-                AxisPositions::Many(v.iter().map(|&i| isize::try_from(i).unwrap_or(isize::MAX)).collect())
-            }
-        }
-    )*};
-}
-positions_from!(i32, i64, isize, usize);
+from_ints!(AxisPositions, isize => AxisPositions::One, isize => AxisPositions::Many; i32, i64, isize, usize);
 
 impl<const N: usize> From<[bool; N]> for AxisPositions {
     fn from(v: [bool; N]) -> AxisPositions {

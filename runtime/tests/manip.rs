@@ -97,6 +97,10 @@ on_every_device!(splitting, |_dev| {
     // Split of a transposed (non-contiguous) array along its last axis.
     let p = cp::split(&a.t(), 3, -1)?;
     assert_exact(&p[1], &[4, 1], &[4i64, 5, 6, 7]);
+    // A position past isize's range is past the end (it does not wrap to -1).
+    let p = cp::split(&cp::arange(3)?, [usize::MAX], 0)?;
+    let got: Vec<Vec<i64>> = p.iter().map(i64s).collect();
+    assert_eq!(got, vec![vec![0, 1, 2], vec![]]);
     let p = cp::dsplit(&cp::arange(8)?.reshape([1, 2, 4])?, vec![1usize])?;
     assert_exact(&p[1], &[1, 2, 3], &[1i64, 2, 3, 5, 6, 7]);
     // Errors.
