@@ -46,13 +46,15 @@ fn cast(x: &Array, dtype: DType) -> Result<Array> {
 
 /// `x[..., start:end:step]` on the last axis (a view).
 fn last_axis(x: &Array, start: Option<isize>, end: Option<isize>, step: isize) -> Result<Array> {
-    let mut idx = vec![SliceElem::Slice {
-        start: None,
-        end: None,
-        inclusive: false,
-        step: 1,
-    }];
-    idx.resize(x.ndim(), idx[0].clone());
+    let mut idx = vec![
+        SliceElem::Slice {
+            start: None,
+            end: None,
+            inclusive: false,
+            step: 1,
+        };
+        x.ndim()
+    ];
     idx[x.ndim() - 1] = SliceElem::Slice {
         start,
         end,

@@ -60,7 +60,7 @@ on_every_device!(searchsorted_matches_numpy, |dev| {
     // Empty haystack and empty needles.
     let empty = cp::zeros([0], DType::Float64)?;
     assert_exact(
-        &cp::searchsorted(&empty, &f64s(&[1.0, 2.0]), Side::Left, None)?,
+        &cp::searchsorted(&empty, f64s(&[1.0, 2.0]), Side::Left, None)?,
         &[2],
         &[0i64, 0],
     );
@@ -323,10 +323,11 @@ on_every_device!(argwhere_and_partition_match_numpy, |dev| {
         );
         for i in 0..n {
             for (lane, (&v, &pivot)) in pick(&p, i).iter().zip(&at).enumerate() {
+                // NaN sorts last (total_cmp: positive NaN above +inf; no -0.0 here).
                 let ok = if i < k {
-                    !(v > pivot) && !(v.is_nan() && !pivot.is_nan())
+                    v.total_cmp(&pivot) != std::cmp::Ordering::Greater
                 } else {
-                    !(v < pivot) && !(pivot.is_nan() && !v.is_nan())
+                    v.total_cmp(&pivot) != std::cmp::Ordering::Less
                 };
                 assert!(ok, "kth {kth} axis {axis}: element {i} of lane {lane}");
             }
@@ -508,7 +509,7 @@ fn sweep(seed: u64) -> cp::Result<Vec<Array>> {
     // Floats with NaNs and repeats (values rounded to a coarse grid).
     let raw = rand(&[37, 41], DType::Float64, seed);
     let grid = cp::round(&cp::multiply(&raw, 20.0)?)?;
-    let mask = cp::greater(&rand(&[37, 41], DType::Float64, seed + 1), 0.8)?;
+    let mask = cp::greater(rand(&[37, 41], DType::Float64, seed + 1), 0.8)?;
     let x = cp::where_(&mask, f64::NAN, &grid)?;
     let xt = x.t();
     for dt in [
@@ -563,10 +564,10 @@ fn sweep(seed: u64) -> cp::Result<Vec<Array>> {
     out.push(cp::digitize(&x, &bins, false)?);
     out.push(cp::digitize(&x, &bins.slice(s![..;-1])?, true)?);
     let k1 = cp::remainder(
-        &cp::multiply(&rand(&[5, 300], DType::Float64, seed + 2), 4.0)?.astype(DType::Int32)?,
+        &cp::multiply(rand(&[5, 300], DType::Float64, seed + 2), 4.0)?.astype(DType::Int32)?,
         3,
     )?;
-    let k2 = cp::round_decimals(&rand(&[5, 300], DType::Float32, seed + 3), 1)?;
+    let k2 = cp::round_decimals(rand(&[5, 300], DType::Float32, seed + 3), 1)?;
     out.push(cp::lexsort(&[&k1, &k2])?);
     out.push(cp::lexsort(&[&k2.t(), &k1.t()])?);
     // Complex unique.
@@ -580,6 +581,13 @@ fn sweep(seed: u64) -> cp::Result<Vec<Array>> {
     let u = cp::unique_with(&z, UniqueOptions::new().index(true).counts(true))?;
     out.extend([u.values, u.index.unwrap(), u.counts.unwrap()]);
     Ok(out)
+}
+
+#[test]
+fn the_random_sweep_runs_on_the_cpu() {
+    // The sweep's own calls are valid everywhere (the GPU test compares them).
+    let out = cp::with_device(Device::Cpu, || sweep(test_seed("search-cpu"))).unwrap();
+    assert!(out.len() > 100);
 }
 
 #[test]
@@ -614,7 +622,7 @@ fn a_large_unique_and_searchsorted_agree_with_the_cpu() {
     // 3 M int32 values in [0, 100000): several scan tiles and sort tiles.
     let n = 3 << 20;
     let host = cp::with_device(Device::Cpu, || {
-        cp::multiply(&rand(&[n], DType::Float64, seed), 50000.0)
+        cp::multiply(rand(&[n], DType::Float64, seed), 50000.0)
             .and_then(|x| cp::add(&x, 50000.0))
             .and_then(|x| x.astype(DType::Int32))
     })

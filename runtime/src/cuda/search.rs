@@ -201,10 +201,11 @@ pub(crate) fn unique(
     let part = Part::Unique {
         equal_nan: want.equal_nan,
     };
-    let fkey = key(("unique", dt, part));
+    // The kernel cache holds one function per key: a key per kernel.
+    let fkey = |which: &str| key(("unique", which, dt, part));
     let src = || source(dt, part);
     let flags = OwnedView::contiguous(Storage::Cuda(buffer(DType::Bool, n)?), &[n], DType::Bool);
-    let f = kernel(s, fkey, op, "cuprite_unique_flags", src)?;
+    let f = kernel(s, fkey("flags"), op, "cuprite_unique_flags", src)?;
     let mut args = KernelArgs::new();
     args.push(x_at);
     args.push(perm_at);
@@ -221,7 +222,7 @@ pub(crate) fn unique(
     let inverse = optional(want.inverse, n)?;
     let ends = optional(want.counts, count)?;
     let at = |o: &Option<CudaStorage>| o.as_ref().map_or(0, |c| c.buffer.ptr);
-    let f = kernel(s, fkey, op, "cuprite_unique_scatter", src)?;
+    let f = kernel(s, fkey("scatter"), op, "cuprite_unique_scatter", src)?;
     let mut args = KernelArgs::new();
     args.push(x_at);
     args.push(perm_at);
@@ -235,7 +236,7 @@ pub(crate) fn unique(
     let counts = match ends {
         Some(ends) => {
             let counts = buffer(DType::Int64, count)?;
-            let f = kernel(s, fkey, op, "cuprite_unique_counts", src)?;
+            let f = kernel(s, fkey("counts"), op, "cuprite_unique_counts", src)?;
             let mut args = KernelArgs::new();
             args.push(ends.buffer.ptr);
             args.push(counts.buffer.ptr);
