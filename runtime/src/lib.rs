@@ -60,6 +60,7 @@ mod ops;
 pub mod profiler;
 pub mod random;
 mod reduce;
+mod search;
 mod shape;
 pub mod signal;
 mod sort;
@@ -101,6 +102,7 @@ pub use matmul::{
 };
 pub use operand::{common_device, IntoOperand, Operand};
 pub use reduce::*;
+pub use search::*;
 pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape, ReshapeDim};
 pub use sort::*;
 pub use stats::*;

@@ -40,7 +40,23 @@ fn run_ops() -> cp::Result<()> {
             let _ = cp::argsort(&x, axis)?;
         }
         let _ = cp::sort(&x.t(), -1)?;
+        // Sorting and searching (search.rs) over the same complex values.
+        let all = cp::UniqueOptions::new()
+            .index(true)
+            .inverse(true)
+            .counts(true);
+        let u = cp::unique_with(&x, all)?;
+        let _ = cp::searchsorted(&u.values, &x, cp::Side::Right, None)?;
+        let _ = cp::isin(&x, &u.values.slice(s![..;2])?, true)?;
     }
+    let f = rand(&[50, 20], DType::Float32, 8);
+    let bins = cp::linspace(-1.0, 1.0, 9)?;
+    let _ = cp::digitize(&f, &bins.slice(s![..;-1])?, false)?;
+    let _ = cp::unique_with(&f.t(), cp::UniqueOptions::new().counts(true))?;
+    let _ = cp::setdiff1d(&f, &f.slice(s![..3])?)?;
+    let _ = cp::topk(&f, 4, 0, true)?;
+    let _ = cp::lexsort(&[&f, &f.t().t()])?;
+    let _ = cp::argwhere(&cp::greater(&f, 0.5)?)?;
     cp::cuda::launch_pending()?;
     Ok(())
 }

@@ -1,9 +1,11 @@
-//! Sorting on the CPU.
+//! Sorting and searching on the CPU.
+
+use std::cmp::Ordering;
 
 use super::CpuBackend;
 use crate::element::Element;
 use crate::error::Result;
-use crate::ops::sort::Sort;
+use crate::ops::sort::{Sort, UniqueParts, UniqueWant};
 use crate::reduce::{for_each_offset, Num};
 use crate::storage::{CpuStorage, Storage};
 use crate::view::View;
@@ -16,6 +18,81 @@ impl Sort for CpuBackend {
             crate::with_dtype!(x.dtype(), T => sort_cpu::<T, false>(x, axis))
         };
         Ok(Storage::Cpu(CpuStorage::new(data)))
+    }
+
+    fn searchsorted(
+        &self,
+        _op: &'static str,
+        a: View<'_>,
+        v: View<'_>,
+        right: bool,
+        out: View<'_>,
+    ) -> Result<()> {
+        let found = crate::with_dtype!(a.dtype(), T => searchsorted_cpu::<T>(a, v, right));
+        out.scatter::<i64>(&found);
+        Ok(())
+    }
+
+    fn unique(&self, _op: &'static str, x: View<'_>, want: UniqueWant) -> Result<UniqueParts> {
+        Ok(crate::with_dtype!(x.dtype(), T => unique_cpu::<T>(x, want)))
+    }
+}
+
+/// Insertion points of `v`'s elements (C order) in the sorted `a`: the
+/// first place that keeps NumPy's sort order, or the last (`right`).
+fn searchsorted_cpu<T: Num>(a: View<'_>, v: View<'_>, right: bool) -> Vec<i64> {
+    let a = a.gather::<T>();
+    v.gather::<T>()
+        .into_iter()
+        .map(|x| {
+            let at = if right {
+                a.partition_point(|&y| y.sort_cmp(x) != Ordering::Greater)
+            } else {
+                a.partition_point(|&y| y.sort_cmp(x) == Ordering::Less)
+            };
+            at as i64
+        })
+        .collect()
+}
+
+/// Whether two neighbours of the sorted order are one distinct value:
+/// equal, or both NaN when `equal_nan` (complex: a NaN in either part).
+fn same_value<T: Num>(a: T, b: T, equal_nan: bool) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return equal_nan && a.is_nan() && b.is_nan();
+    }
+    a.sort_cmp(b) == Ordering::Equal
+}
+
+/// The distinct values of `x` (C order) by a stable sort of (value,
+/// position) pairs and one walk over the runs of equal values.
+fn unique_cpu<T: Num>(x: View<'_>, want: UniqueWant) -> UniqueParts {
+    let mut order: Vec<(T, usize)> = x.gather::<T>().into_iter().zip(0..).collect();
+    order.sort_by(|a, b| a.0.sort_cmp(b.0));
+    let mut values: Vec<T> = Vec::new();
+    let mut index: Vec<i64> = Vec::new();
+    let mut counts: Vec<i64> = Vec::new();
+    let mut inverse = vec![0i64; if want.inverse { order.len() } else { 0 }];
+    for (k, &(v, at)) in order.iter().enumerate() {
+        if k == 0 || !same_value(order[k - 1].0, v, want.equal_nan) {
+            values.push(v);
+            index.push(at as i64);
+            counts.push(0);
+        }
+        if let Some(c) = counts.last_mut() {
+            *c += 1;
+        }
+        if want.inverse {
+            inverse[at] = values.len() as i64 - 1;
+        }
+    }
+    let host = |v: Vec<i64>| Storage::Cpu(CpuStorage::new(i64::into_data(v)));
+    UniqueParts {
+        count: values.len(),
+        values: Storage::Cpu(CpuStorage::new(T::into_data(values))),
+        index: want.index.then(|| host(index)),
+        inverse: want.inverse.then(|| host(inverse)),
+        counts: want.counts.then(|| host(counts)),
     }
 }
 

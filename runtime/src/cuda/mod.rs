@@ -24,6 +24,7 @@ pub(crate) mod rand;
 pub(crate) mod reduce;
 pub(crate) mod reduce_spec;
 pub(crate) mod scan;
+pub(crate) mod search;
 pub(crate) mod session;
 pub(crate) mod solver;
 pub(crate) mod sort;

@@ -35,7 +35,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::create::Create;
-use crate::ops::sort::Sort;
+use crate::ops::sort::{Sort, UniqueParts, UniqueWant};
 use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
 
@@ -112,6 +112,21 @@ impl Sort for super::CudaBackend {
             return sort_complex(op, self, x, axis, arg);
         }
         sort(op, self.ordinal, x, axis, arg).map(Storage::Cuda)
+    }
+
+    fn searchsorted(
+        &self,
+        op: &'static str,
+        a: View<'_>,
+        v: View<'_>,
+        right: bool,
+        out: View<'_>,
+    ) -> Result<()> {
+        super::search::searchsorted(op, self, a, v, right, out)
+    }
+
+    fn unique(&self, op: &'static str, x: View<'_>, want: UniqueWant) -> Result<UniqueParts> {
+        super::search::unique(op, self, x, want)
     }
 }
 

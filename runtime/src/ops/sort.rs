@@ -1,4 +1,5 @@
-//! Sorting: sort and argsort along an axis.
+//! Sorting and searching: sort and argsort along an axis, binary search in
+//! a sorted vector, and the distinct values of an array.
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
@@ -6,7 +7,32 @@ use crate::error::Result;
 use crate::storage::Storage;
 use crate::view::View;
 
-/// Sorting: sort and argsort along an axis.
+/// What `unique` computes besides the distinct values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct UniqueWant {
+    /// The position of each distinct value's first occurrence.
+    pub index: bool,
+    /// For every element, the number of its distinct value.
+    pub inverse: bool,
+    /// How often each distinct value occurs.
+    pub counts: bool,
+    /// NaNs are one value (NumPy's `equal_nan=True`; complex: a NaN in
+    /// either part).
+    pub equal_nan: bool,
+}
+
+/// What `unique` returns: `count` sorted distinct values of the input's
+/// dtype and, where asked, int64 buffers (`index` and `counts` of `count`
+/// elements, `inverse` of one per input element, in C order).
+pub(crate) struct UniqueParts {
+    pub values: Storage,
+    pub count: usize,
+    pub index: Option<Storage>,
+    pub inverse: Option<Storage>,
+    pub counts: Option<Storage>,
+}
+
+/// Sorting and searching.
 pub(crate) trait Sort {
     /// `x` sorted along `axis` (`arg == false`, `x`'s dtype) or the int64
     /// indices that sort it stably (`arg == true`), in NumPy's order (NaNs
@@ -14,4 +40,21 @@ pub(crate) trait Sort {
     /// buffer of `x`'s shape. A new buffer rather than an output view,
     /// because the GPU's radix sort ends with the result in one of its own.
     fn sort(&self, op: &'static str, x: View<'_>, axis: usize, arg: bool) -> Result<Storage>;
+
+    /// For every element of `v`, where it goes in the 1-D `a` (sorted in
+    /// NumPy's order; same dtype as `v`): the first position that keeps the
+    /// order (`right == false`) or the last, as int64 into `out`
+    /// (C-contiguous, `v`'s shape).
+    fn searchsorted(
+        &self,
+        op: &'static str,
+        a: View<'_>,
+        v: View<'_>,
+        right: bool,
+        out: View<'_>,
+    ) -> Result<()>;
+
+    /// The sorted distinct values of the 1-D `x` and what `want` asks for
+    /// besides. New buffers: their sizes depend on the data.
+    fn unique(&self, op: &'static str, x: View<'_>, want: UniqueWant) -> Result<UniqueParts>;
 }

@@ -107,6 +107,15 @@ case("pad_reflect_4096sq", lambda: cp.pad(sq4, 64, mode="reflect"),
      bytes_moved=4 * (4096 * 4096 + 4224 * 4224))
 del a8, sq4
 
+# Sorting and searching: the setups of cuprite-bench's search.rs.
+ints = cp.random.randint(0, 1 << 20, 1 << 24, dtype=cp.int32)
+case("unique_i32_16M", lambda: cp.unique(ints), bytes_moved=8 * (1 << 24))
+del ints
+haystack = cp.sort(cp.random.random(1 << 24, dtype=cp.float32))
+needles = cp.random.random(1 << 20, dtype=cp.float32)
+case("searchsorted_f32_16M_into_1M", lambda: cp.searchsorted(haystack, needles), bytes_moved=12 * (1 << 20))
+del haystack, needles
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

@@ -17,6 +17,7 @@ mod launch_floor;
 mod linalg;
 mod manip;
 mod nccl;
+mod search;
 mod signal;
 mod stats;
 
@@ -185,6 +186,7 @@ fn main() -> cp::Result<()> {
             signal::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
+            search::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
