@@ -198,20 +198,7 @@ fn seed(root: &Path, seed: &Path) -> bool {
     }
     let tmp = root.join("ctx/.target-seed");
     let _ = std::fs::remove_dir_all(&tmp);
-    // `--reflink=auto` shares the blocks on file systems that can (btrfs, XFS).
-    let copy = |extra: &[&str]| {
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::process::Command::new("cp")
-            .arg("-a")
-            .args(extra)
-            .arg(&from)
-            .arg(&tmp)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
-    let copied = copy(&["--reflink=auto"]) || copy(&[]);
+    let copied = copy_except_incremental(&from, &tmp, 3);
     if copied && std::fs::rename(&tmp, &to).is_ok() {
         return true;
     }
@@ -221,6 +208,68 @@ fn seed(root: &Path, seed: &Path) -> bool {
         from.display()
     );
     false
+}
+
+/// Copies the directory `from` to `to` (`cp -a`, which keeps the
+/// modification times cargo's fingerprints check), leaving out rustc's
+/// `incremental` caches within `depth` levels: they are most of a build
+/// folder (gigabytes of old sessions) and cargo does not need them to see
+/// the copied crates as fresh.
+fn copy_except_incremental(from: &Path, to: &Path, depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return false;
+    };
+    if std::fs::create_dir_all(to).is_err() {
+        return false;
+    }
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name == "incremental" {
+            continue;
+        }
+        let dest = to.join(&name);
+        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        let ok = if is_dir && depth > 0 {
+            copy_except_incremental(&entry.path(), &dest, depth - 1)
+        } else {
+            // `--reflink=auto` shares the blocks on file systems that can (btrfs, XFS).
+            cp_a(&entry.path(), &dest, &["--reflink=auto"]) || cp_a(&entry.path(), &dest, &[])
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Removes rustc's `incremental` caches within `depth` levels of `dir` (a
+/// prebuilt folder keeps only what copies of it use).
+pub fn remove_incremental(dir: &Path, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            continue;
+        }
+        if entry.file_name() == "incremental" {
+            let _ = std::fs::remove_dir_all(entry.path());
+        } else if depth > 0 {
+            remove_incremental(&entry.path(), depth - 1);
+        }
+    }
+}
+
+fn cp_a(from: &Path, to: &Path, extra: &[&str]) -> bool {
+    std::process::Command::new("cp")
+        .arg("-a")
+        .args(extra)
+        .arg(from)
+        .arg(to)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {
@@ -419,6 +468,28 @@ mod tests {
             warm_siblings(&base, &me, &key),
             vec![new, old, older_crates]
         );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn seeding_copies_everything_but_incremental_caches() {
+        let base = std::env::temp_dir().join(format!("cuprite-seed-test-{}", std::process::id()));
+        let deps = base.join("warm/ctx/target/x86_64-unknown-linux-gnu/debug/deps");
+        let inc = base.join("warm/ctx/target/x86_64-unknown-linux-gnu/debug/incremental/c-1");
+        std::fs::create_dir_all(&deps).unwrap();
+        std::fs::create_dir_all(&inc).unwrap();
+        std::fs::write(deps.join("libx.rlib"), b"x").unwrap();
+        std::fs::write(inc.join("query-cache.bin"), b"q").unwrap();
+        std::fs::create_dir_all(base.join("new/ctx")).unwrap();
+        assert!(seed(&base.join("new"), &base.join("warm")));
+        let copied = base.join("new/ctx/target/x86_64-unknown-linux-gnu/debug");
+        assert_eq!(std::fs::read(copied.join("deps/libx.rlib")).unwrap(), b"x");
+        assert!(!copied.join("incremental").exists());
+        // A second seed does not overwrite a folder that has its own target.
+        assert!(!seed(&base.join("new"), &base.join("warm")));
+        remove_incremental(&base.join("warm"), 5);
+        assert!(!inc.exists());
+        assert!(deps.join("libx.rlib").exists());
         std::fs::remove_dir_all(&base).unwrap();
     }
 

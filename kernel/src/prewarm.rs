@@ -155,6 +155,8 @@ pub fn prewarm(shared: Option<&Path>) -> Result<PathBuf> {
             folder.display()
         );
     }
+    // Copies leave rustc's incremental caches out; so does the prebuilt folder.
+    crate::build_dir::remove_incremental(&folder.join("build"), 5);
     std::fs::write(folder.join(COMPLETE), key())?;
     if shared.is_some() {
         // Readable by every user; written by nobody but its owner.

@@ -40,6 +40,12 @@
 //! on the current stream at each use; using one plan from two streams at
 //! the same time shares its work area, as in CuPy.
 
+mod extra;
+pub use extra::{
+    dct, dct_with, dst, dst_with, hfft, hfft_with, idct, idct_with, idst, idst_with, ihfft,
+    ihfft_with, next_fast_len,
+};
+
 use crate::array::Array;
 use crate::device::{current_device, with_device, Device};
 use crate::dtype::DType;
