@@ -183,14 +183,25 @@ pub struct InterpOptions {
     pub period: Option<f64>,
 }
 
-option_setters!(InterpOptions {
+impl InterpOptions {
     /// Sets the value below the first sample point.
-    left: Option<f64>,
+    pub fn left(mut self, value: f64) -> Self {
+        self.left = Some(value);
+        self
+    }
+
     /// Sets the value above the last sample point.
-    right: Option<f64>,
+    pub fn right(mut self, value: f64) -> Self {
+        self.right = Some(value);
+        self
+    }
+
     /// Sets the period of the x-coordinates.
-    period: Option<f64>,
-});
+    pub fn period(mut self, period: f64) -> Self {
+        self.period = Some(period);
+        self
+    }
+}
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -599,17 +610,18 @@ fn histogram_columns(
             ))
         }
     };
-    let ranges =
-        match opts.ranges.len() {
-            0 => vec![None; d],
-            k if k == d => opts.ranges.clone(),
-            k => return Err(invalid(
+    let ranges = match opts.ranges.len() {
+        0 => vec![None; d],
+        k if k == d => opts.ranges.clone(),
+        k => {
+            return Err(invalid(
                 op,
                 format!(
                     "range argument must have one entry per dimension (got {k} for {d} dimensions)"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let n = columns[0].size();
     let weights = weights_1d(
         op,
@@ -872,10 +884,10 @@ pub fn interp(x: &Array, xp: &Array, fp: &Array) -> Result<Array> {
 /// let xp = cp::asarray(vec![0.0, 1.0])?;
 /// let fp = cp::asarray(vec![0.0, 10.0])?;
 /// let x = cp::asarray(vec![-1.0, 0.5, 2.0])?;
-/// let opts = cp::InterpOptions::default().left(Some(-5.0)).right(Some(99.0));
+/// let opts = cp::InterpOptions::default().left(-5.0).right(99.0);
 /// assert_eq!(cp::interp_with(&x, &xp, &fp, opts)?.to_vec::<f64>()?, vec![-5.0, 5.0, 99.0]);
 /// // With a period of 2, x = 1.5 lies between xp = 1 and xp = 0 + 2.
-/// let opts = cp::InterpOptions::default().period(Some(2.0));
+/// let opts = cp::InterpOptions::default().period(2.0);
 /// let x = cp::asarray(vec![1.5])?;
 /// assert_eq!(cp::interp_with(&x, &xp, &fp, opts)?.to_vec::<f64>()?, vec![5.0]);
 /// # Ok::<(), cp::Error>(())

@@ -107,6 +107,13 @@ case("pad_reflect_4096sq", lambda: cp.pad(sq4, 64, mode="reflect"),
      bytes_moved=4 * (4096 * 4096 + 4224 * 4224))
 del a8, sq4
 
+# Counting and binning: the setups of cuprite-bench's binning.rs.
+xh = cp.random.random(N, dtype=cp.float32)
+case("histogram_f32_64M_256bins", lambda: cp.histogram(xh, 256), bytes_moved=4 * N)
+k = cp.random.randint(0, 1000, N, dtype=cp.int32)
+case("bincount_i32_64M", lambda: cp.bincount(k), bytes_moved=4 * N)
+del xh, k
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

@@ -11,6 +11,7 @@
 //! With two GPUs or more it also times all-reduce across them (`nccl.rs`,
 //! compared with `cupy_nccl.py`); `--nccl-only` runs just those cases.
 
+mod binning;
 mod fft_random;
 mod kernels;
 mod launch_floor;
@@ -185,6 +186,7 @@ fn main() -> cp::Result<()> {
             signal::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
+            binning::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
