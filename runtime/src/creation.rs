@@ -347,13 +347,27 @@ pub fn linspace_with(
 /// NumPy's `linspace` values on the host: `start + i * step`, the last one
 /// set to `stop` with `endpoint` (non-finite bounds give what NumPy gives).
 pub(crate) fn linspace_values(start: f64, stop: f64, num: usize, endpoint: bool) -> Vec<f64> {
+    linspace_values_rounded(start, stop, num, endpoint, |v| v)
+}
+
+/// [`linspace_values`] with every step of NumPy's computation rounded by
+/// `round` (to float32 or float16 where NumPy computes in that dtype).
+pub(crate) fn linspace_values_rounded(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    round: impl Fn(f64) -> f64,
+) -> Vec<f64> {
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let step = if div > 0 {
-        (stop - start) / div as f64
+        round(round(stop - start) / div as f64)
     } else {
         0.0
     };
-    let mut v: Vec<f64> = (0..num).map(|i| i as f64 * step + start).collect();
+    let mut v: Vec<f64> = (0..num)
+        .map(|i| round(round(round(i as f64) * step) + start))
+        .collect();
     if endpoint && num > 1 {
         v[num - 1] = stop;
     }

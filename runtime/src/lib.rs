@@ -32,6 +32,7 @@ macro_rules! option_setters {
 
 mod array;
 mod backend;
+mod binning;
 mod cpu;
 mod creation;
 mod creation_more;
@@ -76,6 +77,7 @@ pub use half;
 pub use num_complex;
 
 pub use array::Array;
+pub use binning::*;
 pub use creation::{
     arange, arange_step, asarray, asarray_on, empty, empty_like, eye, from_shape_vec, full,
     full_like, identity, linspace, linspace_with, ones, ones_like, zeros, zeros_like, IntoArray,

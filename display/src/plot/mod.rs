@@ -152,7 +152,8 @@ fn check_limits(op: &'static str, lo: f64, hi: f64) -> Result<(f64, f64)> {
 }
 
 /// The values of a real array as `f64` in C order (bool as 0/1).
-fn to_f64(op: &'static str, a: &Array) -> Result<Vec<f64>> {
+/// Fails for complex values, which have no place on an axis.
+fn real_only(op: &'static str, a: &Array) -> Result<()> {
     if a.dtype().is_complex() {
         return Err(Error::DType {
             op,
@@ -162,6 +163,11 @@ fn to_f64(op: &'static str, a: &Array) -> Result<Vec<f64>> {
             ),
         });
     }
+    Ok(())
+}
+
+fn to_f64(op: &'static str, a: &Array) -> Result<Vec<f64>> {
+    real_only(op, a)?;
     a.astype(DType::Float64)?.to_vec::<f64>()
 }
 
@@ -203,7 +209,9 @@ pub(crate) fn finite_range(v: &[f64]) -> Option<(f64, f64)> {
 
 /// NumPy's `np.histogram(x, bins)`: `bins + 1` equal-width edges over the
 /// finite values' range (±0.5 around a single value) and the count per
-/// bin, the last bin closed. Non-finite values are ignored.
+/// bin, the last bin closed. Non-finite values are ignored. The values are
+/// binned on their device (`cp::histogram`); only the range and the counts
+/// come back.
 ///
 /// ```
 /// use cuprite as cp;
@@ -221,38 +229,34 @@ pub fn histogram(x: &Array, bins: usize) -> Result<(Vec<f64>, Vec<u64>)> {
             detail: format!("bins must be between 1 and {MAX_BINS}, got {bins}"),
         });
     }
-    let v = to_f64(OP, x)?;
-    Ok(histogram_values(&v, bins))
+    real_only(OP, x)?;
+    let (lo, hi) = device_finite_range(x)?.unwrap_or((0.0, 1.0));
+    let opts = cuprite::HistogramOptions::new().bins(bins).range(lo, hi);
+    let (counts, edges) = cuprite::histogram_with(x, opts)?;
+    let counts = counts
+        .to_vec::<i64>()?
+        .into_iter()
+        .map(|c| c as u64)
+        .collect();
+    Ok((edges.astype(DType::Float64)?.to_vec::<f64>()?, counts))
 }
 
-fn histogram_values(v: &[f64], bins: usize) -> (Vec<f64>, Vec<u64>) {
-    let (mut lo, mut hi) = finite_range(v).unwrap_or((0.0, 1.0));
-    if lo == hi {
-        lo -= 0.5;
-        hi += 0.5;
+/// The smallest and largest finite values of `x`, if any, reduced on its
+/// device: the plain minimum and maximum when both are finite (then no
+/// value is NaN or infinite), else those of the finite values.
+fn device_finite_range(x: &Array) -> Result<Option<(f64, f64)>> {
+    if x.size() == 0 {
+        return Ok(None);
     }
-    let edges: Vec<f64> = (0..=bins)
-        .map(|i| {
-            if i == bins {
-                hi
-            } else {
-                lo + (hi - lo) * i as f64 / bins as f64
-            }
-        })
-        .collect();
-    let mut counts = vec![0u64; bins];
-    let norm = bins as f64 / (hi - lo);
-    for &x in v.iter().filter(|x| x.is_finite()) {
-        let mut i = (((x - lo) * norm) as usize).min(bins - 1);
-        // NumPy's correction for rounding near the edges.
-        if x < edges[i] && i > 0 {
-            i -= 1;
-        } else if i + 1 < bins && x >= edges[i + 1] {
-            i += 1;
-        }
-        counts[i] += 1;
+    let read = |a: Array| -> Result<f64> { Ok(a.astype(DType::Float64)?.to_vec::<f64>()?[0]) };
+    let (lo, hi) = (read(x.min()?)?, read(x.max()?)?);
+    if lo.is_finite() && hi.is_finite() {
+        return Ok(Some((lo, hi)));
     }
-    (edges, counts)
+    let finite = cuprite::where_(cuprite::isfinite(x)?, x, f64::NAN)?;
+    let lo = read(cuprite::nanmin(&finite, None, false)?)?;
+    let hi = read(cuprite::nanmax(&finite, None, false)?)?;
+    Ok(lo.is_finite().then_some((lo, hi)))
 }
 
 /// Averages `rows × cols` values in blocks so that no side exceeds `max`
@@ -758,23 +762,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn histogram_matches_numpy() {
+    fn histogram_matches_numpy() -> Result<()> {
+        let hist = |v: Vec<f64>, bins| histogram(&cuprite::asarray(v)?, bins);
         // NumPy 2.4: np.histogram([0.0, 0.1, 0.2, 0.3, 1.0], 3)
         //   -> counts [4, 0, 1], edges [0., 0.33333333, 0.66666667, 1.]
-        let (e, c) = histogram_values(&[0.0, 0.1, 0.2, 0.3, 1.0], 3);
+        let (e, c) = hist(vec![0.0, 0.1, 0.2, 0.3, 1.0], 3)?;
         assert_eq!(c, vec![4, 0, 1]);
         assert_eq!(e.len(), 4);
         assert!((e[1] - 1.0 / 3.0).abs() < 1e-15);
         // NumPy 2.4: np.histogram([5., 5.], 2) -> counts [0, 2], edges [4.5, 5., 5.5]
-        let (e, c) = histogram_values(&[5.0, 5.0], 2);
+        let (e, c) = hist(vec![5.0, 5.0], 2)?;
         assert_eq!(e, vec![4.5, 5.0, 5.5]);
         assert_eq!(c, vec![0, 2]);
         // NumPy 2.4: x = np.sin(np.arange(1000)*0.37)*3 + np.arange(1000)%7; np.histogram(x, 10)[0]
         let x: Vec<f64> = (0..1000)
             .map(|i| (i as f64 * 0.37).sin() * 3.0 + (i % 7) as f64)
             .collect();
-        let (_, c) = histogram_values(&x, 10);
+        let (_, c) = hist(x, 10)?;
         assert_eq!(c, vec![61, 71, 94, 116, 155, 164, 114, 93, 75, 57]);
+        // Non-finite values are ignored: np.histogram([0., 1., 2.], 2) -> [1, 2]
+        let (e, c) = hist(vec![0.0, f64::NAN, 1.0, f64::INFINITY, 2.0], 2)?;
+        assert_eq!((e, c), (vec![0.0, 1.0, 2.0], vec![1, 2]));
+        let (e, c) = hist(vec![f64::NAN], 2)?;
+        assert_eq!((e, c), (vec![0.0, 0.5, 1.0], vec![0, 0]));
+        Ok(())
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The CPU backend: strided loops over host buffers, one module per op
 //! family implementing its trait of `ops::backend`.
 
+mod binning;
 mod create;
 mod elementwise;
 mod fft;

@@ -4,6 +4,7 @@
 
 pub(crate) mod argreduce;
 pub(crate) mod batch;
+pub(crate) mod binning;
 pub(crate) mod blas;
 pub(crate) mod codegen;
 pub(crate) mod compile;

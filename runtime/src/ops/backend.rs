@@ -11,6 +11,7 @@
 //! supported by the op's table, indices in range where the front end
 //! checks them) and reports only its own failures (CUDA errors, memory).
 
+pub(crate) use super::binning::Binning;
 pub(crate) use super::create::Create;
 pub(crate) use super::fft::Fft;
 pub(crate) use super::index::GatherScatter;
@@ -36,5 +37,5 @@ macro_rules! backend_is_every_family {
 
 backend_is_every_family!(
     Create Elementwise Reduce Scan ArgReduce GatherScatter Sort Matmul Linalg Fft Signal Sparse
-    Random
+    Random Binning
 );

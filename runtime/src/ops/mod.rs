@@ -13,6 +13,7 @@
 //! `cp::fft::PlanCacheInfo`).
 
 pub(crate) mod backend;
+pub(crate) mod binning;
 pub(crate) mod create;
 pub(crate) mod fft;
 pub(crate) mod index;

@@ -115,6 +115,12 @@ haystack = cp.sort(cp.random.random(1 << 24, dtype=cp.float32))
 needles = cp.random.random(1 << 20, dtype=cp.float32)
 case("searchsorted_f32_16M_into_1M", lambda: cp.searchsorted(haystack, needles), bytes_moved=12 * (1 << 20))
 del haystack, needles
+# Counting and binning: the setups of cuprite-bench's binning.rs.
+xh = cp.random.random(N, dtype=cp.float32)
+case("histogram_f32_64M_256bins", lambda: cp.histogram(xh, 256), bytes_moved=4 * N)
+k = cp.random.randint(0, 1000, N, dtype=cp.int32)
+case("bincount_i32_64M", lambda: cp.bincount(k), bytes_moved=4 * N)
+del xh, k
 
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:

@@ -11,6 +11,7 @@
 //! With two GPUs or more it also times all-reduce across them (`nccl.rs`,
 //! compared with `cupy_nccl.py`); `--nccl-only` runs just those cases.
 
+mod binning;
 mod fft_random;
 mod kernels;
 mod launch_floor;
@@ -187,6 +188,7 @@ fn main() -> cp::Result<()> {
             stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;
+            binning::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
