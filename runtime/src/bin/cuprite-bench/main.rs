@@ -12,6 +12,7 @@
 //! compared with `cupy_nccl.py`); `--nccl-only` runs just those cases.
 
 mod fft_random;
+mod io;
 mod kernels;
 mod launch_floor;
 mod linalg;
@@ -185,6 +186,7 @@ fn main() -> cp::Result<()> {
             signal::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
+            io::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
