@@ -151,9 +151,11 @@ pub(crate) fn read_header(
             let len = u32::from_le_bytes([prelude[8], prelude[9], prelude[10], prelude[11]]);
             (12, len as usize)
         }
-        (major, minor) => return Err(bad(format!(
+        (major, minor) => {
+            return Err(bad(format!(
             "unsupported .npy format version {major}.{minor} (versions 1.0, 2.0 and 3.0 are read)"
-        ))),
+        )))
+        }
     };
     let total = (prelude_len + header_len) as u64;
     if total > available {
