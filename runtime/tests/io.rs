@@ -34,10 +34,17 @@ const NUMPY_DTYPES: [DType; 14] = [
     DType::Complex128,
 ];
 
+/// A committed fixture: under the crate where the test was built, else
+/// under `runtime/` of the current directory (packed test binaries run
+/// from the repository root on the GPU machine).
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/npy")
-        .join(name)
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/npy");
+    let dir = if built.is_dir() {
+        built
+    } else {
+        PathBuf::from("runtime/tests/data/npy")
+    };
+    dir.join(name)
 }
 
 /// A fresh directory for one test's files.
