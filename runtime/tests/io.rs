@@ -16,23 +16,10 @@ use cuprite::num_complex::Complex64;
 use cuprite::{Array, DType, Device, Error};
 use proptest::prelude::*;
 
-/// The dtypes NumPy has, with their fixture names.
-const NUMPY_DTYPES: [DType; 14] = [
-    DType::Bool,
-    DType::Int8,
-    DType::Int16,
-    DType::Int32,
-    DType::Int64,
-    DType::UInt8,
-    DType::UInt16,
-    DType::UInt32,
-    DType::UInt64,
-    DType::Float16,
-    DType::Float32,
-    DType::Float64,
-    DType::Complex64,
-    DType::Complex128,
-];
+/// The dtypes NumPy has (all but bfloat16), with their fixture names.
+fn numpy_dtypes() -> impl Iterator<Item = DType> {
+    DType::ALL.into_iter().filter(|&d| d != DType::BFloat16)
+}
 
 /// A committed fixture: under the crate where the test was built, else
 /// under `runtime/` of the current directory (packed test binaries run
@@ -122,7 +109,7 @@ fn message(r: cp::Result<impl std::fmt::Debug>) -> String {
 on_every_device!(
     numpy_files_of_every_dtype_load_in_both_orders_and_byte_orders,
     |dev| {
-        for dtype in NUMPY_DTYPES {
+        for dtype in numpy_dtypes() {
             let want = fixture_array(dtype);
             let mut names = vec![format!("{dtype}_c.npy"), format!("{dtype}_f.npy")];
             if dtype.itemsize() > 1 {
@@ -179,7 +166,7 @@ on_every_device!(
     saved_arrays_of_every_dtype_load_back_in_their_order,
     |dev| {
         let dir = scratch(&format!("round_trip_{}", dev.is_cuda()));
-        for dtype in NUMPY_DTYPES {
+        for dtype in numpy_dtypes() {
             let c = fixture_array(dtype);
             let f = c.asfortranarray()?;
             // A non-contiguous view is written in C order.
@@ -774,13 +761,8 @@ import sys, os
 import numpy as np
 from numpy.lib import format as npformat
 d = sys.argv[1]
-VALUES = {
-    "b": [[True, False, True], [False, False, True]],
-    "i": [[1, -2, 3], [-4, 5, 127]],
-    "u": [[1, 2, 3], [4, 5, 255]],
-    "f": [[0.5, -1.25, np.inf], [1e4, np.nan, -0.0]],
-    "c": [[1 + 2j, -0.5j, 3], [-1 - 1j, 0.25, 1e3 - 2j]],
-}
+sys.path.insert(0, os.environ["FIXTURES"])
+from generate import VALUES
 for name in sys.argv[2:]:
     dt = np.dtype(name)
     for order in "cf":
@@ -808,7 +790,7 @@ fn numpy_reads_what_cuprite_writes() {
         return;
     };
     let dir = scratch("numpy_round_trip");
-    for dtype in NUMPY_DTYPES {
+    for dtype in numpy_dtypes() {
         let a = fixture_array(dtype);
         cp::save(dir.join(format!("{dtype}_c.npy")), &a).unwrap();
         cp::save(
@@ -838,7 +820,8 @@ fn numpy_reads_what_cuprite_writes() {
         .arg("-c")
         .arg(NUMPY_ROUND_TRIP)
         .arg(&dir)
-        .args(NUMPY_DTYPES.map(|d| d.name()))
+        .env("FIXTURES", fixture(""))
+        .args(numpy_dtypes().map(|d| d.name()))
         .output()
         .unwrap();
     assert!(
@@ -847,7 +830,7 @@ fn numpy_reads_what_cuprite_writes() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    for dtype in NUMPY_DTYPES {
+    for dtype in numpy_dtypes() {
         let want = fixture_array(dtype);
         for order in ["c", "f"] {
             for v in 1..=3 {

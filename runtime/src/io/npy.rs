@@ -52,6 +52,24 @@ impl Header {
             .product::<usize>()
             .saturating_mul(self.dtype.itemsize())
     }
+
+    /// Fails unless `available` bytes hold the data the header promises
+    /// (bytes past it are ignored, as NumPy does).
+    fn check_data(&self, op: &'static str, path: &Path, available: u64) -> Result<()> {
+        let need = self.data_bytes();
+        if need as u64 > available {
+            return Err(format_error(
+                op,
+                path,
+                format!(
+                    "truncated data: shape {} of {} needs {need} bytes after the header, but the file has {available}",
+                    fmt_shape(&self.shape),
+                    self.dtype
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// NumPy's type string of a dtype in the host's byte order (`<f8`); `None`
@@ -236,18 +254,7 @@ pub(crate) fn read_data(
     available: u64,
     device: Device,
 ) -> Result<Array> {
-    let need = header.data_bytes();
-    if (need as u64) > available {
-        return Err(format_error(
-            op,
-            path,
-            format!(
-                "truncated data: shape {} of {} needs {need} bytes after the header, but the file has {available}",
-                fmt_shape(&header.shape),
-                header.dtype
-            ),
-        ));
-    }
+    header.check_data(op, path, available)?;
     let unit = swap_unit(header.dtype);
     Array::from_byte_chunks(
         op,
@@ -427,19 +434,7 @@ pub fn load_mmap(path: impl AsRef<Path>) -> Result<MappedNpy> {
     let _ = map.advise(memmap2::Advice::Sequential);
     let mut r: &[u8] = &map;
     let (header, header_len) = read_header(op, path, &mut r, map.len() as u64)?;
-    let need = header.data_bytes() as u64;
-    let available = map.len() as u64 - header_len;
-    if need > available {
-        return Err(format_error(
-            op,
-            path,
-            format!(
-                "truncated data: shape {} of {} needs {need} bytes after the header, but the file has {available}",
-                fmt_shape(&header.shape),
-                header.dtype
-            ),
-        ));
-    }
+    header.check_data(op, path, map.len() as u64 - header_len)?;
     Ok(MappedNpy {
         map,
         header,
