@@ -111,6 +111,23 @@ pub enum Error {
     /// An NCCL call failed; `detail` names NCCL's error and its last message.
     #[error("{op}: NCCL error {detail}")]
     Nccl { op: &'static str, detail: String },
+    /// Reading or writing a file failed (missing path, permissions, a full
+    /// disk); `detail` is the system's message.
+    #[error("{op}: {path}: {detail}")]
+    Io {
+        op: &'static str,
+        path: String,
+        detail: String,
+    },
+    /// A file's contents are not what the format requires (wrong magic,
+    /// a corrupt or truncated header, fewer data bytes than the header
+    /// promises, a dtype Cuprite cannot hold); `detail` says what.
+    #[error("{op}: {path}: {detail}")]
+    FileFormat {
+        op: &'static str,
+        path: String,
+        detail: String,
+    },
 }
 
 /// A byte count for people: `1.50 GiB`.

@@ -190,3 +190,125 @@ impl crate::cuda::fallback::Place for Array {
         self.to_device(&device)
     }
 }
+
+/// Host staging chunk of [`Array::from_byte_chunks`] on the CPU: reads of
+/// this size keep a pending interrupt responsive.
+const HOST_CHUNK: usize = 64 << 20;
+
+impl Array {
+    /// A new array of `dtype` and `shape` on `device`, its elements laid out
+    /// in `order`, whose bytes (native byte order) `fill` writes by chunks:
+    /// consecutive ranges holding whole elements. On a GPU the chunks are
+    /// pinned staging blocks copied to the device while `fill` writes the
+    /// next, so no full-size host copy is made. Bool bytes other than 0 and
+    /// 1 are read as true.
+    pub(crate) fn from_byte_chunks(
+        op: &'static str,
+        dtype: DType,
+        shape: &[usize],
+        order: Order,
+        device: Device,
+        fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<Array> {
+        let n = crate::layout::checked_size(op, shape)?;
+        let layout = Layout::with_order(shape, order);
+        let normalize_bools = |bytes: &mut [u8]| {
+            if dtype == DType::Bool {
+                bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
+            }
+        };
+        match device {
+            Device::Cpu => {
+                crate::layout::check_host_room(op, n, dtype.itemsize())?;
+                let mut data = if dtype == DType::Bool {
+                    CpuData::UInt8(vec![0u8; n])
+                } else {
+                    CpuData::zeros(dtype, n)
+                };
+                crate::with_dtype!(data.dtype(), T => {
+                    let v = T::slice_mut(&mut data).expect("dtype matches");
+                    let bytes = bytes_of_mut(v);
+                    for piece in bytes.chunks_mut(HOST_CHUNK) {
+                        crate::interrupt::check(op)?;
+                        fill(piece)?;
+                    }
+                });
+                let data = match data {
+                    CpuData::UInt8(mut bytes) if dtype == DType::Bool => {
+                        normalize_bools(&mut bytes);
+                        CpuData::Bool(bytes_into_bools(bytes))
+                    }
+                    other => other,
+                };
+                Ok(Array::from_parts(
+                    Storage::Cpu(crate::storage::CpuStorage::new(data)),
+                    layout,
+                    dtype,
+                ))
+            }
+            Device::Cuda(ordinal) => {
+                device.check_available(op)?;
+                let storage = cuda::transfer::alloc(op, ordinal, dtype, n)?;
+                cuda::transfer::upload_with(&storage, n * dtype.itemsize(), &mut |piece| {
+                    fill(piece)?;
+                    normalize_bools(piece);
+                    Ok(())
+                })?;
+                Ok(Array::from_parts(Storage::Cuda(storage), layout, dtype))
+            }
+        }
+    }
+
+    /// Hands the bytes of this C- or F-contiguous array to `sink` in memory
+    /// order, by chunks (staged through pinned memory from a GPU, so no
+    /// full-size host copy is made).
+    pub(crate) fn write_byte_chunks(
+        &self,
+        op: &'static str,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        debug_assert!(self.is_c_contiguous() || self.is_f_contiguous());
+        // The lowest address of a contiguous array with positive strides.
+        let start = self.layout().offset_range().0.max(0) as usize;
+        let n = self.size();
+        match self.storage() {
+            Storage::Cpu(s) => {
+                let guard = s.read();
+                crate::with_dtype!(self.dtype(), T => {
+                    let v = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
+                    for piece in cuda::transfer::as_bytes(&v[start..start + n]).chunks(HOST_CHUNK) {
+                        crate::interrupt::check(op)?;
+                        sink(piece)?;
+                    }
+                });
+                Ok(())
+            }
+            Storage::Cuda(c) => cuda::transfer::download_with(c, start, n, self.itemsize(), sink),
+        }
+    }
+}
+
+/// The bytes of a typed slice, writable (every element type but `bool`
+/// accepts any bit pattern).
+fn bytes_of_mut<T: Element>(v: &mut [T]) -> &mut [u8] {
+    assert_ne!(T::DTYPE, DType::Bool, "bool bytes are read as u8 first");
+    // SAFETY: not bool (checked above): integers, floats and complex numbers
+    // of them have no padding and every bit pattern is a valid value.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
+}
+
+/// Bytes that are all 0 or 1 as bools, reusing the allocation.
+fn bytes_into_bools(bytes: Vec<u8>) -> Vec<bool> {
+    debug_assert!(bytes.iter().all(|&b| b <= 1));
+    let mut bytes = std::mem::ManuallyDrop::new(bytes);
+    // SAFETY: bool has the size and alignment of u8 and every byte is 0 or
+    // 1 (normalised by the caller), so the buffer is a valid Vec<bool> with
+    // the same length and capacity.
+    unsafe {
+        Vec::from_raw_parts(
+            bytes.as_mut_ptr() as *mut bool,
+            bytes.len(),
+            bytes.capacity(),
+        )
+    }
+}

@@ -542,28 +542,64 @@ pub(crate) fn upload(
         .op(op)?;
         return stream.synchronize_raw(op);
     }
+    let mut rest = src;
+    upload_with(dst, offset_bytes, src.len(), stream, &mut |piece| {
+        let (head, tail) = rest.split_at(piece.len());
+        piece.copy_from_slice(head);
+        rest = tail;
+        Ok(())
+    })
+}
+
+/// Fills `total` bytes of a device buffer from `offset_bytes` on, staged
+/// through two pinned chunks: `fill` writes each chunk (consecutive ranges
+/// of at most [`CHUNK`] bytes, a multiple of 16 except the last) while the
+/// GPU copies the other. Returns once the copy has completed; an error of
+/// `fill` is returned after the chunks in flight have landed.
+pub(crate) fn upload_with(
+    dst: &DeviceBuffer,
+    offset_bytes: usize,
+    total: usize,
+    stream: &Stream,
+    fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+) -> Result<()> {
+    let op = "copying host data to the GPU";
+    if total == 0 {
+        return Ok(());
+    }
+    let s = dst.session;
+    s.bind()?;
+    let dptr = dst.ptr + offset_bytes as u64;
     // Wait for earlier work here, where an interrupt may stop the wait; once
     // staging starts, the copy runs to the end (pinned chunks in flight).
     stream.synchronize_raw(op)?;
-    let chunk = CHUNK.min(src.len());
+    let chunk = CHUNK.min(total);
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;
     let mut recorded = [false; 2];
-    for (k, piece) in src.chunks(CHUNK).enumerate() {
+    for k in 0..total.div_ceil(CHUNK) {
         let b = k % 2;
         if recorded[b] {
             wait_event(op, s, events.0[b])?;
         }
-        // SAFETY: the pinned block holds at least `chunk` >= piece.len() bytes
-        // and its previous DMA has completed (event above).
-        unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), bufs[b].as_mut_ptr(), piece.len()) };
+        let len = CHUNK.min(total - k * CHUNK);
+        // SAFETY: the pinned block holds at least `chunk` >= len bytes, its
+        // previous DMA has completed (event above), and no other reference
+        // to it exists while `fill` runs.
+        let piece = unsafe { std::slice::from_raw_parts_mut(bufs[b].as_mut_ptr(), len) };
+        if let Err(e) = fill(piece) {
+            // The other chunk may still be in flight: let it land before
+            // the pinned blocks go back to the pool.
+            let _ = stream.synchronize_complete(op);
+            return Err(e);
+        }
         // SAFETY: valid device range; the pinned source stays alive until the
         // final synchronisation below.
         unsafe {
             sys::cuMemcpyHtoDAsync_v2(
                 dptr + (k * CHUNK) as u64,
                 bufs[b].as_mut_ptr() as *const std::ffi::c_void,
-                piece.len(),
+                len,
                 stream.raw(),
             )
         }
@@ -607,13 +643,40 @@ pub(crate) fn download(
         .op(op)?;
         return stream.synchronize_raw(op);
     }
+    let mut rest = dst;
+    download_with(src, offset_bytes, rest.len(), stream, &mut |piece| {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(piece.len());
+        head.copy_from_slice(piece);
+        rest = tail;
+        Ok(())
+    })
+}
+
+/// Reads `total` bytes of a device buffer from `offset_bytes` on, staged
+/// through two pinned chunks: `sink` gets each chunk in order (at most
+/// [`CHUNK`] bytes, a multiple of 16 except the last) while the GPU copies
+/// the next. An error of `sink` is returned after the chunks in flight
+/// have landed.
+pub(crate) fn download_with(
+    src: &DeviceBuffer,
+    offset_bytes: usize,
+    total: usize,
+    stream: &Stream,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let op = "copying GPU data to the host";
+    if total == 0 {
+        return Ok(());
+    }
+    let s = src.session;
+    s.bind()?;
+    let sptr = src.ptr + offset_bytes as u64;
     // Wait for the work that produces the data here, where an interrupt may
     // stop the wait; once staging starts, the copy runs to the end.
     stream.synchronize_raw(op)?;
-    let chunk = CHUNK.min(dst.len());
+    let chunk = CHUNK.min(total);
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;
-    let total = dst.len();
     let n = total.div_ceil(CHUNK);
     let issue = |k: usize, buf: *mut u8| -> Result<()> {
         let len = CHUNK.min(total - k * CHUNK);
@@ -639,12 +702,16 @@ pub(crate) fn download(
     for k in 0..n {
         let b = k % 2;
         wait_event(op, s, events.0[b])?;
-        let start = k * CHUNK;
-        let len = CHUNK.min(dst.len() - start);
-        // SAFETY: the DMA into this pinned chunk completed (event above).
-        unsafe {
-            std::ptr::copy_nonoverlapping(bufs[b].as_mut_ptr(), dst[start..].as_mut_ptr(), len)
-        };
+        let len = CHUNK.min(total - k * CHUNK);
+        // SAFETY: the DMA into this pinned chunk completed (event above) and
+        // no copy into it is queued until `sink` returns.
+        let piece = unsafe { std::slice::from_raw_parts(bufs[b].as_mut_ptr(), len) };
+        if let Err(e) = sink(piece) {
+            // The next chunk may still be in flight: let it land before the
+            // pinned blocks go back to the pool.
+            let _ = stream.synchronize_complete(op);
+            return Err(e);
+        }
         if k + 2 < n {
             issue(k + 2, bufs[b].as_mut_ptr())?;
         }

@@ -95,6 +95,34 @@ fn page_aligned_inside(addr: usize, len: usize, page: usize) -> (usize, usize) {
     (start, end.max(start))
 }
 
+/// Fills the first `total_bytes` of a device buffer by chunks from `fill`
+/// (see [`super::memory::upload_with`]).
+pub(crate) fn upload_with(
+    c: &CudaStorage,
+    total_bytes: usize,
+    fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+) -> Result<()> {
+    super::memory::upload_with(&c.buffer, 0, total_bytes, &current_stream(), fill)
+}
+
+/// Hands elements `start..start+len` (of `itemsize` bytes) of a device
+/// buffer to `sink` by chunks (see [`super::memory::download_with`]).
+pub(crate) fn download_with(
+    c: &CudaStorage,
+    start: usize,
+    len: usize,
+    itemsize: usize,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    super::memory::download_with(
+        &c.buffer,
+        start * itemsize,
+        len * itemsize,
+        &current_stream(),
+        sink,
+    )
+}
+
 /// Host values written to elements `start..` of a device buffer.
 pub(crate) fn upload_range<T: Element>(c: &CudaStorage, start: usize, values: &[T]) -> Result<()> {
     let item = std::mem::size_of::<T>();

@@ -121,6 +121,30 @@ case("histogram_f32_64M_256bins", lambda: cp.histogram(xh, 256), bytes_moved=4 *
 k = cp.random.randint(0, 1000, N, dtype=cp.int32)
 case("bincount_i32_64M", lambda: cp.bincount(k), bytes_moved=4 * N)
 del xh, k
+# File input and output: the setups of cuprite-bench's io.rs (files in the
+# page cache: written once, then timed; $CUPRITE_BENCH_TMP or the temp dir).
+import os
+import shutil
+import tempfile
+
+io_dir = tempfile.mkdtemp(prefix="cupy-bench-io-", dir=os.environ.get("CUPRITE_BENCH_TMP"))
+xg = cp.random.random(1 << 28, dtype=cp.float32)
+load_path = os.path.join(io_dir, "load.npy")
+np.save(load_path, cp.asnumpy(xg))
+case("npy_load_1GB_to_device", lambda: cp.asarray(np.load(load_path)), bytes_moved=4 * (1 << 28),
+     n_repeat=5, n_warmup=1)
+save_path = os.path.join(io_dir, "save.npy")
+case("npy_save_1GB_from_device", lambda: np.save(save_path, cp.asnumpy(xg)), bytes_moved=4 * (1 << 28),
+     n_repeat=5, n_warmup=1)
+del xg
+CSV_ROWS = 1_310_720
+csv_path = os.path.join(io_dir, "table.csv")
+table = (np.arange(10 * CSV_ROWS, dtype=np.int64) % 1_000_003).reshape(CSV_ROWS, 10) / 1000.0
+np.savetxt(csv_path, table, fmt="%.3f", delimiter=",")
+del table
+case("loadtxt_csv_100MB", lambda: cp.asarray(np.loadtxt(csv_path, delimiter=",")),
+     bytes_moved=os.path.getsize(csv_path), n_repeat=3, n_warmup=1)
+shutil.rmtree(io_dir, ignore_errors=True)
 
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:

@@ -13,6 +13,7 @@
 
 mod binning;
 mod fft_random;
+mod io;
 mod kernels;
 mod launch_floor;
 mod linalg;
@@ -189,6 +190,7 @@ fn main() -> cp::Result<()> {
             manip::run(&mut b)?;
             search::run(&mut b)?;
             binning::run(&mut b)?;
+            io::run(&mut b)?;
         }
         nccl::run(&mut b)
     })?;
