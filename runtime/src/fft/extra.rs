@@ -263,6 +263,9 @@ fn resized(a: &Array, n: usize) -> Result<Array> {
     crate::concatenate(&[&a2, &zeros], 1)
 }
 
+/// Factors for some positions of an axis: (index, factor) pairs.
+type Weights = Vec<(usize, f64)>;
+
 struct Transform {
     trig: Trig,
     kind: u8,
@@ -364,8 +367,7 @@ impl Transform {
         let s2 = std::f64::consts::SQRT_2;
         let last = n - 1;
         // (input weights, output weights) as (index, factor) pairs.
-        let (inputs, outputs): (Vec<(usize, f64)>, Vec<(usize, f64)>) = match (self.trig, self.kind)
-        {
+        let (inputs, outputs): (Weights, Weights) = match (self.trig, self.kind) {
             (Trig::Cos, 1) => (
                 vec![(0, s2), (last, s2)],
                 vec![(0, 1.0 / s2), (last, 1.0 / s2)],
