@@ -13,13 +13,12 @@
 //! rules (`bins="auto"`) and complex inputs are not supported.
 
 use crate::array::Array;
-use crate::creation::{linspace_values_rounded, upload};
+use crate::creation::{alloc, linspace_values_rounded, upload};
 use crate::device::{with_device, Device};
 use crate::dtype::DType;
 use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::index::same_device;
-use crate::layout::{checked_size, Layout};
 use crate::ops::binning::{BinAxis, Histogram, Interp};
 
 /// The most axes `histogramdd` bins along (NumPy's limit for its flat
@@ -251,17 +250,6 @@ fn scalar(a: &Array) -> Result<Scalar> {
 /// The value of a one-element array (or view), as f64.
 fn value(a: &Array) -> Result<f64> {
     Ok(scalar(a)?.as_f64())
-}
-
-/// A new C-contiguous array of `shape` on `device`, contents unspecified.
-fn alloc(op: &'static str, device: Device, shape: &[usize], dtype: DType) -> Result<Array> {
-    let b = crate::backend::on(op, device)?;
-    let n = checked_size(op, shape)?;
-    Ok(Array::from_parts(
-        b.empty(op, dtype, n)?,
-        Layout::contiguous(shape),
-        dtype,
-    ))
 }
 
 /// `a` as C-contiguous float64 (no copy when it already is).

@@ -374,6 +374,23 @@ pub(crate) fn linspace_values_rounded(
     v
 }
 
+/// A new C-contiguous array of `shape` on `device`, contents unspecified
+/// (what an op allocates for its result before the backend fills it).
+pub(crate) fn alloc(
+    op: &'static str,
+    device: crate::device::Device,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Array> {
+    let b = crate::backend::on(op, device)?;
+    let n = crate::layout::checked_size(op, shape)?;
+    Ok(Array::from_parts(
+        b.empty(op, dtype, n)?,
+        crate::layout::Layout::contiguous(shape),
+        dtype,
+    ))
+}
+
 /// Host float64 values as an array of `dtype` on the current device.
 pub(crate) fn upload(op: &'static str, v: Vec<f64>, dtype: DType) -> Result<Array> {
     let n = v.len();

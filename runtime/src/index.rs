@@ -936,6 +936,32 @@ fn where_input<'a>(op: &'static str, o: &'a Operand<'_>, dtype: DType) -> Result
     }
 }
 
+/// `x[..., start:end:step, ...]` on `axis` (a view).
+pub(crate) fn slice_axis(
+    x: &Array,
+    axis: usize,
+    start: Option<isize>,
+    end: Option<isize>,
+    step: isize,
+) -> Result<Array> {
+    let mut idx = vec![
+        SliceElem::Slice {
+            start: None,
+            end: None,
+            inclusive: false,
+            step: 1,
+        };
+        x.ndim()
+    ];
+    idx[axis] = SliceElem::Slice {
+        start,
+        end,
+        inclusive: false,
+        step,
+    };
+    x.slice(idx)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

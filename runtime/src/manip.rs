@@ -23,8 +23,7 @@
 //! ```
 
 use crate::array::Array;
-use crate::creation::{IntoArray, IntoShape};
-use crate::device::Device;
+use crate::creation::{alloc, IntoArray, IntoShape};
 use crate::dtype::{Casting, DType};
 use crate::element::Scalar;
 use crate::error::{fmt_shape, Error, Result};
@@ -35,17 +34,6 @@ use crate::shape::concatenate;
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A new C-contiguous array of `shape` on `device`, contents unspecified.
-fn alloc(op: &'static str, device: Device, shape: &[usize], dtype: DType) -> Result<Array> {
-    let b = crate::backend::on(op, device)?;
-    let n = checked_size(op, shape)?;
-    Ok(Array::from_parts(
-        b.empty(op, dtype, n)?,
-        Layout::contiguous(shape),
-        dtype,
-    ))
-}
 
 /// Copies `src` (same shape, or broadcastable) into the view `dst`, casting
 /// with the unsafe rule. `src` may be a view of `dst`'s buffer provided the

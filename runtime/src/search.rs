@@ -19,7 +19,7 @@ use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::{result_type, DType, TypeOperand};
 use crate::error::{Error, Result};
-use crate::index::{same_device, SliceElem};
+use crate::index::same_device;
 use crate::layout::{normalize_axis, Layout};
 use crate::operand::{IntoOperand, Operand};
 use crate::ops::sort::UniqueWant;
@@ -46,22 +46,7 @@ fn cast(x: &Array, dtype: DType) -> Result<Array> {
 
 /// `x[..., start:end:step]` on the last axis (a view).
 fn last_axis(x: &Array, start: Option<isize>, end: Option<isize>, step: isize) -> Result<Array> {
-    let mut idx = vec![
-        SliceElem::Slice {
-            start: None,
-            end: None,
-            inclusive: false,
-            step: 1,
-        };
-        x.ndim()
-    ];
-    idx[x.ndim() - 1] = SliceElem::Slice {
-        start,
-        end,
-        inclusive: false,
-        step,
-    };
-    x.slice(idx)
+    crate::index::slice_axis(x, x.ndim() - 1, start, end, step)
 }
 
 /// `np.take_along_axis(x, idx, -1)` for int64 `idx` whose leading axes

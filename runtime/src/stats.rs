@@ -20,7 +20,6 @@ use crate::creation::asarray_on;
 use crate::device::{with_device, Device};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::index::SliceElem;
 use crate::ops::reduce::ReduceOp;
 use crate::reduce::{reduce, Axes};
 
@@ -30,22 +29,7 @@ use crate::reduce::{reduce, Axes};
 
 /// `x[..., start:end, ...]` on `axis` (a view).
 fn along(x: &Array, axis: usize, start: Option<isize>, end: Option<isize>) -> Result<Array> {
-    let mut idx = vec![
-        SliceElem::Slice {
-            start: None,
-            end: None,
-            inclusive: false,
-            step: 1,
-        };
-        x.ndim()
-    ];
-    idx[axis] = SliceElem::Slice {
-        start,
-        end,
-        inclusive: false,
-        step: 1,
-    };
-    x.slice(idx)
+    crate::index::slice_axis(x, axis, start, end, 1)
 }
 
 /// `x` as `dtype`, without a copy when it already is.
