@@ -70,6 +70,54 @@
 //!
 //! NVLink multicast (NVLS) is never requested by Cuprite; on shared machines
 //! keep `NCCL_NVLS_ENABLE=0` in the environment, which NCCL reads.
+//!
+//! # Launched jobs: [`world`]
+//!
+//! A program started as several processes (`srun`, `mpirun`, `torchrun`)
+//! calls [`world`] (or [`Communicator::from_env`]) and gets its rank of one
+//! communicator; without a launcher it gets a world of one rank (on the CPU
+//! when there is no GPU), so the same code runs in a notebook. [`world`]
+//! makes the communicator once per process and returns it, or the same
+//! error, on every call. The steps, each failing with an error that names
+//! the variable or the missing ranks:
+//!
+//! 1. **Rank** ([`Launch`]): the first launcher whose rank variable is set,
+//!    in this order: torchrun (`RANK`, `WORLD_SIZE`, `LOCAL_RANK`), Open MPI
+//!    (`OMPI_COMM_WORLD_RANK`, `_SIZE`, `_LOCAL_RANK`), MPICH/Hydra
+//!    (`PMI_RANK`, `PMI_SIZE`, `MPI_LOCALRANKID`), Slurm (`SLURM_PROCID`,
+//!    `SLURM_STEP_NUM_TASKS` or `SLURM_NTASKS`, `SLURM_LOCALID`), PMIx
+//!    (`PMIX_RANK` with Open MPI's or Slurm's size). None: a world of 1.
+//! 2. **GPU** ([`choose_device`]): with one visible GPU (after
+//!    `CUDA_VISIBLE_DEVICES`; Slurm's `--gpus-per-task`) that one, else GPU
+//!    `local rank % visible GPUs`.
+//! 3. **Rendezvous** ([`Rendezvous`]): rank 0 makes the [`UniqueId`] and every
+//!    rank receives it, waiting at most `CUPRITE_NCCL_TIMEOUT` seconds
+//!    (default 120). With `CUPRITE_NCCL_ID_FILE` set, through that file on a
+//!    shared filesystem: rank 0 writes it under a temporary name and renames
+//!    it; the others take it once it carries their job's tag
+//!    (`CUPRITE_NCCL_JOB`, else `SLURM_JOB_ID` and step, else
+//!    `TORCHELASTIC_RUN_ID` or `PMIX_NAMESPACE`) or, with no tag, once it was
+//!    written no longer than the time-out before they began waiting, so a
+//!    file left by an earlier job is not taken. Otherwise over TCP: rank 0
+//!    listens on every interface at the port, the others connect to
+//!    `MASTER_ADDR` (else the first host of `SLURM_JOB_NODELIST`) at
+//!    `MASTER_PORT` (else `20000 + SLURM_JOB_ID % 20000`, else 29500),
+//!    retrying until the time-out, and all leave together once every rank
+//!    has arrived. A peer of another world size, a rank that connects twice
+//!    or a stranger is refused and told why; on a time-out rank 0 names the
+//!    ranks that never came and the others name the address they tried.
+//! 4. **NCCL**: [`Communicator::from_rank`] on the chosen GPU.
+//!
+//! [`world_launch`] reports the result (ranks, hosts, launcher, NCCL
+//! version).
+
+mod launcher;
+mod rendezvous;
+mod world;
+
+pub use launcher::{choose_device, Launch};
+pub use rendezvous::{first_host, parse_nodelist, slurm_port, Rendezvous, Shared};
+pub use world::{world, world_launch};
 
 use std::fmt;
 use std::path::Path;

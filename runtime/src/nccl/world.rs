@@ -1,0 +1,133 @@
+//! The communicator of a launched job: launcher environment, then the GPU,
+//! then the rendezvous, then NCCL; and the process-wide one, [`world`].
+
+use std::sync::OnceLock;
+
+use super::launcher::Launch;
+use super::rendezvous::{parse_nodelist, Rendezvous};
+use super::{Backend, Communicator, UniqueId};
+use crate::device::with_device;
+use crate::error::{Error, Result};
+
+impl Communicator {
+    /// The communicator of the job this process was launched in (Slurm,
+    /// Open MPI, MPICH, torchrun; see the module doc for the variables),
+    /// this process being one rank on the GPU its local rank picks. Without
+    /// a launcher, a world of one rank (on the CPU when there is no GPU).
+    /// Prefer [`world`], which makes it once per process.
+    pub fn from_env() -> Result<Communicator> {
+        Ok(bootstrap()?.comm)
+    }
+
+    /// This process's rank (its first, when one process drives several GPUs).
+    pub fn rank(&self) -> usize {
+        match &self.backend {
+            Backend::Nccl { ranks, .. } => ranks.first().map_or(0, |r| r.rank),
+            Backend::Single { .. } => 0,
+        }
+    }
+}
+
+struct World {
+    launch: Launch,
+    comm: Communicator,
+}
+
+/// The process-wide slot (one for every copy of the crate a notebook links).
+fn slot() -> &'static OnceLock<Result<World>> {
+    crate::global::process_global("nccl_world", OnceLock::new)
+}
+
+/// The communicator of this process's job, made on first use by
+/// [`Communicator::from_env`] and shared by every later call and thread. A
+/// failure is returned again by each later call.
+///
+/// ```
+/// use cuprite as cp;
+/// let world = cp::nccl::world()?; // without a launcher: a world of one rank
+/// assert_eq!((world.rank(), world.world_size()), (0, 1));
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn world() -> Result<&'static Communicator> {
+    match slot().get_or_init(bootstrap) {
+        Ok(w) => Ok(&w.comm),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+/// How [`world`]'s job was launched: ranks, hosts, launcher, NCCL version
+/// (makes the world first if needed). Its `Display` is a one-line report.
+///
+/// ```
+/// use cuprite as cp;
+/// let launch = cp::nccl::world_launch()?;
+/// println!("{launch}"); // "world of 1 on <host>, no NCCL" without a launcher
+/// assert_eq!(launch.world_size, 1);
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn world_launch() -> Result<&'static Launch> {
+    match slot().get_or_init(bootstrap) {
+        Ok(w) => Ok(&w.launch),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+fn bootstrap() -> Result<World> {
+    const OP: &str = "nccl::world";
+    let launch = Launch::from_env()?;
+    let device = launch.device()?;
+    let rendezvous = Rendezvous::from_env(&launch)?;
+    if launch.world_size == 1 {
+        let comm = Communicator::init_all(&[device])?;
+        let version = nccl_version(&comm);
+        return Ok(World {
+            launch: launch.with_nccl_version(version),
+            comm,
+        });
+    }
+    // Rank 0 makes the id on its own GPU: NCCL opens its listening socket then.
+    let shared = with_device(device, || {
+        rendezvous.share(&launch, || Ok(UniqueId::new()?.as_bytes().to_vec()))
+    })?;
+    let bytes: [u8; 128] =
+        shared
+            .payload
+            .as_slice()
+            .try_into()
+            .map_err(|_| Error::InvalidArgument {
+                op: OP,
+                detail: format!(
+                    "rank 0 sent {} bytes, not a 128-byte NCCL unique id",
+                    shared.payload.len()
+                ),
+            })?;
+    let id = UniqueId::from_bytes(bytes);
+    let comm = with_device(device, || {
+        Communicator::from_rank(launch.world_size, launch.rank, &id)
+    })?;
+    let hosts = if shared.hosts.is_empty() {
+        listed_hosts()
+    } else {
+        shared.hosts
+    };
+    let version = nccl_version(&comm);
+    Ok(World {
+        launch: launch.with_hosts(hosts).with_nccl_version(version),
+        comm,
+    })
+}
+
+fn nccl_version(comm: &Communicator) -> Option<(u32, u32, u32)> {
+    match &comm.backend {
+        Backend::Nccl { api, .. } => Some(api.version()),
+        Backend::Single { .. } => None,
+    }
+}
+
+/// Slurm's node list, when the rendezvous could not collect the hosts.
+fn listed_hosts() -> Vec<String> {
+    ["SLURM_JOB_NODELIST", "SLURM_NODELIST"]
+        .iter()
+        .find_map(|v| parse_nodelist(&std::env::var(v).ok()?).ok())
+        .unwrap_or_default()
+}
