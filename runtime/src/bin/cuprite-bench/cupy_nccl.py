@@ -8,9 +8,18 @@ case, gpu_ms (median over repeats of the slowest rank's CUDA-event time),
 cpu_us (host time of the grouped call), GB_s (algorithm bandwidth: bytes of
 one rank's array / time) and busbw_GB_s (algbw * 2(n-1)/n, as nccl-tests).
 
+Then the same all-reduce between two processes, one GPU each (cuprite-bench's
+nccl_procs.rs): started with multiprocessing's spawn, rank 0 making the NCCL
+unique id and sending it to rank 1 through a pipe, once with NCCL's default
+transports (cases ..._2proc) and once with NCCL_P2P_DISABLE=1
+NCCL_SHM_DISABLE=1 (..._2proc_net); gpu_ms is the median over repeats of the
+slower rank's time.
+
 Run: python3 cupy_nccl.py [out.json]   (keep NCCL_NVLS_ENABLE=0 set)
 """
 import json
+import multiprocessing as mp
+import os
 import sys
 import time
 
@@ -113,7 +122,92 @@ def main():
         for d in devs:
             with cp.cuda.Device(d):
                 cp.get_default_memory_pool().free_all_blocks()
+    two_processes()
     write(path)
+
+
+TRANSPORTS = (("2proc", {}), ("2proc_net", {"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}))
+
+
+def rank_main(rank, env, id_pipe, results):
+    """One of two processes: rank `rank` on GPU `rank`; rank 0 sends its rows to `results`."""
+    os.environ.update(env)
+    os.environ["NCCL_NVLS_ENABLE"] = "0"
+    from cupy.cuda import nccl
+    cp.cuda.Device(rank).use()
+    if rank == 0:
+        uid = nccl.get_unique_id()
+        id_pipe.send(uid)
+    else:
+        uid = id_pipe.recv()
+    comm = nccl.NcclCommunicator(2, uid, rank)
+    stream = cp.cuda.get_current_stream()
+    rows = []
+    for label, nbytes in SIZES:
+        n = nbytes // 4
+        x = cp.random.random(n, dtype=cp.float32)
+        y = cp.empty_like(x)
+
+        def run():
+            comm.allReduce(x.data.ptr, y.data.ptr, n, nccl.NCCL_FLOAT32, nccl.NCCL_SUM, stream.ptr)
+
+        for _ in range(5):
+            run()
+        stream.synchronize()
+        n_repeat = 10 if nbytes >= 1 << 30 else 20
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        gpu, cpu = [], []
+        for _ in range(n_repeat):
+            start.record(stream)
+            t = time.perf_counter()
+            run()
+            cpu.append((time.perf_counter() - t) * 1e6)
+            end.record(stream)
+            end.synchronize()
+            gpu.append(cp.cuda.get_elapsed_time(start, end))
+        # The slower rank's time of each repeat.
+        times = cp.asarray(gpu, dtype=cp.float64)
+        comm.allReduce(times.data.ptr, times.data.ptr, len(gpu), nccl.NCCL_FLOAT64, nccl.NCCL_MAX,
+                       stream.ptr)
+        stream.synchronize()
+        if rank == 0:
+            rows.append((label, float(np.median(times.get())), float(np.median(cpu)), nbytes))
+        del x, y
+        cp.get_default_memory_pool().free_all_blocks()
+    if rank == 0:
+        results.send(rows)
+
+
+def two_processes():
+    if cp.cuda.runtime.getDeviceCount() < 2:
+        emit({"skipped": "two processes with a GPU each need 2 CUDA devices"})
+        return
+    ctx = mp.get_context("spawn")
+    for suffix, env in TRANSPORTS:
+        id_a, id_b = ctx.Pipe()
+        res_recv, res_send = ctx.Pipe(duplex=False)
+        procs = [ctx.Process(target=rank_main, args=(r, env, id_a if r == 0 else id_b, res_send))
+                 for r in range(2)]
+        for p in procs:
+            p.start()
+        res_send.close()  # so that a rank 0 that died ends the wait
+        if not res_recv.poll(900):
+            for p in procs:
+                p.terminate()
+            raise SystemExit(f"the {suffix} run gave no result within 900 s")
+        try:
+            rows = res_recv.recv()
+        except EOFError:
+            rows = []
+        for p in procs:
+            p.join()
+            if p.exitcode != 0:
+                raise SystemExit(f"a rank of the {suffix} run failed (exit code {p.exitcode})")
+        for label, gpu_ms, cpu_us, nbytes in rows:
+            algbw = nbytes / (gpu_ms * 1e-3) / 1e9
+            emit({"case": f"allreduce_f32_{label}_{suffix}", "gpu_ms": round(gpu_ms, 4),
+                  "cpu_us": round(cpu_us, 2), "GB_s": round(algbw, 1),
+                  "busbw_GB_s": round(algbw * 2 * (2 - 1) / 2, 1)})
 
 
 if __name__ == "__main__":

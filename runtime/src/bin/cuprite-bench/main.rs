@@ -8,8 +8,9 @@
 //!
 //! `cuprite-bench [--json OUT.json] [--case NAME]... [--nccl-only]`
 //!
-//! With two GPUs or more it also times all-reduce across them (`nccl.rs`,
-//! compared with `cupy_nccl.py`); `--nccl-only` runs just those cases.
+//! With two GPUs or more it also times all-reduce across them, in one
+//! process (`nccl.rs`) and between two (`nccl_procs.rs`), compared with
+//! `cupy_nccl.py`; `--nccl-only` runs just those cases.
 
 mod binning;
 mod fft_random;
@@ -19,6 +20,7 @@ mod launch_floor;
 mod linalg;
 mod manip;
 mod nccl;
+mod nccl_procs;
 mod search;
 mod signal;
 mod stats;
@@ -192,7 +194,8 @@ fn main() -> cp::Result<()> {
             binning::run(&mut b)?;
             io::run(&mut b)?;
         }
-        nccl::run(&mut b)
+        nccl::run(&mut b)?;
+        nccl_procs::run(&mut b)
     })?;
     if let Some(path) = json_out {
         let body: Vec<String> = b.rows.iter().map(|r| format!(" {}", r.json())).collect();
