@@ -83,6 +83,12 @@ pub struct Launch {
 
 impl Launch {
     /// The launch read from this process's environment.
+    ///
+    /// ```
+    /// let launch = cuprite::nccl::Launch::from_env()?;
+    /// assert!(launch.rank < launch.world_size);
+    /// # Ok::<(), cuprite::Error>(())
+    /// ```
     pub fn from_env() -> Result<Launch> {
         Launch::from_lookup(|name| std::env::var(name).ok())
     }
@@ -156,12 +162,27 @@ impl Launch {
     }
 
     /// The device this rank runs on, given the visible GPUs (CUDA applies
-    /// `CUDA_VISIBLE_DEVICES` before counting them).
+    /// `CUDA_VISIBLE_DEVICES` before counting them); see [`choose_device`].
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// let one = cp::nccl::Launch::from_lookup(|_| None)?; // no launcher
+    /// let want = if cp::device_count() > 0 { cp::Device::cuda(0) } else { cp::Device::cpu() };
+    /// assert_eq!(one.device()?, want);
+    /// # Ok::<(), cp::Error>(())
+    /// ```
     pub fn device(&self) -> Result<Device> {
         choose_device(self.local_rank, self.world_size, device_count())
     }
 
     /// The host name of this process.
+    ///
+    /// ```
+    /// let launch = cuprite::nccl::Launch::from_lookup(|_| None)?;
+    /// assert_eq!(launch.hosts(), [launch.host()]); // a world of 1: this host
+    /// assert_eq!((launch.launcher, launch.nccl_version()), ("none", None));
+    /// # Ok::<(), cuprite::Error>(())
+    /// ```
     pub fn host(&self) -> &str {
         &self.host
     }
@@ -204,8 +225,9 @@ impl fmt::Display for Launch {
         }
         write!(
             f,
-            "world of {} ranks ({}) on {} host(s): {}; this process: rank {} (local rank {}) on {}",
+            "world of {} rank{} ({}) on {} host(s): {}; this process: rank {} (local rank {}) on {}",
             self.world_size,
+            if self.world_size == 1 { "" } else { "s" },
             self.launcher,
             distinct.len(),
             distinct.join(", "),

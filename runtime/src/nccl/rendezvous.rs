@@ -68,6 +68,13 @@ pub struct Shared {
 
 impl Rendezvous {
     /// The rendezvous that this process's environment describes for `launch`.
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// let one = cp::nccl::Launch::from_lookup(|_| None)?;
+    /// assert_eq!(cp::nccl::Rendezvous::from_env(&one)?, cp::nccl::Rendezvous::Alone);
+    /// # Ok::<(), cp::Error>(())
+    /// ```
     pub fn from_env(launch: &Launch) -> Result<Rendezvous> {
         Rendezvous::from_lookup(launch, |name| std::env::var(name).ok())
     }
@@ -141,6 +148,15 @@ impl Rendezvous {
     /// Gives every rank rank 0's bytes: rank 0 calls `make` and shares what
     /// it returns; the others return what they received. Fails, never hangs,
     /// when a rank is missing after the time-out.
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// use cp::nccl::{Launch, Rendezvous};
+    /// let one = Launch::from_lookup(|_| None)?; // a world of 1 keeps its own bytes
+    /// let shared = Rendezvous::Alone.share(&one, || Ok(vec![1, 2, 3]))?;
+    /// assert_eq!(shared.payload, [1, 2, 3]);
+    /// # Ok::<(), cp::Error>(())
+    /// ```
     pub fn share(&self, launch: &Launch, make: impl FnOnce() -> Result<Vec<u8>>) -> Result<Shared> {
         match self {
             Rendezvous::Alone => Ok(Shared {
@@ -185,6 +201,10 @@ impl Rendezvous {
 
 /// rank 0's port for Slurm job `job_id` when `MASTER_PORT` is unset:
 /// `20000 + job_id % 20000`, so concurrent jobs sharing a node rarely collide.
+///
+/// ```
+/// assert_eq!(cuprite::nccl::slurm_port(123456), 23456);
+/// ```
 pub fn slurm_port(job_id: usize) -> u16 {
     (20000 + job_id % 20000) as u16
 }
@@ -787,6 +807,11 @@ pub fn parse_nodelist(list: &str) -> Result<Vec<String>> {
 }
 
 /// The first host of a Slurm node list (see [`parse_nodelist`]).
+///
+/// ```
+/// assert_eq!(cuprite::nccl::first_host("node[01-04,07],gpu3")?, "node01");
+/// # Ok::<(), cuprite::Error>(())
+/// ```
 pub fn first_host(list: &str) -> Result<String> {
     Ok(parse_nodelist(list)?.swap_remove(0))
 }

@@ -15,11 +15,24 @@ impl Communicator {
     /// this process being one rank on the GPU its local rank picks. Without
     /// a launcher, a world of one rank (on the CPU when there is no GPU).
     /// Prefer [`world`], which makes it once per process.
+    ///
+    /// ```
+    /// let comm = cuprite::nccl::Communicator::from_env()?; // no launcher: one rank
+    /// assert_eq!(comm.world_size(), 1);
+    /// # Ok::<(), cuprite::Error>(())
+    /// ```
     pub fn from_env() -> Result<Communicator> {
         Ok(bootstrap()?.comm)
     }
 
     /// This process's rank (its first, when one process drives several GPUs).
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// let comm = cp::nccl::Communicator::init_all(&[cp::Device::cpu()])?;
+    /// assert_eq!(comm.rank(), 0);
+    /// # Ok::<(), cp::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         match &self.backend {
             Backend::Nccl { ranks, .. } => ranks.first().map_or(0, |r| r.rank),
