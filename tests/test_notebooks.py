@@ -377,3 +377,58 @@ def test_second_notebook_compiles_no_dependency(tmp_path):
     assert len(builds) == 2, builds
     compiling = [l.strip() for l in runs[1].stderr.splitlines() if l.strip().startswith("Compiling")]
     assert compiling == [], runs[1].stderr
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_spmd(notebook, tmp, world=2):
+    """`cuprite-kernel run --spmd` on `world` ranks started the way torchrun
+    would (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT set per rank)."""
+    port = free_port()
+    out = Path(tmp) / "out.ipynb"
+    html = Path(tmp) / "out.html"
+    procs = []
+    for rank in range(world):
+        env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), CUPRITE_NCCL_TIMEOUT="600")
+        procs.append(subprocess.Popen(
+            [KERNEL_BIN, "run", "--spmd", str(notebook), "--output", str(out), "--html", str(html)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp))
+    results = [p.communicate(timeout=CELL_TIMEOUT) + (p.returncode,) for p in procs]
+    return results, out, html
+
+
+def test_spmd_ranks_run_every_cell_and_rank_0_writes_the_world():
+    with tempfile.TemporaryDirectory() as tmp:
+        results, out, html = run_spmd(TEST_NOTEBOOKS / "spmd_ok.ipynb", tmp)
+        for rank, (_, err, code) in enumerate(results):
+            assert code == 0, f"rank {rank}: {err}"
+        nb = nbformat.read(out, as_version=4)
+        # Rank 0's own outputs; the world of two ranks in the metadata and the report.
+        assert "rank 0: 6" in cell_text(nb.cells[1]), cell_text(nb.cells[1])
+        world = nb.metadata["cuprite"]["environment"]["spmd"]
+        assert world["ranks"] == 2 and [g["rank"] for g in world["gpus"]] == [0, 1], world
+        assert nb.metadata["cuprite"]["status"] == "ok"
+        assert "spmd" in html.read_text()
+
+
+def test_spmd_cell_failing_on_one_rank_stops_every_rank():
+    with tempfile.TemporaryDirectory() as tmp:
+        results, out, _ = run_spmd(TEST_NOTEBOOKS / "spmd_fail.ipynb", tmp)
+        for rank, (_, err, code) in enumerate(results):
+            assert code == 1, f"rank {rank} exited {code}: {err}"
+        # Rank 0 was inside an endless loop of array operations: it was
+        # interrupted because rank 1 failed, and the notebook names rank 1 first.
+        nb = nbformat.read(out, as_version=4)
+        text = cell_text(nb.cells[3])
+        assert "cell 4 failed on rank(s) 1, 0 of 2" in text, text
+        assert "rank 1: " in text and "rank 1 fails here" in text, text
+        assert "rank 0: stopped after another rank failed" in text, text
+        assert nb.cells[4].execution_count is None and nb.cells[4].outputs == []
+        assert nb.metadata["cuprite"]["status"] == "failed"
+        assert "rank 1 fails here" in results[0][1]

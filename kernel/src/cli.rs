@@ -27,6 +27,11 @@ Usage:
                      metadata.cuprite.environment; --param replaces `let NAME = ...;`
                      in the cell tagged `parameters`; exits 1 naming the first
                      failing cell not tagged `raises-exception`)
+  srun cuprite-kernel run --spmd NOTEBOOK.ipynb [...]   (or mpirun, torchrun)
+                     (every rank executes the notebook with cp::nccl::world()
+                     ready; a cell failing on any rank stops all of them and
+                     names the ranks; rank 0 writes the outputs, with the world
+                     in metadata.cuprite.environment.spmd)
   cuprite-kernel --version
 
 install without a location writes to the first directory of $JUPYTER_PATH when it

@@ -22,6 +22,7 @@ mod server;
 mod session;
 mod side_channel;
 mod sources;
+mod spmd;
 
 fn main() {
     // The kernel binary is also evcxr's cell process and rustc wrapper: this

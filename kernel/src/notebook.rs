@@ -9,6 +9,7 @@
 use crate::errors::strip_ansi;
 use crate::session::{ExecRequest, InputFn, Session};
 use crate::side_channel::{self, SideChannel, Sink};
+use crate::spmd;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -25,9 +26,11 @@ pub struct RunOptions {
     pub html: Option<PathBuf>,
     /// `(name, Rust expression)` pairs for the `parameters` cell.
     pub params: Vec<(String, String)>,
+    /// Run as one rank of an SPMD job (`srun`, `mpirun`): see `spmd.rs`.
+    pub spmd: bool,
 }
 
-/// Parses `NOTEBOOK [--output OUT] [--html REPORT] [--param k=v]...`.
+/// Parses `NOTEBOOK [--output OUT] [--html REPORT] [--param k=v]... [--spmd]`.
 pub fn parse_args(args: &[String]) -> Result<RunOptions> {
     let mut o = RunOptions::default();
     let mut notebook = None;
@@ -51,6 +54,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions> {
         match flag {
             "-o" | "--output" => o.output = Some(PathBuf::from(get(&mut i)?)),
             "--html" => o.html = Some(PathBuf::from(get(&mut i)?)),
+            "--spmd" => o.spmd = true,
             "-p" | "--param" => {
                 let kv = get(&mut i)?;
                 let (k, v) = kv
@@ -320,14 +324,22 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
         std::env::set_current_dir(dir)
             .with_context(|| format!("cannot enter {}", dir.display()))?;
     }
-    let env = environment();
+    let mut env = environment();
     let started = std::time::Instant::now();
+    let launch = if opts.spmd {
+        cuprite::nccl::Launch::from_env().context("--spmd: reading the launcher's environment")?
+    } else {
+        cuprite::nccl::Launch::from_lookup(|_| None)?
+    };
+    let rank = launch.rank;
     // One build folder per notebook, named after its path (not after a
-    // JPY_SESSION_NAME inherited from a Jupyter session around us).
-    let build = crate::build_dir::acquire(
-        &crate::paths::cache_dir().join("builds"),
-        &nb_path.to_string_lossy(),
-    )?;
+    // JPY_SESSION_NAME inherited from a Jupyter session around us); one per
+    // rank, since ranks of one host build at the same time.
+    let mut build_key = nb_path.to_string_lossy().to_string();
+    if opts.spmd {
+        build_key.push_str(&format!("#rank{rank}"));
+    }
+    let build = crate::build_dir::acquire(&crate::paths::cache_dir().join("builds"), &build_key)?;
     let socket_path = side_channel::socket_path()?;
     let token = uuid::Uuid::new_v4().simple().to_string();
     std::env::set_var("EVCXR_TMPDIR", build.ctx());
@@ -344,6 +356,25 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let me = spmd::RankInfo {
+        rank,
+        host: hostname(),
+        gpus: gpu_names(),
+    };
+    // Ranks connect while their sessions warm up.
+    let spmd = match spmd::Spmd::join(&launch, me.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            session.kill();
+            return Err(e.context(format!(
+                "--spmd: rank {rank} could not join the other ranks"
+            )));
+        }
+    };
+    if opts.spmd {
+        let world = spmd.as_ref().map_or_else(|| vec![me], |s| s.world.clone());
+        env.insert("spmd".into(), spmd::world_metadata(&world));
+    }
 
     let n_cells = nb["cells"].as_array().map_or(0, Vec::len);
     let mut count = 0u64;
@@ -368,10 +399,11 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
         count += 1;
         collector.0.lock().unwrap().current = i;
         eprintln!("cuprite-kernel run: cell {} (In [{count}])", i + 1);
-        let outcome = rt.block_on(session.execute(ExecRequest {
+        let req = ExecRequest {
             code: source.clone(),
             allow_stdin: false,
-        }));
+        };
+        let (outcome, stopped) = rt.block_on(execute_rank(&session, req, spmd.as_ref(), i));
         let mut c = collector.0.lock().unwrap();
         for (name, text) in [
             ("stderr", &outcome.stderr_after),
@@ -396,7 +428,7 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
                     "evalue": e.evalue,
                     "traceback": e.traceback,
                 }));
-                if !cell_tags.iter().any(|t| t == "raises-exception") {
+                if spmd.is_none() && !cell_tags.iter().any(|t| t == "raises-exception") {
                     let detail = strip_ansi(&e.traceback.join("\n"));
                     failure = Some(format!(
                         "cell {} of {n_cells} (index {i}, In [{count}]) failed: {}: {}\n  source:\n    {}\n  traceback:\n{}",
@@ -419,6 +451,39 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
             c.clear_pending = false;
         }
         drop(c);
+        if let Some(s) = &spmd {
+            let expected = cell_tags.iter().any(|t| t == "raises-exception");
+            let mine = match &outcome.result {
+                Err(e) if stopped => Some(format!("{}: {}", spmd::STOPPED, e.ename)),
+                Err(e) if !expected => Some(format!(
+                    "{}: {}",
+                    e.ename,
+                    e.evalue.lines().next().unwrap_or("")
+                )),
+                _ => None,
+            };
+            let failed = s.cell_done(i, mine);
+            if !failed.is_empty() {
+                let lines: Vec<String> = failed
+                    .iter()
+                    .map(|(r, e)| format!("rank {r}: {e}"))
+                    .collect();
+                let ranks: Vec<String> = failed.iter().map(|(r, _)| r.to_string()).collect();
+                let text = format!(
+                    "cell {} failed on rank(s) {} of {}:\n{}\n",
+                    i + 1,
+                    ranks.join(", "),
+                    s.world.len(),
+                    lines.join("\n")
+                );
+                collector
+                    .0
+                    .lock()
+                    .unwrap()
+                    .publish("stream", &json!({"name": "stderr", "text": text}));
+                failure = Some(format!("{text}  source:\n    {}", source_head(&source)));
+            }
+        }
         nb["cells"][i]["execution_count"] = json!(count);
     }
     session.kill();
@@ -438,7 +503,16 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     }
     drop(c);
     let elapsed = started.elapsed().as_secs_f64();
-    let mut env = env;
+    if rank != 0 {
+        // Rank 0 writes the notebook and the report; the others say how they ended.
+        return Ok(match failure {
+            Some(msg) => {
+                eprintln!("cuprite-kernel run: rank {rank}: {msg}");
+                1
+            }
+            None => 0,
+        });
+    }
     env.insert("run_seconds".into(), json!((elapsed * 10.0).round() / 10.0));
     let meta = nb["metadata"]
         .as_object_mut()
@@ -488,6 +562,35 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
                 opts.notebook.display()
             );
             Ok(0)
+        }
+    }
+}
+
+/// Runs one cell; in an SPMD run, interrupts it once another rank failed the
+/// same cell (again every few seconds, in case the first interrupt came
+/// before the cell started). Returns the outcome and whether it was stopped.
+async fn execute_rank(
+    session: &Session,
+    req: ExecRequest,
+    spmd: Option<&spmd::Spmd>,
+    cell: usize,
+) -> (crate::session::ExecOutcome, bool) {
+    let Some(spmd) = spmd else {
+        return (session.execute(req).await, false);
+    };
+    let run = session.execute(req);
+    tokio::pin!(run);
+    let mut interrupted: Option<std::time::Instant> = None;
+    loop {
+        tokio::select! {
+            outcome = &mut run => return (outcome, interrupted.is_some()),
+            _ = tokio::time::sleep(std::time::Duration::from_millis(100)) => {
+                let again = interrupted.is_none_or(|t| t.elapsed().as_secs() >= 5);
+                if again && spmd.aborted(cell) {
+                    session.interrupt();
+                    interrupted = Some(std::time::Instant::now());
+                }
+            }
         }
     }
 }
@@ -906,6 +1009,8 @@ mod tests {
             o.params,
             vec![("n".into(), "5".into()), ("name".into(), "\"x=y\"".into())]
         );
+        assert!(!o.spmd);
+        assert!(parse_args(&strings(&["--spmd", "a.ipynb"])).unwrap().spmd);
         assert!(parse_args(&strings(&["--param", "novalue", "a.ipynb"])).is_err());
         assert!(parse_args(&strings(&["--output", "b.ipynb"])).is_err());
         assert!(names_notebook(&strings(&["x/y.IPYNB"])));

@@ -147,6 +147,7 @@ pub fn prewarm(shared: Option<&Path>) -> Result<PathBuf> {
         output: Some(tmp.join("out.ipynb")),
         html: None,
         params: Vec::new(),
+        spmd: false,
     });
     let _ = std::fs::remove_dir_all(&tmp);
     if code? != 0 {
