@@ -125,10 +125,28 @@ impl Session {
                     after_interrupt: false,
                 };
                 ev.init();
-                // Requests sent meanwhile wait for the warm-up: it costs
-                // them no more than running first would.
-                ev.warm_up();
-                for job in rx {
+                // The first warm-up cell (the `let` that loads the crates
+                // into evcxr's type inference) runs even when a request
+                // waits: the request would pay for it anyway. Later ones
+                // give way to requests and run once the queue is empty.
+                let mut warmup = WARMUP_CELLS.iter();
+                let first = warmup.next();
+                ev.warm_up(first.into_iter());
+                loop {
+                    let job = match rx.try_recv() {
+                        Ok(job) => job,
+                        Err(mpsc::TryRecvError::Disconnected) => break,
+                        Err(mpsc::TryRecvError::Empty) => match warmup.next() {
+                            Some(cell) => {
+                                ev.warm_up(std::iter::once(cell));
+                                continue;
+                            }
+                            None => match rx.recv() {
+                                Ok(job) => job,
+                                Err(_) => break,
+                            },
+                        },
+                    };
                     ev.handle(job);
                 }
             })
@@ -431,14 +449,15 @@ impl Evaluator {
         }
     }
 
-    /// Runs [`WARMUP_CELLS`], publishing nothing (a failure only costs speed).
-    fn warm_up(&mut self) {
+    /// Runs some of [`WARMUP_CELLS`], publishing nothing (a failure only
+    /// costs speed).
+    fn warm_up<'c>(&mut self, cells: impl Iterator<Item = &'c &'static str>) {
         if std::env::var_os("CUPRITE_KERNEL_NO_WARMUP").is_some() || self.init_error.is_some() {
             return;
         }
         let started = std::time::Instant::now();
         let debug = std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some();
-        for code in WARMUP_CELLS {
+        for code in cells {
             let Some(ctx) = self.ctx.as_mut() else {
                 return;
             };
