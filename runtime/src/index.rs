@@ -435,10 +435,10 @@ fn slice_layout(op: &'static str, layout: &Layout, elems: &[SliceElem]) -> Resul
                 step,
             } => {
                 if step == 0 {
-                    return Err(Error::InvalidArgument {
+                    return Err(Error::invalid(
                         op,
-                        detail: format!("slice step cannot be zero (in {})", fmt_index(elems)),
-                    });
+                        format!("slice step cannot be zero (in {})", fmt_index(elems)),
+                    ));
                 }
                 let (s, len) = slice_range(shape[ax], start, end, inclusive, step);
                 if len > 0 {
@@ -482,7 +482,7 @@ pub type PutMode = IndexMode;
 pub type TakeMode = IndexMode;
 
 /// Fails unless `idx` has an integer (or bool) dtype.
-fn check_index_dtype(op: &'static str, idx: &Array) -> Result<()> {
+pub(crate) fn check_index_dtype(op: &'static str, idx: &Array) -> Result<()> {
     let dt = idx.dtype();
     if !(dt.is_integer() || dt.is_bool()) {
         return Err(Error::DType {
@@ -596,16 +596,10 @@ impl Array {
     }
 
     fn check_full_index(&self, op: &'static str, index: &[isize]) -> Result<()> {
-        if index.len() != self.ndim() {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!(
-                    "{} indices were given for an array of shape {} with {} axes; use .slice(s![...]) or .at(i) for a sub-array",
-                    index.len(),
-                    fmt_shape(self.shape()),
-                    self.ndim()
-                ),
-            });
+        let (given, ndim, shape) = (index.len(), self.ndim(), fmt_shape(self.shape()));
+        if given != ndim {
+            let detail = format!("{given} indices were given for an array of shape {shape} with {ndim} axes; use .slice(s![...]) or .at(i) for a sub-array");
+            return Err(Error::invalid(op, detail));
         }
         Ok(())
     }
@@ -855,6 +849,7 @@ pub fn put<'a>(
         idx: idx.view(),
         vals: vals.view(),
         mode,
+        combine: None,
     };
     b.put(op, p)
 }
@@ -926,10 +921,10 @@ fn where_input<'a>(op: &'static str, o: &'a Operand<'_>, dtype: DType) -> Result
         Operand::Array(a) => Ok(WhereInput::View(a.view())),
         Operand::Scalar(s) => {
             if dtype.is_integer() && !s.fits(dtype) {
-                return Err(Error::InvalidArgument {
+                return Err(Error::invalid(
                     op,
-                    detail: format!("the Rust integer {s} does not fit in {dtype}"),
-                });
+                    format!("the Rust integer {s} does not fit in {dtype}"),
+                ));
             }
             Ok(WhereInput::Scalar(*s))
         }

@@ -16,13 +16,16 @@
 #![allow(clippy::module_inception)]
 
 /// Builder methods for an options struct: `field(value)` sets that field.
+/// A value converts into the field's type, so an `Option<&Array>` field
+/// takes `&Array`.
 macro_rules! option_setters {
-    ($ty:ident { $($(#[$doc:meta])* $field:ident: $t:ty),* $(,)? }) => {
-        impl $ty {
+    ($ty:ident $(<$lt:lifetime>)? { $($(#[$doc:meta])* $field:ident: $t:ty),* $(,)? }) => {
+        impl$(<$lt>)? $ty$(<$lt>)? {
             $(
                 $(#[$doc])*
-                pub fn $field(mut self, $field: $t) -> $ty {
-                    self.$field = $field;
+                #[allow(clippy::useless_conversion)]
+                pub fn $field(mut self, $field: $t) -> Self {
+                    self.$field = $field.into();
                     self
                 }
             )*
@@ -70,6 +73,7 @@ pub mod sparse;
 mod stats;
 mod storage;
 mod ufunc;
+pub mod ufuncs;
 mod view;
 
 #[doc(hidden)]

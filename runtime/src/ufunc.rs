@@ -325,7 +325,12 @@ pub(crate) fn binary(op: Binary, a: Operand<'_>, b: Operand<'_>) -> Result<Array
     run_new(&plan, MapOp::Ufunc(Ufunc::Binary(op)), &inputs, &plan.shape)
 }
 
-fn binary_out(op: Binary, a: Operand<'_>, b: Operand<'_>, out: &mut Array) -> Result<()> {
+pub(crate) fn binary_out(
+    op: Binary,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    out: &mut Array,
+) -> Result<()> {
     let plan = plan_binary(op, &a, &b)?;
     let name = op.name();
     check_out(name, &plan.shape, plan.out_dt, plan.device, out)?;

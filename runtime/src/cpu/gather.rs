@@ -6,6 +6,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::index::{GatherScatter, IndexMode, Indices, Put, Take, Where, WhereInput};
+use crate::ops::ufunc::{no_loop, Map2};
 use crate::storage::{CpuStorage, Storage};
 use crate::view::{OwnedView, View};
 
@@ -28,10 +29,19 @@ impl GatherScatter for CpuBackend {
     }
 
     fn put(&self, op: &'static str, p: Put<'_>) -> Result<()> {
-        let Put { a, idx, vals, mode } = p;
-        let resolved = resolve_indices(op, &index_values(idx), 0, a.size(), mode)?;
-        crate::with_dtype!(a.dtype(), T => put_cpu::<T>(a, &resolved, &vals.gather::<T>()));
-        Ok(())
+        let (a, vals) = (p.a, p.vals);
+        let resolved = resolve_indices(op, &index_values(p.idx), 0, a.size(), p.mode)?;
+        let Some(combine) = p.combine else {
+            crate::with_dtype!(a.dtype(), T => put_cpu::<T>(a, &resolved, &vals.gather::<T>()));
+            return Ok(());
+        };
+        let fold = FoldPut {
+            a,
+            idx: &resolved,
+            vals,
+        };
+        let dt = a.dtype();
+        combine.cpu(dt, fold).ok_or_else(|| no_loop(op, dt))
     }
 
     fn mask(&self, op: &'static str, x: View<'_>, m: View<'_>) -> Result<(Storage, usize)> {
@@ -282,6 +292,27 @@ fn where_cpu<T: Element>(cond: &[bool], x: &[T], y: &[T]) -> Vec<T> {
 }
 
 /// `a.flat[idx[k]] = values[k % len]` for every k.
+/// `ufunc.at`'s loop: each index folds its value into its target, in order.
+struct FoldPut<'a> {
+    a: View<'a>,
+    idx: &'a [usize],
+    vals: View<'a>,
+}
+
+impl Map2 for FoldPut<'_> {
+    type Out = ();
+    fn map<T: Element, O: Element, F: Fn(T, T) -> O>(self, f: F) {
+        let values = self.vals.gather::<T>();
+        self.a.write_cpu::<T, _>(|data, layout| {
+            for (&k, &v) in self.idx.iter().zip(values.iter().cycle()) {
+                let p = flat_position(layout, k);
+                // The front end checked that the op's result dtype is T's.
+                data[p] = T::from_scalar(f(data[p], v).to_scalar());
+            }
+        });
+    }
+}
+
 fn put_cpu<T: Element>(a: View<'_>, idx: &[usize], values: &[T]) {
     a.write_cpu::<T, _>(|data, layout| {
         let contiguous = layout.is_c_contiguous();

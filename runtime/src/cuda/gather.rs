@@ -17,11 +17,13 @@ use super::session::{session, DeviceSession};
 use super::sort::contiguous;
 use super::stream::current_stream;
 use super::template::render;
+use super::ufunc_expr::expr;
 use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::index::{GatherScatter, Indices, Put, Take, Where, WhereInput};
+use crate::ops::ufunc::{Binary, Ufunc};
 use crate::ops::IndexMode;
 use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
@@ -426,9 +428,12 @@ struct PutSpec {
     tgt_dt: DType,
     dims: Dims,
     geo_len: usize,
+    /// `ufunc.at`'s op, folding the values into their targets.
+    combine: Option<Binary>,
 }
 
-/// `a.flat[idx[k]] = vals[k % len]` for every k; `idx` is contiguous and
+/// `a.flat[idx[k]] = vals[k % len]` for every k (or folded into it by
+/// `combine`, every value of a target in index order); `idx` is contiguous and
 /// already checked, `vals` is a non-empty contiguous array of `a`'s dtype
 /// that shares no memory with `a`. A target named several times keeps the
 /// value of its last index: up to `PUT_PAIRWISE_MAX` indices each compares
@@ -436,7 +441,13 @@ struct PutSpec {
 /// stably argsorted by target, and the last of each run of equal targets
 /// writes.
 fn put(op: &'static str, b: &CudaBackend, p: Put<'_>) -> Result<()> {
-    let Put { a, idx, vals, mode } = p;
+    let Put {
+        a,
+        idx,
+        vals,
+        mode,
+        combine,
+    } = p;
     let s = session(b.ordinal)?;
     let k = idx.size();
     let n = a.size();
@@ -464,9 +475,10 @@ fn put(op: &'static str, b: &CudaBackend, p: Put<'_>) -> Result<()> {
         },
         dims,
         geo_len: geo.len(),
+        combine,
     };
     let src = || put_source(&spec);
-    if k <= PUT_PAIRWISE_MAX {
+    if k <= PUT_PAIRWISE_MAX && combine.is_none() {
         let f = kernel(s, key(("put", &spec)), op, "cuprite_put", src)?;
         let mut args = KernelArgs::new();
         args.push(ptr(op, a)?);
@@ -496,13 +508,13 @@ fn put(op: &'static str, b: &CudaBackend, p: Put<'_>) -> Result<()> {
     let tl = Layout::contiguous(&[k]);
     let targets = View::new(&targets, &tl, spec.tgt_dt);
     let order = super::sort::sort(op, s.info.ordinal, targets, 0, true)?;
-    let f = kernel(
-        s,
-        key(("put-sorted", &spec)),
-        op,
-        "cuprite_put_sorted",
-        || put_source(&spec),
-    )?;
+    let name = match combine {
+        None => "cuprite_put_sorted",
+        Some(_) => "cuprite_put_fold",
+    };
+    let f = kernel(s, key(("put-sorted", &spec)), op, name, || {
+        put_source(&spec)
+    })?;
     let mut args = KernelArgs::new();
     args.push(ptr(op, a)?);
     args.push(ptr(op, vals)?);
@@ -514,10 +526,29 @@ fn put(op: &'static str, b: &CudaBackend, p: Put<'_>) -> Result<()> {
     launch(s, op, f, cfg(s, k), &current_stream(), &mut args)
 }
 
+/// The statement of `cuprite_put_fold` that folds `v` into `acc` (both
+/// `T`) by `op` in its compute dtype, and the helpers it needs.
+fn fold_statement(op: Option<Binary>, dt: DType) -> (String, &'static str) {
+    let Some(e) = op.and_then(|op| expr(Ufunc::Binary(op), dt)) else {
+        return ("acc = v;".into(), "");
+    };
+    let c = ctype(e.compute);
+    let statement = format!(
+        "{{ const {c} in0 = {}; const {c} in1 = {}; acc = {}; }}",
+        cast_expr(dt, e.compute, "acc"),
+        cast_expr(dt, e.compute, "v"),
+        cast_expr(e.result, dt, &format!("({})", e.expr))
+    );
+    (statement, e.support)
+}
+
 fn put_source(spec: &PutSpec) -> String {
+    let (fold, support) = fold_statement(spec.combine, spec.dt);
     let kernel = render(
         PUT,
         &[
+            ("SUPPORT", support),
+            ("FOLD", &fold),
             ("T", ctype(spec.dt)),
             ("IDX_T", ctype(spec.idx_dt)),
             ("TGT_T", ctype(spec.tgt_dt)),
@@ -776,6 +807,24 @@ mod tests {
         }
     }
 
+    fn put_spec(
+        dt: DType,
+        tgt_dt: DType,
+        dims: Dims,
+        geo_len: usize,
+        op: Option<Binary>,
+    ) -> PutSpec {
+        PutSpec {
+            dt,
+            idx_dt: DType::Int32,
+            mode: IndexMode::Wrap,
+            tgt_dt,
+            dims,
+            geo_len,
+            combine: op,
+        }
+    }
+
     #[test]
     fn put_sources_keep_the_last_value() {
         let mut g = Geo::new();
@@ -784,15 +833,7 @@ mod tests {
             (DType::BFloat16, DType::UInt32),
             (DType::Complex128, DType::Int64),
         ] {
-            let spec = PutSpec {
-                dt,
-                idx_dt: DType::Int32,
-                mode: IndexMode::Wrap,
-                tgt_dt: tgt,
-                dims: d,
-                geo_len: g.len(),
-            };
-            let src = put_source(&spec);
+            let src = put_source(&put_spec(dt, tgt, d, g.len(), None));
             assert_eq!(super::super::template::unfilled(&src), None);
             assert!(src.contains("later = target(idx, k2, n) == j;"));
             assert!(
@@ -801,6 +842,28 @@ mod tests {
             assert!(src.contains("a[off] = vals[k % len];"));
             dump_source(&format!("put_{}_{}", dt.name(), tgt.name()), &src);
         }
+    }
+
+    #[test]
+    fn put_fold_sources_apply_the_ufunc_row() {
+        let mut g = Geo::new();
+        let d = g.dims(&[5], &[1]);
+        use Binary::*;
+        let ops = [Add, Add, Subtract, Maximum, Power, BitwiseXor, Logaddexp];
+        use DType::*;
+        let dts = [Float16, Int8, Complex128, Float32, Int64, Bool, BFloat16];
+        for (op, dt) in ops.into_iter().zip(dts) {
+            let src = put_source(&put_spec(dt, UInt32, d, g.len(), Some(op)));
+            assert_eq!(super::super::template::unfilled(&src), None);
+            assert!(src.contains("const T v = vals[order[r] % len];"));
+            assert!(!src.contains("acc = v;"), "{src}");
+            dump_source(&format!("put_fold_{}_{}", op.name(), dt.name()), &src);
+        }
+        let (statement, _) = fold_statement(Some(Binary::Add), DType::Int8);
+        assert_eq!(
+            statement,
+            "{ const int8_t in0 = acc; const int8_t in1 = v; acc = ((int8_t)(in0 + in1)); }"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 typedef @T@ T;
 typedef @IDX_T@ idx_t;
 typedef @TGT_T@ tgt_t;
+@SUPPORT@
 @GEO@
 @RESOLVE@
 __device__ __forceinline__ long long target(const idx_t* idx, long long k, long long n) { long long j = resolve(@INDEX@, n); return (j < 0 || j >= n) ? -1 : j; }
@@ -37,5 +38,22 @@ extern "C" __global__ void cuprite_put_sorted(T* a, const T* __restrict__ vals, 
     long long off = 0;
 @UNRAVEL@
     a[off] = vals[k % len];
+  }
+}
+// ufunc.at: the first of each run of equal targets folds the run's values
+// into its target in index order (the sort is stable), as NumPy does.
+extern "C" __global__ void cuprite_put_fold(T* a, const T* __restrict__ vals, const long long* __restrict__ order, const tgt_t* __restrict__ targets, Geo g, long long k_n, long long len) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < k_n; q += stride) {
+    const long long j = (long long)targets[order[q]];
+    if (q > 0 && (long long)targets[order[q - 1]] == j) continue;
+    long long off = 0;
+@UNRAVEL@
+    T acc = a[off];
+    for (long long r = q; r < k_n && (long long)targets[order[r]] == j; ++r) {
+      const T v = vals[order[r] % len];
+      @FOLD@
+    }
+    a[off] = acc;
   }
 }

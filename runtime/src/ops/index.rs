@@ -30,13 +30,16 @@ pub(crate) struct Take<'a> {
     pub out: View<'a>,
 }
 
-/// What `put` writes: `a.flat[idx[k]] = vals[k % vals.size()]`.
+/// What `put` writes: `a.flat[idx[k]] = vals[k % vals.size()]`, or with
+/// `combine` (`ufunc.at`) `a.flat[idx[k]] = op(a.flat[idx[k]], vals[..])`
+/// for every `k` in order, the op's loop and result dtype being `a`'s.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Put<'a> {
     pub a: View<'a>,
     pub idx: View<'a>,
     pub vals: View<'a>,
     pub mode: IndexMode,
+    pub combine: Option<crate::ops::ufunc::Binary>,
 }
 
 /// Indices `idx` into an axis of extent `n` (`axis` names it in messages),
