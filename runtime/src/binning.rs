@@ -19,7 +19,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::index::same_device;
-use crate::ops::binning::{BinAxis, Histogram, Interp};
+use crate::ops::binning::{BinAxis, Bincount, Histogram, Interp};
 
 /// The most axes `histogramdd` bins along (NumPy's limit for its flat
 /// bin index).
@@ -102,19 +102,14 @@ impl<'a> HistogramOptions<'a> {
         self.range = Some((lo, hi));
         self
     }
-
-    /// Sets whether the result is a density.
-    pub fn density(mut self, density: bool) -> Self {
-        self.density = density;
-        self
-    }
-
-    /// Sets the weights.
-    pub fn weights(mut self, weights: &'a Array) -> Self {
-        self.weights = Some(weights);
-        self
-    }
 }
+
+option_setters!(HistogramOptions<'a> {
+    /// Sets whether the result is a density.
+    density: bool,
+    /// Sets the weights.
+    weights: &'a Array,
+});
 
 /// The options of [`histogramdd_with`] and [`histogram2d_with`]: NumPy's
 /// `bins`, `range`, `density` and `weights`, per axis where NumPy takes one
@@ -150,25 +145,16 @@ impl<'a> HistogramddOptions<'a> {
         self.bins = bins;
         self
     }
-
-    /// The range per axis (`None`: the data's).
-    pub fn ranges(mut self, ranges: Vec<Option<(f64, f64)>>) -> Self {
-        self.ranges = ranges;
-        self
-    }
-
-    /// Sets whether the result is a density.
-    pub fn density(mut self, density: bool) -> Self {
-        self.density = density;
-        self
-    }
-
-    /// Sets the weights.
-    pub fn weights(mut self, weights: &'a Array) -> Self {
-        self.weights = Some(weights);
-        self
-    }
 }
+
+option_setters!(HistogramddOptions<'a> {
+    /// The range per axis (`None`: the data's).
+    ranges: Vec<Option<(f64, f64)>>,
+    /// Sets whether the result is a density.
+    density: bool,
+    /// Sets the weights.
+    weights: &'a Array,
+});
 
 /// The options of [`interp_with`]: NumPy's `left`, `right` and `period`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -206,11 +192,16 @@ impl InterpOptions {
 // Helpers
 // ---------------------------------------------------------------------------
 
-fn invalid(op: &'static str, detail: impl Into<String>) -> Error {
-    Error::InvalidArgument {
-        op,
-        detail: detail.into(),
+/// Fails unless `a` and `b` are 1-D of the same length; `names` are theirs
+/// in NumPy's signature.
+fn same_length_1d(op: &'static str, names: [&str; 2], a: &Array, b: &Array) -> Result<()> {
+    if a.ndim() == 1 && b.ndim() == 1 && a.size() == b.size() {
+        return Ok(());
     }
+    let [na, nb] = names;
+    let (sa, sb) = (fmt_shape(a.shape()), fmt_shape(b.shape()));
+    let detail = format!("{na} and {nb} must be 1-D of the same length (got shapes {sa} and {sb})");
+    Err(Error::shape(op, detail))
 }
 
 /// Fails for complex (or other non-real) dtypes, which these ops do not bin.
@@ -308,13 +299,13 @@ fn outer_edges(
     let (lo, hi, dt) = match range {
         Some((lo, hi)) => {
             if lo > hi {
-                return Err(invalid(
+                return Err(Error::invalid(
                     op,
                     format!("max must be larger than min in range parameter (got ({lo}, {hi}))"),
                 ));
             }
             if !lo.is_finite() || !hi.is_finite() {
-                return Err(invalid(
+                return Err(Error::invalid(
                     op,
                     format!("supplied range of [{lo}, {hi}] is not finite"),
                 ));
@@ -326,7 +317,7 @@ fn outer_edges(
             // NaN propagates through min and max, so it fails here as in NumPy.
             let (lo, hi) = (value(&values.min()?)?, value(&values.max()?)?);
             if !lo.is_finite() || !hi.is_finite() {
-                return Err(invalid(
+                return Err(Error::invalid(
                     op,
                     format!("autodetected range of [{lo}, {hi}] is not finite"),
                 ));
@@ -355,7 +346,7 @@ fn equal_edges(
     rule: Rule,
 ) -> Result<Edges> {
     if n < 1 {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!("`bins` must be positive, when an integer (got {n})"),
         ));
@@ -373,7 +364,7 @@ fn equal_edges(
         .collect();
     let strictly_increasing = v.windows(2).all(|w| w[0] < w[1]);
     if rule == Rule::Histogram && !strictly_increasing {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!("Too many bins for data range. Cannot create {n} finite-sized bins."),
         ));
@@ -391,7 +382,7 @@ fn given_edges(op: &'static str, values: &Array, edges: &Array, what: &str) -> R
     same_device(op, values, edges)?;
     real(op, what, edges)?;
     if edges.ndim() != 1 {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!(
                 "`{what}` must be 1d, when an array (got shape {})",
@@ -407,7 +398,7 @@ fn given_edges(op: &'static str, values: &Array, edges: &Array, what: &str) -> R
         .any()?
         .item::<bool>()?;
         if decreasing {
-            return Err(invalid(
+            return Err(Error::invalid(
                 op,
                 format!("`{what}` must increase monotonically, when an array"),
             ));
@@ -487,14 +478,9 @@ fn weights_1d(
     same_device(op, like, w)?;
     real(op, "weights", w)?;
     if w.shape() != shape {
-        return Err(Error::Shape {
-            op,
-            detail: format!(
-                "{mismatch} (weights have shape {}, expected {})",
-                fmt_shape(w.shape()),
-                fmt_shape(shape)
-            ),
-        });
+        let (got, want) = (fmt_shape(w.shape()), fmt_shape(shape));
+        let detail = format!("{mismatch} (weights have shape {got}, expected {want})");
+        return Err(Error::shape(op, detail));
     }
     w.ravel().map(Some)
 }
@@ -582,7 +568,7 @@ fn histogram_columns(
 ) -> Result<(Array, Vec<Array>)> {
     let d = columns.len();
     if d == 0 || d > MAX_AXES {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!("the sample has {d} dimensions; 1 to {MAX_AXES} are supported"),
         ));
@@ -592,7 +578,7 @@ fn histogram_columns(
         1 => vec![opts.bins[0]; d],
         k if k == d => opts.bins.clone(),
         k => {
-            return Err(invalid(
+            return Err(Error::invalid(
                 op,
                 format!("The dimension of bins must be equal to the dimension of the sample x (got {k} bins for {d} dimensions)"),
             ))
@@ -602,7 +588,7 @@ fn histogram_columns(
         0 => vec![None; d],
         k if k == d => opts.ranges.clone(),
         k => {
-            return Err(invalid(
+            return Err(Error::invalid(
                 op,
                 format!(
                     "range argument must have one entry per dimension (got {k} for {d} dimensions)"
@@ -751,16 +737,7 @@ pub fn histogram2d_with(
     same_device(op, x, y)?;
     real(op, "x", x)?;
     real(op, "y", y)?;
-    if x.ndim() != 1 || y.ndim() != 1 || x.size() != y.size() {
-        return Err(Error::Shape {
-            op,
-            detail: format!(
-                "x and y must be 1-D of the same length (got shapes {} and {})",
-                fmt_shape(x.shape()),
-                fmt_shape(y.shape())
-            ),
-        });
-    }
+    same_length_1d(op, ["x", "y"], x, y)?;
     let dt = crate::promote_types(x.dtype(), y.dtype());
     let columns = [cast(x, dt)?, cast(y, dt)?];
     let (hist, mut edges) = histogram_columns(op, &columns, opts)?;
@@ -789,10 +766,10 @@ pub fn histogram2d_with(
 pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<Array> {
     let op = "bincount";
     if x.ndim() != 1 {
-        return Err(Error::Shape {
+        return Err(Error::shape(
             op,
-            detail: format!("x must be 1-D, got shape {}", fmt_shape(x.shape())),
-        });
+            format!("x must be 1-D, got shape {}", fmt_shape(x.shape())),
+        ));
     }
     let dt = x.dtype();
     if !(dt.is_integer() || dt.is_bool()) {
@@ -813,7 +790,7 @@ pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<
         if dt.is_signed_integer() {
             let lo = scalar(&x.min()?)?.as_i64();
             if lo < 0 {
-                return Err(invalid(
+                return Err(Error::invalid(
                     op,
                     format!("'list' argument must have no negative elements (found {lo})"),
                 ));
@@ -835,12 +812,12 @@ pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<
         DType::Int64
     };
     let out = alloc(op, x.device(), &[len], dtype)?;
-    crate::backend::on(op, x.device())?.bincount(
-        op,
-        x.view(),
-        weights.as_ref().map(Array::view),
-        out.view(),
-    )?;
+    let count = Bincount {
+        x: x.view(),
+        weights: weights.as_ref().map(Array::view),
+        out: out.view(),
+    };
+    crate::backend::on(op, x.device())?.bincount(op, count)?;
     Ok(out)
 }
 
@@ -887,25 +864,16 @@ pub fn interp_with(x: &Array, xp: &Array, fp: &Array, opts: InterpOptions) -> Re
     for (what, a) in [("x", x), ("xp", xp), ("fp", fp)] {
         real(op, what, a)?;
     }
-    if xp.ndim() != 1 || fp.ndim() != 1 || xp.size() != fp.size() {
-        return Err(Error::Shape {
-            op,
-            detail: format!(
-                "xp and fp must be 1-D of the same length (got shapes {} and {})",
-                fmt_shape(xp.shape()),
-                fmt_shape(fp.shape())
-            ),
-        });
-    }
+    same_length_1d(op, ["xp", "fp"], xp, fp)?;
     if xp.size() == 0 {
-        return Err(invalid(op, "array of sample points is empty"));
+        return Err(Error::invalid(op, "array of sample points is empty"));
     }
     let (mut left, mut right) = (opts.left, opts.right);
     let (x, xp, fp) = match opts.period {
         None => (x.clone(), contiguous_f64(xp)?, contiguous_f64(fp)?),
         Some(p) => {
             if p == 0.0 || !p.is_finite() {
-                return Err(invalid(
+                return Err(Error::invalid(
                     op,
                     format!("period must be a finite non-zero value (got {p})"),
                 ));

@@ -291,16 +291,13 @@ fn arange_step_impl(start: Scalar, stop: Scalar, step: Scalar) -> Result<Array> 
     let is_int = |s: Scalar| matches!(s, Scalar::Int(_) | Scalar::UInt(_));
     let (a, b, s) = (start.as_f64(), stop.as_f64(), step.as_f64());
     if !(a.is_finite() && b.is_finite() && s.is_finite()) {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("bounds and step must be finite (got {a}, {b}, {s})"),
-        });
+            format!("bounds and step must be finite (got {a}, {b}, {s})"),
+        ));
     }
     if s == 0.0 {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "step must not be zero".into(),
-        });
+        return Err(Error::invalid(op, "step must not be zero"));
     }
     let count = ((b - a) / s).ceil().max(0.0);
     if count > isize::MAX as f64 {
@@ -407,10 +404,10 @@ pub(crate) fn upload(op: &'static str, v: Vec<f64>, dtype: DType) -> Result<Arra
 /// fit in host memory.
 pub(crate) fn check_range(op: &'static str, start: f64, stop: f64, num: usize) -> Result<()> {
     if !start.is_finite() || !stop.is_finite() {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("start and stop must be finite (got {start} and {stop})"),
-        });
+            format!("start and stop must be finite (got {start} and {stop})"),
+        ));
     }
     checked_size(op, &[num])?;
     crate::layout::check_host_room(op, num, 8)

@@ -101,10 +101,10 @@ pub fn geomspace_with(
     let op = "geomspace";
     check_range(op, start, stop, num)?;
     if start == 0.0 || stop == 0.0 {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("a geometric sequence cannot include zero (got {start} and {stop})"),
-        });
+            format!("a geometric sequence cannot include zero (got {start} and {stop})"),
+        ));
     }
     // NumPy's steps: divide out the sign of start, space the logarithms,
     // pin the ends, restore the sign.
@@ -345,20 +345,20 @@ pub fn diagonal(a: &Array, offset: isize, axis1: isize, axis2: isize) -> Result<
     let op = "diagonal";
     let nd = a.ndim();
     if nd < 2 {
-        return Err(Error::Shape {
+        return Err(Error::shape(
             op,
-            detail: format!("the array must have at least 2 dimensions (it has {nd})"),
-        });
+            format!("the array must have at least 2 dimensions (it has {nd})"),
+        ));
     }
     let (a1, a2) = (
         normalize_axis(op, axis1, nd)?,
         normalize_axis(op, axis2, nd)?,
     );
     if a1 == a2 {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("axis1 and axis2 cannot be the same (both are axis {a1})"),
-        });
+            format!("axis1 and axis2 cannot be the same (both are axis {a1})"),
+        ));
     }
     let layout = a.layout();
     let (shape, strides) = (layout.shape(), layout.strides());
@@ -479,10 +479,10 @@ pub fn tri(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> 
 fn triangle(op: &'static str, a: &Array, k: isize, lower: bool) -> Result<Array> {
     let (n, m) = match a.shape() {
         [] => {
-            return Err(Error::Shape {
+            return Err(Error::shape(
                 op,
-                detail: "the input must have at least 1 dimension (it is 0-d)".into(),
-            })
+                "the input must have at least 1 dimension (it is 0-d)",
+            ))
         }
         // As NumPy: a 1-D input of length m is treated as an (m, m) stack of rows.
         [m] => (*m, *m),

@@ -130,6 +130,25 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// An [`Error::InvalidArgument`] of `op`: the shorthand that the
+    /// validation code of every module uses.
+    pub fn invalid(op: &'static str, detail: impl Into<String>) -> Error {
+        Error::InvalidArgument {
+            op,
+            detail: detail.into(),
+        }
+    }
+
+    /// An [`Error::Shape`] of `op`.
+    pub fn shape(op: &'static str, detail: impl Into<String>) -> Error {
+        Error::Shape {
+            op,
+            detail: detail.into(),
+        }
+    }
+}
+
 /// A byte count for people: `1.50 GiB`.
 pub fn fmt_bytes(n: usize) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

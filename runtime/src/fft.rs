@@ -345,16 +345,13 @@ pub fn rfftfreq(n: usize, d: f64) -> Result<Array> {
 
 fn check_freq_args(op: &'static str, n: usize, d: f64) -> Result<()> {
     if n == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "n must be at least 1".into(),
-        });
+        return Err(Error::invalid(op, "n must be at least 1"));
     }
     if d == 0.0 || !d.is_finite() {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("the sample spacing d must be finite and non-zero, got {d}"),
-        });
+            format!("the sample spacing d must be finite and non-zero, got {d}"),
+        ));
     }
     Ok(())
 }
@@ -414,10 +411,10 @@ use crate::ops::FftKind as Kind;
 
 fn check_n(op: &'static str, n: usize) -> Result<()> {
     if n < 1 {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("invalid number of FFT data points ({n}); n must be at least 1"),
-        });
+            format!("invalid number of FFT data points ({n}); n must be at least 1"),
+        ));
     }
     Ok(())
 }
@@ -465,15 +462,10 @@ fn n_axes(
     let axes = normalize_axes(op, &axes, ndim)?;
     let s: Vec<usize> = match &o.s {
         Some(s) => {
-            if s.len() != axes.len() {
-                return Err(Error::InvalidArgument {
-                    op,
-                    detail: format!(
-                        "s has {} entries but {} axes are transformed; give one length per axis",
-                        s.len(),
-                        axes.len()
-                    ),
-                });
+            let (lengths, transformed) = (s.len(), axes.len());
+            if lengths != transformed {
+                let detail = format!("s has {lengths} entries but {transformed} axes are transformed; give one length per axis");
+                return Err(Error::invalid(op, detail));
             }
             s.clone()
         }
@@ -576,10 +568,7 @@ fn transform(
     let dtype = work_dtype(op, x.dtype(), kind)?;
     if axes.is_empty() {
         if kind != (Kind::C2C { forward: true }) && kind != (Kind::C2C { forward: false }) {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: "at least one axis must be transformed".into(),
-            });
+            return Err(Error::invalid(op, "at least one axis must be transformed"));
         }
         return x.astype(dtype);
     }

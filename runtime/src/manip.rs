@@ -86,10 +86,7 @@ fn with_leading_axes(a: &Array, ndim: usize) -> Array {
 
 fn need_arrays(op: &'static str, arrays: &[&Array]) -> Result<()> {
     if arrays.is_empty() {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "needs at least one array".into(),
-        });
+        return Err(Error::invalid(op, "needs at least one array"));
     }
     Ok(())
 }
@@ -266,14 +263,9 @@ pub fn append(arr: &Array, values: impl IntoArray, axis: Option<isize>) -> Resul
         None => join(op, &[arr.reshape([-1])?, values.reshape([-1])?], 0),
         Some(ax) => {
             if arr.ndim() != values.ndim() {
-                return Err(Error::Shape {
-                    op,
-                    detail: format!(
-                        "values of shape {} must have the same number of axes as the array of shape {}",
-                        fmt_shape(values.shape()),
-                        fmt_shape(arr.shape())
-                    ),
-                });
+                let (got, want) = (fmt_shape(values.shape()), fmt_shape(arr.shape()));
+                let detail = format!("values of shape {got} must have the same number of axes as the array of shape {want}");
+                return Err(Error::shape(op, detail));
             }
             join(op, &[arr.clone(), values], ax)
         }
@@ -339,10 +331,10 @@ fn split_spans(
     match at {
         SplitAt::Sections(k) => {
             if *k <= 0 {
-                return Err(Error::InvalidArgument {
+                return Err(Error::invalid(
                     op,
-                    detail: format!("the number of sections must be larger than 0, got {k}"),
-                });
+                    format!("the number of sections must be larger than 0, got {k}"),
+                ));
             }
             let k = *k as usize;
             if equal && n % k != 0 {
@@ -390,10 +382,7 @@ fn split_impl(
     equal: bool,
 ) -> Result<Vec<Array>> {
     if a.ndim() == 0 {
-        return Err(Error::Shape {
-            op,
-            detail: "a 0-d array cannot be split".into(),
-        });
+        return Err(Error::shape(op, "a 0-d array cannot be split"));
     }
     let ax = normalize_axis(op, axis, a.ndim())?;
     Ok(split_spans(op, a.shape()[ax], &at, equal)?
@@ -568,10 +557,7 @@ pub fn repeat(a: &Array, repeats: impl Into<Repeats>, axis: Option<isize>) -> Re
         Repeats::Each(v) if v.len() == 1 => Repeats::All(v[0]),
         r => r,
     };
-    let negative = || Error::InvalidArgument {
-        op,
-        detail: "repeat counts must not be negative".into(),
-    };
+    let negative = || Error::invalid(op, "repeat counts must not be negative");
     match counts {
         Repeats::All(r) => {
             if r < 0 {
@@ -745,10 +731,9 @@ pub fn rot90(a: &Array, k: i64, axes: (isize, isize)) -> Result<Array> {
         });
     }
     let ax = normalize_axes(op, &[axes.0, axes.1], a.ndim()).map_err(|e| match e {
-        Error::InvalidArgument { .. } => Error::InvalidArgument {
-            op,
-            detail: format!("the two axes must differ, got {axes:?}"),
-        },
+        Error::InvalidArgument { .. } => {
+            Error::invalid(op, format!("the two axes must differ, got {axes:?}"))
+        }
         e => e,
     })?;
     let (a0, a1) = (ax[0], ax[1]);
@@ -982,10 +967,10 @@ pub fn pad(a: &Array, width: impl IntoPadWidth, mode: PadMode) -> Result<Array> 
     let mut w = Vec::with_capacity(nd);
     for &(b, af) in &widths {
         if b < 0 || af < 0 {
-            return Err(Error::InvalidArgument {
+            return Err(Error::invalid(
                 op,
-                detail: format!("pad widths must not be negative, got {widths:?}"),
-            });
+                format!("pad widths must not be negative, got {widths:?}"),
+            ));
         }
         w.push((b as usize, af as usize));
     }
@@ -1217,10 +1202,10 @@ pub fn insert(
         AxisPositions::Many(v) => (v, false),
         AxisPositions::Mask(m) => {
             if m.len() != n {
-                return Err(Error::Shape {
+                return Err(Error::shape(
                     op,
-                    detail: format!("a mask of {} entries for an axis of extent {n}", m.len()),
-                });
+                    format!("a mask of {} entries for an axis of extent {n}", m.len()),
+                ));
             }
             ((0..n as isize).filter(|&i| m[i as usize]).collect(), false)
         }
@@ -1321,10 +1306,10 @@ pub fn delete(
     match positions.into() {
         AxisPositions::Mask(m) => {
             if m.len() != n {
-                return Err(Error::Shape {
+                return Err(Error::shape(
                     op,
-                    detail: format!("a mask of {} entries for an axis of extent {n}", m.len()),
-                });
+                    format!("a mask of {} entries for an axis of extent {n}", m.len()),
+                ));
             }
             for (k, d) in keep.iter_mut().zip(m) {
                 *k = !d;

@@ -291,10 +291,10 @@ fn tensordot_axes(
 ) -> Result<Array> {
     let device = same_device(op, a, b)?;
     if aa.len() != bb.len() {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("the axis lists {aa:?} and {bb:?} must have the same length"),
-        });
+            format!("the axis lists {aa:?} and {bb:?} must have the same length"),
+        ));
     }
     let aa = crate::layout::normalize_axes(op, aa, a.ndim())?;
     let bb = crate::layout::normalize_axes(op, bb, b.ndim())?;
@@ -412,10 +412,7 @@ pub(crate) fn parse_einsum(spec: &str, n_operands: usize) -> Result<EinsumSpec> 
 pub fn einsum(spec: &str, operands: &[&Array]) -> Result<Array> {
     let op = "einsum";
     if operands.is_empty() {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "at least one operand is needed".into(),
-        });
+        return Err(Error::invalid(op, "at least one operand is needed"));
     }
     let parsed = parse_einsum(spec, operands.len())?;
     for w in operands.windows(2) {
@@ -438,10 +435,10 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Result<Array> {
         for (&c, &d) in labels.iter().zip(x.shape()) {
             match sizes.iter().find(|(l, _)| *l == c) {
                 Some(&(_, e)) if e != d => {
-                    return Err(Error::Shape {
+                    return Err(Error::shape(
                         op,
-                        detail: format!("'{spec}': subscript '{c}' has extents {e} and {d}"),
-                    })
+                        format!("'{spec}': subscript '{c}' has extents {e} and {d}"),
+                    ))
                 }
                 Some(_) => {}
                 None => sizes.push((c, d)),

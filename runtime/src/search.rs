@@ -18,22 +18,15 @@
 use crate::array::Array;
 use crate::device::with_device;
 use crate::dtype::{result_type, DType, TypeOperand};
-use crate::error::{Error, Result};
+use crate::error::{fmt_shape, Error, Result};
 use crate::index::same_device;
 use crate::layout::{normalize_axis, Layout};
 use crate::operand::{IntoOperand, Operand};
-use crate::ops::sort::UniqueWant;
+use crate::ops::sort::{SearchSorted, UniqueWant};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn invalid(op: &'static str, detail: impl Into<String>) -> Error {
-    Error::InvalidArgument {
-        op,
-        detail: detail.into(),
-    }
-}
 
 /// `x` as `dtype`, without a copy when it already is.
 fn cast(x: &Array, dtype: DType) -> Result<Array> {
@@ -104,14 +97,11 @@ pub fn searchsorted<'a>(
 ) -> Result<Array> {
     let op = "searchsorted";
     if a.ndim() != 1 {
-        return Err(Error::Shape {
+        let shape = fmt_shape(a.shape());
+        return Err(Error::shape(
             op,
-            detail: format!(
-                "the sorted array must be 1-D, got {} dimensions (shape {:?})",
-                a.ndim(),
-                a.shape()
-            ),
-        });
+            format!("the sorted array must be 1-D, got shape {shape}"),
+        ));
     }
     let v = v.into_operand();
     if let Operand::Array(va) = &v {
@@ -131,13 +121,13 @@ pub fn searchsorted<'a>(
         Layout::contiguous(&shape),
         DType::Int64,
     );
-    b.searchsorted(
-        op,
-        haystack.view(),
-        needles.view(),
-        side == Side::Right,
-        out.view(),
-    )?;
+    let search = SearchSorted {
+        a: haystack.view(),
+        v: needles.view(),
+        right: side == Side::Right,
+        out: out.view(),
+    };
+    b.searchsorted(op, search)?;
     Ok(out)
 }
 
@@ -162,10 +152,12 @@ fn sorted_through(op: &'static str, a: &Array, sorter: &Array) -> Result<Array> 
         });
     }
     if sorter.size() > 0 && crate::less(sorter, 0)?.any()?.item::<bool>()? {
-        return Err(invalid(op, "sorter index out of range (negative)"));
+        return Err(Error::invalid(op, "sorter index out of range (negative)"));
     }
     crate::take(a, sorter, None).map_err(|e| match e {
-        Error::IndexOutOfBounds { .. } => invalid(op, format!("sorter index out of range: {e}")),
+        Error::IndexOutOfBounds { .. } => {
+            Error::invalid(op, format!("sorter index out of range: {e}"))
+        }
         e => e,
     })
 }
@@ -199,10 +191,10 @@ pub fn digitize(x: &Array, bins: &Array, right: bool) -> Result<Array> {
         });
     }
     if bins.ndim() != 1 {
-        return Err(Error::Shape {
+        return Err(Error::shape(
             op,
-            detail: format!("bins must be 1-D, got shape {:?}", bins.shape()),
-        });
+            format!("bins must be 1-D, got shape {:?}", bins.shape()),
+        ));
     }
     let side = if right { Side::Left } else { Side::Right };
     let n = bins.size();
@@ -212,7 +204,7 @@ pub fn digitize(x: &Array, bins: &Array, right: bool) -> Result<Array> {
         let (lo, hi) = (bins.slice(crate::s![..-1])?, bins.slice(crate::s![1..])?);
         if crate::greater(&lo, &hi)?.any()?.item::<bool>()? {
             if crate::less(&lo, &hi)?.any()?.item::<bool>()? {
-                return Err(invalid(
+                return Err(Error::invalid(
                     op,
                     "bins must be monotonically increasing or decreasing",
                 ));
@@ -407,7 +399,7 @@ fn check_kth(op: &'static str, a: &Array, kth: &Kth, axis: isize) -> Result<usiz
     let ax = normalize_axis(op, axis, a.ndim())?;
     let n = a.shape()[ax] as isize;
     if let Some(&k) = kth.0.iter().find(|&&k| k < -n || k >= n) {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!("kth {k} is out of bounds for axis {ax} of extent {n}"),
         ));
@@ -576,25 +568,17 @@ pub fn setdiff1d(ar1: &Array, ar2: &Array) -> Result<Array> {
 pub fn lexsort(keys: &[&Array]) -> Result<Array> {
     let op = "lexsort";
     let Some((first, rest)) = keys.split_first() else {
-        return Err(invalid(op, "need at least one key"));
+        return Err(Error::invalid(op, "need at least one key"));
     };
     if first.ndim() == 0 {
-        return Err(Error::Shape {
-            op,
-            detail: "keys must be at least 1-D".into(),
-        });
+        return Err(Error::shape(op, "keys must be at least 1-D"));
     }
     for k in rest {
         same_device(op, first, k)?;
-        if k.shape() != first.shape() {
-            return Err(Error::Shape {
-                op,
-                detail: format!(
-                    "all keys need the same shape, got {:?} and {:?}",
-                    first.shape(),
-                    k.shape()
-                ),
-            });
+        let (want, got) = (fmt_shape(first.shape()), fmt_shape(k.shape()));
+        if want != got {
+            let detail = format!("all keys need the same shape, got {want} and {got}");
+            return Err(Error::shape(op, detail));
         }
     }
     let mut order = crate::argsort(first, -1)?;
@@ -628,7 +612,7 @@ pub fn topk(a: &Array, k: usize, axis: isize, largest: bool) -> Result<(Array, A
     let ax = normalize_axis(op, axis, a.ndim())?;
     let n = a.shape()[ax];
     if k > n {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!("k = {k} is larger than axis {ax}'s extent {n}"),
         ));

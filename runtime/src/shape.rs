@@ -72,10 +72,10 @@ fn resolve_shape(op: &'static str, from: &[usize], spec: &[isize]) -> Result<Vec
         ),
     };
     if unknown.len() > 1 || spec.iter().any(|&d| d < -1) {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("{spec:?}: extents must be >= 0 with at most one -1"),
-        });
+            format!("{spec:?}: extents must be >= 0 with at most one -1"),
+        ));
     }
     let mut shape: Vec<usize> = spec.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(&u) = unknown.first() {
@@ -139,15 +139,12 @@ impl Array {
     /// The axes reordered: axis `i` of the result is axis `axes[i]` (a view).
     pub fn permute_axes(&self, axes: &[isize]) -> Result<Array> {
         let op = "permute_axes";
-        if axes.len() != self.ndim() {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!(
-                    "{axes:?} does not list each of the {} axes of an array of shape {} once",
-                    self.ndim(),
-                    fmt_shape(self.shape())
-                ),
-            });
+        let (ndim, shape) = (self.ndim(), fmt_shape(self.shape()));
+        if axes.len() != ndim {
+            let detail = format!(
+                "{axes:?} does not list each of the {ndim} axes of an array of shape {shape} once"
+            );
+            return Err(Error::invalid(op, detail));
         }
         let perm = normalize_axes(op, axes, self.ndim())?;
         Ok(self.with_layout(self.layout().permuted(&perm)))
@@ -229,16 +226,15 @@ pub fn broadcast_arrays(arrays: &[&Array]) -> Result<Vec<Array>> {
 /// is the promotion of the inputs' dtypes.
 pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
     let op = "concatenate";
-    let first = arrays.first().ok_or_else(|| Error::InvalidArgument {
-        op,
-        detail: "needs at least one array".into(),
-    })?;
+    let first = arrays
+        .first()
+        .ok_or_else(|| Error::invalid(op, "needs at least one array"))?;
     let ndim = first.ndim();
     if ndim == 0 {
-        return Err(Error::Shape {
+        return Err(Error::shape(
             op,
-            detail: "zero-dimensional arrays cannot be concatenated".into(),
-        });
+            "zero-dimensional arrays cannot be concatenated",
+        ));
     }
     let ax = normalize_axis(op, axis, ndim)?;
     let mut total = 0usize;
@@ -297,10 +293,9 @@ pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
 /// Joins arrays along a new axis (`cp.stack`); all shapes must be equal.
 pub fn stack(arrays: &[&Array], axis: isize) -> Result<Array> {
     let op = "stack";
-    let first = arrays.first().ok_or_else(|| Error::InvalidArgument {
-        op,
-        detail: "needs at least one array".into(),
-    })?;
+    let first = arrays
+        .first()
+        .ok_or_else(|| Error::invalid(op, "needs at least one array"))?;
     if let Some(a) = arrays.iter().find(|a| a.shape() != first.shape()) {
         return Err(Error::Shape {
             op,

@@ -387,10 +387,10 @@ fn conv2d_common(
     }
     let fc = fill.as_c64();
     if fc.im != 0.0 && !promote_types(in1.dtype(), in2.dtype()).is_complex() {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: "a complex fillvalue needs complex inputs".into(),
-        });
+            "a complex fillvalue needs complex inputs",
+        ));
     }
     let swap = swap_needed(op, mode, in1.shape(), in2.shape())?;
     let (a, k) = if swap { (in2, in1) } else { (in1, in2) };
@@ -452,10 +452,10 @@ pub fn medfilt(volume: &Array, kernel_size: Option<&[usize]>) -> Result<Array> {
         });
     }
     if let Some(k) = ks.iter().find(|&&k| k % 2 == 0) {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("each element of kernel_size should be odd, got {k}"),
-        });
+            format!("each element of kernel_size should be odd, got {k}"),
+        ));
     }
     let dt = volume.dtype();
     if dt.is_complex() || dt == DType::Bool {
@@ -508,10 +508,7 @@ pub fn lfilter(
         });
     }
     if x.ndim() == 0 {
-        return Err(Error::Shape {
-            op,
-            detail: "x must have at least one dimension".into(),
-        });
+        return Err(Error::shape(op, "x must have at least one dimension"));
     }
     let ax = crate::layout::normalize_axis(op, axis, x.ndim())?;
     let mut dt = promote_types(promote_types(b.dtype(), a.dtype()), x.dtype());
@@ -676,36 +673,27 @@ pub fn firwin(numtaps: usize, cutoff: &[f64], opts: FirwinOptions) -> Result<Arr
     let op = "firwin";
     let nyq = 0.5 * opts.fs;
     if cutoff.is_empty() {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: "at least one cutoff frequency must be given".into(),
-        });
+            "at least one cutoff frequency must be given",
+        ));
     }
     if numtaps == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "numtaps must be at least 1".into(),
-        });
+        return Err(Error::invalid(op, "numtaps must be at least 1"));
     }
     let c: Vec<f64> = cutoff.iter().map(|x| x / nyq).collect();
     if c.iter().any(|&x| !(x > 0.0 && x < 1.0)) {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: format!("invalid cutoff frequency {cutoff:?}: frequencies must be greater than 0 and less than fs/2 = {nyq}"),
-        });
+        return Err(Error::invalid(op, format!("invalid cutoff frequency {cutoff:?}: frequencies must be greater than 0 and less than fs/2 = {nyq}")));
     }
     if c.windows(2).any(|w| w[1] <= w[0]) {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: "invalid cutoff frequencies: they must be strictly increasing".into(),
-        });
+            "invalid cutoff frequencies: they must be strictly increasing",
+        ));
     }
     let pass_nyquist = (c.len() % 2 == 1) ^ opts.pass_zero;
     if pass_nyquist && numtaps % 2 == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "a filter with an even number of coefficients must have zero response at the Nyquist frequency".into(),
-        });
+        return Err(Error::invalid(op, "a filter with an even number of coefficients must have zero response at the Nyquist frequency"));
     }
     let mut edges = Vec::new();
     if opts.pass_zero {
@@ -851,16 +839,16 @@ fn spectral(
     let n = len.min(n_use);
     let lanes: usize = sh[..sh.len() - 1].iter().product();
     if noverlap >= nperseg {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("noverlap ({noverlap}) must be less than nperseg ({nperseg})"),
-        });
+            format!("noverlap ({noverlap}) must be less than nperseg ({nperseg})"),
+        ));
     }
     if nfft < nperseg {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("nfft ({nfft}) must be greater than or equal to nperseg ({nperseg})"),
-        });
+            format!("nfft ({nfft}) must be greater than or equal to nperseg ({nperseg})"),
+        ));
     }
     let step = nperseg - noverlap;
     let nseg = if n >= nperseg {
@@ -908,10 +896,7 @@ fn spectral(
 fn check_spectral_input(op: &'static str, x: &Array) -> Result<DType> {
     x.device().check_available(op)?;
     if x.ndim() == 0 {
-        return Err(Error::Shape {
-            op,
-            detail: "x must have at least one dimension".into(),
-        });
+        return Err(Error::shape(op, "x must have at least one dimension"));
     }
     if x.dtype().is_complex() {
         return Err(Error::DType {
@@ -962,10 +947,10 @@ pub fn spectrogram(x: &Array, opts: SpectralOptions) -> Result<(Array, Array, Ar
     let n = *x.shape().last().unwrap_or(&0);
     let nperseg = opts.nperseg.unwrap_or(256).min(n);
     if nperseg == 0 {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: "nperseg must be a positive integer and x must not be empty".into(),
-        });
+            "nperseg must be a positive integer and x must not be empty",
+        ));
     }
     let win = window_values(opts.window.unwrap_or(Window::Tukey(0.25)), nperseg, false);
     let noverlap = opts.noverlap.unwrap_or(nperseg / 8);

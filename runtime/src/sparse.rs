@@ -88,10 +88,10 @@ fn check_value_dtype(op: &'static str, dt: DType) -> Result<DType> {
 /// The elements of a 1-D array as `T` (copied to the host).
 fn host_1d<T: Element>(op: &'static str, what: &str, a: &Array) -> Result<Vec<T>> {
     if a.ndim() != 1 {
-        return Err(Error::Shape {
+        return Err(Error::shape(
             op,
-            detail: format!("{what} must be 1-D, but has shape {}", fmt_shape(a.shape())),
-        });
+            format!("{what} must be 1-D, but has shape {}", fmt_shape(a.shape())),
+        ));
     }
     crate::cuda::fallback::fetch(op, a.device(), || {
         if a.dtype() == T::DTYPE {
@@ -1371,21 +1371,14 @@ pub fn diags(
     dtype: Option<DType>,
 ) -> Result<CsrMatrix> {
     let op = "diags";
-    if diagonals.len() != offsets.len() {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: format!(
-                "different number of diagonals ({}) and offsets ({})",
-                diagonals.len(),
-                offsets.len()
-            ),
-        });
+    let (n_diagonals, n_offsets) = (diagonals.len(), offsets.len());
+    if n_diagonals != n_offsets {
+        let detail =
+            format!("different number of diagonals ({n_diagonals}) and offsets ({n_offsets})");
+        return Err(Error::invalid(op, detail));
     }
     if diagonals.is_empty() {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "no diagonals given".into(),
-        });
+        return Err(Error::invalid(op, "no diagonals given"));
     }
     for d in diagonals {
         if d.ndim() != 1 {
@@ -1420,10 +1413,7 @@ pub fn diags(
         for (j, (d, &off)) in diagonals.iter().zip(offsets).enumerate() {
             let length = (mi + off).min(ni - off).min(k_min);
             if length < 0 {
-                return Err(Error::InvalidArgument {
-                    op,
-                    detail: format!("offset {off} (index {j}) is out of bounds for shape ({m}, {n})"),
-                });
+                return Err(Error::invalid(op, format!("offset {off} (index {j}) is out of bounds for shape ({m}, {n})")));
             }
             let vals = host_1d::<T>(op, "diagonal", d)?;
             if vals.len() != 1 && (vals.len() as isize) < length {
@@ -1470,10 +1460,10 @@ pub fn eye(m: usize, n: usize, k: isize, dtype: DType) -> Result<CsrMatrix> {
 pub fn random(m: usize, n: usize, density: f64, seed: u64, dtype: DType) -> Result<CsrMatrix> {
     let op = "sparse.random";
     if !(0.0..=1.0).contains(&density) {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("density must be between 0 and 1, not {density}"),
-        });
+            format!("density must be between 0 and 1, not {density}"),
+        ));
     }
     shape_fits(op, (m, n))?;
     let dt = check_value_dtype(op, dtype)?;

@@ -76,17 +76,10 @@ fn float_of(dt: DType) -> DType {
     }
 }
 
-fn invalid(op: &'static str, detail: impl Into<String>) -> Error {
-    Error::InvalidArgument {
-        op,
-        detail: detail.into(),
-    }
-}
-
 /// Fails for a 0-d `x` (the op works along an axis).
 fn at_least_1d(op: &'static str, x: &Array) -> Result<()> {
     if x.ndim() == 0 {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!("{op} requires an array of at least one dimension"),
         ));
@@ -455,13 +448,15 @@ pub fn median(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array>
         return full_on(x.device(), &out_shape, f64::NAN, rdt);
     }
     let (sorted, axis, n) = sorted_along(op, x, &ax)?;
-    // The middle one (odd n) or two (even n), averaged as NumPy does.
-    let picks: Vec<i64> = if n % 2 == 1 {
-        vec![(n / 2) as i64]
-    } else {
-        vec![(n / 2 - 1) as i64, (n / 2) as i64]
-    };
-    let mid = sorted.take(asarray_on(picks, x.device())?, Some(axis as isize))?;
+    // The middle one (odd n) or two (even n), averaged as NumPy does; a
+    // view, so no index array goes to the device.
+    let first = (n - 1) / 2;
+    let mid = along(
+        &sorted,
+        axis,
+        Some(first as isize),
+        Some((n / 2 + 1) as isize),
+    )?;
     let m = mid.mean_axes(axis as isize, true)?;
     propagate_nan(&sorted, axis, n, m)?.reshape(out_shape)
 }
@@ -640,7 +635,7 @@ fn quantiles(
         Quantiles::Many(v) => (v.iter().map(|v| v / scale).collect::<Vec<f64>>(), true),
     };
     if let Some(bad) = qs.iter().find(|v| !(0.0..=1.0).contains(*v)) {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!(
                 "quantiles must be in the range [0, {scale}], got {}",
@@ -951,7 +946,7 @@ pub fn gradient_axis(f: &Array, axis: isize, spacing: f64) -> Result<Array> {
     let axis = along_axis(op, f, axis)?;
     let len = f.shape()[axis];
     if len < 2 {
-        return Err(invalid(
+        return Err(Error::invalid(
             op,
             format!(
                 "shape {:?} has {len} element(s) along axis {axis}; the gradient needs at least 2 (edge_order + 1)",
@@ -1077,7 +1072,7 @@ pub fn cumulative_sum(x: &Array, axis: Option<isize>, include_initial: bool) -> 
         Some(a) => crate::layout::normalize_axis(op, a, x.ndim())?,
         None if x.ndim() == 1 => 0,
         None => {
-            return Err(invalid(
+            return Err(Error::invalid(
                 op,
                 format!(
                     "an axis is required for an array of {} dimensions",
@@ -1125,10 +1120,10 @@ impl Default for CovOptions {
 /// The variables as rows of a 2-D float array (NumPy's preparation).
 fn variables(op: &'static str, m: &Array, rowvar: bool) -> Result<Array> {
     if m.ndim() > 2 {
-        return Err(Error::Shape {
+        return Err(Error::shape(
             op,
-            detail: format!("m has {} dimensions; at most 2 are supported", m.ndim()),
-        });
+            format!("m has {} dimensions; at most 2 are supported", m.ndim()),
+        ));
     }
     let x = if m.ndim() < 2 {
         m.reshape([1, m.size()])?

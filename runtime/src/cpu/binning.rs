@@ -2,7 +2,7 @@
 
 use super::CpuBackend;
 use crate::error::Result;
-use crate::ops::binning::{bin_of, interp_one, Binning, Histogram, Interp};
+use crate::ops::binning::{bin_of, interp_one, Bincount, Binning, Histogram, Interp};
 use crate::view::View;
 
 /// Adds one to each bin named (counts), or the sample's weight (sums), and
@@ -55,15 +55,9 @@ impl Binning for CpuBackend {
         Ok(())
     }
 
-    fn bincount(
-        &self,
-        _op: &'static str,
-        x: View<'_>,
-        weights: Option<View<'_>>,
-        out: View<'_>,
-    ) -> Result<()> {
-        let bins = x.gather_as::<i64>().into_iter().map(|v| Some(v as usize));
-        accumulate(bins, weights, out);
+    fn bincount(&self, _op: &'static str, b: Bincount<'_>) -> Result<()> {
+        let bins = b.x.gather_as::<i64>().into_iter().map(|v| Some(v as usize));
+        accumulate(bins, b.weights, b.out);
         Ok(())
     }
 

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use super::CpuBackend;
 use crate::element::Element;
 use crate::error::Result;
-use crate::ops::sort::{Sort, UniqueParts, UniqueWant};
+use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 use crate::reduce::{for_each_offset, Num};
 use crate::storage::{CpuStorage, Storage};
 use crate::view::View;
@@ -20,16 +20,9 @@ impl Sort for CpuBackend {
         Ok(Storage::Cpu(CpuStorage::new(data)))
     }
 
-    fn searchsorted(
-        &self,
-        _op: &'static str,
-        a: View<'_>,
-        v: View<'_>,
-        right: bool,
-        out: View<'_>,
-    ) -> Result<()> {
-        let found = crate::with_dtype!(a.dtype(), T => searchsorted_cpu::<T>(a, v, right));
-        out.scatter::<i64>(&found);
+    fn searchsorted(&self, _op: &'static str, s: SearchSorted<'_>) -> Result<()> {
+        let found = crate::with_dtype!(s.a.dtype(), T => searchsorted_cpu::<T>(s.a, s.v, s.right));
+        s.out.scatter::<i64>(&found);
         Ok(())
     }
 

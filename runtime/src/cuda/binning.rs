@@ -19,7 +19,7 @@ use super::template::render;
 use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::binning::{BinAxis, Binning, Histogram, Interp};
+use crate::ops::binning::{BinAxis, Bincount, Binning, Histogram, Interp};
 use crate::view::View;
 
 const THREADS: usize = 256;
@@ -235,27 +235,15 @@ impl Binning for CudaBackend {
         )
     }
 
-    fn bincount(
-        &self,
-        op: &'static str,
-        x: View<'_>,
-        weights: Option<View<'_>>,
-        out: View<'_>,
-    ) -> Result<()> {
+    fn bincount(&self, op: &'static str, b: Bincount<'_>) -> Result<()> {
         let axis = AxisArgs {
-            values: x,
+            values: b.x,
             edges: None,
-            nbins: out.size(),
+            nbins: b.out.size(),
             uniform: false,
         };
-        count(
-            op,
-            session(self.ordinal)?,
-            Mode::Bincount,
-            &[axis],
-            weights,
-            out,
-        )
+        let s = session(self.ordinal)?;
+        count(op, s, Mode::Bincount, &[axis], b.weights, b.out)
     }
 
     fn interp(&self, op: &'static str, i: Interp<'_>) -> Result<()> {

@@ -24,7 +24,7 @@ use super::transfer::alloc;
 use super::CudaBackend;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::sort::{Sort, UniqueParts, UniqueWant};
+use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
 
@@ -129,11 +129,9 @@ fn dptr(s: &Storage) -> u64 {
 pub(crate) fn searchsorted(
     op: &'static str,
     b: &CudaBackend,
-    a: View<'_>,
-    v: View<'_>,
-    right: bool,
-    out: View<'_>,
+    search: SearchSorted<'_>,
 ) -> Result<()> {
+    let SearchSorted { a, v, right, out } = search;
     let total = v.size();
     if total == 0 {
         return Ok(());

@@ -35,7 +35,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::create::Create;
-use crate::ops::sort::{Sort, UniqueParts, UniqueWant};
+use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 use crate::storage::{CudaStorage, Storage};
 use crate::view::{OwnedView, View};
 
@@ -114,15 +114,8 @@ impl Sort for super::CudaBackend {
         sort(op, self.ordinal, x, axis, arg).map(Storage::Cuda)
     }
 
-    fn searchsorted(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        v: View<'_>,
-        right: bool,
-        out: View<'_>,
-    ) -> Result<()> {
-        super::search::searchsorted(op, self, a, v, right, out)
+    fn searchsorted(&self, op: &'static str, s: SearchSorted<'_>) -> Result<()> {
+        super::search::searchsorted(op, self, s)
     }
 
     fn unique(&self, op: &'static str, x: View<'_>, want: UniqueWant) -> Result<UniqueParts> {

@@ -179,16 +179,13 @@ fn r2r(
     o: &FftOptions,
 ) -> Result<Array> {
     if !(1..=4).contains(&kind) {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("type {kind} does not exist; the types are 1, 2, 3 and 4"),
-        });
+            format!("type {kind} does not exist; the types are 1, 2, 3 and 4"),
+        ));
     }
     if x.ndim() == 0 {
-        return Err(Error::Shape {
-            op,
-            detail: "a 0-d array has no axis to transform".into(),
-        });
+        return Err(Error::shape(op, "a 0-d array has no axis to transform"));
     }
     let axis = crate::layout::normalize_axis(op, o.axis, x.ndim())?;
     if x.dtype().is_complex() {

@@ -101,10 +101,7 @@ pub(crate) fn write_atomically(
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
-        .ok_or_else(|| Error::InvalidArgument {
-            op,
-            detail: format!("{} names no file", shown(path)),
-        })?
+        .ok_or_else(|| Error::invalid(op, format!("{} names no file", shown(path))))?
         .to_string_lossy()
         .into_owned();
     let tmp = path.with_file_name(format!(

@@ -481,10 +481,7 @@ impl MappedNpy {
     pub fn load_rows(&self, rows: Range<usize>, device: &Device) -> Result<Array> {
         let op = "MappedNpy::load_rows";
         let Some(&len) = self.header.shape.first() else {
-            return Err(Error::Shape {
-                op,
-                detail: "a 0-d array has no rows".into(),
-            });
+            return Err(Error::shape(op, "a 0-d array has no rows"));
         };
         if self.header.order == Order::F && self.header.shape.len() > 1 {
             return Err(Error::InvalidArgument {

@@ -37,16 +37,13 @@ fn write_archive(
     let path = super::with_extension(path, "npz");
     for (k, (name, a)) in arrays.iter().enumerate() {
         if name.is_empty() {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!("array {k} has an empty name"),
-            });
+            return Err(Error::invalid(op, format!("array {k} has an empty name")));
         }
         if arrays[..k].iter().any(|(other, _)| other == name) {
-            return Err(Error::InvalidArgument {
+            return Err(Error::invalid(
                 op,
-                detail: format!("the name {name:?} is given twice"),
-            });
+                format!("the name {name:?} is given twice"),
+            ));
         }
         if a.dtype() == DType::BFloat16 {
             return write_npy(op, &path, &mut std::io::sink(), a);

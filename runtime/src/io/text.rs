@@ -213,10 +213,7 @@ fn for_each_row(
         }
         Some(d) => {
             let delimiter = u8::try_from(d).ok().filter(u8::is_ascii).ok_or_else(|| {
-                Error::InvalidArgument {
-                    op,
-                    detail: format!("the delimiter {d:?} is not an ASCII character"),
-                }
+                Error::invalid(op, format!("the delimiter {d:?} is not an ASCII character"))
             })?;
             let mut reader = csv::ReaderBuilder::new()
                 .delimiter(delimiter)
@@ -310,10 +307,10 @@ fn read_table(
     missing_as_nan: bool,
 ) -> Result<Array> {
     if options.ndmin > 2 {
-        return Err(Error::InvalidArgument {
+        return Err(Error::invalid(
             op,
-            detail: format!("ndmin must be 0, 1 or 2, not {}", options.ndmin),
-        });
+            format!("ndmin must be 0, 1 or 2, not {}", options.ndmin),
+        ));
     }
     let (file, _) = open(op, path)?;
     let input = BufReader::with_capacity(1 << 20, file);

@@ -55,23 +55,26 @@ pub(crate) struct Interp<'a> {
     pub out: View<'a>,
 }
 
+/// What `bincount` computes: `out[v] = ` the number of times (or the summed
+/// float64 weights of the times) `v` occurs in the 1-D integer (or bool)
+/// `x`, for every `v` below `out.size()`; the front end checked that `x`
+/// has no negative values and none at or beyond `out.size()`. `out` is
+/// contiguous, int64 without weights and float64 with them, and is
+/// overwritten.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bincount<'a> {
+    pub x: View<'a>,
+    pub weights: Option<View<'a>>,
+    pub out: View<'a>,
+}
+
 /// Counting and binning: histograms, bincount, interp.
 pub(crate) trait Binning {
     /// Counts (or sums the weights of) the samples in each bin of `h.out`,
     /// overwriting it; samples outside the edges of any axis are skipped.
     fn histogram(&self, op: &'static str, h: Histogram<'_>) -> Result<()>;
-    /// `out[v] = ` the number of times (or the summed float64 weights of the
-    /// times) `v` occurs in the 1-D integer (or bool) `x`, for every `v`
-    /// below `out.size()`; the front end checked that `x` has no negative
-    /// values and none at or beyond `out.size()`. `out` is contiguous,
-    /// int64 without weights and float64 with them, and is overwritten.
-    fn bincount(
-        &self,
-        op: &'static str,
-        x: View<'_>,
-        weights: Option<View<'_>>,
-        out: View<'_>,
-    ) -> Result<()>;
+    /// Counts the values of a non-negative integer array (see [`Bincount`]).
+    fn bincount(&self, op: &'static str, b: Bincount<'_>) -> Result<()>;
     /// One-dimensional linear interpolation, as `np.interp`.
     fn interp(&self, op: &'static str, i: Interp<'_>) -> Result<()>;
 }

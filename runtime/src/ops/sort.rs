@@ -32,6 +32,18 @@ pub(crate) struct UniqueParts {
     pub counts: Option<Storage>,
 }
 
+/// What `searchsorted` computes: for every element of `v`, where it goes
+/// in the 1-D `a` (sorted in NumPy's order; same dtype as `v`): the first
+/// position that keeps the order (`right == false`) or the last, as int64
+/// into `out` (C-contiguous, `v`'s shape).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SearchSorted<'a> {
+    pub a: View<'a>,
+    pub v: View<'a>,
+    pub right: bool,
+    pub out: View<'a>,
+}
+
 /// Sorting and searching.
 pub(crate) trait Sort {
     /// `x` sorted along `axis` (`arg == false`, `x`'s dtype) or the int64
@@ -41,18 +53,8 @@ pub(crate) trait Sort {
     /// because the GPU's radix sort ends with the result in one of its own.
     fn sort(&self, op: &'static str, x: View<'_>, axis: usize, arg: bool) -> Result<Storage>;
 
-    /// For every element of `v`, where it goes in the 1-D `a` (sorted in
-    /// NumPy's order; same dtype as `v`): the first position that keeps the
-    /// order (`right == false`) or the last, as int64 into `out`
-    /// (C-contiguous, `v`'s shape).
-    fn searchsorted(
-        &self,
-        op: &'static str,
-        a: View<'_>,
-        v: View<'_>,
-        right: bool,
-        out: View<'_>,
-    ) -> Result<()>;
+    /// Binary searches of sorted data (see [`SearchSorted`]).
+    fn searchsorted(&self, op: &'static str, s: SearchSorted<'_>) -> Result<()>;
 
     /// The sorted distinct values of the 1-D `x` and what `want` asks for
     /// besides. New buffers: their sizes depend on the data.
