@@ -37,6 +37,8 @@ type InFlight = Option<(Arc<Event>, Option<Array>)>;
 pub struct PinnedBuffer<T: Element> {
     ptr: NonNull<T>,
     len: usize,
+    /// The device whose context allocated the memory (and frees it).
+    ordinal: usize,
     in_flight: Mutex<InFlight>,
 }
 
@@ -88,6 +90,7 @@ impl<T: Element> PinnedBuffer<T> {
         Ok(PinnedBuffer {
             ptr,
             len,
+            ordinal,
             in_flight: Mutex::new(None),
         })
     }
@@ -165,7 +168,8 @@ impl<T: Element> PinnedBuffer<T> {
 impl<T: Element> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         let _ = self.settle("PinnedBuffer::drop");
-        if self.byte_len() > 0 {
+        // The buffer may be dropped on a thread with no context bound.
+        if self.byte_len() > 0 && session(self.ordinal).and_then(|s| s.bind()).is_ok() {
             // SAFETY: allocated by cuMemHostAlloc; no copy uses it any more.
             unsafe { sys::cuMemFreeHost(self.ptr.as_ptr() as *mut std::ffi::c_void) };
         }

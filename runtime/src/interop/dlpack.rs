@@ -80,6 +80,18 @@ pub const DLPACK_FLAG_READ_ONLY: u64 = 1;
 
 /// An owned DLPack tensor: its deleter runs once, when this is dropped
 /// (unless it was given away with [`ManagedTensor::into_raw`]).
+///
+/// ```
+/// use cuprite as cp;
+/// let t = cp::zeros([2, 3], cp::bf16)?.to_dlpack()?;
+/// assert_eq!((t.shape(), t.as_raw().dl_tensor.dtype.code), (&[2i64, 3][..], 4));
+/// // Handed to a C consumer and back (the consumer would call the deleter).
+/// let raw = t.into_raw();
+/// // SAFETY: the pointer just given away, taken back once.
+/// let t = unsafe { cp::ManagedTensor::from_raw(raw) };
+/// assert_eq!(t.strides(), Some(&[3i64, 1][..]));
+/// # Ok::<(), cp::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct ManagedTensor(NonNull<DLManagedTensorVersioned>);
 
@@ -147,6 +159,12 @@ unsafe fn raw_parts<'a>(ptr: *const i64, ndim: i32) -> &'a [i64] {
 }
 
 /// The DLPack type of `dtype`.
+///
+/// ```
+/// use cuprite as cp;
+/// let t = cp::dlpack::dlpack_dtype(cp::DType::Complex64);
+/// assert_eq!((t.code, t.bits, t.lanes), (5, 64, 1));
+/// ```
 pub fn dlpack_dtype(dtype: DType) -> DLDataType {
     let code = match dtype {
         DType::Bool => 6,
