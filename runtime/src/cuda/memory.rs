@@ -274,7 +274,8 @@ impl Drop for DeviceBuffer {
     fn drop(&mut self) {
         if let Some(owner) = self.foreign.take() {
             // The owner frees the memory knowing nothing of Cuprite's
-            // streams: let every queued use finish first.
+            // streams: launch deferred uses, then let every queued one finish.
+            let _ = super::batch::flush_all();
             if self.session.bind().is_ok() {
                 // SAFETY: synchronising the bound context is always allowed.
                 let _ = unsafe { sys::cuCtxSynchronize() };
