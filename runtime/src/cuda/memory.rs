@@ -52,7 +52,15 @@ pub(crate) struct DeviceBuffer {
     class: usize,
     pub session: &'static DeviceSession,
     pub stream: Stream,
+    /// For memory Cuprite did not allocate (a cudarc slice, a DLPack
+    /// tensor, an array interface's keep-alive object): what frees it when
+    /// dropped. Such a buffer never enters the pool or its counters.
+    foreign: Option<ForeignOwner>,
 }
+
+/// The owner of foreign device memory, dropped when the last array view
+/// of the memory goes.
+pub(crate) type ForeignOwner = std::panic::AssertUnwindSafe<Box<dyn std::any::Any + Send + Sync>>;
 
 /// Blocks freed by arrays, kept for reuse by later allocations on the same
 /// stream (as CuPy's pool does), so a warm allocate/free makes no driver
@@ -222,7 +230,31 @@ impl DeviceBuffer {
             class,
             session,
             stream: stream.clone(),
+            foreign: None,
         })
+    }
+
+    /// A buffer over `bytes` of device memory at `ptr` that `owner` keeps
+    /// alive (and frees when dropped).
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` must be memory of `session`'s device, valid for
+    /// reads and writes until `owner` is dropped.
+    pub unsafe fn foreign(
+        session: &'static DeviceSession,
+        ptr: sys::CUdeviceptr,
+        bytes: usize,
+        stream: &Stream,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> DeviceBuffer {
+        DeviceBuffer {
+            ptr,
+            bytes,
+            class: 0,
+            session,
+            stream: stream.clone(),
+            foreign: Some(std::panic::AssertUnwindSafe(owner)),
+        }
     }
 }
 
@@ -240,6 +272,17 @@ fn raw_alloc(
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
+        if let Some(owner) = self.foreign.take() {
+            // The owner frees the memory knowing nothing of Cuprite's
+            // streams: launch deferred uses, then let every queued one finish.
+            let _ = super::batch::flush_all();
+            if self.session.bind().is_ok() {
+                // SAFETY: synchronising the bound context is always allowed.
+                let _ = unsafe { sys::cuCtxSynchronize() };
+            }
+            drop(owner);
+            return;
+        }
         let c = &self.session.memory;
         c.used.fetch_sub(self.bytes, Ordering::Relaxed);
         c.live.fetch_sub(1, Ordering::Relaxed);

@@ -14,8 +14,10 @@ pub(crate) mod cusparse;
 pub(crate) mod custom;
 pub(crate) mod elementwise;
 pub(crate) mod fallback;
+pub(crate) mod foreign;
 pub(crate) mod gather;
 pub(crate) mod helpers;
+pub(crate) mod host_buffer;
 pub(crate) mod launch;
 pub mod libs;
 pub(crate) mod memory;
@@ -42,6 +44,7 @@ pub use batch::{
     batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,
 };
 pub use fallback::{host_fallbacks, reset_host_fallbacks};
+pub use host_buffer::{copy_to_device_async, Pending, PinnedBuffer};
 pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
 pub use peer::can_access_peer;
 pub use session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
