@@ -134,6 +134,30 @@ fn histogram_bars() -> cp::Result<()> {
 }
 
 #[test]
+fn timeline_draws_a_bar_per_span_and_a_legend_entry_per_label() -> cp::Result<()> {
+    use plot::Span;
+    let spans = [
+        Span::new(0, "H2D copy", 0.0, 1.5),
+        Span::new(1, "kernel", 1.0, 3.0),
+        Span::new(0, "H2D copy", 2.0, 2.5),
+        Span::new(1, "D2H copy", 3.0, 3.2),
+    ];
+    let svg = plot::timeline(&spans)?.to_svg()?;
+    // Palette colours in order of first use: two copies, one kernel, one D2H,
+    // each with one more rectangle in the legend.
+    assert_eq!(count(&svg, &format!("fill=\"{}\"", hex(PALETTE[0]))), 3);
+    assert_eq!(count(&svg, &format!("fill=\"{}\"", hex(PALETTE[1]))), 2);
+    assert_eq!(count(&svg, &format!("fill=\"{}\"", hex(PALETTE[2]))), 2);
+    for label in ["H2D copy", "kernel", "D2H copy", "time (ms)"] {
+        assert!(svg.contains(label), "{label}");
+    }
+    let bad = plot::timeline(&[Span::new(0, "x", 2.0, 1.0)]).unwrap_err();
+    assert!(bad.to_string().contains("start <= end"), "{bad}");
+    assert!(plot::timeline(&[Span::new(0, "x", f64::NAN, 1.0)]).is_err());
+    Ok(())
+}
+
+#[test]
 fn imshow_embeds_one_image_and_a_colorbar() -> cp::Result<()> {
     let a = cp::arange(12)?.reshape([3, 4])?;
     let svg = plot::imshow(&a)?.to_svg()?;

@@ -79,6 +79,45 @@ pub(crate) enum SeriesKind {
     Scatter,
     /// Histogram bars: `x` holds the bin edges (one more than `y`, the counts).
     Bars,
+    /// Timeline bars: `x` holds `[start, end]` pairs, `y` the lane of each.
+    Spans,
+}
+
+/// One bar of a timeline ([`timeline`]): an interval of the x axis on a
+/// lane (a row, from 0 at the bottom: a stream, a GPU, a rank), with the
+/// label that gives it its colour and legend entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub lane: usize,
+    pub start: f64,
+    pub end: f64,
+    pub label: String,
+}
+
+impl Span {
+    /// A span of `label` on `lane` from `start` to `end`.
+    pub fn new(lane: usize, label: impl Into<String>, start: f64, end: f64) -> Span {
+        Span {
+            lane,
+            start,
+            end,
+            label: label.into(),
+        }
+    }
+
+    /// The span between two recorded CUDA events, in milliseconds after
+    /// `origin` (an event recorded before both).
+    pub fn between_events(
+        lane: usize,
+        label: impl Into<String>,
+        origin: &cuprite::cuda::Event,
+        start: &cuprite::cuda::Event,
+        end: &cuprite::cuda::Event,
+    ) -> Result<Span> {
+        let t0 = cuprite::cuda::Event::elapsed_ms(origin, start)? as f64;
+        let t1 = cuprite::cuda::Event::elapsed_ms(origin, end)? as f64;
+        Ok(Span::new(lane, label, t0, t1))
+    }
 }
 
 /// One data series of a panel.
@@ -323,6 +362,37 @@ impl Axes {
         Ok(self.push(SeriesKind::Scatter, xs, ys))
     }
 
+    /// Adds a Gantt-style timeline: a bar per span on its lane, one colour
+    /// and legend entry per distinct label (in order of first use).
+    pub fn timeline(mut self, spans: &[Span]) -> Result<Axes> {
+        let op = "plot::timeline";
+        if let Some(s) = spans
+            .iter()
+            .find(|s| !(s.start.is_finite() && s.end.is_finite()) || s.end < s.start)
+        {
+            let detail = format!(
+                "span {:?} on lane {} runs from {} to {}; a span needs finite ends, start <= end",
+                s.label, s.lane, s.start, s.end
+            );
+            return Err(Error::InvalidArgument { op, detail });
+        }
+        let mut labels: Vec<&str> = Vec::new();
+        for s in spans {
+            if !labels.contains(&s.label.as_str()) {
+                labels.push(&s.label);
+            }
+        }
+        for label in labels {
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            for s in spans.iter().filter(|s| s.label == label) {
+                x.extend([s.start, s.end]);
+                y.push(s.lane as f64);
+            }
+            self = self.push(SeriesKind::Spans, x, y).label(label);
+        }
+        Ok(self)
+    }
+
     /// Adds a histogram of all values of `x` (any shape) in `bins` equal bins.
     pub fn hist(self, x: &Array, bins: usize) -> Result<Axes> {
         let (edges, counts) = histogram(x, bins).map_err(|e| rename(e, "plot::hist"))?;
@@ -449,7 +519,7 @@ impl Axes {
             .iter()
             .map(|s| match s.kind {
                 SeriesKind::Line => s.x.len().min(4 * MAX_SIDE as usize) / 16,
-                SeriesKind::Scatter | SeriesKind::Bars => s.y.len(),
+                SeriesKind::Scatter | SeriesKind::Bars | SeriesKind::Spans => s.y.len(),
             })
             .sum();
         s
@@ -464,6 +534,7 @@ impl Axes {
                     SeriesKind::Line => format!("line ({} points)", s.x.len()),
                     SeriesKind::Scatter => format!("scatter ({} points)", s.x.len()),
                     SeriesKind::Bars => format!("histogram ({} bins)", s.y.len()),
+                    SeriesKind::Spans => format!("timeline ({} spans)", s.y.len()),
                 };
                 match &s.label {
                     Some(l) => format!("{kind} {l:?}"),
@@ -730,6 +801,24 @@ impl RichDisplay for Figure {
         }
         b
     }
+}
+
+/// A figure with a Gantt-style timeline of `spans` (see [`Axes::timeline`]):
+/// for example copies and kernels on two streams, timed by CUDA events.
+///
+/// ```
+/// use cuprite_display::plot::{timeline, Span};
+/// let fig = timeline(&[
+///     Span::new(0, "copy", 0.0, 1.5),
+///     Span::new(1, "kernel", 1.0, 3.0),
+///     Span::new(0, "copy", 2.0, 2.5),
+/// ])?;
+/// assert_eq!(fig.panels().len(), 1);
+/// # Ok::<(), cuprite::Error>(())
+/// ```
+pub fn timeline(spans: &[Span]) -> Result<Figure> {
+    let axes = Axes::new().timeline(spans)?;
+    Ok(Figure::new().panel(axes.xlabel("time (ms)").ylabel("lane")))
 }
 
 /// A figure with a line through `y` against its index.

@@ -217,6 +217,11 @@ fn series_ranges(ax: &Axes) -> ((f64, f64), (f64, f64)) {
             bars = true;
             yr = union(yr, Some((0.0, 0.0)));
         }
+        if s.kind == SeriesKind::Spans {
+            // Lanes are bars of height 0.7 around their index.
+            let lanes = finite_range(&s.y).map(|(lo, hi)| (lo - 0.5, hi + 0.5));
+            yr = union(yr, lanes);
+        }
     }
     let mut x = padded(xr);
     let mut y = padded(yr);
@@ -483,6 +488,21 @@ fn draw_series<DB: DrawingBackend>(
             if let Some(l) = &s.label {
                 anno.label(l.as_str())
                     .legend(move |(x, y)| Circle::new((x + 10 * s1, y), 4 * s1, style));
+            }
+        }
+        SeriesKind::Spans => {
+            let style = color.mix(0.9).filled();
+            let bars: Vec<Rectangle<(f64, f64)>> = (0..s.y.len())
+                .map(|i| {
+                    let (lane, a, b) = (s.y[i], s.x[2 * i], s.x[2 * i + 1]);
+                    Rectangle::new([(a, lane - 0.35), (b, lane + 0.35)], style)
+                })
+                .collect();
+            let anno = chart.draw_series(bars)?;
+            if let Some(l) = &s.label {
+                anno.label(l.as_str()).legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5 * s1), (x + 16 * s1, y + 5 * s1)], style)
+                });
             }
         }
         SeriesKind::Bars => {
