@@ -12,7 +12,9 @@
 //! value; wrong shapes are [`Error::Shape`](crate::Error::Shape).
 
 mod extra;
+mod lu;
 pub use extra::{cond, kron, matrix_power, multi_dot};
+pub use lu::{lu_factor, lu_solve, solve_triangular, Trans};
 
 use num_complex::Complex64;
 
@@ -146,7 +148,24 @@ fn array((storage, layout): Owned, dtype: DType) -> Array {
 /// Solves `a x = b` (`np.linalg.solve`): a (..., M, M); b (M,) or
 /// (..., M, K) with broadcasting batch axes. A singular `a` is `LinAlg`.
 pub fn solve(a: &Array, b: &Array) -> Result<Array> {
-    let op = "solve";
+    batched_solve("solve", a, b, solve_one)
+}
+
+fn solve_one(a: &Array, b: &Array) -> Result<Array> {
+    let x = crate::backend::on("solve", a.device())?.solve(a.view(), b.view())?;
+    Ok(array(x, a.dtype()))
+}
+
+/// Validates and broadcasts a solve's `a` (..., M, M) and `b` (M,) or
+/// (..., M, K) (`np.linalg.solve`'s rules), converts both to their common
+/// computing dtype and runs `one` on each pair of non-empty (M, M) and
+/// (M, K) matrices, stacking the solutions.
+fn batched_solve(
+    op: &'static str,
+    a: &Array,
+    b: &Array,
+    one: impl Fn(&Array, &Array) -> Result<Array>,
+) -> Result<Array> {
     let device = same_device(op, a, b)?;
     let n = check_square(op, a)?;
     let vector = b.ndim() == 1;
@@ -185,14 +204,14 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
     let x = if n == 0 || k == 0 || batch.contains(&0) {
         with_device(device, || crate::zeros(bsh.clone(), dtype))?
     } else if a.ndim() == 2 {
-        solve_one(&a, &b2)?
+        one(&a, &b2)?
     } else {
         // Pair each matrix of a with the matching one of b.
         let aoffs = matrix_offsets(&a);
         let boffs = matrix_offsets(&b2);
         let mut parts = Vec::with_capacity(aoffs.len());
         for (ao, bo) in aoffs.iter().zip(&boffs) {
-            parts.push(solve_one(&matrix_at(&a, *ao), &matrix_at(&b2, *bo))?);
+            parts.push(one(&matrix_at(&a, *ao), &matrix_at(&b2, *bo))?);
         }
         let refs: Vec<&Array> = parts.iter().collect();
         with_device(device, || crate::stack(&refs, 0))?.reshape(bsh.clone())?
@@ -204,11 +223,6 @@ pub fn solve(a: &Array, b: &Array) -> Result<Array> {
     } else {
         Ok(x)
     }
-}
-
-fn solve_one(a: &Array, b: &Array) -> Result<Array> {
-    let x = crate::backend::on("solve", a.device())?.solve(a.view(), b.view())?;
-    Ok(array(x, a.dtype()))
 }
 
 /// The inverse of a (stack of) square matrices (`np.linalg.inv`). A

@@ -49,6 +49,17 @@
 //!   is still a fixed function of (seed, position).
 //! - permutation / shuffle / choice without replacement: Fisher-Yates on the
 //!   host with bounded integers from the stream, moved to the device.
+//! - gamma, beta, chi-square, lognormal, Laplace, Poisson, binomial and
+//!   geometric (`rng.gamma(shape, scale, size)`, ...): element `i` draws
+//!   from its own substream (block `position + i`, counter word 2 counting
+//!   its words), so rejection samplers (Marsaglia-Tsang gamma, PTRS Poisson,
+//!   BTRS binomial) run in one kernel without coordination. CPU and GPU use
+//!   the same uniforms and algorithms: the values agree but for last-place
+//!   rounding of `log`/`exp`/`pow`, which very rarely flips an acceptance
+//!   test (then one element differs, equal in distribution). The
+//!   multivariate normal is `mean + z Lᵀ` with `L = cholesky(cov)`.
+
+mod dists;
 
 use std::sync::{Mutex, OnceLock};
 
@@ -59,6 +70,7 @@ use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::Layout;
 pub use crate::ops::random::philox4x32_10;
+use crate::ops::random::Dist;
 pub(crate) use crate::ops::random::{block_words, bounded64, wide};
 pub(crate) use crate::ops::Draw;
 

@@ -1,5 +1,7 @@
 //! Dense linear algebra on the CPU (faer), one matrix at a time.
 
+mod lu;
+
 use num_complex::Complex64;
 
 use super::matmul::{with_field, Field};
@@ -9,7 +11,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Scalar};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::ops::linalg::{Linalg, Owned, SvdParts};
+use crate::ops::linalg::{Linalg, Owned, SvdParts, Trans, Triangular};
 use crate::view::View;
 
 /// A 2-D view's elements in C order as `T` (its dtype must be `T`'s).
@@ -116,6 +118,18 @@ fn cpu_lu_diag<T: Field>(a: View<'_>) -> (Vec<Complex64>, bool) {
 }
 
 impl Linalg for CpuBackend {
+    fn solve_triangular(&self, a: View<'_>, b: View<'_>, how: Triangular) -> Result<Owned> {
+        Ok(with_field!(a.dtype(), T => lu::solve_triangular::<T>(a, b, how)))
+    }
+
+    fn lu_factor(&self, a: View<'_>) -> Result<(Owned, Owned)> {
+        Ok(with_field!(a.dtype(), T => lu::lu_factor::<T>(a)))
+    }
+
+    fn lu_solve(&self, f: View<'_>, piv: View<'_>, b: View<'_>, trans: Trans) -> Result<Owned> {
+        Ok(with_field!(f.dtype(), T => lu::lu_solve::<T>(f, piv, b, trans)))
+    }
+
     fn solve(&self, a: View<'_>, b: View<'_>) -> Result<Owned> {
         let (n, k) = (b.shape()[0], b.shape()[1]);
         with_field!(a.dtype(), T => {

@@ -1,5 +1,7 @@
 //! Random draws on the CPU.
 
+pub(crate) mod dists;
+
 use super::CpuBackend;
 use crate::element::Element;
 use crate::error::Result;
@@ -19,8 +21,14 @@ impl Random for CpuBackend {
             offset,
         } = job;
         crate::layout::check_host_room(op, len, dtype.itemsize())?;
-        let data =
-            crate::with_dtype!(dtype, T => T::into_data(fill_cpu::<T>(draw, len, key, offset)));
+        let data = match draw {
+            Draw::Sample(dist) => {
+                crate::with_dtype!(dtype, T => T::into_data(dists::fill::<T>(dist, len, key, offset)))
+            }
+            _ => {
+                crate::with_dtype!(dtype, T => T::into_data(fill_cpu::<T>(draw, len, key, offset)))
+            }
+        };
         Ok(Storage::Cpu(CpuStorage::new(data)))
     }
 }
@@ -88,6 +96,7 @@ fn fill_cpu<T: Element>(draw: Draw, n: usize, key: [u32; 2], offset: u64) -> Vec
                     vals[v] = crate::Scalar::Int((low as u64).wrapping_add(k) as i64);
                 }
             }
+            (Draw::Sample(_), _) => unreachable!("element-wise samples are drawn by dists::fill"),
         }
         let take = per.min(n - b * per);
         out.extend(vals[..take].iter().map(|&s| T::from_scalar(s)));

@@ -1,6 +1,6 @@
 //! cuBLAS: matrix products (`cublasGemmEx`, `cublasGemmStridedBatchedEx`)
-//! and batched inverses (`getrfBatched` + `getriBatched`) on our own device
-//! pointers, on the current stream.
+//! batched inverses (`getrfBatched` + `getriBatched`) and triangular solves
+//! (`trsm`) on our own device pointers, on the current stream.
 //!
 //! cuBLAS is column-major. A C-order (row-major) m×n matrix with row stride
 //! `ld` is, read column-major, its n×m transpose with leading dimension `ld`;
@@ -22,6 +22,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::create::Create;
+use crate::ops::linalg::{Trans, Triangular};
 use crate::ops::matmul::Matmul;
 use crate::ops::MatmulPrecision;
 use crate::view::View;
@@ -41,6 +42,10 @@ const SYMBOLS: &[&str] = &[
     "cublasDgetriBatched",
     "cublasCgetriBatched",
     "cublasZgetriBatched",
+    "cublasStrsm_v2",
+    "cublasDtrsm_v2",
+    "cublasCtrsm_v2",
+    "cublasZtrsm_v2",
 ];
 
 /// A device's cuBLAS handle, kept in its session (`DeviceSession::cublas`),
@@ -359,6 +364,88 @@ fn gemm(a: View<'_>, b: View<'_>, out: View<'_>, precision: MatmulPrecision) -> 
             )?;
         }
         Ok(())
+    })
+}
+
+/// Solves `op(A) X = B` in place in `x` (C-contiguous (n, k), holding B)
+/// for the C-contiguous triangular `a` (n, n), read as `how` says: cuBLAS's
+/// `trsm`. Read
+/// column-major, `a` is Aᵀ (the other triangle) and `x` is Xᵀ, so this
+/// solves `Xᵀ op(Aᵀ) = Bᵀ` from the right, with the same `op`.
+pub(crate) fn trsm(op: &'static str, a: View<'_>, x: View<'_>, how: Triangular) -> Result<()> {
+    let Triangular {
+        lower,
+        trans,
+        unit_diagonal: unit,
+    } = how;
+    let s = session_of(op, a)?;
+    let (n, k) = (x.shape()[0], x.shape()[1]);
+    let fits = |v: usize| {
+        i32::try_from(v).map_err(|_| Error::InvalidArgument {
+            op,
+            detail: format!("extent {v} exceeds cuBLAS's 32-bit limit"),
+        })
+    };
+    let (ni, ki) = (fits(n)?, fits(k)?);
+    let (pa, px) = (ptr(op, a)?, ptr(op, x)?);
+    let side = cb::cublasSideMode_t::CUBLAS_SIDE_RIGHT;
+    let uplo = if lower {
+        cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER
+    } else {
+        cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER
+    };
+    let trans = match trans {
+        Trans::N => cb::cublasOperation_t::CUBLAS_OP_N,
+        Trans::T => cb::cublasOperation_t::CUBLAS_OP_T,
+        Trans::C => cb::cublasOperation_t::CUBLAS_OP_C,
+    };
+    let diag = if unit {
+        cb::cublasDiagType_t::CUBLAS_DIAG_UNIT
+    } else {
+        cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT
+    };
+    with_handle(op, s, |h| {
+        macro_rules! run {
+            ($f:ident, $t:ty, $one:expr) => {{
+                let one: $t = $one;
+                // SAFETY: a holds n×n elements (lda = n), x holds k×n
+                // column-major (ldb = k); alpha is a host scalar.
+                check(op, stringify!($f), unsafe {
+                    cb::$f(
+                        h,
+                        side,
+                        uplo,
+                        trans,
+                        diag,
+                        ki,
+                        ni,
+                        &one,
+                        pa as *const $t,
+                        ni,
+                        px as *mut $t,
+                        ki,
+                    )
+                })
+            }};
+        }
+        match a.dtype() {
+            DType::Float32 => run!(cublasStrsm_v2, f32, 1.0),
+            DType::Float64 => run!(cublasDtrsm_v2, f64, 1.0),
+            DType::Complex64 => run!(
+                cublasCtrsm_v2,
+                cb::cuComplex,
+                cb::cuComplex { x: 1.0, y: 0.0 }
+            ),
+            DType::Complex128 => run!(
+                cublasZtrsm_v2,
+                cb::cuDoubleComplex,
+                cb::cuDoubleComplex { x: 1.0, y: 0.0 }
+            ),
+            other => Err(Error::DType {
+                op,
+                detail: format!("internal: triangular solve of {other}"),
+            }),
+        }
     })
 }
 

@@ -1,16 +1,3 @@
-
-__device__ __forceinline__ void philox4x32_10(unsigned int c[4], unsigned int k0, unsigned int k1) {
-  #pragma unroll
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    unsigned long long p0 = (unsigned long long)0xD2511F53u * c[0];
-    unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c[2];
-    unsigned int hi0 = (unsigned int)(p0 >> 32), lo0 = (unsigned int)p0;
-    unsigned int hi1 = (unsigned int)(p1 >> 32), lo1 = (unsigned int)p1;
-    unsigned int n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
-    c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;
-  }
-}
 struct alignas(@PACK@) Pack { @T@ v[@PER@]; };
 extern "C" __global__ void cuprite_rng(@T@* __restrict__ out, long long n, unsigned int k0, unsigned int k1, unsigned long long offset, double a, double b, long long ilow, unsigned long long range) {
   const long long blocks = (n + @PER@ - 1) / @PER@;

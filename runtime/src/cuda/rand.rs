@@ -8,6 +8,8 @@
 //! (`__fadd_rn` / `__fmul_rn` keep the compiler from fusing into FMAs), so
 //! integers and uniform values are bit-identical to the CPU backend.
 
+mod dists;
+
 use super::compile::PRELUDE;
 use super::elementwise::ctype;
 use super::helpers::{grid_1d, kernel, key};
@@ -32,7 +34,8 @@ pub(crate) enum KernelKind {
 pub(crate) fn kind_of(d: Draw) -> KernelKind {
     match d {
         Draw::Uniform { .. } => KernelKind::Uniform,
-        Draw::Normal { .. } => KernelKind::Normal,
+        // Element-wise samples have their own kernel (`dists`); never asked.
+        Draw::Normal { .. } | Draw::Sample(_) => KernelKind::Normal,
         Draw::Exponential { .. } => KernelKind::Exponential,
         Draw::Integers { .. } => KernelKind::Integers,
     }
@@ -55,7 +58,7 @@ pub(crate) fn body(kind: KernelKind, dtype: DType, per: usize, aligned: bool) ->
     if aligned {
         on.push("ALIGNED");
     }
-    render(
+    let kernel = render(
         RAND,
         &[
             ("T", ctype(dtype)),
@@ -63,11 +66,15 @@ pub(crate) fn body(kind: KernelKind, dtype: DType, per: usize, aligned: bool) ->
             ("PACK", &(per * dtype.itemsize()).to_string()),
         ],
         &on,
-    )
+    );
+    format!("{PHILOX}{kernel}")
 }
 
 /// The kernel template (`cuda/template.rs`).
 const RAND: &str = include_str!("rand.cu");
+
+/// The Philox4x32-10 device function every random kernel starts with.
+const PHILOX: &str = include_str!("philox.cu");
 
 // The Random family of the backend interface (`ops::backend`).
 impl Random for super::CudaBackend {
@@ -86,31 +93,34 @@ impl Random for super::CudaBackend {
         }
         let per = draw.per_block(dtype);
         let p = out.buffer.ptr;
-        let aligned = p % (per * dtype.itemsize()) as u64 == 0;
-        let kind = kind_of(draw);
-        let f = kernel(
-            s,
-            key(("cuprite_rng", kind, dtype, per, aligned)),
-            "random",
-            "cuprite_rng",
-            || format!("{PRELUDE}{}", body(kind, dtype, per, aligned)),
-        )?;
-        let (a, b, ilow, range) = match draw {
-            Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
-            Draw::Normal { loc, scale } => (loc, scale, 0, 1),
-            Draw::Exponential { scale } => (scale, 0.0, 0, 1),
-            Draw::Integers { low, range } => (0.0, 0.0, low, range),
-        };
         let mut args = KernelArgs::new();
         args.push(p)
             .push(n as i64)
             .push(k[0])
             .push(k[1])
-            .push(offset)
-            .push(a)
-            .push(b)
-            .push(ilow)
-            .push(range);
+            .push(offset);
+        let f = if let Draw::Sample(dist) = draw {
+            args.push(dist.a).push(dist.b);
+            kernel(
+                s,
+                key(("cuprite_rng_dist", dist.kind, dtype)),
+                "random",
+                "cuprite_rng_dist",
+                || format!("{PRELUDE}{}", dists::body(dist.kind, dtype)),
+            )?
+        } else {
+            let aligned = p % (per * dtype.itemsize()) as u64 == 0;
+            let kind = kind_of(draw);
+            let (a, b, ilow, range) = kernel_params(draw);
+            args.push(a).push(b).push(ilow).push(range);
+            kernel(
+                s,
+                key(("cuprite_rng", kind, dtype, per, aligned)),
+                "random",
+                "cuprite_rng",
+                || format!("{PRELUDE}{}", body(kind, dtype, per, aligned)),
+            )?
+        };
         let blocks = n.div_ceil(per);
         let threads = 256;
         let cfg = LaunchConfig {
@@ -120,6 +130,17 @@ impl Random for super::CudaBackend {
         };
         launch(s, "random", f, cfg, &current_stream(), &mut args)?;
         Ok(Storage::Cuda(out))
+    }
+}
+
+/// The `(a, b, ilow, range)` arguments of `cuprite_rng` for a block-wise draw.
+fn kernel_params(draw: Draw) -> (f64, f64, i64, u64) {
+    match draw {
+        Draw::Uniform { low, span } => (low, span, 0, 1),
+        Draw::Normal { loc, scale } => (loc, scale, 0, 1),
+        Draw::Exponential { scale } => (scale, 0.0, 0, 1),
+        Draw::Integers { low, range } => (0.0, 0.0, low, range),
+        Draw::Sample(dist) => (dist.a, dist.b, 0, 1),
     }
 }
 
@@ -154,7 +175,7 @@ mod tests {
     }
 
     /// The CPU backend's values `0..n` of `draw` in `dtype`, as scalars.
-    fn fill_cpu_for_tests(
+    pub(super) fn fill_cpu_for_tests(
         draw: Draw,
         dtype: DType,
         n: usize,
@@ -181,7 +202,7 @@ mod tests {
 
     /// Host C++ standing in for the CUDA built-ins the kernels use, so the
     /// generated body can run on the CPU (one thread walking every block).
-    const HOST_SHIM: &str = r#"
+    pub(super) const HOST_SHIM: &str = r#"
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -203,22 +224,68 @@ static inline void host_sincosf(float x, float* s, float* c) { *s = std::sin(x);
 static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI * x); *c = std::cos(M_PI * x); }
 "#;
 
+    /// The host C++ compiler and a scratch folder for running generated
+    /// kernel bodies on the CPU (`None`, with a notice, when there is no `c++`).
+    pub(super) struct HostCxx {
+        cxx: String,
+        dir: std::path::PathBuf,
+    }
+
+    impl HostCxx {
+        pub(super) fn new(tag: &str) -> Option<HostCxx> {
+            let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+            let found = std::process::Command::new(&cxx)
+                .arg("--version")
+                .output()
+                .is_ok();
+            if !found {
+                eprintln!("skipped: no host C++ compiler ({cxx})");
+                return None;
+            }
+            let dir = std::env::temp_dir().join(format!("cuprite_{tag}_{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            Some(HostCxx { cxx, dir })
+        }
+
+        /// Compiles `src` (without FMA contraction, as Rust computes) and
+        /// returns the lines its program prints.
+        pub(super) fn run(&self, name: &str, src: &str) -> Vec<String> {
+            let cpp = self.dir.join(format!("{name}.cpp"));
+            let exe = self.dir.join(name);
+            std::fs::write(&cpp, src).unwrap();
+            let st = std::process::Command::new(&self.cxx)
+                .args(["-O1", "-ffp-contract=off", "-o"])
+                .arg(&exe)
+                .arg(&cpp)
+                .output()
+                .unwrap();
+            assert!(
+                st.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+            let run = std::process::Command::new(&exe).output().unwrap();
+            String::from_utf8_lossy(&run.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    impl Drop for HostCxx {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
     /// Compiles the generated body with the host C++ compiler and compares
     /// its output bits with the Rust implementation (exact for uniforms and
     /// integers). Skipped when no `c++` is installed.
     #[test]
     fn generated_kernels_compute_the_cpu_stream() {
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-        if std::process::Command::new(&cxx)
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            eprintln!("skipped: no host C++ compiler ({cxx})");
+        let Some(host) = HostCxx::new("rng") else {
             return;
-        }
-        let dir = std::env::temp_dir().join(format!("cuprite_rng_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        };
         let n = 23usize; // not a multiple of 4: exercises the tail
         let key = [0x1234_5678u32, 0x9abc_def0];
         let offset = 0xffff_fffeu64; // crosses into the high counter word
@@ -286,12 +353,7 @@ static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI
         for (ci, (draw, dtype)) in cases.into_iter().enumerate() {
             let per = draw.per_block(dtype);
             let t = ctype(dtype);
-            let (a, b, ilow, range) = match draw {
-                Draw::Uniform { low, span } => (low, span, 0i64, 1u64),
-                Draw::Normal { loc, scale } => (loc, scale, 0, 1),
-                Draw::Exponential { scale } => (scale, 0.0, 0, 1),
-                Draw::Integers { low, range } => (0.0, 0.0, low, range),
-            };
+            let (a, b, ilow, range) = kernel_params(draw);
             let print = if dtype.is_float() {
                 "printf(\"%.17g\\n\", (double)out[i]);"
             } else if dtype.is_signed_integer() {
@@ -306,23 +368,7 @@ static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI
                 key[1],
             )
             .replace("-9223372036854775808ll", "(-9223372036854775807ll - 1)");
-            let cpp = dir.join(format!("case{ci}.cpp"));
-            let exe = dir.join(format!("case{ci}"));
-            std::fs::write(&cpp, &src).unwrap();
-            let st = std::process::Command::new(&cxx)
-                .args(["-O1", "-ffp-contract=off", "-o"])
-                .arg(&exe)
-                .arg(&cpp)
-                .output()
-                .unwrap();
-            assert!(
-                st.status.success(),
-                "case {ci}: {}",
-                String::from_utf8_lossy(&st.stderr)
-            );
-            let run = std::process::Command::new(&exe).output().unwrap();
-            let text = String::from_utf8_lossy(&run.stdout);
-            let got: Vec<&str> = text.lines().collect();
+            let got = host.run(&format!("case{ci}"), &src);
             assert_eq!(got.len(), n, "case {ci}");
             let want = fill_cpu_for_tests(draw, dtype, n, key, offset);
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -350,6 +396,5 @@ static inline void sincospi(double x, double* s, double* c) { *s = std::sin(M_PI
                 }
             }
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

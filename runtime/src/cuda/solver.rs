@@ -23,11 +23,13 @@ use super::session::DeviceSession;
 use super::stream::current_stream;
 use super::vendor::{check_status, float_data_type, ptr, session_of, with_handle, Buffer};
 use super::Handle;
+
+mod lu;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::ops::create::Create;
-use crate::ops::linalg::{Linalg, Owned, SvdParts};
+use crate::ops::linalg::{Linalg, Owned, SvdParts, Trans, Triangular};
 use crate::view::View;
 
 const SYMBOLS: &[&str] = &[
@@ -277,7 +279,6 @@ fn solve(a: View<'_>, b: View<'_>) -> Result<Buffer> {
     let op = "solve";
     let s = session_of(op, a)?;
     let n = a.shape()[0];
-    let nrhs = b.shape()[1];
     let x = c_copy(op, a)?;
     // b column-major: a C-order (nrhs, n) array.
     let bt = f_copy(op, b)?;
@@ -285,36 +286,21 @@ fn solve(a: View<'_>, b: View<'_>) -> Result<Buffer> {
     // Both info words in one array: one read-back after both calls.
     let infos = Buffer::new(op, s.info.ordinal, DType::Int32, &[2])?;
     let info1 = Layout::from_parts(vec![1], vec![1], 0);
-    let info2 = View::new(&infos.storage, &infos.layout, DType::Int32);
     let _work = getrf(
         op,
         x.view(),
         ipiv.view(),
         View::new(&infos.storage, &info1, DType::Int32),
     )?;
-    let dt = data_type(op, a.dtype())?;
-    let (ni, nr) = (n as i64, nrhs as i64);
-    with_solver(op, s, |h, p| {
-        // SAFETY: factors and pivots from getrf above; bt holds n×nrhs
-        // column-major (ldb = n); info one int32.
-        check(op, "cusolverDnXgetrs", unsafe {
-            cs::cusolverDnXgetrs(
-                h,
-                p,
-                cs::cublasOperation_t::CUBLAS_OP_T,
-                ni,
-                nr,
-                dt,
-                x.ptr(op)? as *const c_void,
-                ni.max(1),
-                ipiv.ptr(op)? as *const i64,
-                dt,
-                bt.ptr(op)? as *mut c_void,
-                ni.max(1),
-                (ptr(op, info2)? + 4) as *mut i32,
-            )
-        })
-    })?;
+    let info2 = infos.ptr(op)? + 4;
+    getrs(
+        op,
+        cs::cublasOperation_t::CUBLAS_OP_T,
+        &x,
+        ipiv.ptr(op)?,
+        &bt,
+        info2,
+    )?;
     // One synchronisation after both calls; a singular input's result is discarded.
     let both = infos.to_host::<i32>();
     let (i1, i2) = (both[0], both[1]);
@@ -334,6 +320,45 @@ fn solve(a: View<'_>, b: View<'_>) -> Result<Buffer> {
         return Err(bad_argument(op, "getrs", i2));
     }
     Ok(bt.t())
+}
+
+/// `getrs`: overwrites `rhs` (n×nrhs column-major: a C-contiguous
+/// (nrhs, n) buffer) with the solution of `op(F) x = rhs`, `F` the getrf
+/// factors in `factors` (n×n column-major) with 1-based int64 pivots at
+/// device address `ipiv`, writing getrs's info at device address `info`.
+fn getrs(
+    op: &'static str,
+    trans: cs::cublasOperation_t,
+    factors: &Buffer,
+    ipiv: u64,
+    rhs: &Buffer,
+    info: u64,
+) -> Result<()> {
+    let s = session_of(op, factors.view())?;
+    let n = factors.layout.shape()[0] as i64;
+    let nrhs = rhs.layout.shape()[0] as i64;
+    let dt = data_type(op, factors.dtype)?;
+    with_solver(op, s, |h, p| {
+        // SAFETY: factors and pivots of getrf; rhs holds n×nrhs
+        // column-major (ldb = n); info one int32.
+        check(op, "cusolverDnXgetrs", unsafe {
+            cs::cusolverDnXgetrs(
+                h,
+                p,
+                trans,
+                n,
+                nrhs,
+                dt,
+                factors.ptr(op)? as *const c_void,
+                n.max(1),
+                ipiv as *const i64,
+                dt,
+                rhs.ptr(op)? as *mut c_void,
+                n.max(1),
+                info as *mut i32,
+            )
+        })
+    })
 }
 
 /// LU factors for determinants: the diagonal of U (n values, as
@@ -784,6 +809,18 @@ fn owned(b: Option<Buffer>) -> Option<Owned> {
 
 // The Linalg family of the backend interface (`ops::backend`).
 impl Linalg for super::CudaBackend {
+    fn solve_triangular(&self, a: View<'_>, b: View<'_>, how: Triangular) -> Result<Owned> {
+        lu::solve_triangular(a, b, how)
+    }
+
+    fn lu_factor(&self, a: View<'_>) -> Result<(Owned, Owned)> {
+        lu::lu_factor(a)
+    }
+
+    fn lu_solve(&self, f: View<'_>, piv: View<'_>, b: View<'_>, trans: Trans) -> Result<Owned> {
+        lu::lu_solve(f, piv, b, trans)
+    }
+
     fn solve(&self, a: View<'_>, b: View<'_>) -> Result<Owned> {
         Ok(solve(a, b)?.into_owned())
     }

@@ -15,6 +15,28 @@ use crate::view::View;
 /// eigenvalues).
 pub(crate) type Owned = (Storage, Layout);
 
+/// Which system a triangular or LU solve solves (SciPy's `trans`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Trans {
+    /// `a x = b` (SciPy's `trans=0` or `'N'`).
+    #[default]
+    N,
+    /// `aᵀ x = b` (`trans=1` or `'T'`).
+    T,
+    /// `aᴴ x = b` (`trans=2` or `'C'`).
+    C,
+}
+
+/// How a triangular solve reads its matrix: the `lower` (else upper)
+/// triangle, `op` applied by `trans`, a diagonal of ones (not read) when
+/// `unit_diagonal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Triangular {
+    pub lower: bool,
+    pub trans: Trans,
+    pub unit_diagonal: bool,
+}
+
 /// What `svd` returns: `(U, S, Vh)`, U and Vh only when asked for.
 pub(crate) type SvdParts = (Option<Owned>, Owned, Option<Owned>);
 
@@ -42,4 +64,14 @@ pub(crate) trait Linalg {
     /// Ascending eigenvalues and, when `vectors`, eigenvectors (columns) of
     /// one Hermitian matrix, reading its lower triangle.
     fn eigh(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)>;
+    /// `x` with `op(a) x = b` for one triangular `a` (n, n), read as `how`
+    /// says, and `b` (n, k), n, k > 0. No singularity check.
+    fn solve_triangular(&self, a: View<'_>, b: View<'_>, how: Triangular) -> Result<Owned>;
+    /// LAPACK's getrf of one square (n, n) matrix, n > 0: the factors L
+    /// (unit lower) and U in one matrix and the 1-based int64 row swaps
+    /// (row i was swapped with row piv[i] - 1). A zero pivot is no error.
+    fn lu_factor(&self, a: View<'_>) -> Result<(Owned, Owned)>;
+    /// LAPACK's getrs: `x` with `op(a) x = b` from `lu_factor`'s factors
+    /// (n, n) and 1-based int64 pivots (n,), and `b` (n, k), n, k > 0.
+    fn lu_solve(&self, lu: View<'_>, piv: View<'_>, b: View<'_>, trans: Trans) -> Result<Owned>;
 }

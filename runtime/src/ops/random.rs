@@ -18,12 +18,46 @@ pub(crate) enum Draw {
     Exponential { scale: f64 },
     /// `low + k`, k uniform in `0..range` (range >= 1).
     Integers { low: i64, range: u64 },
+    /// One value of `Dist` per Philox block: element `i` draws from its own
+    /// substream (block `offset + i`, counter word 2 counting its draws), so
+    /// rejection samplers need no coordination between elements.
+    Sample(Dist),
+}
+
+/// A distribution sampled element by element (`cpu/random/dists.rs` and
+/// `cuda/rand/dists.cu` implement the same algorithms), with its validated
+/// parameters `a` and `b` (integer ones as f64, unused ones 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Dist {
+    pub kind: DistKind,
+    pub a: f64,
+    pub b: f64,
+}
+
+/// Which distribution a [`Dist`] is, and what its parameters mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum DistKind {
+    /// `b * G`, G standard gamma of shape `a >= 0` (Marsaglia-Tsang).
+    Gamma,
+    /// Beta(a, b), a, b > 0 (Johnk for a, b <= 1, else a ratio of gammas).
+    Beta,
+    /// Poisson(a), a >= 0 (multiplication below 10, PTRS above).
+    Poisson,
+    /// Binomial(n = a, p = b) (inversion for n min(p, 1-p) <= 30, BTRS above).
+    Binomial,
+    /// Trials to the first success, p = a in (0, 1] (inversion).
+    Geometric,
+    /// Laplace(loc = a, scale = b) (inversion).
+    Laplace,
+    /// `exp(a + b z)`, z standard normal.
+    Lognormal,
 }
 
 impl Draw {
     /// Values made from one Philox block: 4 from 32-bit words, 2 from 64-bit.
     pub(crate) fn per_block(self, dtype: DType) -> usize {
         match self {
+            Draw::Sample(_) => 1,
             Draw::Integers { range, .. } => {
                 if range <= u32::MAX as u64 {
                     4
