@@ -933,3 +933,38 @@ mod fuzz {
         }
     }
 }
+
+/// An array of more than 4 GiB (sizes and offsets past 32 bits in the
+/// header, the staging loop and the file) saved from the GPU and loaded
+/// back to it. Ignored by default: it needs about 15 GB of host memory and
+/// disk; the GPU machine's runs include ignored tests.
+#[test]
+#[ignore = "needs a GPU and about 15 GB of memory and disk"]
+fn arrays_above_4_gib_round_trip_on_the_gpu() {
+    let Some(dev) = common::gpu_or_skip() else {
+        return;
+    };
+    let dir = scratch("above_4_gib");
+    let path = dir.join("big.npy");
+    let n = (4usize << 30) + 3 * (1 << 20) + 5;
+    cp::with_device(dev, || {
+        // Marks around the 4 GiB boundary and at both ends.
+        let mut a = cp::zeros([n], DType::UInt8)?;
+        let marks = vec![0i64, (1 << 32) - 1, 1 << 32, (1 << 32) + 1, n as i64 - 1];
+        a.put(
+            marks,
+            cp::asarray(vec![1u8, 2, 3, 4, 200])?,
+            cp::PutMode::Raise,
+        )?;
+        cp::save(&path, &a)?;
+        assert_eq!(std::fs::metadata(&path).unwrap().len() as usize, n + 128);
+        let back = cp::load_to(&path, &dev)?;
+        assert_eq!(back.device(), dev);
+        assert_eq!(back.shape(), &[n]);
+        assert!(cp::array_equal(&a, &back)?);
+        assert_eq!(back.slice(cp::s![-1])?.item::<u8>()?, 200);
+        Ok::<(), cp::Error>(())
+    })
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -223,6 +223,19 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         3,
         || cp::asarray(&host).map(drop),
     )?;
+    let pinned = cp::cuda::PinnedBuffer::from_slice(&host)?;
+    let stream = cp::cuda::Stream::new()?;
+    b.case("h2d_pinned_256MB", Some(4.0 * n as f64), None, 5, 3, || {
+        let (a, copy) = cp::cuda::copy_to_device_async(&pinned, [n], &stream)?;
+        copy.wait()?;
+        stream.synchronize()?;
+        drop(a);
+        Ok(())
+    })?;
+    let mut pinned_out = cp::cuda::PinnedBuffer::<f32>::new(n)?;
+    b.case("d2h_pinned_256MB", Some(4.0 * n as f64), None, 5, 3, || {
+        x.copy_to_host_async(&mut pinned_out, &stream)?.wait()
+    })?;
     b.case(
         "d2h_pageable_256MB",
         Some(4.0 * n as f64),
