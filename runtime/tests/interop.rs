@@ -7,17 +7,21 @@ use cuprite as cp;
 use cuprite::{s, Array, DType, Device, Error};
 
 /// `np.arange(12).reshape(3, 4)` as float32 on the current device.
-/// A CPU array whatever the default device (ndarray views are of host memory).
 fn a34() -> Array {
-    cp::with_device(Device::Cpu, || {
-        cp::arange(12)?.reshape([3, 4])?.astype(cp::f32)
-    })
-    .unwrap()
+    cp::arange(12)
+        .and_then(|a| a.reshape([3, 4])?.astype(cp::f32))
+        .unwrap()
+}
+
+/// [`a34`] on the CPU whatever the default device (ndarray views are of
+/// host memory; on the GPU machine the default device is the GPU).
+fn a34_cpu() -> Array {
+    cp::with_device(Device::Cpu, a34)
 }
 
 #[test]
 fn ndarray_views_match_every_layout() {
-    let a = a34();
+    let a = a34_cpu();
     // Contiguous, transposed, sliced with negative steps, broadcast, empty.
     let layouts = [
         a.clone(),
@@ -44,7 +48,7 @@ fn ndarray_views_match_every_layout() {
 
 #[test]
 fn ndarray_mutable_view_writes_through() {
-    let a = a34();
+    let a = a34_cpu();
     let flipped = a.slice(s![.., ..;-1]).unwrap();
     {
         let mut guard = flipped.as_ndarray_view_mut::<f32>().unwrap();
@@ -61,7 +65,7 @@ fn ndarray_mutable_view_writes_through() {
 
 #[test]
 fn ndarray_views_refuse_bad_requests() {
-    let a = a34();
+    let a = a34_cpu();
     let e = a.as_ndarray_view::<f64>().unwrap_err();
     assert!(
         matches!(
