@@ -88,9 +88,13 @@ pub(crate) enum SeriesKind {
 /// label that gives it its colour and legend entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
+    /// The row, from 0 at the bottom.
     pub lane: usize,
+    /// Where the bar begins on the x axis.
     pub start: f64,
+    /// Where it ends (at or after `start`).
     pub end: f64,
+    /// Its legend entry; spans of one label share a colour.
     pub label: String,
 }
 
