@@ -60,7 +60,8 @@ impl BinaryUfunc {
     ///
     /// ```
     /// use cuprite as cp;
-    /// let t = cp::ufuncs::multiply.outer(&cp::arange(1, 4)?, &cp::arange(1, 3)?)?;
+    /// let (a, b) = (cp::arange_step(1, 4, 1)?, cp::arange_step(1, 3, 1)?);
+    /// let t = cp::ufuncs::multiply.outer(&a, &b)?;
     /// assert_eq!(t.shape(), &[3, 2]);
     /// assert_eq!(t.to_vec::<i64>()?, vec![1, 2, 2, 4, 3, 6]);
     /// # Ok::<(), cp::Error>(())
@@ -132,7 +133,7 @@ impl BinaryUfunc {
     ///
     /// ```
     /// use cuprite as cp;
-    /// let a = cp::asarray(vec![3, 1, 4, 1, 5])?;
+    /// let a = cp::asarray(vec![3i64, 1, 4, 1, 5])?;
     /// let m = cp::ufuncs::maximum.accumulate(&a, 0)?;
     /// assert_eq!(m.to_vec::<i64>()?, vec![3, 3, 4, 4, 5]);
     /// # Ok::<(), cp::Error>(())
