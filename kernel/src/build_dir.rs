@@ -473,7 +473,9 @@ mod tests {
 
     #[test]
     fn seeding_copies_everything_but_incremental_caches() {
-        let base = std::env::temp_dir().join(format!("cuprite-seed-test-{}", std::process::id()));
+        // Not the folder of `new_build_dirs_start_from_the_seed`: tests run at once.
+        let base =
+            std::env::temp_dir().join(format!("cuprite-seed-incr-test-{}", std::process::id()));
         let deps = base.join("warm/ctx/target/x86_64-unknown-linux-gnu/debug/deps");
         let inc = base.join("warm/ctx/target/x86_64-unknown-linux-gnu/debug/incremental/c-1");
         std::fs::create_dir_all(&deps).unwrap();
