@@ -37,13 +37,29 @@ use crate::ops::ufunc::{for_each_binary, Binary};
 
 /// A binary ufunc, for its methods (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BinaryUfunc(Binary);
+pub struct BinaryUfunc(Binary, MethodNames);
+
+/// `add.reduce`-style names of the methods, for messages (which take
+/// `&'static str`), spelled out by the macro below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct MethodNames {
+    reduce: &'static str,
+    accumulate: &'static str,
+    at: &'static str,
+}
 
 macro_rules! ufunc_values {
     ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {$(
         #[doc = $doc]
         #[allow(non_upper_case_globals)]
-        pub const $name: BinaryUfunc = BinaryUfunc(Binary::$Var);
+        pub const $name: BinaryUfunc = BinaryUfunc(
+            Binary::$Var,
+            MethodNames {
+                reduce: concat!(stringify!($name), ".reduce"),
+                accumulate: concat!(stringify!($name), ".accumulate"),
+                at: concat!(stringify!($name), ".at"),
+            },
+        );
     )*};
 }
 
@@ -86,7 +102,7 @@ impl BinaryUfunc {
     /// # Ok::<(), cp::Error>(())
     /// ```
     pub fn reduce(self, a: &Array, axis: Option<isize>) -> Result<Array> {
-        let op = self.method("reduce");
+        let op = self.1.reduce;
         let (x, ax) = match axis {
             None => (a.reshape([-1])?, 0),
             Some(ax) => (a.clone(), normalize_axis(op, ax, a.ndim())?),
@@ -139,7 +155,7 @@ impl BinaryUfunc {
     /// # Ok::<(), cp::Error>(())
     /// ```
     pub fn accumulate(self, a: &Array, axis: isize) -> Result<Array> {
-        let op = self.method("accumulate");
+        let op = self.1.accumulate;
         if a.ndim() == 0 {
             return Err(Error::shape(op, "cannot accumulate a 0-d array"));
         }
@@ -198,7 +214,7 @@ impl BinaryUfunc {
         indices: impl IntoArray,
         b: impl IntoOperand<'b>,
     ) -> Result<()> {
-        let op = self.method("at");
+        let op = self.1.at;
         if a.ndim() == 0 {
             return Err(Error::shape(op, "cannot index a 0-d array"));
         }
@@ -268,20 +284,6 @@ impl BinaryUfunc {
             combine: Some(self.0),
         };
         backend.put(op, put)
-    }
-
-    /// `"np.add.reduce"`-style names for messages.
-    fn method(self, method: &'static str) -> &'static str {
-        let name = format!("{}.{method}", self.name());
-        // Messages take `&'static str`; these few names are leaked once each.
-        static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
-        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = names.iter().find(|n| **n == name) {
-            return n;
-        }
-        let leaked: &'static str = Box::leak(name.into_boxed_str());
-        names.push(leaked);
-        leaked
     }
 
     /// The dtype reduce and accumulate work in (see the module doc).
