@@ -221,11 +221,20 @@ mod foreign_tensor {
     //! A DLPack tensor made by "another library": a boxed Vec and a deleter
     //! that counts its calls.
     use cuprite::dlpack::*;
+    use std::cell::Cell;
     use std::ffi::c_void;
     use std::ptr::NonNull;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
-    pub static DELETED: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        // Per thread: other tests make and drop these tensors at the same
+        // time, and every deletion here happens on the dropping thread.
+        static DELETED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// How many of this thread's tensors were deleted so far.
+    pub fn deleted() -> usize {
+        DELETED.with(Cell::get)
+    }
 
     #[repr(C)]
     struct Owned {
@@ -236,7 +245,7 @@ mod foreign_tensor {
     }
 
     unsafe extern "C" fn delete(t: *mut DLManagedTensorVersioned) {
-        DELETED.fetch_add(1, Ordering::SeqCst);
+        DELETED.with(|n| n.set(n.get() + 1));
         drop(unsafe { Box::from_raw(t as *mut Owned) });
     }
 
@@ -277,25 +286,24 @@ mod foreign_tensor {
 
 #[test]
 fn dlpack_deleter_runs_exactly_once() {
-    use std::sync::atomic::Ordering;
-    let before = foreign_tensor::DELETED.load(Ordering::SeqCst);
+    let before = foreign_tensor::deleted();
     // Imported (a host tensor is copied): deleted once, at import.
     let x = cp::from_dlpack(foreign_tensor::transposed()).unwrap();
-    assert_eq!(foreign_tensor::DELETED.load(Ordering::SeqCst), before + 1);
+    assert_eq!(foreign_tensor::deleted(), before + 1);
     assert_eq!(
         x.to_vec::<f32>().unwrap(),
         vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
     );
     drop(x);
-    assert_eq!(foreign_tensor::DELETED.load(Ordering::SeqCst), before + 1);
+    assert_eq!(foreign_tensor::deleted(), before + 1);
     // Dropped unused: deleted once; given away with into_raw: not at all.
     drop(foreign_tensor::transposed());
-    assert_eq!(foreign_tensor::DELETED.load(Ordering::SeqCst), before + 2);
+    assert_eq!(foreign_tensor::deleted(), before + 2);
     let raw = foreign_tensor::transposed().into_raw();
-    assert_eq!(foreign_tensor::DELETED.load(Ordering::SeqCst), before + 2);
+    assert_eq!(foreign_tensor::deleted(), before + 2);
     // SAFETY: the pointer just given away, taken back once.
     drop(unsafe { cp::ManagedTensor::from_raw(raw) });
-    assert_eq!(foreign_tensor::DELETED.load(Ordering::SeqCst), before + 3);
+    assert_eq!(foreign_tensor::deleted(), before + 3);
 }
 
 #[test]
