@@ -144,6 +144,23 @@ class SessionTests(KernelCase):
         self.assertIn('let n: i32 = "seven";', tb)
         self.assertIn("^", tb)
 
+    def test_cells_build_without_cargo_after_the_first(self):
+        # kernel/src/cell_build.rs: cargo's build of the cell crate is
+        # recorded once, then replayed (counted in `replays`); a compile error
+        # still gets cargo's messages, and the session goes on.
+        self.ok('let build_bin = std::path::PathBuf::from(std::env::var("CUPRITE_CELL_BUILD_BIN")?);\n'
+                'let replays = build_bin.parent().unwrap().join("ctx/target/cuprite-cell-build/replays");')
+        count = 'std::fs::read_to_string(&replays).map(|t| t.trim().parse::<u64>().unwrap()).unwrap_or(0)'
+        before = int(self.result_text(self.ok(count)))
+        for _ in range(3):
+            self.ok("1 + 1")
+        after = int(self.result_text(self.ok(count)))
+        self.assertGreaterEqual(after - before, 3)
+        r = self.run_cell('let n: i32 = "seven";')
+        self.assertEqual(r.content["status"], "error")
+        self.assertIn("mismatched types", "\n".join(r.of("error")[0]["content"]["traceback"]))
+        self.assertEqual(self.result_text(self.ok("build_bin.is_dir()")), "true")
+
     def test_panic_keeps_variables(self):
         self.ok("let kept = 21;")
         r = self.run_cell('panic!("boom {}", 7);')

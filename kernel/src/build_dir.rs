@@ -214,7 +214,8 @@ fn seed(root: &Path, seed: &Path) -> bool {
 /// modification times cargo's fingerprints check), leaving out rustc's
 /// `incremental` caches within `depth` levels: they are most of a build
 /// folder (gigabytes of old sessions) and cargo does not need them to see
-/// the copied crates as fresh.
+/// the copied crates as fresh. The cell builds recorded there
+/// (`cell_build`) are left out too: they name the other folder's paths.
 fn copy_except_incremental(from: &Path, to: &Path, depth: usize) -> bool {
     let Ok(entries) = std::fs::read_dir(from) else {
         return false;
@@ -224,12 +225,15 @@ fn copy_except_incremental(from: &Path, to: &Path, depth: usize) -> bool {
     }
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if name == "incremental" {
+        if name == "incremental" || name == crate::cell_build::RECORDS_DIR {
             continue;
         }
         let dest = to.join(&name);
         let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        let ok = if is_dir && depth > 0 {
+        // Only folders with an `incremental` cache below are walked; the
+        // others (`deps`, `build`, `.fingerprint`: a thousand entries) go in
+        // one `cp` each, since a process per file took most of a second.
+        let ok = if is_dir && depth > 0 && holds_incremental(&entry.path(), depth - 1) {
             copy_except_incremental(&entry.path(), &dest, depth - 1)
         } else {
             // `--reflink=auto` shares the blocks on file systems that can (btrfs, XFS).
@@ -240,6 +244,19 @@ fn copy_except_incremental(from: &Path, to: &Path, depth: usize) -> bool {
         }
     }
     true
+}
+
+/// Whether `dir` or a folder within `depth` levels below it has an
+/// `incremental` folder.
+fn holds_incremental(dir: &Path, depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        entry.file_type().map(|t| t.is_dir()).unwrap_or(false)
+            && (entry.file_name() == "incremental"
+                || (depth > 0 && holds_incremental(&entry.path(), depth - 1)))
+    })
 }
 
 /// Removes rustc's `incremental` caches within `depth` levels of `dir` (a
@@ -482,11 +499,19 @@ mod tests {
         std::fs::create_dir_all(&inc).unwrap();
         std::fs::write(deps.join("libx.rlib"), b"x").unwrap();
         std::fs::write(inc.join("query-cache.bin"), b"q").unwrap();
+        let records = base
+            .join("warm/ctx/target")
+            .join(crate::cell_build::RECORDS_DIR);
+        std::fs::create_dir_all(&records).unwrap();
         std::fs::create_dir_all(base.join("new/ctx")).unwrap();
         assert!(seed(&base.join("new"), &base.join("warm")));
         let copied = base.join("new/ctx/target/x86_64-unknown-linux-gnu/debug");
         assert_eq!(std::fs::read(copied.join("deps/libx.rlib")).unwrap(), b"x");
         assert!(!copied.join("incremental").exists());
+        assert!(!base
+            .join("new/ctx/target")
+            .join(crate::cell_build::RECORDS_DIR)
+            .exists());
         // A second seed does not overwrite a folder that has its own target.
         assert!(!seed(&base.join("new"), &base.join("warm")));
         remove_incremental(&base.join("warm"), 5);

@@ -6,9 +6,11 @@
 //! session on its own thread), `side_channel` (output and displays from the
 //! cell process), `magics`, `history`, `is_complete`, `errors` (tracebacks),
 //! `install` (kernelspecs), `sources` and `build_dir` (what cells build with),
+//! `cell_build` (cell builds without cargo's per-call cost),
 //! `notebook` (`run NOTEBOOK.ipynb`: headless execution and HTML reports).
 
 mod build_dir;
+mod cell_build;
 mod cli;
 mod errors;
 mod history;
@@ -27,6 +29,14 @@ mod spmd;
 fn main() {
     // The kernel binary is also evcxr's cell process and rustc wrapper: this
     // must run before anything else (threads, async runtime, CUDA).
+    // It is also evcxr's build command for cells (`cell_build`).
+    let mut argv = std::env::args_os();
+    let argv0 = argv.next().unwrap_or_default();
+    match cell_build::role(&argv0) {
+        Some(cell_build::MOLD_NAME) => std::process::exit(cell_build::mold_main(argv.collect())),
+        Some(_) => std::process::exit(cell_build::recorder_main(argv.collect())),
+        None => {}
+    }
     evcxr::runtime_hook();
     let code = match cli::run(std::env::args().skip(1).collect()) {
         Ok(code) => code,

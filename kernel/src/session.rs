@@ -387,6 +387,12 @@ impl Evaluator {
         };
         if self.ctx.is_none() {
             add_rust_libs_to_loader_path();
+            if let Some(root) = std::env::var_os("EVCXR_TMPDIR")
+                .and_then(|ctx| PathBuf::from(ctx).parent().map(PathBuf::from))
+            {
+                let fixed = std::env::var_os("CUPRITE_KERNEL_SOURCES").is_none();
+                crate::cell_build::install(&root, &src, fixed);
+            }
             match CommandContext::new() {
                 Ok((ctx, outputs)) => {
                     // evcxr's own channels: output of the cell process before capture
