@@ -527,18 +527,24 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    #[test]
-    fn a_folder_keeps_its_newest_records() {
+    /// A folder for records (named after the test), the path of a pending
+    /// record in it and a record running `program` with this `PATH`.
+    fn records_folder(test: &str, program: &str) -> (PathBuf, PathBuf, Record) {
         let dir =
-            std::env::temp_dir().join(format!("cuprite-cell-build-keep-{}", std::process::id()));
+            std::env::temp_dir().join(format!("cuprite-cell-build-{test}-{}", std::process::id()));
         std::fs::create_dir_all(record_dir(&dir)).unwrap();
-        let pending = record_dir(&dir).join("pending");
         let record = Record {
-            argv: vec!["rustc".into()],
-            env: vec![],
+            argv: vec![program.into()],
+            env: vec![("PATH".into(), std::env::var_os("PATH").unwrap_or_default())],
             cwd: dir.clone(),
             artifact: String::new(),
         };
+        (dir.clone(), record_dir(&dir).join("pending"), record)
+    }
+
+    #[test]
+    fn a_folder_keeps_its_newest_records() {
+        let (dir, pending, record) = records_folder("keep", "rustc");
         for key in 0..6 {
             std::fs::write(&pending, serde_json::to_vec(&record).unwrap()).unwrap();
             save(&dir, key, &pending, "{}".into());
@@ -578,16 +584,7 @@ mod tests {
 
     #[test]
     fn a_saved_record_loads_and_a_failed_or_empty_one_does_not_replay() {
-        let dir =
-            std::env::temp_dir().join(format!("cuprite-cell-build-rec-{}", std::process::id()));
-        std::fs::create_dir_all(record_dir(&dir)).unwrap();
-        let pending = record_dir(&dir).join("pending");
-        let record = Record {
-            argv: vec!["false".into()],
-            env: vec![("PATH".into(), std::env::var_os("PATH").unwrap())],
-            cwd: dir.clone(),
-            artifact: String::new(),
-        };
+        let (dir, pending, record) = records_folder("rec", "false");
         std::fs::write(&pending, serde_json::to_vec(&record).unwrap()).unwrap();
         save(
             &dir,
