@@ -1,6 +1,7 @@
 //! `cp.linalg`: solving, inverting, determinants, factorizations (Cholesky,
-//! QR, SVD, Hermitian eigen), norms, least squares, pseudo-inverse, rank
-//! and trace, on the CPU (faer) and on CUDA (cuSOLVER and cuBLAS).
+//! QR, SVD, Hermitian and general eigen), norms, least squares,
+//! pseudo-inverse, rank and trace, on the CPU (faer) and on CUDA (cuSOLVER
+//! and cuBLAS).
 //!
 //! Inputs are float32, float64, complex64 or complex128; other dtypes are
 //! promoted as NumPy does (bool and integers to float64) and float16 /
@@ -11,20 +12,24 @@
 //! [`Error::LinAlg`](crate::Error::LinAlg) naming the routine's `info`
 //! value; wrong shapes are [`Error::Shape`](crate::Error::Shape).
 
+mod eig;
 mod extra;
 mod lu;
+pub use eig::{eig, eigvals};
 pub use extra::{cond, kron, matrix_power, multi_dot};
 pub use lu::{lu_factor, lu_solve, solve_triangular, Trans};
 
 use num_complex::Complex64;
 
 use crate::array::Array;
+use crate::backend::Backend;
 use crate::device::with_device;
 use crate::dtype::{promote_types, DType};
 use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{broadcast_shapes, Layout};
 use crate::matmul::{as_dtype, conj, matmul, same_device};
 use crate::ops::linalg::Owned;
+use crate::view::View;
 
 /// The dtype a linalg routine computes in for an input of `d`.
 fn field_dtype(d: DType) -> DType {
@@ -452,9 +457,7 @@ pub fn svd(a: &Array, full_matrices: bool, compute_uv: bool) -> Result<Svd> {
 /// (stack of) Hermitian matrices, reading the lower triangle
 /// (`np.linalg.eigh(a, UPLO='L')`). On CUDA this is `syevd` / `heevd`.
 pub fn eigh(a: &Array) -> Result<(Array, Array)> {
-    let mut o = eigh_impl(a, true)?;
-    let v = o.pop().expect("vectors");
-    Ok((o.pop().expect("values"), v))
+    Ok(values_and_vectors(eigh_impl(a, true)?))
 }
 
 /// Eigenvalues (ascending) of a (stack of) Hermitian matrices, reading the
@@ -465,22 +468,42 @@ pub fn eigvalsh(a: &Array) -> Result<Array> {
 
 fn eigh_impl(a: &Array, vectors: bool) -> Result<Vec<Array>> {
     let op = if vectors { "eigh" } else { "eigvalsh" };
-    let n = check_square(op, a)?;
+    check_square(op, a)?;
     let a = promoted(a)?;
+    let dtypes = (a.dtype().real_dtype(), a.dtype());
+    eigen_stack(op, &a, vectors, dtypes, |be, x| be.eigh(x, vectors))
+}
+
+/// Runs `solve` (the backend's `eigh` or `eig`) on each matrix of the
+/// square stack `a` (in its computing dtype): `[w, v]`, or `[w]` without
+/// `vectors`, with w and v of `dtypes`; 0×0 matrices give empty results.
+fn eigen_stack(
+    op: &'static str,
+    a: &Array,
+    vectors: bool,
+    (w_dtype, v_dtype): (DType, DType),
+    solve: impl Fn(&dyn Backend, View<'_>) -> Result<(Owned, Option<Owned>)>,
+) -> Result<Vec<Array>> {
+    let n = a.shape()[a.ndim() - 1];
     let dev = a.device();
     let be = crate::backend::on(op, dev)?;
-    per_matrix(&a, |x| {
-        let dt = x.dtype();
+    per_matrix(a, |x| {
         if n == 0 {
-            let w = with_device(dev, || crate::zeros([0usize], dt.real_dtype()))?;
-            let v = with_device(dev, || crate::zeros([0usize, 0], dt))?;
+            let w = with_device(dev, || crate::zeros([0usize], w_dtype))?;
+            let v = with_device(dev, || crate::zeros([0usize, 0], v_dtype))?;
             return Ok(if vectors { vec![w, v] } else { vec![w] });
         }
-        let (w, v) = be.eigh(x.view(), vectors)?;
-        let mut o = vec![array(w, dt.real_dtype())];
-        o.extend(v.map(|v| array(v, dt)));
+        let (w, v) = solve(be, x.view())?;
+        let mut o = vec![array(w, w_dtype)];
+        o.extend(v.map(|v| array(v, v_dtype)));
         Ok(o)
     })
+}
+
+/// An eigensolver's `[w, v]` as the pair `(w, v)`.
+fn values_and_vectors(mut parts: Vec<Array>) -> (Array, Array) {
+    let v = parts.pop().expect("vectors");
+    (parts.pop().expect("values"), v)
 }
 
 // ---------------------------------------------------------------------------

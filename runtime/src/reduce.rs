@@ -107,22 +107,30 @@ impl From<Option<isize>> for Axes {
 
 use crate::ops::reduce::ReduceOp as Op;
 
-/// Validates the axes, allocates the result and runs `op` over the axes on
-/// the array's backend.
-pub(crate) fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
+/// A reduction resolved against its input: the backend, the sorted axes
+/// and the result's shape.
+struct Planned {
+    backend: &'static dyn Backend,
+    axes: Vec<usize>,
+    shape: Vec<usize>,
+}
+
+/// Validates the axes of reducing `x` by `op` (and that each output has
+/// elements where `op` needs them) and finds the result's shape.
+fn plan(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Planned> {
     let name = op.name();
-    let b = crate::backend::on(name, x.device())?;
+    let backend = crate::backend::on(name, x.device())?;
     let axes = axes.resolve(name, x.ndim())?;
-    let mut out_shape = Vec::with_capacity(x.ndim());
+    let mut shape = Vec::with_capacity(x.ndim());
     let mut n_in = 1usize;
     for (a, &d) in x.shape().iter().enumerate() {
         if axes.binary_search(&a).is_ok() {
             n_in *= d;
             if keepdims {
-                out_shape.push(1);
+                shape.push(1);
             }
         } else {
-            out_shape.push(d);
+            shape.push(d);
         }
     }
     if op.needs_elements() && n_in == 0 {
@@ -131,9 +139,54 @@ pub(crate) fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Ar
             shape: x.shape().to_vec(),
         });
     }
-    let out = new_result(b, name, op.result(x.dtype()), &out_shape)?;
-    b.reduce(op, x.view(), &axes, out.view())?;
+    Ok(Planned {
+        backend,
+        axes,
+        shape,
+    })
+}
+
+/// Validates the axes, allocates the result and runs `op` over the axes on
+/// the array's backend.
+pub(crate) fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
+    let p = plan(x, op, axes, keepdims)?;
+    let out = new_result(p.backend, op.name(), op.result(x.dtype()), &p.shape)?;
+    p.backend.reduce(op, x.view(), &p.axes, out.view())?;
     Ok(out)
+}
+
+/// [`reduce`] into `out`, which must have the result's shape and be on
+/// `x`'s device; the result is cast to `out`'s dtype under the `same_kind`
+/// rule. A C-contiguous `out` of the result dtype that does not overlap `x`
+/// is written in place; any other goes through a temporary and one copy.
+pub(crate) fn reduce_out(
+    x: &Array,
+    op: Op,
+    axes: Axes,
+    keepdims: bool,
+    out: &mut Array,
+) -> Result<()> {
+    let name = op.name();
+    let p = plan(x, op, axes, keepdims)?;
+    if out.shape() != p.shape {
+        return Err(Error::Shape {
+            op: name,
+            detail: format!(
+                "out has shape {} but the reduction of shape {} gives {}; out must have the result's shape",
+                crate::error::fmt_shape(out.shape()),
+                crate::error::fmt_shape(x.shape()),
+                crate::error::fmt_shape(&p.shape)
+            ),
+        });
+    }
+    let dtype = op.result(x.dtype());
+    crate::ufunc::check_out(name, &p.shape, dtype, x.device(), out)?;
+    if out.dtype() == dtype && out.is_c_contiguous() && !out.shares_memory(x) {
+        return p.backend.reduce(op, x.view(), &p.axes, out.view());
+    }
+    let tmp = new_result(p.backend, name, dtype, &p.shape)?;
+    p.backend.reduce(op, x.view(), &p.axes, tmp.view())?;
+    p.backend.copy_cast(name, tmp.view(), out.view())
 }
 
 /// A new C-contiguous array of `dtype` and `shape` from backend `b`, for
@@ -200,7 +253,7 @@ fn scan(x: &Array, prod: bool, axis: Option<isize>) -> Result<Array> {
 }
 
 macro_rules! reductions {
-    ($($op:ident, $axis:ident, $axes:ident, $variant:expr, $what:literal;)*) => {
+    ($($op:ident, $axis:ident, $axes:ident, $op_out:ident, $variant:expr, $what:literal;)*) => {
         impl Array {$(
             #[doc = concat!("The ", $what, " of all elements, as a 0-d array (`x.", stringify!($op), "()` in NumPy).")]
             pub fn $op(&self) -> Result<Array> {
@@ -220,18 +273,34 @@ macro_rules! reductions {
             pub fn $op(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
                 reduce(x, $variant, axes.into(), keepdims)
             }
+
+            #[doc = concat!("[`", stringify!($op), "`] written into `out` (`np.", stringify!($op), "(x, axis, out=out, keepdims=keepdims)`).")]
+            #[doc = ""]
+            #[doc = "`out` must have the result's shape and `x`'s device; the result, computed in its usual dtype, is cast to `out`'s under the `same_kind` rule (NumPy would compute in `out`'s dtype)."]
+            #[doc = ""]
+            #[doc = "```"]
+            #[doc = "use cuprite as cp;"]
+            #[doc = "let x = cp::asarray(vec![vec![1.0, 2.0], vec![3.0, 4.0]])?;"]
+            #[doc = "let mut out = cp::zeros([2usize], cp::DType::Float64)?;"]
+            #[doc = concat!("cp::", stringify!($op_out), "(&x, 0, false, &mut out)?;")]
+            #[doc = concat!("assert!(cp::array_equal(&out, &cp::", stringify!($op), "(&x, 0, false)?)?);")]
+            #[doc = "# Ok::<(), cp::Error>(())"]
+            #[doc = "```"]
+            pub fn $op_out(x: &Array, axes: impl Into<Axes>, keepdims: bool, out: &mut Array) -> Result<()> {
+                reduce_out(x, $variant, axes.into(), keepdims, out)
+            }
         )*
     };
 }
 
 reductions! {
-    sum, sum_axis, sum_axes, Op::Sum, "sum";
-    prod, prod_axis, prod_axes, Op::Prod, "product";
-    mean, mean_axis, mean_axes, Op::Mean, "arithmetic mean";
-    min, min_axis, min_axes, Op::Min, "minimum (NaN propagates; zero elements is an error)";
-    max, max_axis, max_axes, Op::Max, "maximum (NaN propagates; zero elements is an error)";
-    all, all_axis, all_axes, Op::All, "logical AND (true when empty)";
-    any, any_axis, any_axes, Op::Any, "logical OR (false when empty)";
+    sum, sum_axis, sum_axes, sum_out, Op::Sum, "sum";
+    prod, prod_axis, prod_axes, prod_out, Op::Prod, "product";
+    mean, mean_axis, mean_axes, mean_out, Op::Mean, "arithmetic mean";
+    min, min_axis, min_axes, min_out, Op::Min, "minimum (NaN propagates; zero elements is an error)";
+    max, max_axis, max_axes, max_out, Op::Max, "maximum (NaN propagates; zero elements is an error)";
+    all, all_axis, all_axes, all_out, Op::All, "logical AND (true when empty)";
+    any, any_axis, any_axes, any_out, Op::Any, "logical OR (false when empty)";
 }
 
 impl Array {

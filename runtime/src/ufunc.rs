@@ -110,8 +110,8 @@ fn operand_as(op: &Operand<'_>, name: &'static str, dtype: DType, device: Device
 }
 
 /// Checks that `out` can receive a result of `shape` (which it may
-/// broadcast) and `dtype`, on `device`.
-fn check_out(
+/// broadcast) and `dtype`, on `device` (also for reductions' `_out` forms).
+pub(crate) fn check_out(
     name: &'static str,
     shape: &[usize],
     dtype: DType,

@@ -1,5 +1,6 @@
 //! Dense linear algebra on the CPU (faer), one matrix at a time.
 
+mod eig;
 mod lu;
 
 use num_complex::Complex64;
@@ -256,6 +257,10 @@ impl Linalg for CpuBackend {
                 Some(owned(vh, &[vr, n])),
             ))
         })
+    }
+
+    fn eig(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> {
+        with_field!(a.dtype(), T => eig::eig::<T>(a, vectors))
     }
 
     fn eigh(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> {

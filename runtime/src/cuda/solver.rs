@@ -1,7 +1,8 @@
 //! cuSOLVER dense factorizations on our own device pointers, on the
 //! current stream: LU (`getrf`/`getrs`), Cholesky (`potrf`), QR (`geqrf` +
-//! `orgqr`/`ungqr`), SVD (`gesvd`) and the Hermitian eigensolver
-//! (`syevd`/`heevd`), the routines CuPy uses.
+//! `orgqr`/`ungqr`), SVD (`gesvd`), the Hermitian eigensolver
+//! (`syevd`/`heevd`), the routines CuPy uses, and the general eigensolver
+//! (`Xgeev`, in `eig`).
 //!
 //! Every routine overwrites its input, so each works on a copy. A C-order
 //! matrix read column-major (cuSOLVER's order) is its transpose; each
@@ -24,6 +25,7 @@ use super::stream::current_stream;
 use super::vendor::{check_status, float_data_type, ptr, session_of, with_handle, Buffer};
 use super::Handle;
 
+mod eig;
 mod lu;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -66,14 +68,20 @@ fn check(op: &str, call: &str, st: cs::cusolverStatus_t) -> Result<()> {
     check_status(op, call, st, cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS)
 }
 
+/// Loads cuSOLVER, checking that it has the functions every routine here
+/// calls, before any cudarc call reaches it.
+fn require(op: &'static str) -> Result<()> {
+    // cuSOLVER links against cuBLAS: load (and check) that first.
+    super::blas::require(op)?;
+    super::libs::require("cusolver", SYMBOLS, op)
+}
+
 fn with_solver<R>(
     op: &'static str,
     s: &DeviceSession,
     f: impl FnOnce(cs::cusolverDnHandle_t, cs::cusolverDnParams_t) -> Result<R>,
 ) -> Result<R> {
-    // cuSOLVER links against cuBLAS: load (and check) that first.
-    super::blas::require(op)?;
-    super::libs::require("cusolver", SYMBOLS, op)?;
+    require(op)?;
     let create = || {
         let mut h: cs::cusolverDnHandle_t = std::ptr::null_mut();
         // SAFETY: out pointer valid; the device's context is current.
@@ -127,6 +135,25 @@ impl Work {
 /// Reads an `info` word (this synchronises with the stream).
 fn read_info(info: &Buffer) -> Result<i32> {
     Ok(info.to_host::<i32>().first().copied().unwrap_or(0))
+}
+
+/// Reads `routine`'s `info` word (this synchronises with the stream): a
+/// negative one is a rejected argument, a positive one `Error::LinAlg`
+/// with `failure(info)` as its detail.
+fn check_info(
+    op: &'static str,
+    routine: &str,
+    info: &Buffer,
+    failure: impl FnOnce(i32) -> String,
+) -> Result<()> {
+    match read_info(info)? {
+        i if i < 0 => Err(bad_argument(op, routine, i)),
+        0 => Ok(()),
+        i => Err(Error::LinAlg {
+            op,
+            detail: failure(i),
+        }),
+    }
 }
 
 fn bad_argument(op: &'static str, routine: &str, info: i32) -> Error {
@@ -695,18 +722,9 @@ fn svd(
         })?;
         Ok(w)
     })?;
-    let i = read_info(&info)?;
-    if i < 0 {
-        return Err(bad_argument(op, "gesvd", i));
-    }
-    if i > 0 {
-        return Err(Error::LinAlg {
-            op,
-            detail: format!(
-                "SVD did not converge (gesvd info = {i} superdiagonals did not converge)"
-            ),
-        });
-    }
+    check_info(op, "gesvd", &info, |i| {
+        format!("SVD did not converge (gesvd info = {i} superdiagonals did not converge)")
+    })?;
     if !compute_uv {
         return Ok((None, sv, None));
     }
@@ -782,16 +800,9 @@ fn eigh(a: View<'_>, vectors: bool) -> Result<(Buffer, Option<Buffer>)> {
         })?;
         Ok(wk)
     })?;
-    let i = read_info(&info)?;
-    if i < 0 {
-        return Err(bad_argument(op, "syevd", i));
-    }
-    if i > 0 {
-        return Err(Error::LinAlg {
-            op,
-            detail: format!("eigenvalues did not converge (syevd info = {i})"),
-        });
-    }
+    check_info(op, "syevd", &info, |i| {
+        format!("eigenvalues did not converge (syevd info = {i})")
+    })?;
     if !vectors {
         return Ok((w, None));
     }
@@ -860,6 +871,10 @@ impl Linalg for super::CudaBackend {
     fn svd(&self, a: View<'_>, full: bool, compute_uv: bool) -> Result<SvdParts> {
         let (u, s, vh) = svd(a, full, compute_uv)?;
         Ok((owned(u), s.into_owned(), owned(vh)))
+    }
+
+    fn eig(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> {
+        eig::eig(a, vectors)
     }
 
     fn eigh(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> {

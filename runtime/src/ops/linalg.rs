@@ -64,6 +64,10 @@ pub(crate) trait Linalg {
     /// Ascending eigenvalues and, when `vectors`, eigenvectors (columns) of
     /// one Hermitian matrix, reading its lower triangle.
     fn eigh(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)>;
+    /// Eigenvalues (n,) and, when `vectors`, right eigenvectors (columns of
+    /// unit 2-norm) of one general square matrix (n, n), n > 0, its entries
+    /// finite; both of the complex dtype of `a`'s precision, in any order.
+    fn eig(&self, a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)>;
     /// `x` with `op(a) x = b` for one triangular `a` (n, n), read as `how`
     /// says, and `b` (n, k), n, k > 0. No singularity check.
     fn solve_triangular(&self, a: View<'_>, b: View<'_>, how: Triangular) -> Result<Owned>;
