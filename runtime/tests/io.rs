@@ -663,6 +663,236 @@ on_every_device!(genfromtxt_reads_missing_values_as_nan, |dev| {
     assert!(e.contains("NaN"), "{e}");
 });
 
+/// A table of `rows` rows of 3 columns (`i, i/4, -i/1000`) over more than
+/// one 16 MiB block of the reader, each line ended by `end`, a comment line
+/// and a blank line after every 1000th row; `edit` may replace a row's text.
+fn big_table(rows: usize, sep: &str, end: &str, edit: impl Fn(usize) -> Option<String>) -> Vec<u8> {
+    let mut text = format!("# a{sep}b{sep}c{end}");
+    for i in 0..rows {
+        match edit(i) {
+            Some(row) => text.push_str(&row),
+            None => text.push_str(&format!(
+                "{i}{sep} {}{sep}{}",
+                i as f64 / 4.0,
+                -(i as f64) / 1000.0
+            )),
+        }
+        text.push_str(end);
+        if i % 1000 == 999 {
+            text.push_str(&format!("   # comment{end}{end}"));
+        }
+    }
+    text.into_bytes()
+}
+
+/// The values of `big_table`'s row `i`.
+fn big_row(i: usize) -> [f64; 3] {
+    [i as f64, i as f64 / 4.0, -(i as f64) / 1000.0]
+}
+
+/// The line number of `big_table`'s row `i`.
+fn big_line(i: usize) -> usize {
+    2 + i + 2 * (i / 1000)
+}
+
+on_every_device!(loadtxt_reads_large_tables_in_parallel_pieces, |dev| {
+    let dir = scratch(&format!("loadtxt_large_{}", dev.is_cuda()));
+    let rows = 700_000;
+    let csv = csv_options();
+    let write = |name: &str, bytes: Vec<u8>| {
+        let path = dir.join(name);
+        assert!(bytes.len() > 16 << 20, "{name} spans more than one block");
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let check = |a: &Array, first: usize, n: usize| -> cp::Result<()> {
+        assert_eq!(a.device(), dev);
+        assert_eq!(a.shape(), &[n, 3]);
+        let v = a.to_vec::<f64>()?;
+        for (k, row) in v.chunks(3).enumerate() {
+            assert_eq!(row, big_row(first + k), "row {}", first + k);
+        }
+        Ok(())
+    };
+    // CRLF lines, spaces around fields, comments and blank lines.
+    let plain = write("plain.csv", big_table(rows, ",", "\r\n", |_| None));
+    check(&cp::loadtxt(&plain, &csv)?, 0, rows)?;
+    check(&cp::loadtxt(&plain, &csv.clone().skiprows(3))?, 2, rows - 2)?;
+    check(
+        &cp::loadtxt(&plain, &csv.clone().max_rows(Some(654_321)))?,
+        0,
+        654_321,
+    )?;
+    let last = cp::loadtxt(&plain, &csv.clone().usecols(Some(vec![-1])))?;
+    assert_eq!(last.shape(), &[rows]);
+    assert_eq!(last.to_vec::<f64>()?[rows - 1], big_row(rows - 1)[2]);
+    // Whitespace-separated.
+    let ws = write("ws.txt", big_table(rows, " ", "\n", |_| None));
+    check(&cp::loadtxt(&ws, &cp::TextOptions::default())?, 0, rows)?;
+    // Faults deep in the file name their line; max_rows stops before them.
+    let bad = write(
+        "bad.csv",
+        big_table(rows, ",", "\n", |i| {
+            (i == 600_000).then(|| "1, x, 3".into())
+        }),
+    );
+    let e = message(cp::loadtxt(&bad, &csv));
+    let want = format!(
+        "line {}, column 1: \"x\" is not a valid float64",
+        big_line(600_000)
+    );
+    assert!(e.contains(&want) && e.contains("bad.csv"), "{e}");
+    check(
+        &cp::loadtxt(&bad, &csv.clone().max_rows(Some(600_000)))?,
+        0,
+        600_000,
+    )?;
+    let g = cp::genfromtxt(&bad, &csv)?;
+    assert!(g.slice(cp::s![600_000, 1])?.item::<f64>()?.is_nan());
+    let ragged = write(
+        "ragged.csv",
+        big_table(rows, ",", "\n", |i| (i == 500_001).then(|| "1, 2".into())),
+    );
+    let e = message(cp::loadtxt(&ragged, &csv));
+    let want = format!(
+        "line {} has 2 columns, but the first data row has 3",
+        big_line(500_001)
+    );
+    assert!(e.contains(&want), "{e}");
+    let mut bytes = big_table(rows, ",", "\n", |i| {
+        (i == 650_000).then(|| "1, 2, 3~".into())
+    });
+    let at = bytes.iter().position(|&b| b == b'~').unwrap();
+    bytes[at] = 0xff;
+    let utf8 = write("utf8.csv", bytes);
+    let e = message(cp::loadtxt(&utf8, &csv));
+    assert!(
+        e.contains(&format!("line {} is not valid UTF-8", big_line(650_000))),
+        "{e}"
+    );
+    // A quote after the first block: the rest is read by the csv crate,
+    // which unquotes fields; lines are still numbered from the file's start.
+    let quoted = write(
+        "quoted.csv",
+        big_table(rows, ",", "\r\n", |i| match i {
+            690_000 => Some("\"690000\", 172500, -690".into()),
+            690_001 => Some("1, 2, y".into()),
+            _ => None,
+        }),
+    );
+    let e = message(cp::loadtxt(&quoted, &csv));
+    assert!(
+        e.contains(&format!("line {}, column 2", big_line(690_001))),
+        "{e}"
+    );
+    check(
+        &cp::loadtxt(&quoted, &csv.clone().max_rows(Some(690_001)))?,
+        0,
+        690_001,
+    )?;
+    let _ = std::fs::remove_dir_all(&dir);
+});
+
+/// `TextOptions` for comma-separated files.
+fn csv_options() -> cp::TextOptions {
+    cp::TextOptions::default().delimiter(Some(','))
+}
+
+on_every_device!(copy_to_slice_fills_an_existing_buffer, |dev| {
+    let a = cp::arange(12)?.reshape([3, 4])?;
+    assert_eq!(a.device(), dev);
+    let mut out = vec![-1i64; 12];
+    a.copy_to_slice(&mut out)?;
+    assert_eq!(out, (0..12).collect::<Vec<i64>>());
+    // Views: transposed (C order of the view), and one with an offset.
+    a.t().copy_to_slice(&mut out)?;
+    assert_eq!(out, [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]);
+    let mut tail = vec![0i64; 8];
+    a.slice(cp::s![1..])?.copy_to_slice(&mut tail)?;
+    assert_eq!(tail, (4..12).collect::<Vec<i64>>());
+    // More than one 32 MiB staging chunk, from an offset.
+    let n = (40 << 20) / 4 + 5;
+    let big = cp::arange(n as i64 + 3)?.astype(DType::Float32)?;
+    let mut host = vec![0f32; n];
+    big.slice(cp::s![3..])?.copy_to_slice(&mut host)?;
+    assert!(host.iter().enumerate().all(|(i, &v)| v == (i + 3) as f32));
+    let mut flags = [false; 3];
+    cp::asarray(vec![true, false, true])?.copy_to_slice(&mut flags)?;
+    assert_eq!(flags, [true, false, true]);
+    cp::zeros([0], DType::Float64)?.copy_to_slice::<f64>(&mut [])?;
+    // Errors: another length, another element type.
+    let e = message(a.copy_to_slice(&mut [0i64; 11]));
+    assert!(
+        e.contains("copy_to_slice") && e.contains("holds 11 elements") && e.contains("(3, 4)"),
+        "{e}"
+    );
+    let e = message(a.copy_to_slice(&mut [0f64; 12]));
+    assert!(
+        e.contains("copy_to_slice") && e.contains("int64") && e.contains("float64"),
+        "{e}"
+    );
+    common::assert_no_host_fallback("copy_to_slice");
+});
+
+/// Host timings of the file cases `cuprite-bench` runs on the GPU
+/// (`loadtxt_csv_100MB`, `npy_save_1GB_from_device`), on the CPU device,
+/// for comparison with NumPy on the same machine. Runs only when
+/// `CUPRITE_IO_TIMINGS` is set (files go to `$CUPRITE_BENCH_TMP` or the
+/// temporary directory); prints the median of 3 runs after a warm-up (the
+/// first 1 GB writes of a process run several times slower while the page
+/// cache makes room).
+#[test]
+fn host_io_timings() {
+    if std::env::var_os("CUPRITE_IO_TIMINGS").is_none() {
+        eprintln!("skipped: set CUPRITE_IO_TIMINGS=1 to time loadtxt and save on the host");
+        return;
+    }
+    let dir = std::env::var_os("CUPRITE_BENCH_TMP")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join(format!("cuprite-io-timings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let median = |f: &mut dyn FnMut()| {
+        f();
+        let mut t: Vec<f64> = (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                f();
+                start.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t[1]
+    };
+    // cuprite-bench's CSV: 1_310_720 rows of 10 `%.3f` columns.
+    let csv = dir.join("table.csv");
+    let mut text = String::with_capacity(110 << 20);
+    for i in 0..1_310_720usize {
+        for j in 0..10 {
+            let v = ((10 * i + j) % 1_000_003) as f64 / 1000.0;
+            text.push_str(&format!("{v:.3}{}", if j == 9 { '\n' } else { ',' }));
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let opts = cp::TextOptions::default()
+        .delimiter(Some(','))
+        .device(Some(Device::Cpu));
+    let ms = median(&mut || drop(cp::loadtxt(&csv, &opts).unwrap()));
+    println!("loadtxt_csv_100MB on the host: {ms:.1} ms");
+    // A quote in the first line sends the whole file down the sequential
+    // `csv` crate path (the reader before the parallel one).
+    let mut quoted = b"# \"quoted\"\n".to_vec();
+    quoted.extend(std::fs::read(&csv).unwrap());
+    std::fs::write(&csv, quoted).unwrap();
+    let ms = median(&mut || drop(cp::loadtxt(&csv, &opts).unwrap()));
+    println!("loadtxt_csv_100MB on the host, sequential csv path: {ms:.1} ms");
+    let a = cp::with_device(Device::Cpu, || cp::ones([1 << 28], DType::Float32)).unwrap();
+    let npy = dir.join("save.npy");
+    let ms = median(&mut || cp::save(&npy, &a).unwrap());
+    println!("npy_save_1GB from the host: {ms:.1} ms");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn savetxt_writes_numpy_formats() {
     let dir = scratch("savetxt");

@@ -7,7 +7,7 @@ use crate::cuda;
 use crate::device::Device;
 use crate::dtype::{can_cast, Casting, DType};
 use crate::element::{Element, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{fmt_shape, Error, Result};
 use crate::layout::{Layout, Order};
 use crate::storage::{CpuData, Storage};
 
@@ -40,6 +40,52 @@ impl Array {
             return self.copy()?.to_vec::<T>();
         }
         Ok(self.gather::<T>())
+    }
+
+    /// Copies the elements in C order into `out`, an existing host buffer
+    /// of exactly [`Array::size`] elements of the array's element type
+    /// (`cp.asnumpy(a, out=host)`). Nothing is allocated: a buffer reused
+    /// between copies also skips the page faults fresh memory costs.
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// let a = cp::arange(6)?.reshape([2, 3])?;
+    /// let mut host = vec![0i64; 6];
+    /// a.t().copy_to_slice(&mut host)?;
+    /// assert_eq!(host, [0, 3, 1, 4, 2, 5]);
+    /// assert!(a.copy_to_slice(&mut [0i64; 5]).is_err());
+    /// # Ok::<(), cp::Error>(())
+    /// ```
+    pub fn copy_to_slice<T: Element>(&self, out: &mut [T]) -> Result<()> {
+        let op = "copy_to_slice";
+        self.check_element::<T>(op)?;
+        if out.len() != self.size() {
+            let (have, shape) = (out.len(), fmt_shape(self.shape()));
+            let detail = format!(
+                "the output holds {have} elements but shape {shape} has {}",
+                self.size()
+            );
+            return Err(Error::shape(op, detail));
+        }
+        match self.storage() {
+            Storage::Cuda(c) if self.is_c_contiguous() => {
+                cuda::transfer::download_into(c, self.layout().offset(), out)
+            }
+            // One copy of exactly the elements, made contiguous on the GPU first.
+            Storage::Cuda(_) => self.copy()?.copy_to_slice(out),
+            Storage::Cpu(_) => {
+                self.read_cpu::<T, _>(|data, layout| {
+                    if layout.is_c_contiguous() {
+                        out.copy_from_slice(&data[layout.offset()..][..out.len()]);
+                    } else {
+                        out.iter_mut()
+                            .zip(layout.positions())
+                            .for_each(|(o, p)| *o = data[p]);
+                    }
+                });
+                Ok(())
+            }
+        }
     }
 
     /// A new C-contiguous array holding a copy of `data` on `device`.

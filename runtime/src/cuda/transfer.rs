@@ -88,6 +88,26 @@ pub(crate) fn download_range<T: Element>(
     Ok(host)
 }
 
+/// Elements `start..start + out.len()` of a device buffer, copied into `out`.
+pub(crate) fn download_into<T: Element>(
+    c: &CudaStorage,
+    start: usize,
+    out: &mut [T],
+) -> Result<()> {
+    // SAFETY: every element type is plain data, so any bytes are a valid
+    // value, except bool's, and the bytes of a bool array are 0 or 1 (as
+    // written by this crate's kernels and uploads).
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, std::mem::size_of_val(out))
+    };
+    download(
+        &c.buffer,
+        start * std::mem::size_of::<T>(),
+        bytes,
+        &current_stream(),
+    )
+}
+
 /// The page-aligned range `[start, end)` inside `[addr, addr + len)`.
 fn page_aligned_inside(addr: usize, len: usize, page: usize) -> (usize, usize) {
     let start = addr.div_ceil(page) * page;

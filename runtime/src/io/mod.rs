@@ -12,6 +12,7 @@
 mod npy;
 mod npz;
 mod raw;
+mod table;
 mod text;
 
 use std::fs::File;
@@ -93,9 +94,12 @@ pub(crate) fn with_extension(path: &Path, ext: &str) -> PathBuf {
 /// the same directory: renamed to `path` once `write` and the flush
 /// succeed, removed otherwise. A failed save thus leaves no partial file
 /// under the final name, and an existing file there stays as it was.
+/// `len`, when known, is the exact length `write` writes: the file's
+/// blocks are then allocated up front (see [`preallocate`]).
 pub(crate) fn write_atomically(
     op: &'static str,
     path: &Path,
+    len: Option<u64>,
     write: impl FnOnce(&mut std::io::BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -114,6 +118,9 @@ pub(crate) fn write_atomically(
         .create_new(true)
         .open(&tmp)
         .map_err(|e| io_error(op, path, e))?;
+    if let Some(len) = len {
+        preallocate(&file, len);
+    }
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let written = write(&mut out)
         .and_then(|()| out.flush().map_err(|e| io_error(op, path, e)))
@@ -123,6 +130,25 @@ pub(crate) fn write_atomically(
         let _ = std::fs::remove_file(&tmp);
     }
     written
+}
+
+/// Allocates the blocks of a new file that will be written with exactly
+/// `len` bytes, as NumPy's `tofile` does (`npy_fallocate`): buffered writes
+/// into allocated blocks skip the filesystem's delayed allocation, which
+/// halves the time of a 1 GB save on ext4. Advisory: where the filesystem
+/// cannot, the writes allocate as they go.
+fn preallocate(file: &File, len: u64) {
+    #[cfg(target_os = "linux")]
+    if len >= 1 << 20 {
+        use std::os::fd::AsRawFd;
+        if let Ok(len) = libc::off_t::try_from(len) {
+            // SAFETY: a valid descriptor; mode 0 allocates `0..len` and sets
+            // the size to `len`, which the caller's writes then fill.
+            unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, len);
 }
 
 /// Reverses the bytes of each `unit`-byte group (a big-endian file read on
@@ -157,7 +183,7 @@ mod tests {
     fn a_failed_write_leaves_neither_the_target_nor_a_temporary() {
         let path = scratch("failed.bin");
         let _ = std::fs::remove_file(&path);
-        let r = write_atomically("test", &path, |w| {
+        let r = write_atomically("test", &path, None, |w| {
             w.write_all(&[1; 100_000]).unwrap();
             Err(Error::InvalidArgument {
                 op: "test",
@@ -173,7 +199,7 @@ mod tests {
     fn a_failed_write_keeps_the_old_file() {
         let path = scratch("kept.bin");
         std::fs::write(&path, b"old").unwrap();
-        let r = write_atomically("test", &path, |w| {
+        let r = write_atomically("test", &path, None, |w| {
             w.write_all(b"new, half").unwrap();
             Err(Error::InvalidArgument {
                 op: "test",
@@ -182,7 +208,7 @@ mod tests {
         });
         assert!(r.is_err());
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
-        write_atomically("test", &path, |w| {
+        write_atomically("test", &path, None, |w| {
             w.write_all(b"new").map_err(|e| io_error("test", &path, e))
         })
         .unwrap();

@@ -334,6 +334,21 @@ pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Array>
 /// or Fortran order for an array that is F- but not C-contiguous (as
 /// `np.save`). GPU data is downloaded by chunks.
 pub(crate) fn write_npy(op: &'static str, path: &Path, w: &mut dyn Write, a: &Array) -> Result<()> {
+    let (header, src) = npy_header(op, path, a)?;
+    w.write_all(&header).map_err(|e| io_error(op, path, e))?;
+    write_npy_data(op, path, w, &src)
+}
+
+/// Writes the data of `src` (from [`npy_header`]) to `w`.
+fn write_npy_data(op: &'static str, path: &Path, w: &mut dyn Write, src: &Array) -> Result<()> {
+    src.write_byte_chunks(op, &mut |piece| {
+        w.write_all(piece).map_err(|e| io_error(op, path, e))
+    })
+}
+
+/// The `.npy` header of `a`, and the C- or F-contiguous array whose bytes
+/// follow it (`a` itself unless neither).
+fn npy_header(op: &'static str, path: &Path, a: &Array) -> Result<(Vec<u8>, Array)> {
     let descr = descr(a.dtype()).ok_or_else(|| Error::DType {
         op,
         detail: format!(
@@ -350,16 +365,15 @@ pub(crate) fn write_npy(op: &'static str, path: &Path, w: &mut dyn Write, a: &Ar
     };
     let type_str: TypeStr = descr.parse().expect("descr() gives valid type strings");
     let shape: Vec<u64> = src.shape().iter().map(|&d| d as u64).collect();
+    let mut header = Vec::new();
     npyz::WriteOptions::new_header_only()
         .dtype(npyz::DType::Plain(type_str))
         .shape(&shape)
         .order(order)
-        .writer(&mut *w)
+        .writer(&mut header)
         .write_header_only()
         .map_err(|e| io_error(op, path, e))?;
-    src.write_byte_chunks(op, &mut |piece| {
-        w.write_all(piece).map_err(|e| io_error(op, path, e))
-    })
+    Ok((header, src))
 }
 
 /// Saves an array as a `.npy` file (`np.save`), appending `.npy` to a path
@@ -377,11 +391,13 @@ pub(crate) fn write_npy(op: &'static str, path: &Path, w: &mut dyn Write, a: &Ar
 pub fn save(path: impl AsRef<Path>, a: &Array) -> Result<()> {
     let op = "save";
     let path = super::with_extension(path.as_ref(), "npy");
-    if a.dtype() == DType::BFloat16 {
-        // Refused before a temporary file is made.
-        return write_npy(op, &path, &mut std::io::sink(), a);
-    }
-    write_atomically(op, &path, |w| write_npy(op, &path, w, a))
+    // Made (or refused, for bfloat16) before a temporary file is.
+    let (header, src) = npy_header(op, &path, a)?;
+    let len = (header.len() + src.nbytes()) as u64;
+    write_atomically(op, &path, Some(len), |w| {
+        w.write_all(&header).map_err(|e| io_error(op, &path, e))?;
+        write_npy_data(op, &path, w, &src)
+    })
 }
 
 /// A `.npy` file mapped into memory ([`load_mmap`]): its header is read,

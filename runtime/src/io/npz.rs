@@ -49,7 +49,7 @@ fn write_archive(
             return write_npy(op, &path, &mut std::io::sink(), a);
         }
     }
-    write_atomically(op, &path, |w| {
+    write_atomically(op, &path, None, |w| {
         let mut zip = zip::ZipWriter::new(w);
         for (name, a) in arrays {
             // Members past 4 GiB need zip64 records (NumPy writes them too).

@@ -170,7 +170,7 @@ impl Array {
         let op = "tofile";
         let path = path.as_ref();
         let src = self.ascontiguousarray()?;
-        write_atomically(op, path, |w| {
+        write_atomically(op, path, Some(src.nbytes() as u64), |w| {
             src.write_byte_chunks(op, &mut |piece| {
                 std::io::Write::write_all(w, piece).map_err(|e| io_error(op, path, e))
             })

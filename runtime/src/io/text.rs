@@ -1,14 +1,13 @@
 //! Text tables: [`loadtxt`], [`genfromtxt`] (missing values as NaN) and
-//! [`savetxt`]. Delimited files are split by the `csv` crate; whitespace
-//! tables (the default, where runs of spaces and tabs separate fields,
-//! which `csv` does not do) are split here.
+//! [`savetxt`]: the options, the parsing of one field and the printf
+//! formats. Files are read by `table.rs`.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
 
 use num_complex::Complex64;
 
-use super::{format_error, io_error, open, write_atomically};
+use super::{io_error, write_atomically};
 use crate::array::Array;
 use crate::device::Device;
 use crate::dtype::{DType, Kind};
@@ -136,7 +135,7 @@ option_setters!(SaveTxtOptions {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn loadtxt(path: impl AsRef<Path>, options: &TextOptions) -> Result<Array> {
-    read_table("loadtxt", path.as_ref(), options, false)
+    super::table::read_table("loadtxt", path.as_ref(), options, false)
 }
 
 /// Loads a text table as [`loadtxt`] does, reading empty or unparsable
@@ -165,97 +164,7 @@ pub fn genfromtxt(path: impl AsRef<Path>, options: &TextOptions) -> Result<Array
             ),
         });
     }
-    read_table(op, path.as_ref(), options, true)
-}
-
-/// Calls `row` with the 1-based line number and the fields of each data
-/// row of `input`, after `skiprows` lines, with comments, blank lines
-/// and the whitespace around fields removed; stops after `max_rows` rows.
-fn for_each_row(
-    op: &'static str,
-    path: &Path,
-    input: impl BufRead,
-    options: &TextOptions,
-    row: &mut dyn FnMut(u64, &[&str]) -> Result<()>,
-) -> Result<()> {
-    let comment = options.comments.as_deref().filter(|c| !c.is_empty());
-    let max_rows = options.max_rows.unwrap_or(usize::MAX);
-    let mut rows = 0usize;
-    let not_utf8 = |line: u64| format_error(op, path, format!("line {line} is not valid UTF-8"));
-    match options.delimiter {
-        None => {
-            let mut line = String::new();
-            let mut reader = input;
-            let mut number = 0u64;
-            while rows < max_rows {
-                line.clear();
-                let got = reader.read_line(&mut line).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::InvalidData => not_utf8(number + 1),
-                    _ => io_error(op, path, e),
-                })?;
-                if got == 0 {
-                    break;
-                }
-                number += 1;
-                if number <= options.skiprows as u64 {
-                    continue;
-                }
-                let text = match comment.and_then(|c| line.find(c)) {
-                    Some(at) => &line[..at],
-                    None => &line[..],
-                };
-                let fields: Vec<&str> = text.split_whitespace().collect();
-                if !fields.is_empty() {
-                    row(number, &fields)?;
-                    rows += 1;
-                }
-            }
-        }
-        Some(d) => {
-            let delimiter = u8::try_from(d).ok().filter(u8::is_ascii).ok_or_else(|| {
-                Error::invalid(op, format!("the delimiter {d:?} is not an ASCII character"))
-            })?;
-            let mut reader = csv::ReaderBuilder::new()
-                .delimiter(delimiter)
-                .has_headers(false)
-                .flexible(true)
-                .trim(csv::Trim::All)
-                .from_reader(input);
-            let mut record = csv::ByteRecord::new();
-            while rows < max_rows {
-                let more = reader.read_byte_record(&mut record).map_err(|e| {
-                    format_error(op, path, format!("malformed delimited text: {e}"))
-                })?;
-                if !more {
-                    break;
-                }
-                let number = record.position().map_or(0, |p| p.line());
-                if number <= options.skiprows as u64 {
-                    continue;
-                }
-                let mut fields: Vec<&str> = Vec::with_capacity(record.len());
-                for field in record.iter() {
-                    let text = std::str::from_utf8(field).map_err(|_| not_utf8(number))?;
-                    match comment.and_then(|c| text.find(c)) {
-                        Some(at) => {
-                            let kept = text[..at].trim();
-                            if !kept.is_empty() || !fields.is_empty() {
-                                fields.push(kept);
-                            }
-                            break;
-                        }
-                        None => fields.push(text),
-                    }
-                }
-                // A blank line is one empty field.
-                if !(fields.is_empty() || fields.len() == 1 && fields[0].is_empty()) {
-                    row(number, &fields)?;
-                    rows += 1;
-                }
-            }
-        }
-    }
-    Ok(())
+    super::table::read_table(op, path.as_ref(), options, true)
 }
 
 /// A complex number as NumPy writes it: `1+2j`, `(1-2.5e3j)`, `-3j`, `4`.
@@ -283,7 +192,7 @@ fn parse_complex(s: &str) -> Option<Complex64> {
 
 /// One field as a scalar of `dtype`'s kind, or `None` when it does not
 /// parse (or an integer does not fit).
-fn parse_field(text: &str, dtype: DType) -> Option<Scalar> {
+pub(super) fn parse_field(text: &str, dtype: DType) -> Option<Scalar> {
     let s = match dtype.kind() {
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
             "true" => Scalar::Bool(true),
@@ -300,91 +209,10 @@ fn parse_field(text: &str, dtype: DType) -> Option<Scalar> {
     s.fits(dtype).then_some(s)
 }
 
-fn read_table(
-    op: &'static str,
-    path: &Path,
-    options: &TextOptions,
-    missing_as_nan: bool,
-) -> Result<Array> {
-    if options.ndmin > 2 {
-        return Err(Error::invalid(
-            op,
-            format!("ndmin must be 0, 1 or 2, not {}", options.ndmin),
-        ));
-    }
-    let (file, _) = open(op, path)?;
-    let input = BufReader::with_capacity(1 << 20, file);
-    let dtype = options.dtype;
-    let mut columns: Option<Vec<usize>> = None;
-    let mut width = 0usize;
-    let mut rows = 0usize;
-    let data = crate::with_dtype!(dtype, T => {
-        let mut values: Vec<T> = Vec::new();
-        for_each_row(op, path, input, options, &mut |line, fields| {
-            let cols = match columns.take() {
-                Some(c) => c,
-                None => {
-                    width = fields.len();
-                    match &options.usecols {
-                        None => (0..width).collect(),
-                        Some(u) => u
-                            .iter()
-                            .map(|&c| {
-                                crate::layout::normalize_axis(op, c, width).map_err(|_| {
-                                    format_error(op, path, format!(
-                                        "usecols index {c} is out of range for the {width} columns of line {line}"
-                                    ))
-                                })
-                            })
-                            .collect::<Result<Vec<usize>>>()?,
-                    }
-                }
-            };
-            if options.usecols.is_none() && fields.len() != width {
-                return Err(format_error(op, path, format!(
-                    "line {line} has {} columns, but the first data row has {width}",
-                    fields.len()
-                )));
-            }
-            for &c in cols.iter() {
-                let Some(&text) = fields.get(c) else {
-                    return Err(format_error(op, path, format!(
-                        "line {line} has {} columns, too few for column {c}",
-                        fields.len()
-                    )));
-                };
-                let value = match parse_field(text, dtype) {
-                    Some(v) => T::from_scalar(v),
-                    None if missing_as_nan => T::from_scalar(Scalar::Float(f64::NAN)),
-                    None => {
-                        return Err(format_error(op, path, format!(
-                            "line {line}, column {c}: {text:?} is not a valid {dtype}"
-                        )))
-                    }
-                };
-                values.push(value);
-            }
-            columns = Some(cols);
-            rows += 1;
-            Ok(())
-        })?;
-        T::into_data(values)
-    });
-    let ncols = columns.map_or(0, |c| c.len());
-    let shape = if rows == 0 {
-        vec![0]
-    } else {
-        vec![rows, ncols]
-    };
-    let shape = ndmin_shape(&shape, options.ndmin);
-    let device = options.device.unwrap_or_else(crate::device::current_device);
-    Array::from_host(data, &shape, device)
-}
-
 /// NumPy's `_ensure_ndmin_ndarray`: squeeze axes of length 1 when the
 /// table has more than `ndmin` dimensions, then add axes up to `ndmin`
 /// (a column for ndmin 2).
-fn ndmin_shape(shape: &[usize], ndmin: usize) -> Vec<usize> {
+pub(super) fn ndmin_shape(shape: &[usize], ndmin: usize) -> Vec<usize> {
     let mut s = shape.to_vec();
     if s.len() > ndmin {
         s.retain(|&d| d != 1);
@@ -614,7 +442,7 @@ pub fn savetxt(path: impl AsRef<Path>, a: &Array, options: &SaveTxtOptions) -> R
         }
         s
     };
-    write_atomically(op, path, |w| {
+    write_atomically(op, path, None, |w| {
         let mut out = |s: &str| w.write_all(s.as_bytes()).map_err(|e| io_error(op, path, e));
         if !options.header.is_empty() {
             out(&commented(&options.header))?;

@@ -86,6 +86,12 @@ def alloc_free_sync():
 case("alloc_free_sync_4MB", alloc_free_sync, n_repeat=200, n_warmup=10)
 
 
+# A device-to-host copy into a host array that already exists (cuprite-bench's
+# copy_to_slice beside cupy_bench.py's d2h_pageable_256MB).
+host_out = np.empty(N, dtype=np.float32)
+case("d2h_pageable_into_existing_256MB", lambda: cp.asnumpy(x, out=host_out), bytes_moved=4 * N, n_repeat=5)
+del host_out
+
 # Statistics (issue 20): the setups of cuprite-bench's stats.rs.
 xn = cp.random.random(N, dtype=cp.float32)
 xn[::97] = cp.nan

@@ -244,6 +244,18 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         3,
         || x.to_vec::<f32>().map(drop),
     )?;
+    // The same copy into host memory that already exists: the difference
+    // from d2h_pageable_256MB is the first-touch cost of a fresh Vec.
+    let mut host_out = vec![0f32; n];
+    b.case(
+        "d2h_pageable_into_existing_256MB",
+        Some(4.0 * n as f64),
+        None,
+        5,
+        3,
+        || x.copy_to_slice(&mut host_out),
+    )?;
+    drop(host_out);
     let y = cp::asarray(host_random(n, 2))?;
     b.bandwidth("axpb_f32_64M", 16.0 * n as f64, || {
         cp::multiply_out(&x, 2.0, &mut out)?;
