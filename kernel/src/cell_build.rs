@@ -105,18 +105,43 @@ pub fn mold_main(args: Vec<OsString>) -> i32 {
     if run != "-run" {
         return exec_real_mold(real_mold, &args);
     }
+    let started = std::time::Instant::now();
     let dir = std::env::current_dir().unwrap_or_default();
     let key = replay_key(cargo_args, &dir);
     if let Some(key) = key {
         if let Some(record) = load(&dir, key) {
             if replay(&record, real_mold.as_deref()) {
                 count_replay(&dir);
-                debug(format_args!("replayed the cell crate's rustc ({key:016x})"));
+                debug(
+                    &dir,
+                    format_args!(
+                        "replayed the cell crate's rustc in {:.0?}",
+                        started.elapsed()
+                    ),
+                );
                 return 0;
             }
         }
     }
-    run_cargo(cargo, cargo_args, real_mold.as_deref(), &dir, key)
+    let code = run_cargo(cargo, cargo_args, real_mold.as_deref(), &dir, key);
+    debug(
+        &dir,
+        format_args!(
+            "cargo {} ({}) in {:.0?}",
+            cargo_args
+                .iter()
+                .map(|a| a.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
+            if key.is_some() {
+                "recording"
+            } else {
+                "not replayable"
+            },
+            started.elapsed()
+        ),
+    );
+    code
 }
 
 /// `cuprite-record-rustc RUSTC ARGS...`: cargo's rustc wrapper while
@@ -447,9 +472,18 @@ fn exec_real_mold(real_mold: Option<PathBuf>, args: &[OsString]) -> i32 {
     127
 }
 
-fn debug(what: std::fmt::Arguments) {
+/// With `CUPRITE_KERNEL_DEBUG` set, appends a line to `debug.log` beside
+/// the records (evcxr keeps cargo's stderr to itself).
+fn debug(dir: &Path, what: std::fmt::Arguments) {
     if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
-        eprintln!("cuprite-kernel: {what}");
+        let _ = std::fs::create_dir_all(record_dir(dir));
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(record_dir(dir).join("debug.log"));
+        if let Ok(mut log) = log {
+            let _ = writeln!(log, "{what}");
+        }
     }
 }
 
