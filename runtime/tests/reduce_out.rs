@@ -13,45 +13,20 @@ use cuprite::{s, Array, Axes, DType, Device, Error};
 type Plain = fn(&Array, Axes, bool) -> cp::Result<Array>;
 type IntoOut = fn(&Array, Axes, bool, &mut Array) -> cp::Result<()>;
 
+/// `(name, plain form, out form)` rows, one per listed reduction.
+macro_rules! with_out_forms {
+    ($($name:ident $out:ident),*) => {
+        vec![$((
+            stringify!($name),
+            (|x, a, k| cp::$name(x, a, k)) as Plain,
+            (|x, a, k, o| cp::$out(x, a, k, o)) as IntoOut,
+        )),*]
+    };
+}
+
 /// Every reduction with an `_out` form, beside its plain form.
 fn reductions() -> Vec<(&'static str, Plain, IntoOut)> {
-    vec![
-        (
-            "sum",
-            |x, a, k| cp::sum(x, a, k),
-            |x, a, k, o| cp::sum_out(x, a, k, o),
-        ),
-        (
-            "prod",
-            |x, a, k| cp::prod(x, a, k),
-            |x, a, k, o| cp::prod_out(x, a, k, o),
-        ),
-        (
-            "mean",
-            |x, a, k| cp::mean(x, a, k),
-            |x, a, k, o| cp::mean_out(x, a, k, o),
-        ),
-        (
-            "min",
-            |x, a, k| cp::min(x, a, k),
-            |x, a, k, o| cp::min_out(x, a, k, o),
-        ),
-        (
-            "max",
-            |x, a, k| cp::max(x, a, k),
-            |x, a, k, o| cp::max_out(x, a, k, o),
-        ),
-        (
-            "all",
-            |x, a, k| cp::all(x, a, k),
-            |x, a, k, o| cp::all_out(x, a, k, o),
-        ),
-        (
-            "any",
-            |x, a, k| cp::any(x, a, k),
-            |x, a, k, o| cp::any_out(x, a, k, o),
-        ),
-    ]
+    with_out_forms!(sum sum_out, prod prod_out, mean mean_out, min min_out, max max_out, all all_out, any any_out)
 }
 
 /// Axes and keepdims choices over a 3-D input.
