@@ -76,6 +76,9 @@ pub(crate) fn download_range<T: Element>(
         if end > start {
             // SAFETY: advisory only, on whole pages inside memory this Vec owns.
             unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+            if bytes_len >= POPULATE_FROM {
+                populate(start, end);
+            }
         }
     }
     // SAFETY: the bytes are fully written by `download` before any element
@@ -86,6 +89,31 @@ pub(crate) fn download_range<T: Element>(
     // SAFETY: all `len` elements were initialised by the download.
     unsafe { host.set_len(len) };
     Ok(host)
+}
+
+/// From this size on, a fresh destination is populated before the copy.
+const POPULATE_FROM: usize = 16 << 20;
+/// Linux 5.14's `MADV_POPULATE_WRITE` (not in the libc crate yet).
+const MADV_POPULATE_WRITE: libc::c_int = 23;
+
+/// Faults in the pages of `start..end` (page-aligned, inside a buffer this
+/// process owns), in 2 MiB pieces over the rayon pool. A fresh 256 MB `Vec`
+/// took the H200 host's 16 cores 11.9 ms to fill by copying into it, and
+/// 6.4 ms to populate this way and then fill: the kernel zeroes the pages
+/// without a fault each, in parallel. On kernels without it the call fails
+/// and the copy faults the pages in as before.
+fn populate(start: usize, end: usize) {
+    use rayon::prelude::*;
+    const PIECE: usize = 2 << 20;
+    (start..end)
+        .step_by(PIECE)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .for_each(|at| {
+            let len = PIECE.min(end - at);
+            // SAFETY: advisory only, on whole pages inside memory the caller owns.
+            unsafe { libc::madvise(at as *mut libc::c_void, len, MADV_POPULATE_WRITE) };
+        });
 }
 
 /// Elements `start..start + out.len()` of a device buffer, copied into `out`.
