@@ -67,41 +67,14 @@ fn ndarray_mutable_view_writes_through() {
 fn ndarray_views_refuse_bad_requests() {
     let a = a34_cpu();
     let e = a.as_ndarray_view::<f64>().unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::DType {
-                op: "as_ndarray_view",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, DType, "as_ndarray_view");
     let b = a.slice(s![0]).unwrap().broadcast_to(&[2, 4]).unwrap();
     let e = b.as_ndarray_view_mut::<f32>().unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::InvalidArgument {
-                op: "as_ndarray_view_mut",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, InvalidArgument, "as_ndarray_view_mut");
     if let Some(dev) = gpu_or_skip() {
         let g = a.to_device(&dev).unwrap();
         let e = g.as_ndarray_view::<f32>().unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidArgument {
-                    op: "as_ndarray_view",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert_error!(e, InvalidArgument, "as_ndarray_view");
     }
 }
 
@@ -309,28 +282,10 @@ fn dlpack_deleter_runs_exactly_once() {
 #[test]
 fn dlpack_refuses_what_cuprite_lacks() {
     let e = cp::from_dlpack(edited(|t| t.dl_tensor.dtype.lanes = 4)).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::DType {
-                op: "from_dlpack",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, DType, "from_dlpack");
     // kDLMetal (8)
     let e = cp::from_dlpack(edited(|t| t.dl_tensor.device.device_type = 8)).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::InvalidArgument {
-                op: "from_dlpack",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, InvalidArgument, "from_dlpack");
     assert!(cp::from_dlpack(edited(|t| t.version.major = 2)).is_err());
 }
 
@@ -349,16 +304,7 @@ on_every_device!(cuda_array_interface_describes_the_memory, |dev| {
     let x = a34();
     if dev.is_cpu() {
         let e = x.cuda_array_interface().unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidArgument {
-                    op: "cuda_array_interface",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert_error!(e, InvalidArgument, "cuda_array_interface");
         return Ok(());
     }
     let i = x.cuda_array_interface()?;
@@ -403,32 +349,14 @@ on_every_device!(cuda_array_interface_describes_the_memory, |dev| {
     readonly.data.1 = true;
     // SAFETY: refused before the memory is used.
     let e = unsafe { cp::from_array_interface(&readonly, Box::new(())) }.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::InvalidArgument {
-                op: "from_array_interface",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, InvalidArgument, "from_array_interface");
 });
 
 on_every_device!(cudarc_views_and_slices, |dev| {
     let x = a34();
     if dev.is_cpu() {
         let e = x.as_cuda_view::<f32>().unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::InvalidArgument {
-                    op: "as_cuda_view",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert_error!(e, InvalidArgument, "as_cuda_view");
         return Ok(());
     }
     cp::cuda::reset_host_fallbacks();
@@ -447,27 +375,9 @@ on_every_device!(cudarc_views_and_slices, |dev| {
     );
     drop(guard);
     let e = x.t().as_cuda_view::<f32>().unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::InvalidArgument {
-                op: "as_cuda_view",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, InvalidArgument, "as_cuda_view");
     let e = x.as_cuda_view::<f64>().unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::DType {
-                op: "as_cuda_view",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, DType, "as_cuda_view");
     // A cudarc slice taken over: same address, no copy.
     let ctx = cudarc::driver::CudaContext::new(0).unwrap();
     let slice = ctx
@@ -479,16 +389,7 @@ on_every_device!(cudarc_views_and_slices, |dev| {
     assert_eq!(y.sum()?.item::<i64>()?, 21);
     let slice = ctx.default_stream().clone_htod(&[1i32, 2, 3]).unwrap();
     let e = cp::from_cuda_slice(slice, [2, 2]).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Shape {
-                op: "from_cuda_slice",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, Shape, "from_cuda_slice");
     assert_no_host_fallback("cudarc interop");
 });
 
@@ -520,38 +421,11 @@ on_every_device!(pinned_async_copies, |dev| {
     assert_eq!(dst.as_slice()?, &values[..]);
     // Bad requests.
     let e = x.t().copy_to_host_async(&mut dst, &stream).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::InvalidArgument {
-                op: "copy_to_host_async",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, InvalidArgument, "copy_to_host_async");
     let mut short = cp::cuda::PinnedBuffer::<f64>::new(3)?;
     let e = x.copy_to_host_async(&mut short, &stream).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Shape {
-                op: "copy_to_host_async",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, Shape, "copy_to_host_async");
     let e = cp::cuda::copy_to_device_async(&short, [2, 2], &stream).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Shape {
-                op: "copy_to_device_async",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, Shape, "copy_to_device_async");
     assert_no_host_fallback("pinned async copies");
 });

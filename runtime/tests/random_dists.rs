@@ -323,16 +323,7 @@ on_every_device!(multivariate_normal_moments_and_errors, |dev| {
             .unwrap_err(),
     ];
     for e in errs {
-        assert!(
-            matches!(
-                e,
-                Error::Shape {
-                    op: "Generator::multivariate_normal",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert_error!(e, Shape, "Generator::multivariate_normal");
     }
     let asym = cp::asarray(vec![
         vec![1.0, 0.5, 0.0],
@@ -343,16 +334,7 @@ on_every_device!(multivariate_normal_moments_and_errors, |dev| {
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
     let singular = cp::ones([3, 3], DType::Float64)?;
     let e = rng.multivariate_normal(&mean, &singular, 4).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::LinAlg {
-                op: "Generator::multivariate_normal",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, LinAlg, "Generator::multivariate_normal");
 });
 
 on_every_device!(same_seed_same_values_and_positions, |_dev| {
@@ -410,16 +392,7 @@ on_every_device!(parameter_errors_name_the_op_and_argument, |_dev| {
         }
     }
     let e = rng.gamma_as(1.0, 1.0, 3, DType::Int32).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::DType {
-                op: "Generator::gamma",
-                ..
-            }
-        ),
-        "{e}"
-    );
+    assert_error!(e, DType, "Generator::gamma");
 });
 
 /// Draws every distribution with a fresh seed on the CPU and the GPU: the

@@ -10,6 +10,16 @@
 use cuprite::num_complex::Complex64;
 use cuprite::{Array, DType, Element, Order};
 
+/// Asserts that the error `$e` is `cuprite::Error::$kind` raised by the
+/// operation `$op`, printing the error when it is not.
+#[macro_export]
+macro_rules! assert_error {
+    ($e:expr, $kind:ident, $op:literal) => {{
+        let e = &$e;
+        assert!(matches!(e, cuprite::Error::$kind { op: $op, .. }), "{e}");
+    }};
+}
+
 /// Defines a module `$name` with a `cpu` and a `cuda` test running `$body`
 /// with `$dev` set and the current device scoped to it.
 #[macro_export]
