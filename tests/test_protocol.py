@@ -161,6 +161,29 @@ class SessionTests(KernelCase):
         self.assertIn("mismatched types", "\n".join(r.of("error")[0]["content"]["traceback"]))
         self.assertEqual(self.result_text(self.ok("build_bin.is_dir()")), "true")
 
+    def test_analyzer_sees_the_graph_cells_see(self):
+        # kernel/src/analyzer_graph.rs: evcxr's rust-analyzer is shown the
+        # kernel crates' public dependencies only, and every type the API
+        # shows can still be inferred for a `let` (ndarray and cudarc through
+        # the runtime's re-exports; before them such a `let` failed after a
+        # minute of `cargo check`).
+        self.ok("let grid = cp::arange(6)?.reshape([2, 3])?;")
+        self.ok("let nd = grid.to_ndarray::<i64>()?;")
+        self.ok("let h = cp::half::f16::from_f32(1.5);")
+        self.ok("let z = cp::num_complex::Complex::new(1.0f32, 2.0);")
+        self.assertEqual(self.result_text(self.ok("nd.sum() + h.to_f32() as i64 + z.im as i64")), "18")
+        self.ok('let overlay = std::path::Path::new(&std::env::var("CUPRITE_CELL_BUILD_BIN")?)\n'
+                '    .parent().unwrap().join("analyzer-cargo-home");')
+        graph = self.result_text(self.ok('std::fs::read_to_string(overlay.join("analyzer-graph.txt"))?'))
+        for shown in ("cuprite ", "cuprite-display ", "ndarray ", "half ", "cudarc "):
+            self.assertIn(shown, graph)
+        for hidden in ("faer", "rustfft", "npyz", "syn ", "thiserror-impl"):
+            self.assertNotIn(hidden, graph)
+        # The cell process (like every process the kernel starts) has the real CARGO_HOME.
+        self.assertEqual(self.result_text(self.ok(
+            'std::env::var_os("CARGO_HOME").map_or(true, |h| !h.to_string_lossy().contains("analyzer-cargo-home"))')),
+            "true")
+
     def test_panic_keeps_variables(self):
         self.ok("let kept = 21;")
         r = self.run_cell('panic!("boom {}", 7);')

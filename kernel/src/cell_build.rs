@@ -42,6 +42,20 @@ const CELL_CRATE: &str = "ctx";
 /// file descriptors exist only inside that cargo run.
 const NOT_REPLAYED: &[&str] = &["CARGO_MAKEFLAGS", "MAKEFLAGS", "MFLAGS", RECORD_TO_ENV];
 
+/// Variables cargo would rebuild cudarc (and every crate above it) for when
+/// they change (its build script watches them), although Cuprite fixes the
+/// CUDA version and loads CUDA at run time. Cell builds run without them, so
+/// a build folder warmed under one module environment (an admin's
+/// `prewarm --shared`, with `module load CUDA`) stays warm in another.
+const NOT_FOR_BUILDS: &[&str] = &[
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_ROOT",
+    "CUDA_TOOLKIT_ROOT_DIR",
+    "CUDNN_LIB",
+    "CUDARC_CUDA_VERSION",
+];
+
 /// One recorded build of the cell crate.
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Record {
@@ -365,6 +379,9 @@ fn run_cargo(
         None => Command::new(cargo),
     };
     cmd.args(cargo_args).stdout(Stdio::piped());
+    for var in NOT_FOR_BUILDS {
+        cmd.env_remove(var);
+    }
     let pending = key.and_then(|_| {
         let bin = std::env::var_os(BIN_ENV)?;
         std::fs::create_dir_all(record_dir(dir)).ok()?;

@@ -7,8 +7,10 @@
 //! cell process), `magics`, `history`, `is_complete`, `errors` (tracebacks),
 //! `install` (kernelspecs), `sources` and `build_dir` (what cells build with),
 //! `cell_build` (cell builds without cargo's per-call cost),
+//! `analyzer_graph` (the crate graph evcxr's rust-analyzer loads),
 //! `notebook` (`run NOTEBOOK.ipynb`: headless execution and HTML reports).
 
+mod analyzer_graph;
 mod build_dir;
 mod cell_build;
 mod cli;
@@ -32,6 +34,18 @@ fn main() {
     // It is also evcxr's build command for cells (`cell_build`).
     let mut argv = std::env::args_os();
     let argv0 = argv.next().unwrap_or_default();
+    // Only the kernel process itself runs with rust-analyzer's CARGO_HOME.
+    let analyzer_cargo = analyzer_graph::is_cargo_role(&argv0);
+    analyzer_graph::leave_overlay();
+    if analyzer_cargo {
+        let bin = std::path::Path::new(&argv0)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        std::process::exit(analyzer_graph::cargo_main(
+            bin.to_path_buf(),
+            argv.collect(),
+        ));
+    }
     match cell_build::role(&argv0) {
         Some(cell_build::MOLD_NAME) => std::process::exit(cell_build::mold_main(argv.collect())),
         Some(_) => std::process::exit(cell_build::recorder_main(argv.collect())),

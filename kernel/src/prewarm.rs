@@ -45,9 +45,10 @@ fn key() -> String {
     crate::build_dir::warm_key()
 }
 
-/// The `CARGO_HOME` cargo uses: the variable, else `~/.cargo`.
+/// The `CARGO_HOME` cargo uses: the variable, else `~/.cargo` (the real one
+/// while rust-analyzer's overlay is on, see `analyzer_graph`).
 pub fn cargo_home() -> PathBuf {
-    std::env::var_os("CARGO_HOME")
+    crate::analyzer_graph::cargo_home_var()
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| dirs::home_dir().map(|h| h.join(".cargo")))

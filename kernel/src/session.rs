@@ -392,6 +392,7 @@ impl Evaluator {
             {
                 let fixed = std::env::var_os("CUPRITE_KERNEL_SOURCES").is_none();
                 crate::cell_build::install(&root, &src, fixed);
+                crate::analyzer_graph::install(&root);
             }
             match CommandContext::new() {
                 Ok((ctx, outputs)) => {

@@ -79,7 +79,11 @@ mod view;
 
 #[doc(hidden)]
 pub use global::process_global_address_for_tests as global_address_for_tests;
+// The crates whose types the public API shows, so that code using this one
+// (and a notebook cell's type inference) can name them.
+pub use cudarc;
 pub use half;
+pub use ndarray;
 pub use num_complex;
 
 pub use array::Array;
