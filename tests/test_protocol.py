@@ -161,6 +161,22 @@ class SessionTests(KernelCase):
         self.assertIn("mismatched types", "\n".join(r.of("error")[0]["content"]["traceback"]))
         self.assertEqual(self.result_text(self.ok("build_bin.is_dir()")), "true")
 
+    def test_a_cell_evcxr_cannot_type_is_checked_without_cargo(self):
+        # kernel/src/cell_build.rs `replay_check`: evcxr runs `cargo check` to
+        # explain a `let` it cannot type (a closure); the recorded rustc does
+        # it instead of cargo, which would first check every dependency of a
+        # build folder never checked before (a minute on 2 cores).
+        self.ok('let check_replays = std::path::PathBuf::from(std::env::var("CUPRITE_CELL_BUILD_BIN")?)\n'
+                '    .parent().unwrap().join("ctx/target/cuprite-cell-build/replays");')
+        count = 'std::fs::read_to_string(&check_replays).map(|t| t.trim().parse::<u64>().unwrap()).unwrap_or(0)'
+        before = int(self.result_text(self.ok(count)))
+        r = self.run_cell("let double = |x: i32| x * 2;")
+        self.assertEqual(r.content["status"], "error")
+        self.assertIn("is a closure", r.content["evalue"] + "\n".join(r.of("error")[0]["content"]["traceback"]))
+        after = int(self.result_text(self.ok(count)))
+        # The check, then the counting cell's own build.
+        self.assertEqual(after - before, 2)
+
     def test_analyzer_sees_the_graph_cells_see(self):
         # kernel/src/analyzer_graph.rs: evcxr's rust-analyzer is shown the
         # kernel crates' public dependencies only, and every type the API

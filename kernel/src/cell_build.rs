@@ -121,6 +121,17 @@ pub fn mold_main(args: Vec<OsString>) -> i32 {
     }
     let started = std::time::Instant::now();
     let dir = std::env::current_dir().unwrap_or_default();
+    if let Some(code) = replay_check(cargo_args, &dir) {
+        count_replay(&dir);
+        debug(
+            &dir,
+            format_args!(
+                "checked the cell crate with rustc in {:.0?}",
+                started.elapsed()
+            ),
+        );
+        return code;
+    }
     let key = replay_key(cargo_args, &dir);
     if let Some(key) = key {
         if let Some(record) = load(&dir, key) {
@@ -217,7 +228,11 @@ fn replay_key(cargo_args: &[OsString], dir: &Path) -> Option<u64> {
     for file in ["Cargo.lock", ".cargo/config.toml", "../.cargo/config.toml"] {
         std::fs::read(dir.join(file)).ok().hash(&mut h);
     }
-    let mut env: Vec<_> = std::env::vars_os().collect();
+    // evcxr sets EVCXR_EXECUTION_SO_PATH for builds only (its value follows
+    // from `dir`), so that a check finds the build's record.
+    let mut env: Vec<_> = std::env::vars_os()
+        .filter(|(k, _)| k != "EVCXR_EXECUTION_SO_PATH")
+        .collect();
     env.sort();
     env.hash(&mut h);
     // A toolchain updated in place keeps its paths: its rustc's size and time tell.
@@ -289,6 +304,71 @@ fn record_path(dir: &Path, key: u64) -> PathBuf {
 fn load(dir: &Path, key: u64) -> Option<Record> {
     let text = std::fs::read(record_path(dir, key)).ok()?;
     serde_json::from_slice(&text).ok()
+}
+
+/// evcxr's `cargo check`, which it runs only to report the errors of a cell
+/// whose variables it could not type (a closure in a `let`, say): in a build
+/// folder that has never been checked, cargo would first check all ~170
+/// dependencies (a minute on 2 cores). When a build of the same inputs was
+/// recorded, its rustc command runs instead with `--emit=metadata` against
+/// the built dependencies; rustc's JSON diagnostics are what evcxr reads
+/// from cargo. `None`: not such a check, or no record; cargo runs.
+fn replay_check(cargo_args: &[OsString], dir: &Path) -> Option<i32> {
+    let position = cargo_args
+        .iter()
+        .position(|a| !a.to_string_lossy().starts_with('-'))?;
+    if cargo_args[position] != "check" {
+        return None;
+    }
+    let mut as_build = cargo_args.to_vec();
+    as_build[position] = "build".into();
+    let record = load(dir, replay_key(&as_build, dir)?)?;
+    let out_dir = record_dir(dir).join("check");
+    std::fs::create_dir_all(&out_dir).ok()?;
+    let (rustc, args) = record.argv.split_first()?;
+    let args = check_args(args, &out_dir)?;
+    let output = Command::new(rustc)
+        .args(args)
+        .env_clear()
+        .envs(record.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&record.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .ok()?;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(&output.stderr);
+    Some(output.status.code().unwrap_or(101))
+}
+
+/// A recorded build's rustc arguments made a check: metadata only, written
+/// to `out_dir` (not over the build's files), without the build's
+/// incremental folder. `None` if they are not the shape cargo writes.
+fn check_args(build: &[OsString], out_dir: &Path) -> Option<Vec<OsString>> {
+    let mut out = Vec::with_capacity(build.len());
+    let mut emit_seen = false;
+    let mut args = build.iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        if text.starts_with("--emit=") {
+            emit_seen = true;
+            out.push("--emit=metadata".into());
+        } else if text == "--out-dir" {
+            args.next()?;
+            out.push(arg.clone());
+            out.push(out_dir.into());
+        } else if text == "-C" {
+            let value = args.next()?;
+            if !value.to_string_lossy().starts_with("incremental=") {
+                out.push(arg.clone());
+                out.push(value.clone());
+            }
+        } else if !text.starts_with("-Cincremental=") {
+            out.push(arg.clone());
+        }
+    }
+    emit_seen.then_some(out)
 }
 
 /// Runs the recorded rustc on the current source; on success prints what
@@ -514,6 +594,59 @@ mod tests {
         format!(
             "[package]\nname = \"ctx\"\nversion = \"1.0.0\"\n\n[lib]\npath = \"src/lib.rs\"\n\n[dependencies]\n{deps}"
         )
+    }
+
+    #[test]
+    fn a_recorded_build_becomes_a_metadata_only_check() {
+        let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        let build = os(&[
+            "--crate-name",
+            "ctx",
+            "--edition=2024",
+            "src/lib.rs",
+            "--error-format=json",
+            "--crate-type",
+            "cdylib",
+            "--emit=dep-info,link",
+            "-C",
+            "opt-level=0",
+            "-C",
+            "incremental=/b/ctx/target/debug/incremental",
+            "--out-dir",
+            "/b/ctx/target/debug/deps",
+            "-L",
+            "dependency=/b/ctx/target/debug/deps",
+            "-Cincremental=/elsewhere",
+        ]);
+        let check = check_args(&build, Path::new("/b/check")).unwrap();
+        assert_eq!(
+            check,
+            os(&[
+                "--crate-name",
+                "ctx",
+                "--edition=2024",
+                "src/lib.rs",
+                "--error-format=json",
+                "--crate-type",
+                "cdylib",
+                "--emit=metadata",
+                "-C",
+                "opt-level=0",
+                "--out-dir",
+                "/b/check",
+                "-L",
+                "dependency=/b/ctx/target/debug/deps",
+            ])
+        );
+        // Not what cargo writes: no check from it.
+        assert_eq!(
+            check_args(&os(&["src/lib.rs"]), Path::new("/b/check")),
+            None
+        );
+        assert_eq!(
+            check_args(&os(&["--emit=link", "--out-dir"]), Path::new("/b/check")),
+            None
+        );
     }
 
     #[test]
