@@ -327,19 +327,22 @@ fn replay_check(cargo_args: &[OsString], dir: &Path) -> Option<i32> {
     std::fs::create_dir_all(&out_dir).ok()?;
     let (rustc, args) = record.argv.split_first()?;
     let args = check_args(args, &out_dir)?;
-    let output = Command::new(rustc)
-        .args(args)
-        .env_clear()
+    let output = run_as_recorded(Command::new(rustc).args(args), &record).ok()?;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(&output.stderr);
+    Some(output.status.code().unwrap_or(101))
+}
+
+/// Runs `cmd` in the recorded environment and folder, keeping its stderr
+/// (rustc's JSON messages).
+fn run_as_recorded(cmd: &mut Command, record: &Record) -> std::io::Result<std::process::Output> {
+    cmd.env_clear()
         .envs(record.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&record.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
-        .ok()?;
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(&output.stderr);
-    Some(output.status.code().unwrap_or(101))
 }
 
 /// A recorded build's rustc arguments made a check: metadata only, written
@@ -389,16 +392,7 @@ fn replay(record: &Record, real_mold: Option<&Path>) -> bool {
         }
         None => Command::new(rustc),
     };
-    let Ok(output) = cmd
-        .args(args)
-        .env_clear()
-        .envs(record.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(&record.cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-    else {
+    let Ok(output) = run_as_recorded(cmd.args(args), record) else {
         return false;
     };
     if !output.status.success() || !uplift(&record.artifact, &output.stderr) {
