@@ -89,14 +89,21 @@ pub fn install(root: &Path) {
 fn build_overlay(real: &Path, overlay: &Path) -> std::io::Result<()> {
     let exe = std::env::current_exe()?;
     let bin = overlay.join("bin");
-    // Links left by an earlier kernel may point at another binary.
-    if overlay.exists() {
-        std::fs::remove_dir_all(overlay)?;
-    }
     std::fs::create_dir_all(&bin)?;
     link_entries(real, overlay, "bin")?;
     link_entries(&real.join("bin"), &bin, CARGO_NAME)?;
-    std::os::unix::fs::symlink(exe, bin.join(CARGO_NAME))
+    link(&exe, &bin.join(CARGO_NAME))
+}
+
+/// Makes `at` a link to `target`, replacing what is there in one step (links
+/// left by an earlier kernel may point at another binary, and a kernel
+/// sharing the folder may be reading them).
+fn link(target: &Path, at: &Path) -> std::io::Result<()> {
+    let name = at.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = at.with_file_name(format!(".{name}.{}", std::process::id()));
+    let _ = std::fs::remove_file(&temporary);
+    std::os::unix::fs::symlink(target, &temporary)?;
+    std::fs::rename(&temporary, at)
 }
 
 /// Links every entry of `from` into `to`, except `skip`.
@@ -106,7 +113,7 @@ fn link_entries(from: &Path, to: &Path, skip: &str) -> std::io::Result<()> {
     };
     for entry in entries.flatten() {
         if entry.file_name() != skip {
-            std::os::unix::fs::symlink(entry.path(), to.join(entry.file_name()))?;
+            link(&entry.path(), &to.join(entry.file_name()))?;
         }
     }
     Ok(())
@@ -375,6 +382,33 @@ mod tests {
             assert!(cell_view(&mut odd).is_none());
             assert_eq!(odd, before);
         }
+    }
+
+    #[test]
+    fn the_overlay_replaces_cargo_and_links_the_rest() {
+        let base =
+            std::env::temp_dir().join(format!("cuprite-overlay-test-{}", std::process::id()));
+        let (real, overlay) = (base.join("real"), base.join("overlay"));
+        std::fs::create_dir_all(real.join("bin")).unwrap();
+        std::fs::create_dir_all(real.join("registry")).unwrap();
+        for tool in ["cargo", "rustc"] {
+            std::fs::write(real.join("bin").join(tool), "").unwrap();
+        }
+        // Twice: a kernel starting again in the same folder.
+        for _ in 0..2 {
+            build_overlay(&real, &overlay).unwrap();
+        }
+        let target = |p: &str| std::fs::read_link(overlay.join(p)).unwrap();
+        assert_eq!(target("bin/cargo"), std::env::current_exe().unwrap());
+        assert_eq!(target("bin/rustc"), real.join("bin/rustc"));
+        assert_eq!(target("registry"), real.join("registry"));
+        let mut names: Vec<_> = std::fs::read_dir(overlay.join("bin"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["cargo", "rustc"]);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]
