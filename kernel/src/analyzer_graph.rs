@@ -184,8 +184,7 @@ fn real_cargo(overlay_bin: &Path) -> Option<PathBuf> {
 
 /// Whether `args` are `cargo metadata` for the cell crate's manifest.
 fn is_cell_metadata(args: &[OsString], cell_manifest: &Path) -> bool {
-    let command = args.iter().find(|a| !a.to_string_lossy().starts_with('-'));
-    if command.is_none_or(|c| c != "metadata") {
+    if crate::cell_build::subcommand_at(args).is_none_or(|at| args[at] != "metadata") {
         return false;
     }
     args.windows(2)

@@ -206,14 +206,18 @@ fn is_cell_crate(rustc_args: &[OsString]) -> bool {
         .any(|w| w[0] == "--crate-name" && w[1] == CELL_CRATE)
 }
 
+/// Where cargo's subcommand is in its arguments (the first that is not an
+/// option: evcxr may put `--offline` before it; rust-analyzer puts none).
+pub fn subcommand_at(cargo_args: &[OsString]) -> Option<usize> {
+    cargo_args
+        .iter()
+        .position(|a| !a.to_string_lossy().starts_with('-'))
+}
+
 /// What identifies a build's inputs other than the cell's source, or `None`
 /// when the build may not be replayed.
 fn replay_key(cargo_args: &[OsString], dir: &Path) -> Option<u64> {
-    // evcxr may put `--offline` before the command.
-    let command = cargo_args
-        .iter()
-        .find(|a| !a.to_string_lossy().starts_with('-'));
-    if command.is_none_or(|c| c != "build") {
+    if subcommand_at(cargo_args).is_none_or(|at| cargo_args[at] != "build") {
         return None;
     }
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
@@ -314,9 +318,7 @@ fn load(dir: &Path, key: u64) -> Option<Record> {
 /// the built dependencies; rustc's JSON diagnostics are what evcxr reads
 /// from cargo. `None`: not such a check, or no record; cargo runs.
 fn replay_check(cargo_args: &[OsString], dir: &Path) -> Option<i32> {
-    let position = cargo_args
-        .iter()
-        .position(|a| !a.to_string_lossy().starts_with('-'))?;
+    let position = subcommand_at(cargo_args)?;
     if cargo_args[position] != "check" {
         return None;
     }
@@ -593,7 +595,8 @@ mod tests {
     #[test]
     fn a_recorded_build_becomes_a_metadata_only_check() {
         let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
-        let build = os(&[
+        // What a check keeps as it is.
+        let unchanged = [
             "--crate-name",
             "ctx",
             "--edition=2024",
@@ -601,28 +604,27 @@ mod tests {
             "--error-format=json",
             "--crate-type",
             "cdylib",
-            "--emit=dep-info,link",
-            "-C",
-            "opt-level=0",
-            "-C",
-            "incremental=/b/ctx/target/debug/incremental",
-            "--out-dir",
-            "/b/ctx/target/debug/deps",
-            "-L",
-            "dependency=/b/ctx/target/debug/deps",
-            "-Cincremental=/elsewhere",
-        ]);
+        ];
+        let build = os(&[
+            &unchanged[..],
+            &[
+                "--emit=dep-info,link",
+                "-C",
+                "opt-level=0",
+                "-C",
+                "incremental=/b/ctx/target/debug/incremental",
+                "--out-dir",
+                "/b/ctx/target/debug/deps",
+                "-L",
+                "dependency=/b/ctx/target/debug/deps",
+                "-Cincremental=/elsewhere",
+            ],
+        ]
+        .concat());
         let check = check_args(&build, Path::new("/b/check")).unwrap();
-        assert_eq!(
-            check,
-            os(&[
-                "--crate-name",
-                "ctx",
-                "--edition=2024",
-                "src/lib.rs",
-                "--error-format=json",
-                "--crate-type",
-                "cdylib",
+        let want = [
+            &unchanged[..],
+            &[
                 "--emit=metadata",
                 "-C",
                 "opt-level=0",
@@ -630,8 +632,10 @@ mod tests {
                 "/b/check",
                 "-L",
                 "dependency=/b/ctx/target/debug/deps",
-            ])
-        );
+            ],
+        ]
+        .concat();
+        assert_eq!(check, os(&want));
         // Not what cargo writes: no check from it.
         assert_eq!(
             check_args(&os(&["src/lib.rs"]), Path::new("/b/check")),
