@@ -32,9 +32,53 @@ fn child_rank() {
     };
     nccl_common::report(&match role.as_str() {
         "share" => share_as_child(),
+        "watch" => watch_as_child(),
+        "leave" => leave_after_sharing(),
         "world" => world_as_child(),
         other => format!("ERR unknown role {other}"),
     });
+}
+
+/// Shares, then waits (at most 10 s) until the watch reports the rank named
+/// by `WATCH_FOR`, and reports how it was told.
+fn watch_as_child() -> String {
+    let result = Launch::from_env().and_then(|launch| {
+        let rdv = Rendezvous::from_env(&launch)?;
+        let (_, watch) = rdv.share_watched(&launch, || Ok(fake_id()))?;
+        let want: usize = std::env::var("WATCH_FOR")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(usize::MAX);
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if let Some((_, how)) = watch.lost_ranks().into_iter().find(|(r, _)| *r == want) {
+                return Ok(format!(
+                    "rank {want} lost after {:.1} s: {how}",
+                    start.elapsed().as_secs_f64()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(format!(
+            "rank {want} never reported lost: {:?}",
+            watch.lost_ranks()
+        ))
+    });
+    match result {
+        Ok(line) if line.contains(" lost after ") => format!("OK {line}"),
+        Ok(line) => format!("ERR {line}"),
+        Err(e) => format!("ERR {e}"),
+    }
+}
+
+/// Shares, then exits at once: its connection closes as a killed process's would.
+fn leave_after_sharing() -> String {
+    let result = Launch::from_env()
+        .and_then(|launch| Rendezvous::from_env(&launch)?.share_watched(&launch, || Ok(fake_id())));
+    match result {
+        Ok(_) => std::process::exit(0),
+        Err(e) => format!("ERR {e}"),
+    }
 }
 
 fn share_as_child() -> String {
@@ -179,6 +223,37 @@ fn tcp_srun_like_four_ranks() {
         results.iter().all(|l| l.ends_with("hosts=4")),
         "{results:?}"
     );
+}
+
+/// Four ranks meet; rank 2's process then ends (rank 0's too, in the second
+/// run): every other rank learns it within seconds and names it, which is
+/// what lets a collective waiting on it fail at once.
+#[test]
+fn a_rank_whose_process_ends_is_reported_lost_to_every_rank() {
+    for gone in [2usize, 0] {
+        let port = free_port();
+        let roles: Vec<&str> = (0..4)
+            .map(|r| if r == gone { "leave" } else { "watch" })
+            .collect();
+        let envs: Vec<_> = (0..4)
+            .map(|r| {
+                let mut e = slurm_tcp(r, 4, port, "30");
+                e.push(("WATCH_FOR".into(), gone.to_string()));
+                without_gpus(e)
+            })
+            .collect();
+        let results = nccl_common::run_roles_limited(&roles, envs, LIMIT);
+        for (r, res) in results.iter().enumerate() {
+            if r == gone {
+                continue;
+            }
+            let line = res.as_ref().unwrap_or_else(|e| panic!("rank {r}: {e}"));
+            assert!(
+                line.starts_with("OK ") && line.contains(&format!("rank {gone} lost")),
+                "rank {r}: {line}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -607,11 +607,13 @@ pub(crate) fn upload_with(
         return Ok(());
     }
     let s = dst.session;
-    s.bind()?;
-    let dptr = dst.ptr + offset_bytes as u64;
+    // The buffer's device's queue, whatever device the thread is on.
+    let stream = &stream.for_session(s);
     // Wait for earlier work here, where an interrupt may stop the wait; once
     // staging starts, the copy runs to the end (pinned chunks in flight).
-    stream.synchronize_raw(op)?;
+    stream.synchronize_for(op, s, true)?;
+    s.bind()?;
+    let dptr = dst.ptr + offset_bytes as u64;
     let chunk = CHUNK.min(total);
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;
@@ -629,7 +631,7 @@ pub(crate) fn upload_with(
         if let Err(e) = fill(piece) {
             // The other chunk may still be in flight: let it land before
             // the pinned blocks go back to the pool.
-            let _ = stream.synchronize_complete(op);
+            let _ = stream.synchronize_for(op, s, false);
             return Err(e);
         }
         // SAFETY: valid device range; the pinned source stays alive until the
@@ -650,7 +652,7 @@ pub(crate) fn upload_with(
             .op(op)?;
         recorded[b] = true;
     }
-    stream.synchronize_complete(op)
+    stream.synchronize_for(op, s, false)
 }
 
 /// Copies device bytes to host memory (waiting for queued work first),
@@ -690,11 +692,13 @@ pub(crate) fn download_with(
         return Ok(());
     }
     let s = src.session;
-    s.bind()?;
-    let sptr = src.ptr + offset_bytes as u64;
+    // The buffer's device's queue, whatever device the thread is on.
+    let stream = &stream.for_session(s);
     // Wait for the work that produces the data here, where an interrupt may
     // stop the wait; once staging starts, the copy runs to the end.
-    stream.synchronize_raw(op)?;
+    stream.synchronize_for(op, s, true)?;
+    s.bind()?;
+    let sptr = src.ptr + offset_bytes as u64;
     let chunk = CHUNK.min(total);
     let mut bufs = [s.pinned.take(s, chunk)?, s.pinned.take(s, chunk)?];
     let events = ChunkEvents::new(op)?;
@@ -730,7 +734,7 @@ pub(crate) fn download_with(
         if let Err(e) = sink(piece) {
             // The next chunk may still be in flight: let it land before the
             // pinned blocks go back to the pool.
-            let _ = stream.synchronize_complete(op);
+            let _ = stream.synchronize_for(op, s, false);
             return Err(e);
         }
         if k + 2 < n {

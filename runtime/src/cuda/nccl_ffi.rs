@@ -25,6 +25,48 @@ pub(crate) struct RawUniqueId {
     pub internal: [u8; 128],
 }
 
+/// `ncclConfig_t` as NCCL 2.14 defined it (`blocking` and the fields before
+/// `splitShare`). NCCL copies `size` bytes and gives every field newer than
+/// `version` its default, so this older layout is valid for every later
+/// NCCL.
+#[repr(C)]
+pub(crate) struct RawConfig {
+    size: usize,
+    magic: u32,
+    version: u32,
+    /// 0: calls return `ncclInProgress` instead of blocking; completion is
+    /// polled with `ncclCommGetAsyncError`, so a lost peer cannot hang a
+    /// call forever.
+    pub blocking: c_int,
+    cga_cluster_size: c_int,
+    min_ctas: c_int,
+    max_ctas: c_int,
+    net_name: *const c_char,
+}
+
+impl RawConfig {
+    /// `NCCL_CONFIG_INITIALIZER` of NCCL 2.14: every field left to NCCL.
+    pub fn new() -> RawConfig {
+        const UNDEF_INT: c_int = c_int::MIN;
+        RawConfig {
+            size: std::mem::size_of::<RawConfig>(),
+            magic: 0xcafe_beef,
+            version: 21400,
+            blocking: UNDEF_INT,
+            cga_cluster_size: UNDEF_INT,
+            min_ctas: UNDEF_INT,
+            max_ctas: UNDEF_INT,
+            net_name: std::ptr::null(),
+        }
+    }
+}
+
+/// `ncclUnhandledCudaError`: a CUDA call around NCCL's failed.
+pub(crate) const UNHANDLED_CUDA_ERROR: NcclResult = 1;
+
+/// `ncclInProgress`: a non-blocking communicator's call is still under way.
+pub(crate) const IN_PROGRESS: NcclResult = 7;
+
 /// `ncclDataType_t` values (stable since NCCL 2.0; bfloat16 since 2.10).
 pub(crate) mod dtype {
     pub const INT8: i32 = 0;
@@ -52,6 +94,8 @@ type FnGetVersion = unsafe extern "C" fn(*mut c_int) -> NcclResult;
 type FnGetUniqueId = unsafe extern "C" fn(*mut RawUniqueId) -> NcclResult;
 type FnCommInitAll = unsafe extern "C" fn(*mut RawComm, c_int, *const c_int) -> NcclResult;
 type FnCommInitRank = unsafe extern "C" fn(*mut RawComm, c_int, RawUniqueId, c_int) -> NcclResult;
+type FnCommInitRankConfig =
+    unsafe extern "C" fn(*mut RawComm, c_int, RawUniqueId, c_int, *mut RawConfig) -> NcclResult;
 type FnComm = unsafe extern "C" fn(RawComm) -> NcclResult;
 type FnCommGetAsyncError = unsafe extern "C" fn(RawComm, *mut NcclResult) -> NcclResult;
 type FnGetErrorString = unsafe extern "C" fn(NcclResult) -> *const c_char;
@@ -116,7 +160,11 @@ pub(crate) struct Api {
     pub get_unique_id: FnGetUniqueId,
     pub comm_init_all: FnCommInitAll,
     pub comm_init_rank: FnCommInitRank,
+    /// `ncclCommInitRankConfig` (NCCL 2.14 and newer): non-blocking
+    /// communicators.
+    pub comm_init_rank_config: Option<FnCommInitRankConfig>,
     pub comm_destroy: FnComm,
+    pub comm_abort: FnComm,
     pub comm_get_async_error: FnCommGetAsyncError,
     pub get_error_string: FnGetErrorString,
     /// `ncclGetLastError` (NCCL 2.13 and newer).
@@ -179,6 +227,7 @@ fn load() -> std::result::Result<Api, String> {
     let comm_init_all = sym!("ncclCommInitAll", FnCommInitAll);
     let comm_init_rank = sym!("ncclCommInitRank", FnCommInitRank);
     let comm_destroy = sym!("ncclCommDestroy", FnComm);
+    let comm_abort = sym!("ncclCommAbort", FnComm);
     let comm_get_async_error = sym!("ncclCommGetAsyncError", FnCommGetAsyncError);
     let get_error_string = sym!("ncclGetErrorString", FnGetErrorString);
     let all_reduce = sym!("ncclAllReduce", FnAllReduce);
@@ -193,6 +242,7 @@ fn load() -> std::result::Result<Api, String> {
     let required = missing.clone();
     // Optional: only for better messages.
     let get_last_error = sym!("ncclGetLastError", FnGetLastError);
+    let comm_init_rank_config = sym!("ncclCommInitRankConfig", FnCommInitRankConfig);
     // SAFETY: only the presence of the library handle is kept.
     std::mem::forget(lib);
     if !required.is_empty() {
@@ -215,7 +265,9 @@ fn load() -> std::result::Result<Api, String> {
             get_unique_id: get_unique_id?,
             comm_init_all: comm_init_all?,
             comm_init_rank: comm_init_rank?,
+            comm_init_rank_config,
             comm_destroy: comm_destroy?,
+            comm_abort: comm_abort?,
             comm_get_async_error: comm_get_async_error?,
             get_error_string: get_error_string?,
             get_last_error,

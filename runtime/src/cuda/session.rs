@@ -324,6 +324,7 @@ fn create_session(ordinal: usize, p: &CudaProcess) -> Result<DeviceSession> {
     // the life of the process (never released).
     let ctx = unsafe { cu::primary_ctx::retain(dev) }.op(op)?;
     unsafe { cu::ctx::set_current(ctx) }.op(op)?;
+    note_current(ctx);
     let attr = |a: sys::CUdevice_attribute| -> Result<usize> {
         // SAFETY: valid device and attribute.
         Ok(unsafe { cu::device::get_attribute(dev, a) }.op(op)?.max(0) as usize)
@@ -425,12 +426,6 @@ impl DeviceSession {
 
     /// Makes this session's context current on the calling thread.
     pub fn bind(&self) -> Result<()> {
-        thread_local! {
-            // The context this thread last made current through a session. Code
-            // outside Cuprite that switches contexts makes our launches fail
-            // with an invalid-handle error rather than run in the wrong place.
-            static BOUND: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-        }
         let want = self.ctx.0 as usize;
         if BOUND.with(|b| b.get()) == want {
             return Ok(());
@@ -447,6 +442,22 @@ impl DeviceSession {
         BOUND.with(|b| b.set(want));
         Ok(())
     }
+}
+
+thread_local! {
+    // The context this thread last made current through a session (or that
+    // `note_current` was told of), so `bind` skips the driver call. Code
+    // outside Cuprite that switches contexts makes our launches fail with an
+    // invalid-handle error rather than run in the wrong place.
+    static BOUND: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Records a context switch made without `bind` (a new session, a saved
+/// context put back after NCCL): a stale record would make `bind` skip a
+/// switch it needs, and work would go to the wrong GPU (two ranks of a job
+/// both on the last GPU whose session was made, seen on four GPUs).
+pub(crate) fn note_current(ctx: sys::CUcontext) {
+    BOUND.with(|b| b.set(ctx as usize));
 }
 
 /// Every session created so far (for purging a destroyed stream's cached blocks).

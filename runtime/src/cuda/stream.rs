@@ -136,18 +136,46 @@ impl Stream {
         self.synchronize_with(op, true)
     }
 
-    /// Waits for the stream without returning early for an interrupt: for
-    /// copies whose host staging memory the GPU may still be using.
-    pub(crate) fn synchronize_complete(&self, op: &'static str) -> Result<()> {
-        self.synchronize_with(op, false)
+    /// The stream that carries work on `owner`'s memory: this one if it
+    /// is that device's or the default stream, else the default stream.
+    pub(crate) fn for_session(&self, owner: &DeviceSession) -> Stream {
+        match self.0.ordinal {
+            Some(n) if n != owner.info.ordinal => Stream::null(),
+            _ => self.clone(),
+        }
+    }
+
+    /// Waits for the stream as work on `owner`'s memory: the default
+    /// stream is `owner`'s device's, whatever device the thread is on (a
+    /// copy of a cuda:1 array from a thread on cuda:0 must wait for
+    /// cuda:1's queue, not cuda:0's). Not `interruptible`: for copies whose
+    /// host staging memory the GPU may still be using.
+    pub(crate) fn synchronize_for(
+        &self,
+        op: &'static str,
+        owner: &'static DeviceSession,
+        interruptible: bool,
+    ) -> Result<()> {
+        self.synchronize_owned(op, Some(owner), interruptible)
     }
 
     fn synchronize_with(&self, op: &'static str, interruptible: bool) -> Result<()> {
-        // The stream's device, or for the default stream the current one:
-        // its session names the last kernel launched if queued work failed.
-        let owner = match self.0.ordinal {
-            Some(n) => Some(session(n)?),
-            None => match current_device() {
+        self.synchronize_owned(op, None, interruptible)
+    }
+
+    fn synchronize_owned(
+        &self,
+        op: &'static str,
+        null_owner: Option<&'static DeviceSession>,
+        interruptible: bool,
+    ) -> Result<()> {
+        // The stream's device, or for the default stream the owner given or
+        // else the current device: its session names the last kernel
+        // launched if queued work failed.
+        let owner = match (self.0.ordinal, null_owner) {
+            (Some(n), _) => Some(session(n)?),
+            (None, Some(s)) => Some(s),
+            (None, None) => match current_device() {
                 Device::Cuda(n) => session(n).ok(),
                 Device::Cpu => None,
             },
@@ -195,6 +223,30 @@ pub(crate) fn wait_until_complete(
     wait_loop(op, session, false, ready)
 }
 
+/// A check that waits on the GPU run between their polls, registered by a
+/// layer above: NCCL's communicators use it to abort a collective stuck on
+/// a lost rank or past its time limit, which frees the GPU's stream, so the
+/// wait ends with that error instead of hanging.
+pub(crate) type WaitCheck = fn() -> Result<()>;
+
+fn wait_checks() -> &'static std::sync::RwLock<Vec<WaitCheck>> {
+    crate::global::process_global("cuda_wait_checks", || std::sync::RwLock::new(Vec::new()))
+}
+
+/// Adds `check` to every later wait (once; a second registration of the
+/// same function is ignored).
+pub(crate) fn register_wait_check(check: WaitCheck) {
+    let mut checks = wait_checks().write().unwrap_or_else(|e| e.into_inner());
+    if !checks.iter().any(|c| std::ptr::fn_addr_eq(*c, check)) {
+        checks.push(check);
+    }
+}
+
+fn run_wait_checks() -> Result<()> {
+    let checks = wait_checks().read().unwrap_or_else(|e| e.into_inner());
+    checks.iter().try_for_each(|check| check())
+}
+
 fn wait_loop(
     op: &'static str,
     session: Option<&DeviceSession>,
@@ -205,11 +257,17 @@ fn wait_loop(
         return Err(e);
     }
     let start = Instant::now();
+    // A check's error is returned once the work waited for is done (the
+    // check freed it), so the caller never reads memory still in use.
+    let mut checked: Option<Error> = None;
     loop {
         match ready() {
-            Ok(true) => return Ok(()),
+            Ok(true) => return checked.map_or(Ok(()), Err),
             Ok(false) => {}
-            Err(code) => return Err(async_error(op, session, code)),
+            Err(code) => return Err(checked.unwrap_or_else(|| async_error(op, session, code))),
+        }
+        if checked.is_none() {
+            checked = run_wait_checks().err();
         }
         if interruptible {
             check_interrupt(op)?;

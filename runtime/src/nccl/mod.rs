@@ -32,11 +32,13 @@
 //! | `broadcast(x, root)` | `x[root]` (in place) |
 //! | `all_gather(x)` | `concatenate([x[0], ..., x[W-1]], axis 0)`; shape `(W*n0, ...)` (0-d inputs give `(W,)`) |
 //! | `reduce_scatter(x, op)` | block `r` of `op(x[0], ..., x[W-1])` split along axis 0 into `W` equal blocks; shape `(n0/W, ...)` |
+//! | `all_to_all(x)` | block `j` is rank `j`'s block `r` (axis 0 in `W` equal blocks); same shape |
+//! | `barrier()` | returns once every rank called it |
 //!
 //! Sizes need not be divisible by the world size, except for
-//! `reduce_scatter`, whose first axis must split into `W` equal blocks (as
-//! in NCCL, where every rank receives the same count); anything else is an
-//! `Error::Shape` saying so.
+//! `reduce_scatter` and `all_to_all`, whose first axis must split into `W`
+//! equal blocks (as in NCCL, where every rank receives the same count);
+//! anything else is an `Error::Shape` saying so.
 //!
 //! Dtypes: int8, uint8, int32, uint32, int64, uint64, float16, bfloat16,
 //! float32 and float64 for every operation; complex64 and complex128 for
@@ -50,9 +52,12 @@
 //! must not overlap it otherwise.
 //!
 //! Work is queued on each GPU's current stream (or its default stream when
-//! the current stream belongs to another GPU) and is asynchronous, like any
-//! GPU operation: reading a result waits for it; [`Communicator::synchronize`]
-//! waits for everything.
+//! the current stream belongs to another GPU), and each call returns once
+//! that work is done: a collective waits for the other ranks anyway, and
+//! waiting here is what lets a call fail after its time limit
+//! (`CUPRITE_NCCL_TIMEOUT`, [`Communicator::set_timeout`]) or when a rank's
+//! process ends, instead of hanging the process. A failed call aborts the
+//! communicator (see [`Communicator`]); [`rebuild_world`] makes a new world.
 //!
 //! As with NCCL itself, every rank must issue the same collectives in the
 //! same order, and work of two communicators that share GPUs must be queued
@@ -112,16 +117,21 @@
 //! version).
 
 mod launcher;
+mod liveness;
 mod rendezvous;
+mod wait;
 mod world;
 
 pub use launcher::{choose_device, Launch};
-pub use rendezvous::{first_host, parse_nodelist, slurm_port, Rendezvous, Shared};
-pub use world::{world, world_launch};
+pub use rendezvous::{first_host, parse_nodelist, slurm_port, PeerWatch, Rendezvous, Shared};
+pub use world::{rebuild_world, world, world_launch};
 
 use std::fmt;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use liveness::Liveness;
 
 use crate::array::Array;
 use crate::cuda::nccl_ffi::{self, Api, RawComm, RawUniqueId};
@@ -323,10 +333,22 @@ enum Backend {
 /// A group of ranks that run collectives together (`ncclComm_t`, CuPy's
 /// `NcclCommunicator`). Safe to share between threads: calls on one
 /// communicator run one at a time.
+///
+/// Calls queue their work and return, as every GPU operation does. Work
+/// not done [`Communicator::timeout`] after its call (`CUPRITE_NCCL_TIMEOUT`
+/// seconds, default 120), an asynchronous NCCL error, or a rank whose
+/// process ended (launched jobs) make the next wait that meets it (reading
+/// a result, a synchronize, the next call) abort the communicator
+/// (`ncclCommAbort`) and fail with an error naming the operation, the
+/// ranks, the transport and NCCL's message: never a hang. The communicator
+/// then refuses every call, saying why, and [`rebuild_world`] makes a new
+/// world.
 pub struct Communicator {
     backend: Backend,
     world: usize,
     lock: Mutex<()>,
+    /// The time limit, the work in flight, and whether it was aborted.
+    watch: Arc<wait::Watched>,
 }
 
 /// CuPy's name for [`Communicator`].
@@ -349,7 +371,13 @@ impl Drop for CtxGuard {
     fn drop(&mut self) {
         // SAFETY: a context that was current before (or null); contexts of
         // the sessions are retained for the life of the process.
-        let _ = unsafe { cudarc::driver::sys::cuCtxSetCurrent(self.0) };
+        let r = unsafe { cudarc::driver::sys::cuCtxSetCurrent(self.0) };
+        if r == cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+            crate::cuda::session::note_current(self.0);
+        } else {
+            // Unknown now: the next bind switches for certain.
+            crate::cuda::session::note_current(std::ptr::null_mut());
+        }
     }
 }
 
@@ -450,15 +478,68 @@ impl Communicator {
                 rank,
             })
             .collect();
-        Ok(Communicator {
-            backend: Backend::Nccl {
+        Ok(Communicator::with_backend(
+            Backend::Nccl {
                 api,
                 ranks,
                 peer_pools,
             },
-            world: ordinals.len(),
+            ordinals.len(),
+            false,
+            None,
+        ))
+    }
+
+    fn with_backend(
+        backend: Backend,
+        world: usize,
+        nonblocking: bool,
+        liveness: Option<Arc<Liveness>>,
+    ) -> Communicator {
+        let watch = match &backend {
+            Backend::Nccl { api, ranks, .. } => wait::Watched::new(
+                api,
+                ranks
+                    .iter()
+                    .map(|r| (r.rank, r.ordinal, r.comm.0))
+                    .collect(),
+                world,
+                nonblocking,
+                liveness,
+            ),
+            Backend::Single { .. } => wait::Watched::unwatched(),
+        };
+        Communicator {
+            backend,
+            world,
             lock: Mutex::new(()),
-        })
+            watch,
+        }
+    }
+
+    /// How long a call's work may take before the communicator is aborted
+    /// (from `CUPRITE_NCCL_TIMEOUT`, default 120 s).
+    pub fn timeout(&self) -> Duration {
+        self.watch.timeout()
+    }
+
+    /// Sets how long each call of this communicator waits for the other
+    /// ranks (more than zero).
+    pub fn set_timeout(&self, limit: Duration) -> Result<()> {
+        if limit.is_zero() {
+            return Err(Error::InvalidArgument {
+                op: "nccl::Communicator::set_timeout",
+                detail: "the time limit must be more than zero".into(),
+            });
+        }
+        self.watch.set_timeout(limit);
+        Ok(())
+    }
+
+    /// Why the communicator was aborted (a call timed out, a rank was
+    /// lost, NCCL failed), or `None` while it is usable.
+    pub fn aborted(&self) -> Option<String> {
+        self.watch.aborted()
     }
 
     /// One rank per visible GPU, in this process. With no GPU, a world of
@@ -484,6 +565,16 @@ impl Communicator {
     /// Every rank passes the same `id`; the call returns once all ranks
     /// have joined.
     pub fn from_rank(world: usize, rank: usize, id: &UniqueId) -> Result<Communicator> {
+        Communicator::from_rank_watched(world, rank, id, None)
+    }
+
+    /// As [`Communicator::from_rank`], learning lost ranks from `liveness`.
+    fn from_rank_watched(
+        world: usize,
+        rank: usize,
+        id: &UniqueId,
+        liveness: Option<Arc<Liveness>>,
+    ) -> Result<Communicator> {
         const OP: &str = "nccl::Communicator::from_rank";
         if world == 0 || rank >= world {
             return Err(Error::InvalidArgument {
@@ -521,36 +612,25 @@ impl Communicator {
         let peer_pools =
             crate::cuda::peer::open_pools_to_peers(OP, &[ordinal], &all).unwrap_or_default();
         s.bind()?;
-        let mut comm: RawComm = std::ptr::null_mut();
-        {
-            let _ctx = CtxGuard::save();
-            let raw = RawUniqueId { internal: id.bytes };
-            // SAFETY: valid out pointer; NCCL uses the current device, whose
-            // context is bound above.
-            let r = unsafe { (api.comm_init_rank)(&mut comm, world as i32, raw, rank as i32) };
-            api.check(OP, r)?;
-        }
-        Ok(Communicator {
-            backend: Backend::Nccl {
+        let comm = wait::init_rank(OP, api, world, rank, id, liveness.as_deref())?;
+        Ok(Communicator::with_backend(
+            Backend::Nccl {
                 api,
                 ranks: vec![Rank {
-                    comm: Handle(comm),
+                    comm: Handle(comm.raw),
                     ordinal,
                     rank,
                 }],
                 peer_pools,
             },
             world,
-            lock: Mutex::new(()),
-        })
+            comm.nonblocking,
+            liveness,
+        ))
     }
 
     fn single(device: Device, why: String) -> Communicator {
-        Communicator {
-            backend: Backend::Single { device, why },
-            world: 1,
-            lock: Mutex::new(()),
-        }
+        Communicator::with_backend(Backend::Single { device, why }, 1, false, None)
     }
 
     /// Number of ranks in the whole communicator (all processes).
@@ -599,6 +679,8 @@ impl Communicator {
                 Device::Cpu => Ok(()),
             },
             Backend::Nccl { api, ranks, .. } => {
+                self.watch.check_usable(OP)?;
+                self.watch.wait_all(OP)?;
                 for r in ranks {
                     let s = crate::cuda::stream::stream_for(r.ordinal);
                     crate::device::with_device(Device::Cuda(r.ordinal), || s.synchronize())?;
@@ -946,6 +1028,105 @@ impl Communicator {
         })
     }
 
+    /// Rank `r`'s block `j` goes to rank `j`, which keeps it as its block
+    /// `r` (MPI's `Alltoall`, as grouped `ncclSend`/`ncclRecv`): blocks are
+    /// the `world` equal parts of axis 0, so inputs of shape `(world*k, ...)`
+    /// give outputs of the same shape. The transpose step of distributed
+    /// FFTs and of changing a distributed array's split axis.
+    pub fn all_to_all(&self, inputs: &[Array]) -> Result<Vec<Array>> {
+        const OP: &str = "nccl::all_to_all";
+        let (shape, dtype) = self.common_input(OP, inputs)?;
+        let mut outs = self.new_outputs(OP, &shape, dtype)?;
+        self.all_to_all_into(inputs, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// As [`Communicator::all_to_all`], writing into `outputs` (the inputs'
+    /// shape and dtype, C-contiguous, not overlapping the inputs).
+    pub fn all_to_all_into(&self, inputs: &[Array], outputs: &mut [Array]) -> Result<()> {
+        const OP: &str = "nccl::all_to_all";
+        let (shape, dtype) = self.common_input(OP, inputs)?;
+        let (ty, per) = self.wire(OP, dtype, None)?;
+        let block_shape = scattered_shape(OP, &shape, self.world)?;
+        self.check_outputs(OP, outputs, &shape, dtype)?;
+        if let Backend::Single { .. } = self.backend {
+            return outputs[0].assign(&inputs[0]);
+        }
+        let ins = self.contiguous_inputs(OP, inputs)?;
+        for (i, (x, y)) in ins.iter().zip(outputs.iter()).enumerate() {
+            check_in_place(OP, i, x, y, false)?;
+        }
+        let block_len = block_shape.iter().product::<usize>();
+        let count = block_len * per;
+        if count == 0 {
+            return Ok(());
+        }
+        let block_bytes = (block_len * dtype.itemsize()) as u64;
+        let send = ptrs(OP, &ins)?;
+        let recv = ptrs(OP, outputs)?;
+        let world = self.world;
+        self.grouped(OP, |api, i, comm, stream| {
+            for peer in 0..world {
+                let offset = peer as u64 * block_bytes;
+                // SAFETY: block `peer` of both buffers holds `count`
+                // elements of `ty` on rank i's GPU.
+                let rc = unsafe {
+                    let s = (api.send)(
+                        (send[i] + offset) as _,
+                        count,
+                        ty,
+                        peer as i32,
+                        comm,
+                        stream,
+                    );
+                    if s != 0 {
+                        s
+                    } else {
+                        (api.recv)(
+                            (recv[i] + offset) as _,
+                            count,
+                            ty,
+                            peer as i32,
+                            comm,
+                            stream,
+                        )
+                    }
+                };
+                if rc != 0 {
+                    return rc;
+                }
+            }
+            0
+        })
+    }
+
+    /// Returns once every rank has called `barrier` (NCCL has none: an
+    /// all-reduce of one number, waited for here).
+    pub fn barrier(&self) -> Result<()> {
+        const OP: &str = "nccl::barrier";
+        if let Backend::Single { .. } = self.backend {
+            return Ok(());
+        }
+        // The numbers' values do not matter: only that every rank sent one.
+        let flags = self.new_outputs(OP, &[1], DType::Int32)?;
+        let bufs = ptrs(OP, &flags)?;
+        self.grouped(OP, |api, i, comm, stream| {
+            // SAFETY: one int32 on rank i's GPU, reduced in place.
+            unsafe {
+                (api.all_reduce)(
+                    bufs[i] as _,
+                    bufs[i] as _,
+                    1,
+                    nccl_ffi::dtype::INT32,
+                    ReduceOp::Max.code(),
+                    comm,
+                    stream,
+                )
+            }
+        })?;
+        self.watch.wait_all(OP)
+    }
+
     /// A group of point-to-point transfers run together
     /// (`ncclGroupStart`, `ncclSend`/`ncclRecv`..., `ncclGroupEnd`):
     ///
@@ -1189,8 +1370,13 @@ impl Communicator {
             .iter()
             .map(|r| crate::cuda::stream::stream_for(r.ordinal))
             .collect();
-        self.group_calls(op, api, |api| {
+        let everyone: Vec<usize> = (0..self.world).collect();
+        self.group_calls(op, api, &everyone, |api| {
             for (i, r) in ranks.iter().enumerate() {
+                // The null stream handle means the current context's stream.
+                if bind(r.ordinal).is_err() {
+                    return nccl_ffi::UNHANDLED_CUDA_ERROR;
+                }
                 let rc = call(api, i, r.comm.0, streams[i].raw());
                 if rc != 0 {
                     return rc;
@@ -1201,23 +1387,45 @@ impl Communicator {
     }
 
     /// `body` between `ncclGroupStart` and `ncclGroupEnd`, one call at a
-    /// time per communicator, restoring the thread's CUDA context after.
+    /// time per communicator, restoring the thread's CUDA context after;
+    /// then records the work as in flight (see [`wait`]). `peers` are the
+    /// ranks the work waits for.
     fn group_calls(
         &self,
         op: &'static str,
         api: &Api,
+        peers: &[usize],
         body: impl FnOnce(&Api) -> nccl_ffi::NcclResult,
     ) -> Result<()> {
         let _serial = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.watch.check_usable(op)?;
         crate::cuda::session::check_interrupt(op)?;
         let _ctx = CtxGuard::save();
+        // The default stream's handle (null) means the current context's
+        // stream, to NCCL as to CUDA: each rank's context is bound for its
+        // calls (see `bind`), and this process's first one for the group's
+        // launch, whatever device the calling thread was on. (Two processes
+        // on two GPUs showed it: rank 1, called from a thread on cuda:0,
+        // read a received array before NCCL had written it.)
+        if let Backend::Nccl { ranks, .. } = &self.backend {
+            if let Some(r) = ranks.first() {
+                bind(r.ordinal)?;
+            }
+        }
         // SAFETY: group calls take no arguments.
         api.check(op, unsafe { (api.group_start)() })?;
         let rc = body(api);
         // SAFETY: closes the group opened above, also after a failed call.
         let end = unsafe { (api.group_end)() };
-        api.check(op, rc)?;
-        api.check(op, end)
+        // A call NCCL refused (bad arguments) queued nothing: the
+        // communicator stays usable.
+        if rc != 0 && rc != nccl_ffi::IN_PROGRESS {
+            return api.check(op, rc);
+        }
+        if end != 0 && end != nccl_ffi::IN_PROGRESS {
+            return Err(self.watch.fail(op, peers, wait::Failure::Nccl(end)));
+        }
+        self.watch.queued(op, peers)
     }
 
     fn describe(&self) -> String {
@@ -1271,17 +1479,7 @@ impl fmt::Debug for Communicator {
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        if let Backend::Nccl { api, ranks, .. } = &self.backend {
-            let _ctx = CtxGuard::save();
-            for r in ranks {
-                if let Ok(s) = crate::cuda::session::session(r.ordinal) {
-                    let _ = s.bind();
-                }
-                // SAFETY: a communicator made by NCCL, destroyed once; NCCL
-                // finishes its queued work first.
-                let _ = unsafe { (api.comm_destroy)(r.comm.0) };
-            }
-        }
+        self.watch.release();
     }
 }
 
@@ -1384,12 +1582,20 @@ impl Group<'_> {
             .iter()
             .map(|r| crate::cuda::stream::stream_for(r.ordinal))
             .collect();
-        comm.group_calls(OP, api, |api| {
+        let mut peers: Vec<usize> = self.ops.iter().map(|p| p.peer).collect();
+        peers.extend(comm.ranks());
+        peers.sort_unstable();
+        peers.dedup();
+        comm.group_calls(OP, api, &peers, |api| {
             for &(p, ptr, count, ty) in &calls {
                 if count == 0 {
                     continue;
                 }
                 let r = &nranks[p.local];
+                // The null stream handle means the current context's stream.
+                if bind(r.ordinal).is_err() {
+                    return nccl_ffi::UNHANDLED_CUDA_ERROR;
+                }
                 let stream = streams[p.local].raw();
                 // SAFETY: a buffer of `count` elements of `ty` on rank
                 // `p.local`'s GPU; the peer is a rank of the world.
@@ -1517,7 +1723,7 @@ fn scattered_shape(op: &'static str, shape: &[usize], world: usize) -> Result<Ve
         None => Err(Error::Shape {
             op,
             detail: format!(
-                "reduce_scatter splits axis 0 into {world} blocks, one per rank; a 0-d array has no axis 0"
+                "{op} splits axis 0 into {world} blocks, one per rank; a 0-d array has no axis 0"
             ),
         }),
         Some((&n0, rest)) if n0 % world == 0 => {
@@ -1528,11 +1734,16 @@ fn scattered_shape(op: &'static str, shape: &[usize], world: usize) -> Result<Ve
         Some((&n0, _)) => Err(Error::Shape {
             op,
             detail: format!(
-                "reduce_scatter splits axis 0 into {world} equal blocks, one per rank (as NCCL does), but the inputs have shape {} and {n0} is not a multiple of {world}; pad axis 0 or use all_reduce",
+                "{op} splits axis 0 into {world} equal blocks, one per rank (as NCCL does), but the inputs have shape {} and {n0} is not a multiple of {world}; pad axis 0",
                 fmt_shape(shape)
             ),
         }),
     }
+}
+
+/// Makes GPU `ordinal`'s context the calling thread's.
+fn bind(ordinal: usize) -> Result<()> {
+    crate::cuda::session::session(ordinal)?.bind()
 }
 
 /// Device address of element 0 of a GPU array.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::launcher::{first_set, number, Launch};
+use super::liveness::{Links, Liveness};
 use crate::error::{Error, Result};
 
 const OP: &str = "nccl::rendezvous";
@@ -158,11 +159,44 @@ impl Rendezvous {
     /// # Ok::<(), cp::Error>(())
     /// ```
     pub fn share(&self, launch: &Launch, make: impl FnOnce() -> Result<Vec<u8>>) -> Result<Shared> {
+        Ok(self.share_linked(launch, make)?.0)
+    }
+
+    /// As [`Rendezvous::share`], then keeps watching which ranks' processes
+    /// end, through the TCP connections of the meeting (a file rendezvous
+    /// has none: its watch never reports a rank).
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// let one = cp::nccl::Launch::from_lookup(|_| None)?;
+    /// let (shared, watch) = cp::nccl::Rendezvous::Alone.share_watched(&one, || Ok(vec![7]))?;
+    /// assert_eq!((shared.payload, watch.lost_ranks()), (vec![7], vec![]));
+    /// # Ok::<(), cp::Error>(())
+    /// ```
+    pub fn share_watched(
+        &self,
+        launch: &Launch,
+        make: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<(Shared, PeerWatch)> {
+        let (shared, links) = self.share_linked(launch, make)?;
+        Ok((shared, PeerWatch(links.map(Liveness::watch))))
+    }
+
+    /// As [`Rendezvous::share`], also returning the TCP connections (kept
+    /// open to learn when a rank's process ends; none for a file).
+    pub(crate) fn share_linked(
+        &self,
+        launch: &Launch,
+        make: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<(Shared, Option<Links>)> {
         match self {
-            Rendezvous::Alone => Ok(Shared {
-                payload: make()?,
-                hosts: vec![launch.host().to_string()],
-            }),
+            Rendezvous::Alone => Ok((
+                Shared {
+                    payload: make()?,
+                    hosts: vec![launch.host().to_string()],
+                },
+                None,
+            )),
             Rendezvous::Tcp {
                 host,
                 port,
@@ -176,10 +210,11 @@ impl Rendezvous {
                 };
                 if launch.rank == 0 {
                     let payload = make()?;
-                    let hosts = meeting.serve(*port, &payload)?;
-                    Ok(Shared { payload, hosts })
+                    let (hosts, peers) = meeting.serve(*port, &payload)?;
+                    Ok((Shared { payload, hosts }, Some(Links::Root(peers))))
                 } else {
-                    meeting.join()
+                    let (shared, stream) = meeting.join()?;
+                    Ok((shared, Some(Links::Member(stream))))
                 }
             }
             Rendezvous::File { path, tag, timeout } => {
@@ -190,12 +225,46 @@ impl Rendezvous {
                 } else {
                     wait_for_id_file(path, tag, launch, *timeout)?
                 };
-                Ok(Shared {
-                    payload,
-                    hosts: Vec::new(),
-                })
+                Ok((
+                    Shared {
+                        payload,
+                        hosts: Vec::new(),
+                    },
+                    None,
+                ))
             }
         }
+    }
+}
+
+impl Rendezvous {
+    /// The rendezvous of the `generation`-th world of this process (0 for
+    /// the first; later ones come from `rebuild_world`): an id file of an
+    /// earlier world of the same job is not taken for a later one.
+    pub(crate) fn for_generation(self, generation: u32) -> Rendezvous {
+        match self {
+            Rendezvous::File { path, tag, timeout } if generation > 0 => Rendezvous::File {
+                path,
+                tag: format!("{tag}#world{generation}"),
+                timeout,
+            },
+            other => other,
+        }
+    }
+}
+
+/// The ranks of a job whose processes ended since the rendezvous (see
+/// [`Rendezvous::share_watched`]); communicators of launched jobs use the
+/// same watch to fail a call that waits on a lost rank.
+pub struct PeerWatch(Option<std::sync::Arc<Liveness>>);
+
+impl PeerWatch {
+    /// The ranks known to have ended, with how it was learnt, by rank.
+    pub fn lost_ranks(&self) -> Vec<(usize, String)> {
+        self.0
+            .as_ref()
+            .map(|l| l.lost().into_iter().map(|(r, _, how)| (r, how)).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -283,8 +352,8 @@ enum Verdict {
 
 impl Meeting<'_> {
     /// Rank 0: waits for every other rank, then answers each with `payload`
-    /// and the ranks' hosts; returns the hosts.
-    fn serve(&self, port: u16, payload: &[u8]) -> Result<Vec<String>> {
+    /// and the ranks' hosts; returns the hosts and the open connections.
+    fn serve(&self, port: u16, payload: &[u8]) -> Result<(Vec<String>, Vec<(TcpStream, usize)>)> {
         let world = self.launch.world_size;
         let listener = listen(&self.addr, port)?;
         let mut hosts: Vec<Option<String>> = vec![None; world];
@@ -333,15 +402,15 @@ impl Meeting<'_> {
             payload: payload.to_vec(),
             hosts: hosts.clone(),
         };
-        for (mut stream, rank) in peers {
-            send(&mut stream, &welcome).map_err(|e| {
+        for (stream, rank) in peers.iter_mut() {
+            send(stream, &welcome).map_err(|e| {
                 bad(format!(
                     "rank 0 answering rank {rank} on {}: {e}",
                     self.addr
                 ))
             })?;
         }
-        Ok(hosts)
+        Ok((hosts, peers))
     }
 
     /// Reads one rank's hello; a stranger, a rank of another world size or
@@ -389,7 +458,7 @@ impl Meeting<'_> {
 
     /// Any other rank: connects to rank 0 (retrying until the time-out),
     /// introduces itself and waits for the bytes.
-    fn join(&self) -> Result<Shared> {
+    fn join(&self) -> Result<(Shared, TcpStream)> {
         let (rank, world) = (self.launch.rank, self.launch.world_size);
         let who = format!("rank {rank} of {world}");
         let mut last = String::from("no attempt");
@@ -402,7 +471,7 @@ impl Meeting<'_> {
                     } else {
                         match read_verdict(&mut stream, self.deadline + VERDICT_GRACE) {
                             Ok(Verdict::Welcome { payload, hosts }) => {
-                                return Ok(Shared { payload, hosts })
+                                return Ok((Shared { payload, hosts }, stream))
                             }
                             Ok(Verdict::Refused(why)) => return Err(bad(format!("{who}: {why}"))),
                             Err(e) if is_timeout(&e) => {

@@ -1,9 +1,10 @@
 //! The communicator of a launched job: launcher environment, then the GPU,
 //! then the rendezvous, then NCCL; and the process-wide one, [`world`].
 
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use super::launcher::Launch;
+use super::liveness::Liveness;
 use super::rendezvous::{parse_nodelist, Rendezvous};
 use super::{Backend, Communicator, UniqueId};
 use crate::device::with_device;
@@ -22,7 +23,7 @@ impl Communicator {
     /// # Ok::<(), cuprite::Error>(())
     /// ```
     pub fn from_env() -> Result<Communicator> {
-        Ok(bootstrap()?.comm)
+        Ok(bootstrap(0)?.comm)
     }
 
     /// This process's rank (its first, when one process drives several GPUs).
@@ -46,9 +47,37 @@ struct World {
     comm: Communicator,
 }
 
-/// The process-wide slot (one for every copy of the crate a notebook links).
-fn slot() -> &'static OnceLock<Result<World>> {
-    crate::global::process_global("nccl_world", OnceLock::new)
+/// The process-wide slot (one for every copy of the crate a notebook links):
+/// the current world, or why it could not be made, and how many worlds were
+/// made before. A replaced world is leaked, so references to it stay valid
+/// (its calls then say it was aborted).
+#[derive(Default)]
+struct Slot {
+    current: Option<Result<&'static World>>,
+    made: u32,
+}
+
+fn slot() -> &'static Mutex<Slot> {
+    crate::global::process_global("nccl_world_slot", || Mutex::new(Slot::default()))
+}
+
+fn current(make_new: bool) -> Result<&'static World> {
+    let mut s = slot().lock().unwrap_or_else(|e| e.into_inner());
+    match (&s.current, make_new) {
+        (Some(made), false) => made.clone(),
+        (old, _) => {
+            if let Some(Ok(old)) = old {
+                old.comm
+                    .watch
+                    .abort("replaced by cp::nccl::rebuild_world()");
+            }
+            let generation = s.made;
+            s.made += 1;
+            let made = bootstrap(generation).map(|w| &*Box::leak(Box::new(w)));
+            s.current = Some(made.clone());
+            made
+        }
+    }
 }
 
 /// The communicator of this process's job, made on first use by
@@ -62,10 +91,15 @@ fn slot() -> &'static OnceLock<Result<World>> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn world() -> Result<&'static Communicator> {
-    match slot().get_or_init(bootstrap) {
-        Ok(w) => Ok(&w.comm),
-        Err(e) => Err(e.clone()),
-    }
+    Ok(&current(false)?.comm)
+}
+
+/// Makes the job's world anew (every rank must call it, as many times): after
+/// a failed start, or after a call aborted the world (a time-out, a lost
+/// rank, an NCCL error). The old world's communicator is aborted and refuses
+/// further calls.
+pub fn rebuild_world() -> Result<&'static Communicator> {
+    Ok(&current(true)?.comm)
 }
 
 /// How [`world`]'s job was launched: ranks, hosts, launcher, NCCL version
@@ -79,17 +113,16 @@ pub fn world() -> Result<&'static Communicator> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn world_launch() -> Result<&'static Launch> {
-    match slot().get_or_init(bootstrap) {
-        Ok(w) => Ok(&w.launch),
-        Err(e) => Err(e.clone()),
-    }
+    Ok(&current(false)?.launch)
 }
 
-fn bootstrap() -> Result<World> {
+/// The `generation`-th world of this process (0 first): the rendezvous of
+/// each rebuild is told apart from earlier ones by the generation.
+fn bootstrap(generation: u32) -> Result<World> {
     const OP: &str = "nccl::world";
     let launch = Launch::from_env()?;
     let device = launch.device()?;
-    let rendezvous = Rendezvous::from_env(&launch)?;
+    let rendezvous = Rendezvous::from_env(&launch)?.for_generation(generation);
     if launch.world_size == 1 {
         let comm = Communicator::init_all(&[device])?;
         let version = nccl_version(&comm);
@@ -99,9 +132,10 @@ fn bootstrap() -> Result<World> {
         });
     }
     // Rank 0 makes the id on its own GPU: NCCL opens its listening socket then.
-    let shared = with_device(device, || {
-        rendezvous.share(&launch, || Ok(UniqueId::new()?.as_bytes().to_vec()))
+    let (shared, links) = with_device(device, || {
+        rendezvous.share_linked(&launch, || Ok(UniqueId::new()?.as_bytes().to_vec()))
     })?;
+    let liveness = links.map(Liveness::watch);
     let bytes: [u8; 128] =
         shared
             .payload
@@ -116,7 +150,7 @@ fn bootstrap() -> Result<World> {
             })?;
     let id = UniqueId::from_bytes(bytes);
     let comm = with_device(device, || {
-        Communicator::from_rank(launch.world_size, launch.rank, &id)
+        Communicator::from_rank_watched(launch.world_size, launch.rank, &id, liveness)
     })?;
     let hosts = if shared.hosts.is_empty() {
         listed_hosts()

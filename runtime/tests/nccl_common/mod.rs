@@ -125,3 +125,85 @@ pub fn slurm_tcp(rank: usize, world: usize, port: u16, timeout: &str) -> Vec<(St
         ("CUPRITE_NCCL_TIMEOUT", timeout.into()),
     ])
 }
+
+/// Runs one world whose rank `r` is a child of role `roles[r]`, all at once,
+/// with one limit for the whole world: each rank's `BOOT` line, or why there
+/// is none. Past the limit every rank still running is killed, and the
+/// error names those ranks (with the end of what they printed), so a hang
+/// is a failure that says who was waiting.
+pub fn run_roles_limited(
+    roles: &[&str],
+    envs: Vec<Vec<(String, String)>>,
+    limit: Duration,
+) -> Vec<Result<String, String>> {
+    let start = Instant::now();
+    let mut children: Vec<Child> = roles.iter().zip(&envs).map(|(r, e)| spawn(r, e)).collect();
+    let pipes: Vec<_> = children
+        .iter_mut()
+        .map(|c| {
+            let mut out = c.stdout.take().unwrap();
+            let mut err = c.stderr.take().unwrap();
+            (
+                std::thread::spawn(move || {
+                    let mut s = String::new();
+                    let _ = out.read_to_string(&mut s);
+                    s
+                }),
+                std::thread::spawn(move || {
+                    let mut s = String::new();
+                    let _ = err.read_to_string(&mut s);
+                    s
+                }),
+            )
+        })
+        .collect();
+    let mut running: Vec<usize> = (0..children.len()).collect();
+    while !running.is_empty() && start.elapsed() < limit {
+        running.retain(|&r| matches!(children[r].try_wait(), Ok(None)));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stuck = running.clone();
+    for &r in &stuck {
+        let _ = children[r].kill();
+        let _ = children[r].wait();
+    }
+    let stuck_text = stuck
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    pipes
+        .into_iter()
+        .enumerate()
+        .map(|(r, (out, err))| {
+            let (out, err) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+            let tail: String = err.lines().rev().take(12).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+            if stuck.contains(&r) {
+                return Err(format!(
+                    "rank(s) {stuck_text} still running after {limit:?} (killed); rank {r}'s last output:\n{tail}"
+                ));
+            }
+            out.lines()
+                .find_map(|l| l.strip_prefix("BOOT ").map(str::to_string))
+                .ok_or_else(|| format!("rank {r} printed no result ({}):\n{tail}", children_status(&err)))
+        })
+        .collect()
+}
+
+fn children_status(err: &str) -> &'static str {
+    if err.contains("panicked") {
+        "it panicked"
+    } else {
+        "it ended without reporting"
+    }
+}
+
+/// [`run_roles_limited`] with every rank of role `role`.
+pub fn run_world_limited(
+    role: &str,
+    envs: Vec<Vec<(String, String)>>,
+    limit: Duration,
+) -> Vec<Result<String, String>> {
+    let roles = vec![role; envs.len()];
+    run_roles_limited(&roles, envs, limit)
+}

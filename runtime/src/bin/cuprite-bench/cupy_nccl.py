@@ -8,14 +8,16 @@ case, gpu_ms (median over repeats of the slowest rank's CUDA-event time),
 cpu_us (host time of the grouped call), GB_s (algorithm bandwidth: bytes of
 one rank's array / time) and busbw_GB_s (algbw * 2(n-1)/n, as nccl-tests).
 
-Then the same all-reduce between two processes, one GPU each (cuprite-bench's
-nccl_procs.rs): started with multiprocessing's spawn, rank 0 making the NCCL
-unique id and sending it to rank 1 through a pipe, once with NCCL's default
-transports (cases ..._2proc) and once with NCCL_P2P_DISABLE=1
-NCCL_SHM_DISABLE=1 (..._2proc_net); gpu_ms is the median over repeats of the
-slower rank's time.
+Then the same all-reduce between 2 processes and, with 4 GPUs, 4 processes,
+one GPU each (cuprite-bench's nccl_procs.rs): started with multiprocessing's
+spawn, rank 0 making the NCCL unique id and sending it to the others through
+pipes, once with NCCL's default transports (cases ..._2proc, ..._4proc) and
+once with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (..._2proc_net,
+..._4proc_net); gpu_ms is the median over repeats of the slowest rank's time.
 
-Run: python3 cupy_nccl.py [out.json]   (keep NCCL_NVLS_ENABLE=0 set)
+Run: python3 cupy_nccl.py [out.json] [--only SUFFIX,...]   (keep NCCL_NVLS_ENABLE=0 set)
+--only runs just the process worlds named by their case suffixes (e.g.
+2proc_net,4proc_net), for repeated side-by-side runs of a noisy transport.
 """
 import json
 import multiprocessing as mp
@@ -82,8 +84,20 @@ def time_case(comms, devs, xs, ys, n, nccl, n_repeat, n_warmup):
     return float(np.median(gpu)), float(np.median(cpu))
 
 
+ONLY = None
+
+
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else None
+    global ONLY
+    args = sys.argv[1:]
+    if "--only" in args:
+        i = args.index("--only")
+        ONLY = set(args[i + 1].split(","))
+        del args[i:i + 2]
+    path = args[0] if args else None
+    if ONLY is not None:
+        two_processes()
+        return write(path)
     world = cp.cuda.runtime.getDeviceCount()
     if world < 2:
         emit({"skipped": f"all-reduce across GPUs needs 2 CUDA devices, found {world}"})
@@ -129,18 +143,19 @@ def main():
 TRANSPORTS = (("2proc", {}), ("2proc_net", {"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}))
 
 
-def rank_main(rank, env, id_pipe, results):
-    """One of two processes: rank `rank` on GPU `rank`; rank 0 sends its rows to `results`."""
+def rank_main(rank, nproc, env, id_pipes, results):
+    """One of `nproc` processes: rank `rank` on GPU `rank`; rank 0 sends its rows to `results`."""
     os.environ.update(env)
     os.environ["NCCL_NVLS_ENABLE"] = "0"
     from cupy.cuda import nccl
     cp.cuda.Device(rank).use()
     if rank == 0:
         uid = nccl.get_unique_id()
-        id_pipe.send(uid)
+        for p in id_pipes:
+            p.send(uid)
     else:
-        uid = id_pipe.recv()
-    comm = nccl.NcclCommunicator(2, uid, rank)
+        uid = id_pipes[0].recv()
+    comm = nccl.NcclCommunicator(nproc, uid, rank)
     stream = cp.cuda.get_current_stream()
     rows = []
     for label, nbytes in SIZES:
@@ -179,15 +194,28 @@ def rank_main(rank, env, id_pipe, results):
 
 
 def two_processes():
-    if cp.cuda.runtime.getDeviceCount() < 2:
-        emit({"skipped": "two processes with a GPU each need 2 CUDA devices"})
+    gpus = cp.cuda.runtime.getDeviceCount()
+    if gpus < 2:
+        emit({"skipped": "processes with a GPU each need 2 CUDA devices"})
         return
+    for nproc in (2, 4):
+        if nproc <= gpus:
+            processes(nproc)
+
+
+def processes(nproc):
     ctx = mp.get_context("spawn")
-    for suffix, env in TRANSPORTS:
-        id_a, id_b = ctx.Pipe()
+    for base, env in TRANSPORTS:
+        suffix = base.replace("2proc", f"{nproc}proc")
+        if ONLY is not None and suffix not in ONLY:
+            continue
+        pipes = [ctx.Pipe() for _ in range(nproc - 1)]
         res_recv, res_send = ctx.Pipe(duplex=False)
-        procs = [ctx.Process(target=rank_main, args=(r, env, id_a if r == 0 else id_b, res_send))
-                 for r in range(2)]
+        procs = [ctx.Process(target=rank_main,
+                             args=(r, nproc, env,
+                                   [a for a, _ in pipes] if r == 0 else [pipes[r - 1][1]],
+                                   res_send))
+                 for r in range(nproc)]
         for p in procs:
             p.start()
         res_send.close()  # so that a rank 0 that died ends the wait
@@ -207,7 +235,7 @@ def two_processes():
             algbw = nbytes / (gpu_ms * 1e-3) / 1e9
             emit({"case": f"allreduce_f32_{label}_{suffix}", "gpu_ms": round(gpu_ms, 4),
                   "cpu_us": round(cpu_us, 2), "GB_s": round(algbw, 1),
-                  "busbw_GB_s": round(algbw * 2 * (2 - 1) / 2, 1)})
+                  "busbw_GB_s": round(algbw * 2 * (nproc - 1) / nproc, 1)})
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
-//! All-reduce between two processes, one GPU each, joined by
-//! `cp::nccl::world()` as `srun` would start them: this binary runs itself
-//! again as rank 0 and rank 1 (Slurm's variables, `MASTER_ADDR=127.0.0.1`,
-//! a free port). Float32 arrays of 8 MB to 1 GB per rank, with NCCL's
-//! default transports (`..._2proc`) and with `NCCL_P2P_DISABLE=1
-//! NCCL_SHM_DISABLE=1` (`..._2proc_net`, the network path). Reported as
-//! `nccl.rs` does (the slowest rank's events, bus bandwidth); `cupy_nccl.py`
-//! measures the same with `cupy.cuda.nccl` in two processes.
+//! All-reduce between 2 processes and, with 4 GPUs, 4 processes, one GPU
+//! each, joined by `cp::nccl::world()` as `srun` would start them: this
+//! binary runs itself again as every rank (Slurm's variables,
+//! `MASTER_ADDR=127.0.0.1`, a free port). Float32 arrays of 8 MB to 1 GB per
+//! rank, with NCCL's default transports (`..._2proc`, `..._4proc`) and with
+//! `NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1` (`..._2proc_net`, `..._4proc_net`,
+//! the network path). Reported as `nccl.rs` does (the slowest rank's events,
+//! bus bandwidth); `cupy_nccl.py` measures the same with `cupy.cuda.nccl`.
 
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -27,49 +27,69 @@ const SIZES: [(&str, usize); 4] = [
 ];
 
 const TRANSPORTS: [(&str, &[(&str, &str)]); 2] = [
-    ("2proc", &[]),
+    ("", &[]),
     (
-        "2proc_net",
+        "_net",
         &[("NCCL_P2P_DISABLE", "1"), ("NCCL_SHM_DISABLE", "1")],
     ),
 ];
 
-/// In the parent: starts two ranks per transport and records rank 0's rows.
-/// In a rank: measures and prints them.
+/// In the parent: starts the ranks of each world size and transport and
+/// records rank 0's rows. In a rank: measures and prints them.
 pub fn run(b: &mut Bench) -> cp::Result<()> {
     if let Ok(suffix) = std::env::var(CHILD) {
         return rank_main(&suffix);
     }
     let gpus = cp::device_count();
-    for (suffix, env) in TRANSPORTS {
+    for nproc in [2usize, 4] {
+        if nproc > 2 && nproc > gpus {
+            continue;
+        }
+        for (transport, env) in TRANSPORTS {
+            let suffix = format!("{nproc}proc{transport}");
+            run_world(b, nproc, &suffix, env, gpus)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_world(
+    b: &mut Bench,
+    nproc: usize,
+    suffix: &str,
+    env: &[(&str, &str)],
+    gpus: usize,
+) -> cp::Result<()> {
+    {
         let names: Vec<String> = SIZES
             .iter()
             .map(|(label, _)| format!("allreduce_f32_{label}_{suffix}"))
             .collect();
         if !names.iter().any(|n| b.wanted(n)) {
-            continue;
+            return Ok(());
         }
-        if gpus < 2 {
-            eprintln!("{suffix} cases skipped: two processes with a GPU each need 2 CUDA devices, found {gpus}");
+        if gpus < nproc {
+            eprintln!("{suffix} cases skipped: {nproc} processes with a GPU each need {nproc} CUDA devices, found {gpus}");
             return Ok(());
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .unwrap_or(29500);
-        let children: Vec<_> = (0..2)
+        let children: Vec<_> = (0..nproc)
             .map(|rank| {
                 let mut cmd = Command::new(std::env::current_exe().expect("the bench's own path"));
                 // The in-process cases are not wanted in the ranks.
                 cmd.args(["--nccl-only", "--case", "none"])
                     .env(CHILD, suffix)
                     .env("SLURM_PROCID", rank.to_string())
-                    .env("SLURM_NTASKS", "2")
+                    .env("SLURM_NTASKS", nproc.to_string())
                     .env("SLURM_LOCALID", rank.to_string())
                     .env("MASTER_ADDR", "127.0.0.1")
                     .env("MASTER_PORT", port.to_string())
                     .env("NCCL_NVLS_ENABLE", "0")
                     .envs(env.iter().copied())
+                    .env("CUPRITE_NCCL_TIMEOUT", "300")
                     .stdout(if rank == 0 {
                         Stdio::piped()
                     } else {
