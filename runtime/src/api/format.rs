@@ -26,9 +26,9 @@ use std::sync::RwLock;
 
 use half::{bf16, f16};
 
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
 
 /// How the sign of positive numbers is printed (NumPy's `sign` option).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,7 +80,8 @@ impl Default for PrintOptions {
 fn options_lock() -> &'static RwLock<Option<PrintOptions>> {
     static THIS_COPY: std::sync::OnceLock<&'static RwLock<Option<PrintOptions>>> =
         std::sync::OnceLock::new();
-    THIS_COPY.get_or_init(|| crate::global::process_global("printoptions", || RwLock::new(None)))
+    THIS_COPY
+        .get_or_init(|| crate::core::global::process_global("printoptions", || RwLock::new(None)))
 }
 
 /// The current print options.
@@ -132,7 +133,10 @@ pub fn repr_with(a: &Array, opts: &PrintOptions) -> String {
     let body = array2string(a, opts, ", ", PREFIX, ")");
     let mut extras = Vec::new();
     if (a.size() == 0 && a.shape() != [0]) || a.size() > opts.threshold {
-        extras.push(format!("shape={}", crate::error::fmt_shape(a.shape())));
+        extras.push(format!(
+            "shape={}",
+            crate::core::error::fmt_shape(a.shape())
+        ));
     }
     let implied = matches!(
         a.dtype(),
@@ -322,7 +326,7 @@ fn edge_array(a: &Array, edge: usize, axis: usize) -> crate::Result<Array> {
     }
     let head = edge_array(&a.slice_axis(axis, 0, edge), edge, axis + 1)?;
     let tail = edge_array(&a.slice_axis(axis, n - edge, n), edge, axis + 1)?;
-    crate::shape::concatenate(&[&head, &tail], axis as isize)
+    crate::api::shape::concatenate(&[&head, &tail], axis as isize)
 }
 
 /// NumPy's `array2string` for `str` (`separator=' '`) and `repr`

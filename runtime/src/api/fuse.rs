@@ -21,13 +21,13 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex};
 
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::{Error, Result};
-use crate::kernels::{Arg, IntoArgs};
-use crate::operand::Operand;
+use crate::api::kernels::{Arg, IntoArgs};
+use crate::api::operand::Operand;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::{Error, Result};
 use crate::ops::ufunc::{for_each_binary, for_each_unary, Binary, Ufunc, Unary};
 
 #[derive(Debug)]
@@ -199,7 +199,7 @@ pub struct Fused {
     arity: usize,
     root: Expr,
     /// Kernels by input dtypes (`None`: some operation has no GPU expression).
-    kernels: Mutex<HashMap<Vec<DType>, Option<Arc<crate::cuda::elementwise::MapKernel>>>>,
+    kernels: Mutex<HashMap<Vec<DType>, Option<Arc<crate::cuda::gen::elementwise::MapKernel>>>>,
 }
 
 impl std::fmt::Debug for Fused {
@@ -238,11 +238,11 @@ impl Val {
 }
 
 fn apply_unary(op: Unary, a: Operand<'_>) -> Result<Array> {
-    crate::ufunc::unary(op, a)
+    crate::api::elementwise::unary(op, a)
 }
 
 fn apply_binary(op: Binary, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
-    crate::ufunc::binary(op, a, b)
+    crate::api::elementwise::binary(op, a, b)
 }
 
 /// Evaluates `e` with the ufuncs (one operation at a time).
@@ -271,7 +271,7 @@ impl Gen {
     /// The C value of `e` (a weak constant has no variable: its literal is
     /// made in the dtype of the operation that uses it).
     fn node(&mut self, e: &Expr, dtypes: &[DType]) -> Result<Option<(String, Val)>> {
-        use crate::cuda::elementwise::{cast_expr, ctype, scalar_literal};
+        use crate::cuda::gen::elementwise::{cast_expr, ctype, scalar_literal};
         let cpu = |dt: DType| -> Result<Val> {
             crate::with_device(Device::Cpu, || crate::zeros([0], dt)).map(Val::A)
         };
@@ -288,11 +288,11 @@ impl Gen {
                     Val::A(x) => x.dtype(),
                     Val::S(_) => return Ok(None),
                 };
-                let (loop_dt, _) = crate::ufunc::unary_types(*op, &aval.operand())?;
+                let (loop_dt, _) = crate::api::elementwise::unary_types(*op, &aval.operand())?;
                 if !op.fusable() {
                     return Ok(None);
                 }
-                let Some(x) = crate::cuda::ufunc_expr::expr(Ufunc::Unary(*op), loop_dt) else {
+                let Some(x) = crate::cuda::gen::ufunc_expr::expr(Ufunc::Unary(*op), loop_dt) else {
                     return Ok(None);
                 };
                 let t = self.fresh();
@@ -319,11 +319,12 @@ impl Gen {
                 })?;
                 let out = probe.dtype();
                 let (loop_dt, _) =
-                    crate::ufunc::binary_types(*op, &aval.operand(), &bval.operand())?;
+                    crate::api::elementwise::binary_types(*op, &aval.operand(), &bval.operand())?;
                 if !op.fusable() {
                     return Ok(None);
                 }
-                let Some(x) = crate::cuda::ufunc_expr::expr(Ufunc::Binary(*op), loop_dt) else {
+                let Some(x) = crate::cuda::gen::ufunc_expr::expr(Ufunc::Binary(*op), loop_dt)
+                else {
                     return Ok(None);
                 };
                 let val = |v: &str, val: &Val| -> String {
@@ -363,7 +364,7 @@ impl Gen {
 impl Fused {
     /// Sets the kernel name (CuPy's `kernel_name`), shown in profiles and errors.
     pub fn name(mut self, name: &str) -> Fused {
-        self.name = crate::kernels::raw::identifier_chars(name);
+        self.name = crate::api::kernels::raw::identifier_chars(name);
         self
     }
 
@@ -376,7 +377,7 @@ impl Fused {
     pub(crate) fn kernel(
         &self,
         dtypes: &[DType],
-    ) -> Result<Option<Arc<crate::cuda::elementwise::MapKernel>>> {
+    ) -> Result<Option<Arc<crate::cuda::gen::elementwise::MapKernel>>> {
         if let Some(k) = self
             .kernels
             .lock()
@@ -396,22 +397,25 @@ impl Fused {
                 let params: Vec<String> = dtypes
                     .iter()
                     .enumerate()
-                    .map(|(k, d)| format!("const {} _p{k}", crate::cuda::elementwise::ctype(*d)))
+                    .map(|(k, d)| {
+                        format!("const {} _p{k}", crate::cuda::gen::elementwise::ctype(*d))
+                    })
                     .collect();
                 let body = format!("{}  return {v};\n}}\n", g.body);
                 let head = format!(
                     "__device__ __forceinline__ {} FN({}) {{\n",
-                    crate::cuda::elementwise::ctype(out),
+                    crate::cuda::gen::elementwise::ctype(out),
                     params.join(", ")
                 );
-                let hash = crate::cuda::compile::fnv1a(&[head.as_bytes(), body.as_bytes()]);
+                let hash =
+                    crate::cuda::runtime::compile::fnv1a(&[head.as_bytes(), body.as_bytes()]);
                 let fname = format!("_cp_fused_{hash:016x}");
                 let mut support: String = g.supports.concat();
                 support.push('\n');
                 support.push_str(&head.replace("FN(", &format!("{fname}(")));
                 support.push_str(&body);
                 let args: Vec<String> = (0..dtypes.len()).map(|k| format!("in{k}")).collect();
-                Some(Arc::new(crate::cuda::elementwise::MapKernel::new(
+                Some(Arc::new(crate::cuda::gen::elementwise::MapKernel::new(
                     self.name.clone(),
                     dtypes.to_vec(),
                     format!("{fname}({})", args.join(", ")),
@@ -466,7 +470,7 @@ impl Fused {
                 }
             }
         }
-        let device = crate::kernels::args_device_pub("fuse", &args)?;
+        let device = crate::api::kernels::args_device_pub("fuse", &args)?;
         // Only CUDA compiles the fused kernel; the CPU (and an expression
         // with no GPU form) runs the ufuncs one at a time.
         let result = if device.is_cuda() {
@@ -474,19 +478,19 @@ impl Fused {
             match self.kernel(&dtypes)? {
                 Some(k) => {
                     let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
-                    let shape = crate::layout::broadcast_shapes("fuse", &shapes)?;
-                    let n = crate::layout::checked_size("fuse", &shape)?;
+                    let shape = crate::core::layout::broadcast_shapes("fuse", &shapes)?;
+                    let n = crate::core::layout::checked_size("fuse", &shape)?;
                     let b = crate::backend::on("fuse", device)?;
                     let out = Array::from_parts(
                         b.empty("fuse", k.result, n)?,
-                        crate::layout::Layout::contiguous(&shape),
+                        crate::core::layout::Layout::contiguous(&shape),
                         k.result,
                     );
-                    let inputs: Vec<crate::cuda::elementwise::MapInput> = arrays
+                    let inputs: Vec<crate::cuda::gen::elementwise::MapInput> = arrays
                         .iter()
-                        .map(|a| crate::cuda::elementwise::MapInput::Array(a.view()))
+                        .map(|a| crate::cuda::gen::elementwise::MapInput::Array(a.view()))
                         .collect();
-                    crate::cuda::elementwise::run_map_inputs(&k, &inputs, out.view())?;
+                    crate::cuda::gen::elementwise::run_map_inputs(&k, &inputs, out.view())?;
                     return Ok(out);
                 }
                 None => eval(&self.root, &arrays)?,
@@ -558,7 +562,7 @@ mod tests {
 
     /// The device function in a small kernel, for the NVRTC check.
     fn dump(f: &Fused, dtypes: &[DType], name: &str) {
-        use crate::cuda::elementwise::ctype;
+        use crate::cuda::gen::elementwise::ctype;
         let k = f.kernel(dtypes).unwrap().unwrap();
         let params: Vec<String> = dtypes
             .iter()
@@ -567,12 +571,12 @@ mod tests {
             .collect();
         let src = format!(
             "{}{}\nextern \"C\" __global__ void k({}, {}* out) {{ out[0] = {}; }}\n",
-            crate::cuda::codegen::PRELUDE,
+            crate::cuda::gen::codegen::PRELUDE,
             k.support,
             params.join(", "),
             ctype(k.result),
             k.expr
         );
-        crate::cuda::helpers::dump_source(name, &src);
+        crate::cuda::gen::helpers::dump_source(name, &src);
     }
 }

@@ -8,11 +8,11 @@ use std::borrow::Cow;
 
 use num_complex::{Complex32, Complex64};
 
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::{DType, TypeOperand};
-use crate::element::{Element, Scalar};
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{DType, TypeOperand};
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{Error, Result};
 
 /// An array (borrowed or owned) or a weak Rust scalar.
 #[derive(Debug, Clone)]
@@ -111,9 +111,9 @@ impl Operand<'_> {
 /// The device shared by the array operands (the current device when there are none).
 ///
 /// Every elementwise operation starts here, so it also stops one when an
-/// interrupt is pending (`Error::Interrupted`, see [`crate::interrupt`]).
+/// interrupt is pending (`Error::Interrupted`, see [`crate::core::interrupt`]).
 pub fn common_device(op: &'static str, operands: &[&Operand<'_>]) -> Result<Device> {
-    crate::interrupt::check(op)?;
+    crate::core::interrupt::check(op)?;
     let mut found: Option<Device> = None;
     for o in operands {
         if let Operand::Array(a) = o {
@@ -130,5 +130,5 @@ pub fn common_device(op: &'static str, operands: &[&Operand<'_>]) -> Result<Devi
             }
         }
     }
-    Ok(found.unwrap_or_else(crate::device::current_device))
+    Ok(found.unwrap_or_else(crate::backend::probe::current_device))
 }

@@ -15,8 +15,10 @@
 use std::fmt;
 use std::time::Instant;
 
-use crate::device::{current_device, Device};
-use crate::error::{Error, Result};
+use crate::backend::probe::current_device;
+
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
 
 /// Per-run times of one benchmark and what each run moved or computed.
 #[derive(Debug, Clone, PartialEq)]
@@ -230,7 +232,7 @@ pub fn benchmark_with<T>(
     let mut cpu_times = Vec::with_capacity(n_repeat);
     let mut gpu_times = Vec::new();
     // `f` may not call the runtime at all: check for interrupts between runs.
-    let check = || crate::interrupt::check("profiler::benchmark");
+    let check = || crate::core::interrupt::check("profiler::benchmark");
     for _ in 0..n_warmup {
         check()?;
         drop(f()?);
@@ -246,7 +248,7 @@ pub fn benchmark_with<T>(
             }
         }
         Device::Cuda(_) => {
-            use crate::cuda::stream::current_stream;
+            use crate::cuda::runtime::stream::current_stream;
             use crate::cuda::Event;
             let stream = current_stream();
             stream.synchronize()?;

@@ -25,12 +25,12 @@
 use num_complex::Complex64;
 use num_traits::Zero;
 
-use crate::array::Array;
-use crate::device::{current_device, with_device};
-use crate::dtype::{promote_types, DType};
-use crate::element::Scalar;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
+use crate::backend::probe::{current_device, with_device};
+use crate::core::array::Array;
+use crate::core::dtype::{promote_types, DType};
+use crate::core::element::Scalar;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
 use crate::ops::signal::{Conv, Lfilter};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
@@ -172,7 +172,7 @@ fn reversed(k: &Array, conj: bool) -> Result<Array> {
             off += (n as isize - 1) * s;
         }
     }
-    let l = crate::layout::Layout::from_parts(
+    let l = crate::core::layout::Layout::from_parts(
         k.shape().to_vec(),
         st.iter().map(|s| -s).collect(),
         off.max(0) as usize,
@@ -184,7 +184,7 @@ fn reversed(k: &Array, conj: bool) -> Result<Array> {
     };
     if k.dtype().is_complex() && conj {
         // A new array on k's device (the GPU conjugates in place of the host).
-        return crate::matmul::conj(&r);
+        return crate::api::linalg::matmul::conj(&r);
     }
     r.copy()
 }
@@ -226,7 +226,7 @@ fn conv_out_dtype(a: &Array, b: &Array) -> DType {
 
 fn check_devices(op: &'static str, a: &Array, b: &Array) -> Result<()> {
     a.device().check_available(op)?;
-    crate::index::same_device(op, a, b)
+    crate::api::shape::index::same_device(op, a, b)
 }
 
 /// N-dimensional convolution of `in1` and `in2` (`scipy.signal.convolve`);
@@ -236,7 +236,7 @@ pub fn convolve(in1: &Array, in2: &Array, mode: Mode, method: Method) -> Result<
     check_devices(op, in1, in2)?;
     let swap = swap_needed(op, mode, in1.shape(), in2.shape())?;
     if in1.ndim() == 0 {
-        return crate::ufunc::multiply(in1, in2);
+        return crate::api::elementwise::multiply(in1, in2);
     }
     let out_dt = conv_out_dtype(in1, in2);
     if in1.size() == 0 || in2.size() == 0 {
@@ -510,7 +510,7 @@ pub fn lfilter(
     if x.ndim() == 0 {
         return Err(Error::shape(op, "x must have at least one dimension"));
     }
-    let ax = crate::layout::normalize_axis(op, axis, x.ndim())?;
+    let ax = crate::core::layout::normalize_axis(op, axis, x.ndim())?;
     let mut dt = promote_types(promote_types(b.dtype(), a.dtype()), x.dtype());
     if let Some(z) = zi {
         dt = promote_types(dt, z.dtype());
@@ -861,7 +861,7 @@ fn spectral(
         Scaling::Density => 1.0 / (o.fs * win.iter().map(|w| w * w).sum::<f64>()),
         Scaling::Spectrum => 1.0 / win.iter().sum::<f64>().powi(2),
     };
-    let vals = crate::cuda::fallback::fetch(op, x.device(), || Ok(x.gather_as::<f64>()))?;
+    let vals = crate::backend::fallback::fetch(op, x.device(), || Ok(x.gather_as::<f64>()))?;
     let mut planner = rustfft::FftPlanner::<f64>::new();
     let fft = planner.plan_fft_forward(nfft);
     let mut out = vec![0.0f64; lanes * nfreq * nseg];

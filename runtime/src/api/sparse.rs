@@ -22,12 +22,13 @@ use std::fmt;
 use num_complex::{Complex32, Complex64};
 use num_traits::{NumAssign, Zero};
 
-use crate::array::Array;
-use crate::device::{current_device, Device};
-use crate::dtype::{promote_types, DType};
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
+use crate::backend::probe::current_device;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{promote_types, DType};
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
 use crate::ops::sparse::CsrView;
 
 /// Element types of sparse matrices (f32, f64, Complex32, Complex64).
@@ -93,7 +94,7 @@ fn host_1d<T: Element>(op: &'static str, what: &str, a: &Array) -> Result<Vec<T>
             format!("{what} must be 1-D, but has shape {}", fmt_shape(a.shape())),
         ));
     }
-    crate::cuda::fallback::fetch(op, a.device(), || {
+    crate::backend::fallback::fetch(op, a.device(), || {
         if a.dtype() == T::DTYPE {
             a.to_vec::<T>()
         } else {
@@ -434,7 +435,7 @@ impl Compressed {
 
     /// The host form; reading GPU data is a counted host fallback of `op`.
     fn host<T: SpNum>(&self, op: &str) -> Result<HostCsr<T>> {
-        crate::cuda::fallback::fetch(op, self.data.device(), || {
+        crate::backend::fallback::fetch(op, self.data.device(), || {
             Ok(HostCsr {
                 nrows: self.major,
                 ncols: self.minor,
@@ -555,9 +556,9 @@ impl MapHost for Transposed {
 /// `data * s` (or `/ s`), promoting the value dtype like NumPy with a weak scalar.
 fn scale_data(op: &'static str, data: &Array, s: Scalar, divide: bool) -> Result<Array> {
     let out = if divide {
-        crate::ufunc::true_divide(data, crate::operand::Operand::Scalar(s))?
+        crate::api::elementwise::true_divide(data, crate::api::operand::Operand::Scalar(s))?
     } else {
-        crate::ufunc::multiply(data, crate::operand::Operand::Scalar(s))?
+        crate::api::elementwise::multiply(data, crate::api::operand::Operand::Scalar(s))?
     };
     let dt = value_dtype(out.dtype());
     check_value_dtype(op, dt)?;
@@ -614,7 +615,7 @@ fn dense_to_compressed(op: &'static str, a: &Array, transpose: bool) -> Result<C
     let src = if transpose { a2.t() } else { a2 };
     let (r, c) = if transpose { (n, m) } else { (m, n) };
     with_sp!(dt, T => {
-        let v = crate::cuda::fallback::fetch(op, a.device(), || if src.dtype() == dt { src.to_vec::<T>() } else { src.astype(dt)?.to_vec::<T>() })?;
+        let v = crate::backend::fallback::fetch(op, a.device(), || if src.dtype() == dt { src.to_vec::<T>() } else { src.astype(dt)?.to_vec::<T>() })?;
         Compressed::from_host(&HostCsr::from_dense(r, c, &v), true, a.device())
     })
 }
@@ -1213,7 +1214,7 @@ impl CooMatrix {
     }
     /// The host triplets; reading GPU data is a counted host fallback of `op`.
     fn host<T: SpNum>(&self, op: &str) -> Result<(Vec<i32>, Vec<i32>, Vec<T>)> {
-        crate::cuda::fallback::fetch(op, self.device(), || {
+        crate::backend::fallback::fetch(op, self.device(), || {
             Ok((self.row.to_vec()?, self.col.to_vec()?, self.data.to_vec()?))
         })
     }

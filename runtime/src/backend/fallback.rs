@@ -4,16 +4,18 @@
 //! implementation through [`on_host`]: the trip is counted per operation
 //! name in the process-wide CUDA state (so every evcxr cell copy of the
 //! crate adds to the same counts), `%gpu` shows the counts
-//! ([`super::cuda_report`]) and [`host_fallbacks`] returns them; the GPU
+//! ([`crate::cuda::cuda_report`]) and [`host_fallbacks`] returns them; the GPU
 //! tests assert that built-in operations never take this path. Nothing else
 //! in the runtime should copy a GPU array to the host to compute on it.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::device::{with_device, Device};
-use crate::element::Scalar;
-use crate::error::Result;
+use crate::backend::probe::with_device;
+
+use crate::core::device::Device;
+use crate::core::element::Scalar;
+use crate::core::error::Result;
 
 /// Host trips per operation name (kept in `session::CudaProcess`).
 #[derive(Default)]
@@ -109,7 +111,9 @@ pub(crate) fn on_host<R: Place>(
     if !device.is_cuda() {
         return f();
     }
-    super::session::process().host_fallbacks.add(op);
+    crate::cuda::runtime::session::process()
+        .host_fallbacks
+        .add(op);
     let r = with_device(Device::Cpu, f)?;
     r.place(device)
 }
@@ -118,12 +122,16 @@ pub(crate) fn on_host<R: Place>(
 /// the process started (or since [`reset_host_fallbacks`]), sorted by name.
 /// Built-in operations are expected never to appear here.
 pub fn host_fallbacks() -> Vec<(String, u64)> {
-    super::session::process().host_fallbacks.snapshot()
+    crate::cuda::runtime::session::process()
+        .host_fallbacks
+        .snapshot()
 }
 
 /// Sets every host-fallback count back to zero.
 pub fn reset_host_fallbacks() {
-    super::session::process().host_fallbacks.clear();
+    crate::cuda::runtime::session::process()
+        .host_fallbacks
+        .clear();
 }
 
 /// One line for `%gpu`: the counts, or that there were none.
@@ -176,7 +184,7 @@ mod tests {
     #[test]
     fn the_process_wide_counter_counts_gpu_trips() {
         // The test hook: what `on_host` does for a GPU device, without one.
-        let counts = &super::super::session::process().host_fallbacks;
+        let counts = &crate::cuda::runtime::session::process().host_fallbacks;
         counts.add("fallback-selftest-gpu");
         counts.add("fallback-selftest-gpu");
         let got = host_fallbacks();

@@ -2,14 +2,14 @@
 //! of any array, uploads and downloads, `astype`, `to_device`, `assign`
 //! and `fill`. The device is matched here; the CUDA side is in `cuda/`.
 
-use crate::array::Array;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{can_cast, Casting, DType};
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{Layout, Order};
+use crate::core::storage::{CpuData, Storage};
 use crate::cuda;
-use crate::device::Device;
-use crate::dtype::{can_cast, Casting, DType};
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{Layout, Order};
-use crate::storage::{CpuData, Storage};
 
 impl Array {
     /// Runs `f` on the CPU buffer (typed) and this array's layout.
@@ -22,7 +22,7 @@ impl Array {
             }
             // Operations without a GPU kernel read a host copy.
             Storage::Cuda(c) => {
-                let host = cuda::transfer::download_all::<T>(c);
+                let host = cuda::runtime::transfer::download_all::<T>(c);
                 f(&host, self.layout())
             }
         }
@@ -35,7 +35,11 @@ impl Array {
         if let Storage::Cuda(c) = self.storage() {
             // One copy of exactly the elements, made contiguous on the GPU first.
             if self.is_c_contiguous() {
-                return cuda::transfer::download_range::<T>(c, self.layout().offset(), self.size());
+                return cuda::runtime::transfer::download_range::<T>(
+                    c,
+                    self.layout().offset(),
+                    self.size(),
+                );
             }
             return self.copy()?.to_vec::<T>();
         }
@@ -69,7 +73,7 @@ impl Array {
         }
         match self.storage() {
             Storage::Cuda(c) if self.is_c_contiguous() => {
-                cuda::transfer::download_into(c, self.layout().offset(), out)
+                cuda::runtime::transfer::download_into(c, self.layout().offset(), out)
             }
             // One copy of exactly the elements, made contiguous on the GPU first.
             Storage::Cuda(_) => self.copy()?.copy_to_slice(out),
@@ -94,12 +98,12 @@ impl Array {
         shape: &[usize],
         device: Device,
     ) -> Result<Array> {
-        crate::interrupt::check("creating an array")?;
+        crate::core::interrupt::check("creating an array")?;
         match device {
             Device::Cpu => Ok(Array::from_vec_cpu(data.to_vec(), shape)),
             Device::Cuda(n) => {
                 device.check_available("creating an array")?;
-                let storage = cuda::transfer::upload_new("creating an array", n, data)?;
+                let storage = cuda::runtime::transfer::upload_new("creating an array", n, data)?;
                 Ok(Array::from_parts(
                     Storage::Cuda(storage),
                     Layout::contiguous(shape),
@@ -117,7 +121,7 @@ impl Array {
 
     /// As [`Array::astype`], refusing casts that `casting` forbids.
     pub fn astype_with(&self, dtype: DType, casting: Casting) -> Result<Array> {
-        crate::interrupt::check("astype")?;
+        crate::core::interrupt::check("astype")?;
         if !can_cast(self.dtype(), dtype, casting) {
             return Err(Error::Cast {
                 op: "astype",
@@ -127,7 +131,7 @@ impl Array {
             });
         }
         let b = super::on("astype", self.device())?;
-        let n = crate::layout::checked_size("astype", self.shape())?;
+        let n = crate::core::layout::checked_size("astype", self.shape())?;
         let out = Array::from_parts(
             b.empty("astype", dtype, n)?,
             Layout::contiguous(self.shape()),
@@ -139,12 +143,12 @@ impl Array {
 
     /// A new C-contiguous array holding `data` on `device`.
     pub(crate) fn from_host(data: CpuData, shape: &[usize], device: Device) -> Result<Array> {
-        crate::interrupt::check("creating an array")?;
+        crate::core::interrupt::check("creating an array")?;
         match device {
             Device::Cpu => Ok(Array::from_cpu_data(data, shape)),
             Device::Cuda(n) => {
                 device.check_available("creating an array")?;
-                let storage = cuda::transfer::upload_data("creating an array", n, &data)?;
+                let storage = cuda::runtime::transfer::upload_data("creating an array", n, &data)?;
                 Ok(Array::from_parts(
                     Storage::Cuda(storage),
                     Layout::contiguous(shape),
@@ -207,17 +211,20 @@ impl Array {
 /// A copy of the GPU array `src` on another GPU, `cuda:dst`, moved by the
 /// copy engines (no host staging). C- and F-contiguous arrays keep their
 /// order; other views are made C-contiguous on their own device first.
-/// `force_peer_api` as in [`cuda::peer::copy_between`].
+/// `force_peer_api` as in [`cuda::runtime::peer::copy_between`].
 fn copy_between_gpus(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result<Array> {
     let (src, order) = if src.is_c_contiguous() {
         (src.clone(), Order::C)
     } else if src.is_f_contiguous() {
         (src.clone(), Order::F)
     } else {
-        let from = cuda::helpers::ordinal("to_device", src.view())?;
-        (cuda::peer::on_source_stream(from, || src.copy())?, Order::C)
+        let from = cuda::gen::helpers::ordinal("to_device", src.view())?;
+        (
+            cuda::runtime::peer::on_source_stream(from, || src.copy())?,
+            Order::C,
+        )
     };
-    let storage = cuda::peer::copy_between(src.view(), dst, force_peer_api)?;
+    let storage = cuda::runtime::peer::copy_between(src.view(), dst, force_peer_api)?;
     let layout = Layout::with_order(src.shape(), order);
     Ok(Array::from_parts(storage, layout, src.dtype()))
 }
@@ -231,7 +238,7 @@ pub fn copy_between_gpus_for_tests(src: &Array, dst: usize, peer_api: bool) -> R
 }
 
 /// Arrays a counted host fallback returns move back to the device of its inputs.
-impl crate::cuda::fallback::Place for Array {
+impl crate::backend::fallback::Place for Array {
     fn place(self, device: Device) -> Result<Self> {
         self.to_device(&device)
     }
@@ -256,7 +263,7 @@ impl Array {
         device: Device,
         fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
     ) -> Result<Array> {
-        let n = crate::layout::checked_size(op, shape)?;
+        let n = crate::core::layout::checked_size(op, shape)?;
         let layout = Layout::with_order(shape, order);
         let normalize_bools = |bytes: &mut [u8]| {
             if dtype == DType::Bool {
@@ -265,7 +272,7 @@ impl Array {
         };
         match device {
             Device::Cpu => {
-                crate::layout::check_host_room(op, n, dtype.itemsize())?;
+                crate::core::layout::check_host_room(op, n, dtype.itemsize())?;
                 let mut data = if dtype == DType::Bool {
                     CpuData::UInt8(vec![0u8; n])
                 } else {
@@ -275,7 +282,7 @@ impl Array {
                     let v = T::slice_mut(&mut data).expect("dtype matches");
                     let bytes = bytes_of_mut(v);
                     for piece in bytes.chunks_mut(HOST_CHUNK) {
-                        crate::interrupt::check(op)?;
+                        crate::core::interrupt::check(op)?;
                         fill(piece)?;
                     }
                 });
@@ -287,19 +294,23 @@ impl Array {
                     other => other,
                 };
                 Ok(Array::from_parts(
-                    Storage::Cpu(crate::storage::CpuStorage::new(data)),
+                    Storage::Cpu(crate::core::storage::CpuStorage::new(data)),
                     layout,
                     dtype,
                 ))
             }
             Device::Cuda(ordinal) => {
                 device.check_available(op)?;
-                let storage = cuda::transfer::alloc(op, ordinal, dtype, n)?;
-                cuda::transfer::upload_with(&storage, n * dtype.itemsize(), &mut |piece| {
-                    fill(piece)?;
-                    normalize_bools(piece);
-                    Ok(())
-                })?;
+                let storage = cuda::runtime::transfer::alloc(op, ordinal, dtype, n)?;
+                cuda::runtime::transfer::upload_with(
+                    &storage,
+                    n * dtype.itemsize(),
+                    &mut |piece| {
+                        fill(piece)?;
+                        normalize_bools(piece);
+                        Ok(())
+                    },
+                )?;
                 Ok(Array::from_parts(Storage::Cuda(storage), layout, dtype))
             }
         }
@@ -322,14 +333,16 @@ impl Array {
                 let guard = s.read();
                 crate::with_dtype!(self.dtype(), T => {
                     let v = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
-                    for piece in cuda::transfer::as_bytes(&v[start..start + n]).chunks(HOST_CHUNK) {
-                        crate::interrupt::check(op)?;
+                    for piece in cuda::runtime::transfer::as_bytes(&v[start..start + n]).chunks(HOST_CHUNK) {
+                        crate::core::interrupt::check(op)?;
                         sink(piece)?;
                     }
                 });
                 Ok(())
             }
-            Storage::Cuda(c) => cuda::transfer::download_with(c, start, n, self.itemsize(), sink),
+            Storage::Cuda(c) => {
+                cuda::runtime::transfer::download_with(c, start, n, self.itemsize(), sink)
+            }
         }
     }
 }

@@ -2,12 +2,12 @@
 
 use std::fmt;
 
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{Layout, Order};
-use crate::storage::{CpuData, CpuStorage, Storage};
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{Layout, Order};
+use crate::core::storage::{CpuData, CpuStorage, Storage};
 
 /// An N-dimensional array with a dynamic dtype and rank.
 ///
@@ -50,7 +50,11 @@ impl Array {
     /// A new C-contiguous array holding `v` on the current device (where
     /// CuPy puts the results of operations).
     pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
-        Array::from_host(T::into_data(v), shape, crate::device::current_device())
+        Array::from_host(
+            T::into_data(v),
+            shape,
+            crate::backend::probe::current_device(),
+        )
     }
 
     /// A view of the same buffer through another layout.
@@ -132,7 +136,7 @@ impl Array {
     /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
     pub(crate) fn gather<T: Element>(&self) -> Vec<T> {
         debug_assert_eq!(T::DTYPE, self.dtype);
-        self.read_cpu::<T, _>(crate::view::gathered::<T>)
+        self.read_cpu::<T, _>(crate::core::view::gathered::<T>)
     }
 
     /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.
@@ -140,7 +144,7 @@ impl Array {
         if self.dtype == U::DTYPE {
             return self.gather::<U>();
         }
-        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(crate::view::converted::<T, U>))
+        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(crate::core::view::converted::<T, U>))
     }
 
     /// Fails unless `T` is this array's element type.
@@ -267,12 +271,12 @@ impl From<usize> for Scalar {
 
 impl fmt::Debug for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", crate::format::repr(self))
+        write!(f, "{}", crate::api::format::repr(self))
     }
 }
 
 impl fmt::Display for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", crate::format::str(self))
+        write!(f, "{}", crate::api::format::str(self))
     }
 }

@@ -1,13 +1,9 @@
-//! Devices: the CPU and CUDA GPUs, the default device and the scoped current device.
+//! Devices: the CPU and CUDA GPUs, by name. Which exist, the default one
+//! and the scoped current one are the probe's (`backend/probe.rs`).
 
-use std::cell::RefCell;
 use std::fmt;
-use std::sync::OnceLock;
 
-pub use crate::backend::probe::{
-    cuda_status, default_device, default_device_and_reason, device_count, CudaStatus,
-};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Where arrays live and operations run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,28 +56,6 @@ impl Device {
             detail: format!("unknown device {text:?}; use \"cpu\" or \"cuda:N\""),
         })
     }
-
-    /// Checks that the device can hold arrays in this process, or says why not.
-    /// Every operation passes here, so it is also where a pending interrupt
-    /// stops one (`Error::Interrupted`, see [`crate::interrupt`]).
-    pub fn check_available(&self, op: &'static str) -> Result<()> {
-        crate::interrupt::check(op)?;
-        match self {
-            Device::Cpu => Ok(()),
-            Device::Cuda(n) if *n < device_count() => Ok(()),
-            Device::Cuda(n) => Err(Error::NeedsCuda {
-                op,
-                reason: if device_count() == 0 {
-                    cuda_status().reason.clone()
-                } else {
-                    format!(
-                        "cuda:{n} does not exist; this machine has {} CUDA device(s)",
-                        device_count()
-                    )
-                },
-            }),
-        }
-    }
 }
 
 impl fmt::Display for Device {
@@ -100,37 +74,6 @@ impl std::str::FromStr for Device {
     }
 }
 
-thread_local! {
-    static DEVICE_SCOPE: RefCell<Vec<Device>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The device that new arrays go to on this thread: the innermost
-/// `with_device` scope, else the default device.
-pub fn current_device() -> Device {
-    DEVICE_SCOPE
-        .with(|s| s.borrow().last().copied())
-        .unwrap_or_else(|| {
-            static DEFAULT: OnceLock<Device> = OnceLock::new();
-            *DEFAULT.get_or_init(default_device)
-        })
-}
-
-/// Runs `f` with `device` as the current device, restoring the previous one
-/// afterwards (also when `f` panics).
-pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
-    struct Restore;
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            DEVICE_SCOPE.with(|s| {
-                s.borrow_mut().pop();
-            });
-        }
-    }
-    DEVICE_SCOPE.with(|s| s.borrow_mut().push(device));
-    let _restore = Restore;
-    f()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,30 +85,5 @@ mod tests {
         assert_eq!(Device::parse("GPU:2").unwrap(), Device::Cuda(2));
         assert!(Device::parse("tpu").is_err());
         assert_eq!(Device::Cuda(3).to_string(), "cuda:3");
-    }
-
-    #[test]
-    fn scopes_nest_and_restore() {
-        let outer = current_device();
-        with_device(Device::Cuda(7), || {
-            assert_eq!(current_device(), Device::Cuda(7));
-            with_device(Device::Cpu, || assert_eq!(current_device(), Device::Cpu));
-            assert_eq!(current_device(), Device::Cuda(7));
-        });
-        assert_eq!(current_device(), outer);
-        let r = std::panic::catch_unwind(|| with_device(Device::Cuda(5), || panic!("boom")));
-        assert!(r.is_err());
-        assert_eq!(current_device(), outer);
-    }
-
-    #[test]
-    fn probe_never_panics_and_explains() {
-        let s = cuda_status();
-        assert!(!s.reason.is_empty());
-        let (d, why) = default_device_and_reason();
-        assert!(!why.is_empty());
-        if device_count() == 0 {
-            assert_eq!(d, Device::Cpu);
-        }
     }
 }

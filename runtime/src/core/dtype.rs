@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// The element type of an array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -409,7 +409,7 @@ fn combine_weak(strong: DType, weak: WeakKind) -> DType {
 /// Short dtype names, used as `cp::f32`, `cp::float32`, `cp::int64`.
 #[allow(non_upper_case_globals)]
 pub mod names {
-    use super::DType;
+    use crate::DType;
     pub const bool_: DType = DType::Bool;
     pub const int8: DType = DType::Int8;
     pub const int16: DType = DType::Int16;

@@ -6,8 +6,8 @@ use std::fmt::Debug;
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
-use crate::dtype::{DType, WeakKind};
-use crate::storage::CpuData;
+use crate::core::dtype::{DType, WeakKind};
+use crate::core::storage::CpuData;
 
 /// A single value of any dtype, used for fill values, `item()` and casts.
 #[derive(Debug, Clone, Copy, PartialEq)]

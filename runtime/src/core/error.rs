@@ -1,6 +1,6 @@
 //! The one error type of the runtime: every fallible public call returns it.
 
-use crate::dtype::DType;
+use crate::core::dtype::DType;
 
 /// Shapes as they appear in messages: `(2, 3)`, `(5,)`, `()`.
 pub fn fmt_shape(shape: &[usize]) -> String {

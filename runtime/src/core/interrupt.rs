@@ -6,7 +6,7 @@
 //! (ufuncs, reductions, indexing, creation, copies and casts, linear
 //! algebra, FFT, signal, sort, random, user kernels), creating an array from
 //! host data, each wait for the GPU, and each run of
-//! [`crate::profiler::benchmark`]. An interrupted call returns
+//! [`crate::api::profiler::benchmark`]. An interrupted call returns
 //! [`Error::Interrupted`] before it starts its work, so no result or `out`
 //! array is ever half written; operators (`&a + &b`), which cannot return an
 //! error, panic with it. GPU work queued before the interrupt stays queued
@@ -23,8 +23,8 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
-use crate::error::{Error, Result};
-use crate::global::process_global;
+use crate::core::error::{Error, Result};
+use crate::core::global::process_global;
 
 /// Environment variable in which a host program publishes its flag.
 pub const HOST_FLAG_ENV: &str = "CUPRITE_INTERRUPT_FLAG";
@@ -96,7 +96,7 @@ fn host_flag() -> Option<&'static AtomicU32> {
 fn parse_host_flag(text: &str) -> Option<&'static AtomicU32> {
     // SAFETY: the host publishes the address of a leaked AtomicU32 of this
     // process before any cell code runs, and never frees it.
-    unsafe { crate::global::address_in_this_process::<AtomicU32>(text) }
+    unsafe { crate::core::global::address_in_this_process::<AtomicU32>(text) }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //!
 //! Strides are counted in elements and may be negative or zero (broadcast).
 
-use crate::error::{fmt_shape, Error, Result};
+use crate::core::error::{fmt_shape, Error, Result};
 
 /// Memory order for reshapes and new arrays, as NumPy's `order=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -1,7 +1,7 @@
 //! A small least-recently-used cache, used by the FFT plan caches of both
 //! backends (rustfft plans on the CPU, cuFFT plans in each CUDA session).
 
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// Default capacity (CuPy's plan-cache default).
 pub(crate) const DEFAULT_CAPACITY: usize = 16;

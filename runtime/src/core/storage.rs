@@ -8,8 +8,8 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
-use crate::device::Device;
-use crate::dtype::DType;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
 
 /// Host memory of one dtype.
 #[derive(Debug, Clone)]

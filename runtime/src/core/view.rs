@@ -2,11 +2,11 @@
 //! through, and the dtype of its elements. Backends take views and never
 //! an `Array`, so they know nothing of the front end's types.
 
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
 
 /// A borrowed buffer, layout and dtype (an array without its methods).
 /// Writing through a view of an output buffer is how backends return
@@ -86,7 +86,7 @@ impl<'a> From<&&'a Array> for View<'a> {
 impl View<'_> {
     /// Runs `f` on the host buffer (typed) and this view's layout. CPU
     /// backends only: a device buffer here is a bug.
-    pub(crate) fn read_cpu<T: crate::element::Element, R>(
+    pub(crate) fn read_cpu<T: crate::core::element::Element, R>(
         &self,
         f: impl FnOnce(&[T], &Layout) -> R,
     ) -> R {
@@ -103,7 +103,7 @@ impl View<'_> {
     }
 
     /// Runs `f` on the host buffer (typed, writable) and this view's layout.
-    pub(crate) fn write_cpu<T: crate::element::Element, R>(
+    pub(crate) fn write_cpu<T: crate::core::element::Element, R>(
         &self,
         f: impl FnOnce(&mut [T], &Layout) -> R,
     ) -> R {
@@ -120,13 +120,13 @@ impl View<'_> {
     }
 
     /// The elements in C order; `T` must be this view's element type.
-    pub(crate) fn gather<T: crate::element::Element>(&self) -> Vec<T> {
+    pub(crate) fn gather<T: crate::core::element::Element>(&self) -> Vec<T> {
         debug_assert_eq!(T::DTYPE, self.dtype);
         self.read_cpu::<T, _>(gathered::<T>)
     }
 
     /// The elements in C order converted to `U` (NumPy's unsafe cast).
-    pub(crate) fn gather_as<U: crate::element::Element>(&self) -> Vec<U> {
+    pub(crate) fn gather_as<U: crate::core::element::Element>(&self) -> Vec<U> {
         if self.dtype == U::DTYPE {
             return self.gather::<U>();
         }
@@ -134,7 +134,7 @@ impl View<'_> {
     }
 
     /// Writes `values` (C order, one per element) into this view's elements.
-    pub(crate) fn scatter<T: crate::element::Element>(&self, values: &[T]) {
+    pub(crate) fn scatter<T: crate::core::element::Element>(&self, values: &[T]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         debug_assert_eq!(values.len(), self.size());
         self.write_cpu::<T, _>(|data, layout| {
@@ -178,7 +178,7 @@ impl OwnedView {
 
 /// The elements of `data` at `layout`'s positions, in C order (one slice
 /// copy when the layout is C-contiguous).
-pub(crate) fn gathered<T: crate::element::Element>(data: &[T], layout: &Layout) -> Vec<T> {
+pub(crate) fn gathered<T: crate::core::element::Element>(data: &[T], layout: &Layout) -> Vec<T> {
     if layout.is_c_contiguous() {
         let start = layout.offset();
         data[start..start + layout.size()].to_vec()
@@ -189,7 +189,7 @@ pub(crate) fn gathered<T: crate::element::Element>(data: &[T], layout: &Layout) 
 
 /// The elements of `data` at `layout`'s positions (C order) converted to
 /// `U` with NumPy's unsafe-cast semantics.
-pub(crate) fn converted<T: crate::element::Element, U: crate::element::Element>(
+pub(crate) fn converted<T: crate::core::element::Element, U: crate::core::element::Element>(
     data: &[T],
     layout: &Layout,
 ) -> Vec<U> {

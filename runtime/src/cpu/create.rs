@@ -1,13 +1,13 @@
 //! Allocation, fills, copies and casts on the CPU.
 
 use super::CpuBackend;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::Result;
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuData, CpuStorage, Storage};
+use crate::core::view::View;
 use crate::ops::create::Create;
-use crate::storage::{CpuData, CpuStorage, Storage};
-use crate::view::View;
 
 /// The host buffer of a view (the CPU backend only sees host buffers).
 fn host(v: View<'_>) -> &CpuStorage {
@@ -105,12 +105,12 @@ pub(super) fn store(data: CpuData, out: View<'_>) {
 
 impl Create for CpuBackend {
     fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage> {
-        crate::layout::check_host_room(op, len, dtype.itemsize())?;
+        crate::core::layout::check_host_room(op, len, dtype.itemsize())?;
         Ok(Storage::Cpu(CpuStorage::new(CpuData::zeros(dtype, len))))
     }
 
     fn full(&self, op: &'static str, dtype: DType, len: usize, value: Scalar) -> Result<Storage> {
-        crate::layout::check_host_room(op, len, dtype.itemsize())?;
+        crate::core::layout::check_host_room(op, len, dtype.itemsize())?;
         let data = crate::with_dtype!(dtype, T => T::into_data(vec![T::from_scalar(value); len]));
         Ok(Storage::Cpu(CpuStorage::new(data)))
     }
@@ -162,7 +162,7 @@ impl Create for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::array::Array;
+    use crate::core::array::Array;
 
     fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
         Array::from_cpu_data(T::into_data(v), shape)

@@ -6,13 +6,13 @@ use num_complex::Complex;
 use rustfft::{Fft, FftNum, FftPlanner};
 
 use super::CpuBackend;
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::Result;
-use crate::lru::Lru;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::lru::Lru;
+use crate::core::view::View;
 use crate::ops::fft::{Fft as FftFamily, FftJob, FftKind as Kind, PlanCacheInfo, Transformed};
-use crate::view::View;
 
 impl FftFamily for CpuBackend {
     fn transform(&self, _: &'static str, a: View<'_>, job: FftJob<'_>) -> Result<Transformed> {
@@ -142,7 +142,7 @@ fn run_cpu<T: CpuFloat>(
     kind: Kind,
     scale: Option<T>,
 ) -> Result<(Vec<Complex<T>>, Vec<usize>)> {
-    crate::layout::check_host_room(
+    crate::core::layout::check_host_room(
         "fft",
         shape.iter().product::<usize>().max(1) * 2,
         std::mem::size_of::<Complex<T>>(),

@@ -7,13 +7,13 @@ use num_complex::Complex64;
 
 use super::matmul::{with_field, Field};
 use super::CpuBackend;
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::view::View;
 use crate::ops::linalg::{Linalg, Owned, SvdParts, Trans, Triangular};
-use crate::view::View;
 
 /// A 2-D view's elements in C order as `T` (its dtype must be `T`'s).
 fn host_matrix<T: Field>(a: View<'_>) -> Vec<T> {

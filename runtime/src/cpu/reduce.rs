@@ -10,11 +10,11 @@ use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
 use super::CpuBackend;
-use crate::element::Element;
-use crate::error::Result;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 use crate::ops::reduce::{ArgReduce, Reduce, ReduceOp, Scan};
-use crate::storage::Storage;
-use crate::view::View;
 
 // ---------------------------------------------------------------------------
 // Element arithmetic
@@ -1338,7 +1338,7 @@ impl Scan for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce::tests::reversed;
+    use crate::api::reductions::tests::reversed;
 
     #[test]
     fn plan_walks_reduced_axes_in_memory_order() {

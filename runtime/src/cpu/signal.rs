@@ -4,13 +4,13 @@ use num_complex::Complex64;
 use num_traits::{NumAssign, Zero};
 
 use super::CpuBackend;
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::{Error, Result};
+use crate::core::storage::Storage;
+use crate::core::view::View;
 use crate::ops::signal::{Boundary, Conv, Lfilter, Signal};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {

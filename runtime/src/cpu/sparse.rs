@@ -4,12 +4,12 @@ use num_traits::{NumAssign, Zero};
 
 use super::matmul::with_field;
 use super::CpuBackend;
-use crate::array::Array;
-use crate::element::Element;
-use crate::error::Result;
+use crate::core::array::Array;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 use crate::ops::sparse::{CsrBuffers, CsrView, Sparse};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// The elements of a view, in C order, as `T` (its dtype).
 fn host<T: Element>(v: View<'_>) -> Vec<T> {

@@ -9,16 +9,18 @@ use std::ffi::c_void;
 
 use cudarc::cusparse::sys as cs;
 
-use super::session::session;
-use super::vendor::{float_data_type, on_host, ordinal, ptr, upload, with_handle, Buffer};
 use super::Handle;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::storage::Storage;
+use crate::core::view::View;
 use crate::cpu::CpuBackend;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::cuda::runtime::session::session;
+use crate::cuda::runtime::vendor::{
+    float_data_type, on_host, ordinal, ptr, upload, with_handle, Buffer,
+};
 use crate::ops::create::Create;
 use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// The symbols this module calls (checked before the first cudarc call).
 const SYMBOLS: &[&str] = &[
@@ -84,7 +86,7 @@ pub(crate) type SparseHandle = Handle<cs::cusparseHandle_t>;
 
 /// The handle of device `ordinal`, bound to the current stream.
 fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHandle_t> {
-    super::libs::require("cusparse", SYMBOLS, op)?;
+    crate::cuda::runtime::libs::require("cusparse", SYMBOLS, op)?;
     let s = session(ordinal)?;
     let create = || {
         let mut h: cs::cusparseHandle_t = std::ptr::null_mut();
@@ -162,7 +164,7 @@ fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDat
         });
     }
     for arr in [a.indptr, a.indices, a.data] {
-        if super::vendor::ordinal(op, arr)? != ordinal {
+        if crate::cuda::runtime::vendor::ordinal(op, arr)? != ordinal {
             return Err(Error::DeviceMismatch {
                 op,
                 a: format!("cuda:{ordinal}"),

@@ -24,20 +24,20 @@
 //! significant first: the imaginary parts, the real parts in that order,
 //! then the NaN class in that order (see [`sort_complex`]).
 
-use super::compile::PRELUDE;
-use super::elementwise::{ctype, MAX_DIMS};
-use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
-use super::stream::current_stream;
-use super::template::render;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::{CudaStorage, Storage};
+use crate::core::view::{OwnedView, View};
+use crate::cuda::gen::elementwise::{ctype, MAX_DIMS};
+use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
 use crate::ops::create::Create;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
-use crate::storage::{CudaStorage, Storage};
-use crate::view::{OwnedView, View};
 
 /// Threads of the pass kernel's blocks: one per digit.
 const THREADS: usize = 256;
@@ -63,11 +63,11 @@ const LOOK_BACK_WORDS: usize = 4;
 /// The one-sweep pass kernel, with `@NAME@` placeholders filled in by
 /// `source`; lines marked `@CARRY@` are kept only when positions are
 /// carried.
-const ONESWEEP: &str = include_str!("sort_onesweep.cu");
+const ONESWEEP: &str = include_str!("kernels/sort_onesweep.cu");
 /// The kernels of a sort around the pass: pack, every histogram, unpack.
-const SORT: &str = include_str!("sort.cu");
+const SORT: &str = include_str!("kernels/sort.cu");
 /// The row gather of the complex sort.
-const TAKE_ROWS: &str = include_str!("sort_take_rows.cu");
+const TAKE_ROWS: &str = include_str!("kernels/sort_take_rows.cu");
 /// Shared memory for the tile staged by a pass (keys, carried values
 /// and digits), kept with the kernel's other arrays under the 48 KB that
 /// needs no opt-in.
@@ -125,7 +125,7 @@ impl Sort for super::CudaBackend {
 
 /// A new device buffer of `len` elements of `dt` on `ordinal`.
 fn buffer(op: &'static str, ordinal: usize, dt: DType, len: usize) -> Result<CudaStorage> {
-    super::transfer::alloc(op, ordinal, dt, len)
+    crate::cuda::runtime::transfer::alloc(op, ordinal, dt, len)
 }
 
 /// The sorted copy (`arg == false`) or the int64 indices that sort the
@@ -740,8 +740,8 @@ mod tests {
             let same = take_rows_source(dt, Take::Same);
             assert!(same.contains("const src_t v = src[row * n + idx[q]];"));
             for (what, src) in [("re", re), ("class", class), ("same", same)] {
-                assert_eq!(super::super::template::unfilled(&src), None);
-                super::super::helpers::dump_source(
+                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+                crate::cuda::gen::helpers::dump_source(
                     &format!("sort_take_{}_{what}", dt.name()),
                     &src,
                 );
@@ -750,7 +750,7 @@ mod tests {
         // Permutations compose through int64 rows.
         let perm = take_rows_source(DType::Int64, Take::Same);
         assert!(perm.contains("typedef int64_t out_t;"));
-        super::super::helpers::dump_source("sort_take_int64", &perm);
+        crate::cuda::gen::helpers::dump_source("sort_take_int64", &perm);
     }
 
     #[test]
@@ -845,7 +845,10 @@ mod tests {
             }
             for carry in [false, true] {
                 let src = source(&spec(dt, carry));
-                super::super::helpers::dump_source(&format!("sort_{}_{carry}", dt.name()), &src);
+                crate::cuda::gen::helpers::dump_source(
+                    &format!("sort_{}_{carry}", dt.name()),
+                    &src,
+                );
             }
         }
     }

@@ -4,9 +4,9 @@
 //! dtypes (NumPy's), which both backends follow, and the backend traits of
 //! the reduction families (see `ops::backend`).
 
-use crate::dtype::DType;
-use crate::error::Result;
-use crate::view::View;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::view::View;
 
 /// A reduction over axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,14 +1,17 @@
 //! Creating arrays: from host data, filled, ranges, identity matrices.
 
+pub(crate) mod more;
+
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
-use crate::array::Array;
-use crate::device::{current_device, Device};
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{checked_size, Layout, Order};
+use crate::backend::probe::current_device;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{checked_size, Layout, Order};
 
 /// Host data with a shape: what [`asarray`] accepts.
 ///
@@ -307,7 +310,7 @@ fn arange_step_impl(start: Scalar, stop: Scalar, step: Scalar) -> Result<Array> 
         });
     }
     let n = count as usize;
-    crate::layout::check_host_room(op, n, 8)?;
+    crate::core::layout::check_host_room(op, n, 8)?;
     current_device().check_available(op)?;
     if is_int(start) && is_int(stop) && is_int(step) {
         let (a, s) = (start.as_i64(), step.as_i64());
@@ -375,15 +378,15 @@ pub(crate) fn linspace_values_rounded(
 /// (what an op allocates for its result before the backend fills it).
 pub(crate) fn alloc(
     op: &'static str,
-    device: crate::device::Device,
+    device: crate::core::device::Device,
     shape: &[usize],
     dtype: DType,
 ) -> Result<Array> {
     let b = crate::backend::on(op, device)?;
-    let n = crate::layout::checked_size(op, shape)?;
+    let n = crate::core::layout::checked_size(op, shape)?;
     Ok(Array::from_parts(
         b.empty(op, dtype, n)?,
-        crate::layout::Layout::contiguous(shape),
+        crate::core::layout::Layout::contiguous(shape),
         dtype,
     ))
 }
@@ -410,7 +413,7 @@ pub(crate) fn check_range(op: &'static str, start: f64, stop: f64, num: usize) -
         ));
     }
     checked_size(op, &[num])?;
-    crate::layout::check_host_room(op, num, 8)
+    crate::core::layout::check_host_room(op, num, 8)
 }
 
 /// A 2-D array with ones on diagonal `k` and zeros elsewhere (`cp.eye(n, m, k)`).

@@ -9,15 +9,16 @@
 //! computed on the host, as `linspace` and `arange` are, with the same
 //! libm calls as NumPy, and then placed on the current device.
 
-use crate::array::Array;
-use crate::creation::{
+use crate::api::creation::{
     arange, arange_step, check_range, empty, full, linspace_values, ones, upload, zeros, IntoShape,
 };
-use crate::device::{current_device, with_device, Device};
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::{Error, Result};
-use crate::layout::{checked_size, normalize_axis, Layout};
+use crate::backend::probe::{current_device, with_device};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::{Error, Result};
+use crate::core::layout::{checked_size, normalize_axis, Layout};
 
 // ---------------------------------------------------------------------------
 // Ranges
@@ -242,7 +243,7 @@ pub fn meshgrid_with(xs: &[&Array], opts: MeshgridOptions) -> Result<Vec<Array>>
     }
     if !opts.sparse {
         let refs: Vec<&Array> = out.iter().collect();
-        out = crate::shape::broadcast_arrays(&refs)?;
+        out = crate::api::shape::broadcast_arrays(&refs)?;
     }
     if opts.copy {
         out = out.iter().map(Array::copy).collect::<Result<_>>()?;
@@ -452,7 +453,7 @@ fn tri_mask(device: Device, n: usize, m: usize, k: isize) -> Result<Array> {
         // clamped there and the bounds cannot overflow.
         let k = (k as i64).clamp(-(n as i64), m as i64);
         let cols = arange_step(-k, m as i64 - k, 1i64)?;
-        crate::ufunc::greater_equal(&rows, &cols)
+        crate::api::elementwise::greater_equal(&rows, &cols)
     })
 }
 
@@ -492,10 +493,10 @@ fn triangle(op: &'static str, a: &Array, k: isize, lower: bool) -> Result<Array>
     let zero = zeros_on(device, &[], a.dtype())?;
     if lower {
         let mask = tri_mask(device, n, m, k)?;
-        crate::index::where_(&mask, a, &zero)
+        crate::api::shape::index::where_(&mask, a, &zero)
     } else {
         let mask = tri_mask(device, n, m, k.saturating_sub(1))?;
-        crate::index::where_(&mask, &zero, a)
+        crate::api::shape::index::where_(&mask, &zero, a)
     }
 }
 

@@ -7,15 +7,15 @@
 //! with the ufuncs' NumPy 2 typing. The functions that answer with a Rust
 //! `bool` reduce on the array's device and bring back that one value.
 
-use crate::array::Array;
-use crate::creation::full;
-use crate::device::with_device;
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::{Error, Result};
-use crate::fuse::{fuse, Expr};
-use crate::layout::broadcast_shapes;
-use crate::operand::{common_device, IntoOperand, Operand};
+use crate::api::creation::full;
+use crate::api::fuse::{fuse, Expr};
+use crate::api::operand::{common_device, IntoOperand, Operand};
+use crate::backend::probe::with_device;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::{Error, Result};
+use crate::core::layout::broadcast_shapes;
 
 /// Tolerances of [`isclose_with`] and [`allclose_with`]: NumPy's `rtol`,
 /// `atol` and `equal_nan`.
@@ -253,7 +253,7 @@ pub fn array_equal_with<'a, 'b>(
     };
     // NaN can only match NaN when both dtypes hold it.
     if !(equal_nan && may_hold_nan(&x) && may_hold_nan(&y)) {
-        return all_true(&crate::ufunc::equal(x, y)?);
+        return all_true(&crate::api::elementwise::equal(x, y)?);
     }
     // Same shapes, so a scalar here meets a 0-d array: make it one too.
     let as_array = |o: &Operand<'_>| match o {
@@ -283,7 +283,7 @@ pub fn array_equiv<'a, 'b>(a: impl IntoOperand<'a>, b: impl IntoOperand<'b>) -> 
     if broadcast_shapes(op, &[x.shape(), y.shape()]).is_err() {
         return Ok(false);
     }
-    all_true(&crate::ufunc::equal(x, y)?)
+    all_true(&crate::api::elementwise::equal(x, y)?)
 }
 
 /// A bool array of `x`'s shape, all `value`, on `x`'s device.
@@ -398,7 +398,7 @@ mod tests {
     /// (NVRTC, where present).
     #[test]
     fn fused_isclose_kernels_compile() {
-        use crate::cuda::elementwise::ctype;
+        use crate::cuda::gen::elementwise::ctype;
         let tol = Tolerance::new().equal_nan(true);
         let cases: &[(DType, DType)] = &[
             (DType::Float32, DType::Float32),
@@ -419,14 +419,14 @@ mod tests {
             let k = f.kernel(&[a, b]).unwrap().expect("isclose fuses");
             let src = format!(
                 "{}{}\nextern \"C\" __global__ void k(const {} in0, const {} in1, {}* out) {{ out[0] = {}; }}\n",
-                crate::cuda::codegen::PRELUDE,
+                crate::cuda::gen::codegen::PRELUDE,
                 k.support,
                 ctype(a),
                 ctype(b),
                 ctype(k.result),
                 k.expr
             );
-            crate::cuda::helpers::dump_source(&format!("isclose_{a}_{b}"), &src);
+            crate::cuda::gen::helpers::dump_source(&format!("isclose_{a}_{b}"), &src);
         }
     }
 }

@@ -41,14 +41,18 @@
 //! # Ok::<(), cp::Error>(())
 //! ```
 
-use crate::array::Array;
+pub(crate) mod logic;
+mod operators;
+pub mod ufuncs;
+
+use crate::api::operand::{common_device, IntoOperand, Operand};
 use crate::backend::Backend;
-use crate::device::Device;
-use crate::dtype::{can_cast, result_type, Casting, DType, TypeOperand};
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{broadcast_shapes, Layout};
-use crate::operand::{common_device, IntoOperand, Operand};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{can_cast, result_type, Casting, DType, TypeOperand};
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{broadcast_shapes, Layout};
 use crate::ops::ufunc::{
     for_each_binary, for_each_unary, no_loop, Binary, Input, MapOp, Reject, Ufunc, Unary,
 };
@@ -223,7 +227,7 @@ fn plan_binary(op: Binary, a: &Operand<'_>, b: &Operand<'_>) -> Result<Plan> {
         .map_err(|why| rejected(name, &[a, b], common, why))?;
     if device.is_cpu() {
         let item = out_dt.itemsize().max(loop_dt.itemsize());
-        crate::layout::check_host_room(name, shape.iter().product(), item)?;
+        crate::core::layout::check_host_room(name, shape.iter().product(), item)?;
     }
     Ok(Plan {
         loop_dt,
@@ -563,7 +567,7 @@ fn plan_clip(a: &Operand<'_>, lo: &Operand<'_>, hi: &Operand<'_>) -> Result<Plan
     let ops: Vec<TypeOperand> = [a, lo, hi].iter().map(|o| o.type_operand()).collect();
     let dt = result_type(&ops)?;
     if device.is_cpu() {
-        crate::layout::check_host_room(name, shape.iter().product(), dt.itemsize())?;
+        crate::core::layout::check_host_room(name, shape.iter().product(), dt.itemsize())?;
     }
     Ok(Plan {
         loop_dt: dt,
@@ -696,7 +700,7 @@ impl Array {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Layout;
+    use crate::core::layout::Layout;
     use crate::ops::scalar_math::{f_divmod, round_int_neg};
 
     fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {

@@ -55,10 +55,10 @@ use std::ops::{
 
 use num_complex::{Complex32, Complex64};
 
-use crate::array::Array;
-use crate::error::Result;
-use crate::operand::IntoOperand;
-use crate::ufunc;
+use crate::api::elementwise as ufunc;
+use crate::api::operand::IntoOperand;
+use crate::core::array::Array;
+use crate::core::error::Result;
 
 /// The array, or a panic with the error's message.
 #[track_caller]

@@ -23,14 +23,14 @@
 //! short axes for them. `at` folds each target's values in index order on
 //! the device (a run per distinct target after a stable sort).
 
-use crate::array::Array;
-use crate::creation::IntoArray;
-use crate::device::with_device;
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
-use crate::index::{check_index_dtype, same_device, slice_axis};
-use crate::layout::normalize_axis;
-use crate::operand::{common_device, IntoOperand};
+use crate::api::creation::IntoArray;
+use crate::api::operand::{common_device, IntoOperand};
+use crate::api::shape::index::{check_index_dtype, same_device, slice_axis};
+use crate::backend::probe::with_device;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::normalize_axis;
 use crate::ops::index::IndexMode;
 use crate::ops::reduce::sum_dtype;
 use crate::ops::ufunc::{for_each_binary, Binary};
@@ -86,7 +86,7 @@ impl BinaryUfunc {
         let mut shape = a.shape().to_vec();
         shape.extend(std::iter::repeat_n(1, b.ndim()));
         let column = a.reshape(shape.as_slice())?;
-        crate::ufunc::binary(self.0, (&column).into_operand(), b.into_operand())
+        crate::api::elementwise::binary(self.0, (&column).into_operand(), b.into_operand())
     }
 
     /// Applies the ufunc along `axis` until one value is left, removing the
@@ -175,8 +175,11 @@ impl BinaryUfunc {
             while k < n {
                 let head = slice_axis(&out, ax, Some(0), Some(n - k), 1)?;
                 let tail = slice_axis(&out, ax, Some(k), None, 1)?;
-                let folded =
-                    crate::ufunc::binary(self.0, head.into_operand(), tail.into_operand())?;
+                let folded = crate::api::elementwise::binary(
+                    self.0,
+                    head.into_operand(),
+                    tail.into_operand(),
+                )?;
                 let kept = slice_axis(&out, ax, Some(0), Some(k), 1)?;
                 out = crate::concatenate(&[&kept, &folded], ax as isize)?;
                 k *= 2;
@@ -187,7 +190,12 @@ impl BinaryUfunc {
             let prev = slice_axis(&out, ax, Some(i - 1), Some(i), 1)?;
             let mut cur = slice_axis(&out, ax, Some(i), Some(i + 1), 1)?;
             let now = cur.clone();
-            crate::ufunc::binary_out(self.0, prev.into_operand(), now.into_operand(), &mut cur)?;
+            crate::api::elementwise::binary_out(
+                self.0,
+                prev.into_operand(),
+                now.into_operand(),
+                &mut cur,
+            )?;
         }
         Ok(out)
     }

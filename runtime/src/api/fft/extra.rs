@@ -8,9 +8,9 @@
 //! elementwise kernels on a GPU, never a trip through the host.
 
 use super::{fft_with, ifft_with, irfft_with, rfft_with, FftOptions, Norm};
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
 use num_complex::Complex64;
 use std::f64::consts::PI;
 
@@ -187,7 +187,7 @@ fn r2r(
     if x.ndim() == 0 {
         return Err(Error::shape(op, "a 0-d array has no axis to transform"));
     }
-    let axis = crate::layout::normalize_axis(op, o.axis, x.ndim())?;
+    let axis = crate::core::layout::normalize_axis(op, o.axis, x.ndim())?;
     if x.dtype().is_complex() {
         let re = r2r(op, &crate::real(x)?, trig, kind, inverse, o)?;
         let im = r2r(op, &crate::imag(x)?, trig, kind, inverse, o)?;

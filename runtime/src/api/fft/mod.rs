@@ -46,12 +46,13 @@ pub use extra::{
     ihfft_with, next_fast_len,
 };
 
-use crate::array::Array;
-use crate::device::{current_device, with_device, Device};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::index::SliceElem;
-use crate::layout::{normalize_axes, normalize_axis};
+use crate::api::shape::index::SliceElem;
+use crate::backend::probe::{current_device, with_device};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::{normalize_axes, normalize_axis};
 
 // ---------------------------------------------------------------------------
 // Options

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use ::cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, DevicePtr, DevicePtrMut};
 
-use crate::array::Array;
-use crate::cuda::foreign::foreign_array;
+use crate::core::array::Array;
+use crate::core::element::Element;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::cuda::runtime::foreign::foreign_array;
 use crate::cuda::DriverResultExt;
-use crate::element::Element;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
 
 /// A GPU array's memory lent to cudarc; [`CudaViewGuard::view`] is the
 /// `CudaView`. The array stays borrowed while the guard lives.
@@ -85,7 +85,7 @@ impl Array {
         let ordinal = c.buffer.session.info.ordinal;
         let ctx = CudaContext::new(ordinal).op(op)?;
         // Queued Cuprite work (deferred launches included) goes first.
-        let ours = crate::cuda::stream::stream_for(ordinal).raw();
+        let ours = crate::cuda::runtime::stream::stream_for(ordinal).raw();
         // SAFETY: the session's stream of this device's primary context
         // (cudarc's context is the same one) outlives the guard.
         let stream = unsafe { ctx.wrap_borrowed_stream(ours) };
@@ -126,7 +126,7 @@ pub fn from_cuda_slice<T: Element>(
 ) -> Result<Array> {
     let op = "from_cuda_slice";
     let shape = shape.into_shape();
-    let size = crate::layout::checked_size(op, &shape)?;
+    let size = crate::core::layout::checked_size(op, &shape)?;
     if size != slice.len() {
         return Err(Error::Shape {
             op,
@@ -142,7 +142,7 @@ pub fn from_cuda_slice<T: Element>(
         let (ptr, _record) = slice.device_ptr(slice.stream());
         ptr
     };
-    crate::cuda::foreign::order_after(op, ordinal, slice.stream().cu_stream())?;
+    crate::cuda::runtime::foreign::order_after(op, ordinal, slice.stream().cu_stream())?;
     let layout = Layout::contiguous(&shape);
     // SAFETY: the slice owns `size` elements of T at `first` on `ordinal`,
     // alive until the owner (the slice itself) is dropped.

@@ -5,12 +5,12 @@
 use std::any::Any;
 use std::fmt::Write;
 
-use crate::array::Array;
-use crate::cuda::foreign::foreign_array;
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::cuda::runtime::foreign::foreign_array;
 
 /// A GPU array's memory as `__cuda_array_interface__` version 3 describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,7 +153,7 @@ impl Array {
         };
         let ordinal = c.buffer.session.info.ordinal;
         // `raw` queues deferred launches, so the stream holds every writer.
-        let stream = crate::cuda::stream::stream_for(ordinal);
+        let stream = crate::cuda::runtime::stream::stream_for(ordinal);
         let handle = stream.raw() as usize;
         let address = if self.size() == 0 {
             0
@@ -221,18 +221,18 @@ pub unsafe fn from_array_interface(
     let dtype = dtype_of(op, &interface.typestr, &interface.descr)?;
     let shape = interface.shape.clone();
     let strides = match &interface.strides {
-        None => crate::layout::c_strides(&shape),
+        None => crate::core::layout::c_strides(&shape),
         Some(bytes) => element_strides(op, bytes, &shape, dtype)?,
     };
-    let size = crate::layout::checked_size(op, &shape)?;
+    let size = crate::core::layout::checked_size(op, &shape)?;
     let ptr = interface.data.0 as u64;
     let ordinal = if size == 0 {
-        match crate::device::current_device() {
+        match crate::backend::probe::current_device() {
             crate::Device::Cuda(n) => n,
             crate::Device::Cpu => 0,
         }
     } else {
-        crate::cuda::foreign::pointer_device(op, ptr)?
+        crate::cuda::runtime::foreign::pointer_device(op, ptr)?
     };
     match interface.stream {
         None => {}
@@ -245,7 +245,7 @@ pub unsafe fn from_array_interface(
             })
         }
         // 1 and 2 are the driver's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD handles.
-        Some(s) => crate::cuda::foreign::order_after(op, ordinal, s as _)?,
+        Some(s) => crate::cuda::runtime::foreign::order_after(op, ordinal, s as _)?,
     }
     let layout = Layout::from_parts(shape, strides, 0);
     // SAFETY: the caller vouches for the memory and its owner.

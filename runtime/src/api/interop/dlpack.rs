@@ -9,13 +9,13 @@
 use std::ffi::c_void;
 use std::ptr::NonNull;
 
-use crate::array::Array;
-use crate::cuda::foreign::foreign_array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::cuda::runtime::foreign::foreign_array;
 
 /// `DLPackVersion`.
 #[repr(C)]
@@ -251,7 +251,7 @@ impl Array {
             }
             Storage::Cuda(c) => {
                 let ordinal = c.buffer.session.info.ordinal;
-                crate::cuda::stream::stream_for(ordinal).synchronize_raw(op)?;
+                crate::cuda::runtime::stream::stream_for(ordinal).synchronize_raw(op)?;
                 let device = DLDevice {
                     device_type: KDL_CUDA,
                     device_id: ordinal as i32,
@@ -326,10 +326,10 @@ pub fn from_dlpack(tensor: ManagedTensor) -> Result<Array> {
             op,
             detail: format!("negative extent in shape {:?}", tensor.shape()),
         })?;
-    crate::layout::checked_size(op, &shape)?;
+    crate::core::layout::checked_size(op, &shape)?;
     let strides: Vec<isize> = match tensor.strides() {
         Some(s) => s.iter().map(|&v| v as isize).collect(),
-        None => crate::layout::c_strides(&shape),
+        None => crate::core::layout::c_strides(&shape),
     };
     let first = (t.data as u64).wrapping_add(t.byte_offset);
     match t.device.device_type {

@@ -13,8 +13,8 @@ pub use self::descriptor::{from_array_interface, ArrayInterface};
 pub use self::dlpack::{from_dlpack, ManagedTensor};
 pub use self::ndarray::{from_ndarray, NdarrayRead, NdarrayWrite};
 
-use crate::array::Array;
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::error::{Error, Result};
 
 impl Array {
     /// Fails unless the array lives on the CPU (`op` names the caller).
@@ -51,7 +51,7 @@ impl Array {
             op,
             detail: format!(
                 "the array (shape {}, strides {:?} elements) is not C-contiguous; call .ascontiguousarray() first",
-                crate::error::fmt_shape(self.shape()),
+                crate::core::error::fmt_shape(self.shape()),
                 self.strides()
             ),
         })

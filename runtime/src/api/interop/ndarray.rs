@@ -13,11 +13,11 @@ use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 use ::ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Axis, IxDyn, ShapeBuilder};
 
-use crate::array::Array;
-use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::storage::{CpuData, CpuStorage, Storage};
+use crate::core::array::Array;
+use crate::core::element::Element;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuData, CpuStorage, Storage};
 
 /// A CPU array's buffer locked for reading; [`NdarrayRead::view`] is its
 /// `ndarray` view. Writers of the same buffer wait until the guard drops.
@@ -188,7 +188,7 @@ impl Array {
                 detail: format!(
                     "strides {:?} make elements of shape {} overlap (a broadcast view?); copy the array first",
                     self.strides(),
-                    crate::error::fmt_shape(self.shape())
+                    crate::core::error::fmt_shape(self.shape())
                 ),
             });
         }

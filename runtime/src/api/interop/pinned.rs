@@ -1,10 +1,10 @@
 //! Asynchronous copies of GPU arrays into pinned host buffers.
 
-use crate::array::Array;
-use crate::cuda::stream::Stream;
+use crate::core::array::Array;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::cuda::runtime::stream::Stream;
 use crate::cuda::{Pending, PinnedBuffer};
-use crate::element::Element;
-use crate::error::Result;
 
 impl Array {
     /// Queues a copy of this C-contiguous GPU array into `dst` on `stream`

@@ -20,8 +20,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::device::Device;
-use crate::error::{Error, Result};
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
 
 pub use npy::{load, load_mmap, load_to, load_with, save, MappedNpy};
 pub use npz::{load_npz, load_npz_with, savez, savez_compressed};
@@ -43,7 +43,8 @@ option_setters!(LoadOptions {
 impl LoadOptions {
     /// The device the result goes to.
     pub(crate) fn target(&self) -> Device {
-        self.device.unwrap_or_else(crate::device::current_device)
+        self.device
+            .unwrap_or_else(crate::backend::probe::current_device)
     }
 }
 

@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use npyz::{Endianness, TypeChar, TypeStr, WriterBuilder};
 
 use super::{format_error, io_error, open, shown, swap_bytes, write_atomically, LoadOptions};
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Order;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Order;
 
 /// The magic string every `.npy` file starts with.
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -217,7 +217,7 @@ pub(crate) fn read_header(
         .map(|&d| usize::try_from(d).ok())
         .collect::<Option<Vec<usize>>>()
         .ok_or_else(|| bad("header: a dimension does not fit in usize".into()))?;
-    crate::layout::checked_size(op, &shape)
+    crate::core::layout::checked_size(op, &shape)
         .ok()
         .filter(|n| {
             n.checked_mul(dtype.itemsize())
@@ -475,7 +475,7 @@ impl MappedNpy {
 
     /// The whole array on the current device.
     pub fn load(&self) -> Result<Array> {
-        self.load_to(&crate::device::current_device())
+        self.load_to(&crate::backend::probe::current_device())
     }
 
     /// The whole array on `device`.

@@ -11,9 +11,9 @@ use zip::CompressionMethod;
 
 use super::npy::{read_data, read_header, write_npy};
 use super::{format_error, io_error, open, shown, write_atomically, LoadOptions};
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
 
 /// A `zip` crate error on `path` as a Cuprite error.
 fn zip_error(op: &'static str, path: &Path, e: zip::result::ZipError) -> Error {

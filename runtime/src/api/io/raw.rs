@@ -5,11 +5,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::{format_error, io_error, open, write_atomically};
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Order;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Order;
 
 /// Options of [`fromfile_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,7 +108,9 @@ pub fn fromfile_with(path: impl AsRef<Path>, dtype: DType, options: &RawOptions)
     let n = element_count(op, path, &what, len - options.offset, dtype, options.count)?;
     file.seek(SeekFrom::Start(options.offset))
         .map_err(|e| io_error(op, path, e))?;
-    let device = options.device.unwrap_or_else(crate::device::current_device);
+    let device = options
+        .device
+        .unwrap_or_else(crate::backend::probe::current_device);
     Array::from_byte_chunks(op, dtype, &[n], Order::C, device, &mut |piece| {
         file.read_exact(piece).map_err(|e| io_error(op, path, e))
     })
@@ -137,7 +139,7 @@ pub fn frombuffer(bytes: &[u8], dtype: DType) -> Result<Array> {
         });
     }
     let mut rest = bytes;
-    let device = crate::device::current_device();
+    let device = crate::backend::probe::current_device();
     Array::from_byte_chunks(
         op,
         dtype,

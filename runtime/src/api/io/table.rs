@@ -28,9 +28,9 @@ use rayon::prelude::*;
 
 use super::text::{ndmin_shape, parse_field, TextOptions};
 use super::{format_error, io_error, open};
-use crate::array::Array;
-use crate::element::{Element, Scalar};
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{Error, Result};
 
 /// Bytes read per block: several pieces for every core, little memory.
 const BLOCK: usize = 16 << 20;
@@ -88,7 +88,9 @@ pub(super) fn read_table(
         vec![rows, ncols]
     };
     let shape = ndmin_shape(&shape, options.ndmin);
-    let device = options.device.unwrap_or_else(crate::device::current_device);
+    let device = options
+        .device
+        .unwrap_or_else(crate::backend::probe::current_device);
     Array::from_host(data, &shape, device)
 }
 
@@ -259,7 +261,7 @@ impl<T: Element, P: Fn(&str) -> Option<T> + Sync> Reader<'_, T, P> {
             Some(usecols) => usecols
                 .iter()
                 .map(|&c| {
-                    crate::layout::normalize_axis(self.op, c, width).map_err(|_| {
+                    crate::core::layout::normalize_axis(self.op, c, width).map_err(|_| {
                         format_error(
                             self.op,
                             self.path,
@@ -341,7 +343,7 @@ impl<T: Element, P: Fn(&str) -> Option<T> + Sync> Reader<'_, T, P> {
         let mut to_skip = self.options.skiprows;
         let mut next = next_block(&mut file, Vec::new());
         loop {
-            crate::interrupt::check(self.op)?;
+            crate::core::interrupt::check(self.op)?;
             let (block, carry) = next.map_err(|e| io_error(self.op, self.path, e))?;
             if block.is_empty() {
                 return Ok(table);

@@ -8,11 +8,11 @@ use std::path::Path;
 use num_complex::Complex64;
 
 use super::{io_error, write_atomically};
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::{DType, Kind};
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{DType, Kind};
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
 
 /// Options of [`loadtxt`] and [`genfromtxt`], as NumPy's arguments of the
 /// same names.

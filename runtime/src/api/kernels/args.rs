@@ -4,10 +4,10 @@
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{Error, Result};
 
 /// One argument of a user kernel.
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +28,7 @@ impl Arg<'_> {
             Arg::Array(a) => format!(
                 "{} array of shape {}",
                 a.dtype(),
-                crate::error::fmt_shape(a.shape())
+                crate::core::error::fmt_shape(a.shape())
             ),
             Arg::Scalar(v, d) => format!("scalar {v} ({d})"),
             Arg::Ptr(p) => format!("device pointer {p:#x}"),
@@ -235,9 +235,9 @@ impl<A: DimInt, B: DimInt, C: DimInt> IntoDim3 for (A, B, C) {
 
 /// The one device of the array arguments (the current device when there
 /// are none); mixing devices is an error. Every user kernel call starts
-/// here, so a pending interrupt stops it here ([`crate::interrupt`]).
+/// here, so a pending interrupt stops it here ([`crate::core::interrupt`]).
 pub(crate) fn args_device(op: &'static str, args: &[Arg<'_>]) -> Result<crate::Device> {
-    crate::interrupt::check(op)?;
+    crate::core::interrupt::check(op)?;
     let mut dev: Option<crate::Device> = None;
     for a in args {
         if let Arg::Array(x) = a {
@@ -255,7 +255,7 @@ pub(crate) fn args_device(op: &'static str, args: &[Arg<'_>]) -> Result<crate::D
             }
         }
     }
-    Ok(dev.unwrap_or_else(crate::device::current_device))
+    Ok(dev.unwrap_or_else(crate::backend::probe::current_device))
 }
 
 /// The bytes of `v` converted to `dtype` (a kernel parameter passed by value).

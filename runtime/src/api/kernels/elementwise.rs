@@ -2,15 +2,15 @@
 
 use super::args::{args_device, check_scalar, scalar_bytes, Arg, IntoArgs};
 use super::params::{check_unique, is_identifier, parse_params, resolve_types, ArgType, Param};
-use crate::array::Array;
-use crate::cuda::codegen::{
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::cuda::gen::codegen::{
     carray_bytes, elementwise_geo, elementwise_source, vector_lanes, GenParam, Pass,
 };
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
 
 const OP: &str = "ElementwiseKernel";
 
@@ -42,7 +42,7 @@ pub struct ElementwiseKernel {
     options: Vec<String>,
     /// A hash of everything above, part of every specialisation key.
     ident: u64,
-    cache: crate::cuda::custom::FunctionCache,
+    cache: crate::cuda::gen::custom::FunctionCache,
 }
 
 impl std::fmt::Debug for ElementwiseKernel {
@@ -159,7 +159,7 @@ impl ElementwiseKernel {
     }
 
     fn rehash(&mut self) {
-        self.ident = crate::cuda::helpers::key((
+        self.ident = crate::cuda::gen::helpers::key((
             "elementwise",
             &self.name,
             &self.in_params,
@@ -362,7 +362,7 @@ impl ElementwiseKernel {
             }
             let mut all = in_shapes.clone();
             all.extend(out_shapes.iter().map(|(_, s)| *s));
-            crate::layout::broadcast_shapes(OP, &all)?
+            crate::core::layout::broadcast_shapes(OP, &all)?
         };
         for (k, s) in &out_shapes {
             if *s != shape.as_slice() {
@@ -378,7 +378,7 @@ impl ElementwiseKernel {
                 });
             }
         }
-        let n = crate::layout::checked_size(OP, &shape)?;
+        let n = crate::core::layout::checked_size(OP, &shape)?;
         // Layouts of the arrays indexed per element.
         let mut layouts: Vec<Layout> = Vec::new();
         let mut mem_params: Vec<usize> = Vec::new();
@@ -405,14 +405,14 @@ impl ElementwiseKernel {
         } else {
             Layout::merge_axes(&refs)
         };
-        if mshape.len() > crate::cuda::elementwise::MAX_DIMS {
+        if mshape.len() > crate::cuda::gen::elementwise::MAX_DIMS {
             return Err(Error::Shape {
                 op: OP,
                 detail: format!(
                     "kernel `{}`: the arrays need {} dimensions after merging; at most {} are supported",
                     self.name,
                     mshape.len(),
-                    crate::cuda::elementwise::MAX_DIMS
+                    crate::cuda::gen::elementwise::MAX_DIMS
                 ),
             });
         }
@@ -502,7 +502,7 @@ impl ElementwiseKernel {
             let k = nin + j;
             outs.push(match &plan.bound[k] {
                 Bound::Array(a) => (*a).clone(),
-                _ => crate::layout::checked_size(OP, &plan.shape)
+                _ => crate::core::layout::checked_size(OP, &plan.shape)
                     .and_then(|n| backend.empty(OP, plan.types[k], n))
                     .map(|s| Array::from_parts(s, Layout::contiguous(&plan.shape), plan.types[k]))
                     .map_err(|e| match e {
@@ -517,7 +517,7 @@ impl ElementwiseKernel {
         if plan.n == 0 {
             return Ok(outs);
         }
-        let s = crate::cuda::custom::device_session(ordinal)?;
+        let s = crate::cuda::gen::custom::device_session(ordinal)?;
         if plan.contiguous {
             let lanes = vector_lanes(&self.operation, &plan.gen);
             let aligned = |k: usize| -> Result<bool> {
@@ -526,7 +526,7 @@ impl ElementwiseKernel {
                     Bound::Alloc => &outs[k - nin],
                     Bound::Scalar(_) => return Ok(true),
                 };
-                Ok(crate::cuda::helpers::ptr(OP, a)? % 16 == 0)
+                Ok(crate::cuda::gen::helpers::ptr(OP, a)? % 16 == 0)
             };
             let mut all = true;
             for (k, g) in plan.gen.iter().enumerate() {
@@ -538,7 +538,7 @@ impl ElementwiseKernel {
                 plan.lanes = lanes;
             }
         }
-        let key = crate::cuda::helpers::key((
+        let key = crate::cuda::gen::helpers::key((
             self.ident,
             &plan.gen,
             &plan.placeholders,
@@ -547,7 +547,7 @@ impl ElementwiseKernel {
             plan.small,
             plan.lanes,
         ));
-        let f = crate::cuda::custom::cached_function(
+        let f = crate::cuda::gen::custom::cached_function(
             &self.cache,
             s,
             key,
@@ -556,7 +556,7 @@ impl ElementwiseKernel {
             &self.options,
             || self.source(&plan),
         )?;
-        let mut kargs = crate::cuda::launch::KernelArgs::new();
+        let mut kargs = crate::cuda::runtime::launch::KernelArgs::new();
         for (k, g) in plan.gen.iter().enumerate() {
             let arr: Option<&Array> = match &plan.bound[k] {
                 Bound::Array(a) => Some(a),
@@ -567,7 +567,7 @@ impl ElementwiseKernel {
                 }
             };
             if let Some(a) = arr {
-                let ptr = crate::cuda::helpers::ptr(OP, a)?;
+                let ptr = crate::cuda::gen::helpers::ptr(OP, a)?;
                 match g.pass {
                     Pass::Raw { .. } => {
                         kargs.push_bytes(&carray_bytes(ptr, a.shape(), a.strides()), 8);
@@ -580,17 +580,17 @@ impl ElementwiseKernel {
         }
         if !plan.contiguous {
             let geo = elementwise_geo(&plan.mshape, &plan.mstrides);
-            let (bytes, align) = crate::cuda::codegen::geo_bytes(&geo, plan.small);
+            let (bytes, align) = crate::cuda::gen::codegen::geo_bytes(&geo, plan.small);
             kargs.push_bytes(&bytes, align);
         }
         kargs.push(plan.n as i64);
-        let cfg = crate::cuda::elementwise::grid_for(s, plan.n);
-        crate::cuda::launch::launch(
+        let cfg = crate::cuda::gen::elementwise::grid_for(s, plan.n);
+        crate::cuda::runtime::launch::launch(
             s,
             &self.name,
             f,
             cfg,
-            &crate::cuda::stream::current_stream(),
+            &crate::cuda::runtime::stream::current_stream(),
             &mut kargs,
         )?;
         Ok(outs)

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::{Error, Result};
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::{Error, Result};
 
 /// The declared type of a parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -195,7 +195,7 @@ pub(crate) fn resolve_types(
     for (c, ds) in from_scalars {
         let mut dt = ds[0];
         for d in &ds[1..] {
-            dt = crate::dtype::promote_types(dt, *d);
+            dt = crate::core::dtype::promote_types(dt, *d);
         }
         bound.insert(c, (dt, "a scalar".into()));
     }

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use super::args::{args_device, check_scalar, scalar_bytes, Arg, IntoArgs, IntoDim3};
 use super::elementwise::c_align;
-use crate::cuda::stream::Stream;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::cuda::runtime::stream::Stream;
 
 const OP: &str = "RawKernel::launch";
 
@@ -22,7 +22,7 @@ struct Source {
     options: Vec<String>,
     name_expressions: Vec<String>,
     /// Compiled modules by device ordinal.
-    compiled: Mutex<HashMap<usize, Arc<crate::cuda::compile::Module>>>,
+    compiled: Mutex<HashMap<usize, Arc<crate::cuda::runtime::compile::Module>>>,
 }
 
 impl Source {
@@ -36,7 +36,7 @@ impl Source {
         }
     }
 
-    fn module(&self, ordinal: usize) -> Result<Arc<crate::cuda::compile::Module>> {
+    fn module(&self, ordinal: usize) -> Result<Arc<crate::cuda::runtime::compile::Module>> {
         if let Some(m) = self
             .compiled
             .lock()
@@ -45,8 +45,8 @@ impl Source {
         {
             return Ok(m.clone());
         }
-        let s = crate::cuda::custom::device_session(ordinal)?;
-        let m = crate::cuda::custom::module(
+        let s = crate::cuda::gen::custom::device_session(ordinal)?;
+        let m = crate::cuda::gen::custom::module(
             s,
             &self.label,
             &self.code,
@@ -62,7 +62,7 @@ impl Source {
 }
 
 fn cuda_ordinal(what: &str) -> Result<usize> {
-    match crate::device::current_device() {
+    match crate::backend::probe::current_device() {
         Device::Cuda(n) => {
             Device::Cuda(n).check_available("RawModule")?;
             Ok(n)
@@ -159,8 +159,8 @@ impl RawModule {
             name: name.to_string(),
             signature: kernel_signature(&self.src.code, name),
         };
-        if let Device::Cuda(n) = crate::device::current_device() {
-            if n < crate::device::device_count() {
+        if let Device::Cuda(n) = crate::backend::probe::current_device() {
+            if n < crate::backend::probe::device_count() {
                 self.src.module(n)?.function(name)?;
             }
         }
@@ -284,12 +284,12 @@ impl RawKernel {
             }
         };
         Device::Cuda(ordinal).check_available(OP)?;
-        let s = crate::cuda::custom::device_session(ordinal)?;
+        let s = crate::cuda::gen::custom::device_session(ordinal)?;
         let f = self.src.module(ordinal)?.function(&self.name)?;
         let stream = stream
             .cloned()
-            .unwrap_or_else(crate::cuda::stream::current_stream);
-        crate::cuda::custom::launch_user(
+            .unwrap_or_else(crate::cuda::runtime::stream::current_stream);
+        crate::cuda::gen::custom::launch_user(
             s,
             &self.name,
             f,
@@ -302,7 +302,10 @@ impl RawKernel {
     }
 
     /// The argument buffer, checked against the parameter list when known.
-    pub(crate) fn pack(&self, args: &[Arg<'_>]) -> Result<crate::cuda::launch::KernelArgs> {
+    pub(crate) fn pack(
+        &self,
+        args: &[Arg<'_>],
+    ) -> Result<crate::cuda::runtime::launch::KernelArgs> {
         let bad = |detail: String| Error::InvalidArgument {
             op: OP,
             detail: format!("kernel `{}`: {detail}", self.name),
@@ -318,7 +321,7 @@ impl RawKernel {
                 )));
             }
         }
-        let mut k = crate::cuda::launch::KernelArgs::new();
+        let mut k = crate::cuda::runtime::launch::KernelArgs::new();
         for (i, a) in args.iter().enumerate() {
             let param = self.signature.as_ref().and_then(|s| s.get(i));
             let decl = param.map(|(d, _)| d.as_str()).unwrap_or("?");
@@ -331,8 +334,10 @@ impl RawKernel {
                         )));
                     }
                     let ptr = match x.storage() {
-                        crate::storage::Storage::Cuda(_) => crate::cuda::helpers::ptr(OP, x)?,
-                        crate::storage::Storage::Cpu(_) => {
+                        crate::core::storage::Storage::Cuda(_) => {
+                            crate::cuda::gen::helpers::ptr(OP, x)?
+                        }
+                        crate::core::storage::Storage::Cpu(_) => {
                             return Err(Error::NeedsCuda {
                                 op: OP,
                                 reason: format!(

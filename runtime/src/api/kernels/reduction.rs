@@ -3,16 +3,16 @@
 use super::args::{args_device, check_scalar, scalar_bytes, Arg, IntoArgs};
 use super::elementwise::{arg_type, c_align};
 use super::params::{check_unique, is_identifier, parse_params, resolve_types, ArgType, Param};
-use crate::array::Array;
-use crate::cuda::codegen::{c_type_size, GenParam, Pass};
-use crate::cuda::reduce::{
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::cuda::gen::codegen::{c_type_size, GenParam, Pass};
+use crate::cuda::gen::reduce::{
     c_reduce_type, user_source as reduction_source, RedGeo, RedSource, RED_THREADS,
 };
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
 
 const OP: &str = "ReductionKernel";
 
@@ -43,7 +43,7 @@ pub struct ReductionKernel {
     preamble: String,
     options: Vec<String>,
     ident: u64,
-    cache: crate::cuda::custom::FunctionCache,
+    cache: crate::cuda::gen::custom::FunctionCache,
 }
 
 impl std::fmt::Debug for ReductionKernel {
@@ -133,7 +133,7 @@ impl ReductionKernel {
     }
 
     fn rehash(&mut self) {
-        self.ident = crate::cuda::helpers::key((
+        self.ident = crate::cuda::gen::helpers::key((
             (
                 "reduction",
                 &self.name,
@@ -309,12 +309,12 @@ impl ReductionKernel {
         if shapes.is_empty() {
             return Err(bad("at least one input must be an array".into()));
         }
-        let in_shape = crate::layout::broadcast_shapes(OP, &shapes)?;
+        let in_shape = crate::core::layout::broadcast_shapes(OP, &shapes)?;
         let nd = in_shape.len();
         let axes: Vec<usize> = match axes {
             None => (0..nd).collect(),
             Some(ax) => {
-                let mut v = crate::layout::normalize_axes(OP, ax, nd)?;
+                let mut v = crate::core::layout::normalize_axes(OP, ax, nd)?;
                 v.sort_unstable();
                 v
             }
@@ -382,7 +382,7 @@ impl ReductionKernel {
         let (km, kst) = Layout::merge_axes(&klayouts.iter().collect::<Vec<_>>());
         let (rm, rst) = Layout::merge_axes(&rlayouts.iter().collect::<Vec<_>>());
         let (kd, rd) = (km.len(), rm.len());
-        let max = crate::cuda::elementwise::MAX_DIMS;
+        let max = crate::cuda::gen::elementwise::MAX_DIMS;
         if kd > max || rd > max {
             return Err(Error::Shape {
                 op: OP,
@@ -438,7 +438,7 @@ impl ReductionKernel {
         }
         let reduce_type = match &self.reduce_type {
             Some(t) => c_reduce_type(t),
-            None => crate::cuda::elementwise::ctype(types[nin]).to_string(),
+            None => crate::cuda::gen::elementwise::ctype(types[nin]).to_string(),
         };
         Ok(RedPlan {
             device,
@@ -478,7 +478,7 @@ impl ReductionKernel {
         };
         let backend = crate::backend::on(OP, plan.device)?;
         let new_array = |dtype: DType, shape: &[usize]| -> Result<Array> {
-            let n = crate::layout::checked_size(OP, shape)?;
+            let n = crate::core::layout::checked_size(OP, shape)?;
             let storage = backend.empty(OP, dtype, n)?;
             Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
         };
@@ -489,7 +489,7 @@ impl ReductionKernel {
         if plan.rows == 0 {
             return Ok(out);
         }
-        let s = crate::cuda::custom::device_session(ordinal)?;
+        let s = crate::cuda::gen::custom::device_session(ordinal)?;
         // Rows too few to fill the device are split across blocks.
         let target = s.info.sm_count.max(1) * 8;
         let acc_size = c_type_size(&plan.reduce_type, &plan.placeholders);
@@ -500,7 +500,7 @@ impl ReductionKernel {
                 .min(65535),
             _ => 1,
         };
-        let key = crate::cuda::helpers::key((
+        let key = crate::cuda::gen::helpers::key((
             self.ident,
             &plan.gen,
             &plan.placeholders,
@@ -509,7 +509,7 @@ impl ReductionKernel {
             plan.rd,
             plan.red_contiguous,
         ));
-        let main = crate::cuda::custom::cached_function(
+        let main = crate::cuda::gen::custom::cached_function(
             &self.cache,
             s,
             key,
@@ -525,19 +525,20 @@ impl ReductionKernel {
             None
         };
         let partial_ptr = match &partial {
-            Some(p) => crate::cuda::helpers::ptr(OP, p)?,
+            Some(p) => crate::cuda::gen::helpers::ptr(OP, p)?,
             None => 0u64,
         };
-        let out_ptr = crate::cuda::helpers::ptr(OP, &out)?;
+        let out_ptr = crate::cuda::gen::helpers::ptr(OP, &out)?;
         let geo_bytes: Vec<u8> = plan.geo.iter().flat_map(|v| v.to_ne_bytes()).collect();
-        let push_scalar = |k: &mut crate::cuda::launch::KernelArgs, v: Scalar, t: DType| {
-            k.push_bytes(&scalar_bytes(v, t), c_align(t));
-        };
-        let mut kargs = crate::cuda::launch::KernelArgs::new();
+        let push_scalar =
+            |k: &mut crate::cuda::runtime::launch::KernelArgs, v: Scalar, t: DType| {
+                k.push_bytes(&scalar_bytes(v, t), c_align(t));
+            };
+        let mut kargs = crate::cuda::runtime::launch::KernelArgs::new();
         for (k, g) in plan.gen[..nin].iter().enumerate() {
             match plan.bound[k] {
                 Some(Arg::Array(x)) => {
-                    kargs.push(crate::cuda::helpers::ptr(OP, x)?);
+                    kargs.push(crate::cuda::gen::helpers::ptr(OP, x)?);
                 }
                 Some(Arg::Scalar(v, _)) => push_scalar(&mut kargs, v, g.ty),
                 _ => {}
@@ -548,10 +549,10 @@ impl ReductionKernel {
         kargs.push_bytes(&geo_bytes, 8);
         kargs.push(plan.rows as i64);
         kargs.push(plan.len as i64);
-        let stream = crate::cuda::stream::current_stream();
+        let stream = crate::cuda::runtime::stream::current_stream();
         let blocks = plan.rows.min(s.info.sm_count.max(1) * 64).max(1) as u32;
         let dim = |x: u32, y: u32| super::args::Dim3 { x, y, z: 1 };
-        crate::cuda::custom::launch_user(
+        crate::cuda::gen::custom::launch_user(
             s,
             &self.name,
             main,
@@ -563,7 +564,7 @@ impl ReductionKernel {
         )?;
         if splits > 1 {
             let finish_name = format!("{}_finish", self.name);
-            let fin = crate::cuda::custom::cached_function(
+            let fin = crate::cuda::gen::custom::cached_function(
                 &self.cache,
                 s,
                 key ^ 0x5eed_f1a1,
@@ -572,7 +573,7 @@ impl ReductionKernel {
                 &self.options,
                 || self.source(&plan),
             )?;
-            let mut fargs = crate::cuda::launch::KernelArgs::new();
+            let mut fargs = crate::cuda::runtime::launch::KernelArgs::new();
             fargs.push(partial_ptr);
             fargs.push(out_ptr);
             for (k, g) in plan.gen[..nin].iter().enumerate() {
@@ -584,7 +585,7 @@ impl ReductionKernel {
             fargs.push(plan.rows as i64);
             fargs.push(plan.len as i64);
             fargs.push(splits as i64);
-            crate::cuda::custom::launch_user(
+            crate::cuda::gen::custom::launch_user(
                 s,
                 &finish_name,
                 fin,

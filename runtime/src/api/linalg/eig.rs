@@ -2,8 +2,8 @@
 //! `np.linalg.eigvals`: faer on the CPU, cuSOLVER's `Xgeev` on CUDA.
 
 use super::{check_square, eigen_stack, promoted, values_and_vectors};
-use crate::array::Array;
-use crate::error::{Error, Result};
+use crate::core::array::Array;
+use crate::core::error::{Error, Result};
 
 /// Eigenvalues `w` and right eigenvectors `v` (columns) of a (stack of)
 /// general square matrices (`np.linalg.eig`): `a @ v[..., :, i] = w[..., i]
@@ -58,7 +58,7 @@ fn eig_impl(a: &Array, vectors: bool) -> Result<Vec<Array>> {
             op,
             detail: format!(
                 "the array (shape {}) must not contain infs or NaNs",
-                crate::error::fmt_shape(a.shape())
+                crate::core::error::fmt_shape(a.shape())
             ),
         });
     }

@@ -3,8 +3,8 @@
 //! and norms, so it runs wherever those run (on a GPU without a host trip).
 
 use super::{check_square, inv, norm, svd, NormOrd};
-use crate::array::Array;
-use crate::error::{fmt_shape, Error, Result};
+use crate::core::array::Array;
+use crate::core::error::{fmt_shape, Error, Result};
 
 /// The Kronecker product (`np.kron(a, b)`): block `(i, j)` of the result is
 /// `a[i, j] * b`. Arrays of different rank get leading axes of extent 1;
@@ -80,14 +80,14 @@ pub fn matrix_power(a: &Array, n: i64) -> Result<Array> {
         if e & 1 == 1 {
             result = Some(match result {
                 None => square.clone(),
-                Some(r) => crate::matmul(&r, &square)?,
+                Some(r) => crate::api::linalg::matmul::matmul(&r, &square)?,
             });
         }
         e >>= 1;
         if e == 0 {
             break;
         }
-        square = crate::matmul(&square, &square)?;
+        square = crate::api::linalg::matmul::matmul(&square, &square)?;
     }
     let r = result.expect("n != 0 sets at least one bit");
     // A power of one is a new array, as NumPy returns.
@@ -201,7 +201,7 @@ fn multiply_range(mats: &[Array], split: &[Vec<usize>], i: usize, j: usize) -> R
         return Ok(mats[i].clone());
     }
     let k = split[i][j];
-    crate::matmul(
+    crate::api::linalg::matmul::matmul(
         &multiply_range(mats, split, i, k)?,
         &multiply_range(mats, split, k + 1, j)?,
     )

@@ -3,11 +3,11 @@
 //! CPU, cuBLAS `trsm` and cuSOLVER `getrf` / `getrs` on CUDA.
 
 use super::{array, batched_solve, check_square, field_dtype, per_matrix, promoted};
-use crate::array::Array;
-use crate::device::with_device;
-use crate::dtype::{promote_types, DType};
-use crate::error::{fmt_shape, Error, Result};
-use crate::matmul::{as_dtype, same_device};
+use crate::api::linalg::matmul::{as_dtype, same_device};
+use crate::backend::probe::with_device;
+use crate::core::array::Array;
+use crate::core::dtype::{promote_types, DType};
+use crate::core::error::{fmt_shape, Error, Result};
 pub use crate::ops::linalg::Trans;
 use crate::ops::linalg::Triangular;
 

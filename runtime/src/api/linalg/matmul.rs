@@ -9,11 +9,11 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::{promote_types, DType};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{broadcast_shapes, Layout};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{promote_types, DType};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{broadcast_shapes, Layout};
 
 pub use crate::ops::MatmulPrecision;
 
@@ -21,7 +21,9 @@ pub use crate::ops::MatmulPrecision;
 /// copy of this crate, so a plain static would reset in the next cell.
 fn precision() -> &'static AtomicU8 {
     static THIS_COPY: std::sync::OnceLock<&'static AtomicU8> = std::sync::OnceLock::new();
-    THIS_COPY.get_or_init(|| crate::global::process_global("matmul_precision", || AtomicU8::new(0)))
+    THIS_COPY.get_or_init(|| {
+        crate::core::global::process_global("matmul_precision", || AtomicU8::new(0))
+    })
 }
 
 /// Sets the process-wide precision of float32/complex64 GPU matrix products.
@@ -45,7 +47,7 @@ pub fn matmul_precision() -> MatmulPrecision {
 
 /// The one device of two arrays, or `DeviceMismatch`.
 pub(crate) fn same_device(op: &'static str, a: &Array, b: &Array) -> Result<Device> {
-    crate::interrupt::check(op)?;
+    crate::core::interrupt::check(op)?;
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
             op,
@@ -148,7 +150,7 @@ fn matmul_batched(
     let a = as_dtype(a, dtype)?;
     let b = as_dtype(b, dtype)?;
     let be = crate::backend::on(op, device)?;
-    let len = crate::layout::checked_size(op, &out_shape)?;
+    let len = crate::core::layout::checked_size(op, &out_shape)?;
     let out = Array::from_parts(
         be.empty(op, dtype, len)?,
         Layout::contiguous(&out_shape),
@@ -296,8 +298,8 @@ fn tensordot_axes(
             format!("the axis lists {aa:?} and {bb:?} must have the same length"),
         ));
     }
-    let aa = crate::layout::normalize_axes(op, aa, a.ndim())?;
-    let bb = crate::layout::normalize_axes(op, bb, b.ndim())?;
+    let aa = crate::core::layout::normalize_axes(op, aa, a.ndim())?;
+    let bb = crate::core::layout::normalize_axes(op, bb, b.ndim())?;
     for (&x, &y) in aa.iter().zip(&bb) {
         if a.shape()[x] != b.shape()[y] {
             return Err(Error::Shape {

@@ -15,21 +15,22 @@
 mod eig;
 mod extra;
 mod lu;
+pub(crate) mod matmul;
 pub use eig::{eig, eigvals};
 pub use extra::{cond, kron, matrix_power, multi_dot};
 pub use lu::{lu_factor, lu_solve, solve_triangular, Trans};
 
 use num_complex::Complex64;
 
-use crate::array::Array;
+use crate::api::linalg::matmul::{as_dtype, conj, matmul, same_device};
+use crate::backend::probe::with_device;
 use crate::backend::Backend;
-use crate::device::with_device;
-use crate::dtype::{promote_types, DType};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{broadcast_shapes, Layout};
-use crate::matmul::{as_dtype, conj, matmul, same_device};
+use crate::core::array::Array;
+use crate::core::dtype::{promote_types, DType};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{broadcast_shapes, Layout};
+use crate::core::view::View;
 use crate::ops::linalg::Owned;
-use crate::view::View;
 
 /// The dtype a linalg routine computes in for an input of `d`.
 fn field_dtype(d: DType) -> DType {
@@ -283,7 +284,7 @@ pub fn det(a: &Array) -> Result<Array> {
     check_square(op, a)?;
     let a = promoted(a)?;
     // The LU runs on the device; its diagonals are combined on the host.
-    let (signs, logs) = crate::cuda::fallback::fetch(op, a.device(), || slogdet_values(&a))?;
+    let (signs, logs) = crate::backend::fallback::fetch(op, a.device(), || slogdet_values(&a))?;
     let vals: Vec<Complex64> = signs.iter().zip(&logs).map(|(s, l)| s * l.exp()).collect();
     let batch = &a.shape()[..a.ndim() - 2];
     let host = Array::from_vec_cpu(vals, batch);
@@ -296,7 +297,7 @@ pub fn slogdet(a: &Array) -> Result<(Array, Array)> {
     let op = "slogdet";
     check_square(op, a)?;
     let a = promoted(a)?;
-    let (signs, logs) = crate::cuda::fallback::fetch(op, a.device(), || slogdet_values(&a))?;
+    let (signs, logs) = crate::backend::fallback::fetch(op, a.device(), || slogdet_values(&a))?;
     let batch = &a.shape()[..a.ndim() - 2];
     let sign = Array::from_vec_cpu(signs, batch)
         .astype(a.dtype())?
@@ -558,7 +559,7 @@ pub fn norm(x: &Array, ord: NormOrd, axis: Option<&[isize]>, keepdims: bool) -> 
             }
             vec![0, 1]
         }
-        Some(ax) => crate::layout::normalize_axes(op, ax, nd)?,
+        Some(ax) => crate::core::layout::normalize_axes(op, ax, nd)?,
     };
     match axes.len() {
         1 => {
@@ -691,7 +692,7 @@ fn singular_values_axes(x: &Array, r: usize, c: usize) -> Result<Array> {
 
 /// Singular values of one matrix (2-D) copied to the host, descending.
 fn host_singular_values(op: &str, s: &Array) -> Result<Vec<f64>> {
-    crate::cuda::fallback::fetch(op, s.device(), || s.astype(DType::Float64)?.to_vec::<f64>())
+    crate::backend::fallback::fetch(op, s.device(), || s.astype(DType::Float64)?.to_vec::<f64>())
 }
 
 /// The result of [`lstsq`], as NumPy's tuple.

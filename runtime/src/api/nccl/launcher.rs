@@ -4,8 +4,10 @@
 
 use std::fmt;
 
-use crate::device::{device_count, Device};
-use crate::error::{Error, Result};
+use crate::backend::probe::device_count;
+
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
 
 /// The launcher variables of one kind of launcher: the first variable of
 /// each list that is set gives the value.
@@ -55,7 +57,7 @@ const SOURCES: [Source; 5] = [
 
 /// This process's place in a job started by a launcher: rank, world size,
 /// rank on its node, the launcher's name, and once the ranks have met
-/// ([`crate::nccl::world`]), every rank's host.
+/// ([`crate::api::nccl::world`]), every rank's host.
 ///
 /// ```
 /// use cuprite as cp;
@@ -264,7 +266,7 @@ pub fn choose_device(local_rank: usize, world_size: usize, visible: usize) -> Re
             op: "nccl::Launch::device",
             reason: format!(
                 "local rank {local_rank} of a world of {world_size} needs a GPU, and this process sees none ({})",
-                crate::device::cuda_status().reason
+                crate::backend::probe::cuda_status().reason
             ),
         }),
         1 => Ok(Device::Cuda(0)),

@@ -123,14 +123,15 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Mutex;
 
-use crate::array::Array;
-use crate::cuda::nccl_ffi::{self, Api, RawComm, RawUniqueId};
+use crate::backend::probe::{current_device, device_count};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::cuda::runtime::nccl_ffi::{self, Api, RawComm, RawUniqueId};
 use crate::cuda::Handle;
-use crate::device::{current_device, device_count, Device};
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
 
 /// The reduction of a collective (`ncclRedOp_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -187,7 +188,10 @@ pub fn version() -> Result<(u32, u32, u32)> {
 pub fn status() -> String {
     let gpus = device_count();
     let gpu_text = if gpus == 0 {
-        format!("no CUDA device ({})", crate::device::cuda_status().reason)
+        format!(
+            "no CUDA device ({})",
+            crate::backend::probe::cuda_status().reason
+        )
     } else {
         format!("{gpus} CUDA device(s)")
     };
@@ -425,11 +429,11 @@ impl Communicator {
             Err(e) => return Err(e),
         };
         for &n in &ordinals {
-            crate::cuda::session::session(n)?.bind()?;
+            crate::cuda::runtime::session::session(n)?.bind()?;
         }
         // NCCL may read and write buffers of peers in the same process.
-        let peer_pools =
-            crate::cuda::peer::open_pools_to_peers(OP, &ordinals, &ordinals).unwrap_or_default();
+        let peer_pools = crate::cuda::runtime::peer::open_pools_to_peers(OP, &ordinals, &ordinals)
+            .unwrap_or_default();
         let mut comms: Vec<RawComm> = vec![std::ptr::null_mut(); ordinals.len()];
         let devlist: Vec<i32> = ordinals.iter().map(|&n| n as i32).collect();
         {
@@ -470,7 +474,7 @@ impl Communicator {
                 Device::Cpu,
                 format!(
                     "a world of one rank on the CPU: no CUDA device ({})",
-                    crate::device::cuda_status().reason
+                    crate::backend::probe::cuda_status().reason
                 ),
             ));
         }
@@ -514,12 +518,12 @@ impl Communicator {
                 detail: format!("a world of {world} ranks is too large for NCCL"),
             });
         }
-        let s = crate::cuda::session::session(ordinal)?;
+        let s = crate::cuda::runtime::session::session(ordinal)?;
         // Other ranks may be threads of this process, which NCCL lets read
         // and write this GPU's buffers directly.
         let all: Vec<usize> = (0..device_count()).collect();
-        let peer_pools =
-            crate::cuda::peer::open_pools_to_peers(OP, &[ordinal], &all).unwrap_or_default();
+        let peer_pools = crate::cuda::runtime::peer::open_pools_to_peers(OP, &[ordinal], &all)
+            .unwrap_or_default();
         s.bind()?;
         let mut comm: RawComm = std::ptr::null_mut();
         {
@@ -593,15 +597,17 @@ impl Communicator {
         match &self.backend {
             Backend::Single { device, .. } => match device {
                 Device::Cuda(n) => {
-                    let s = crate::cuda::stream::stream_for(*n);
-                    crate::device::with_device(*device, || s.synchronize())
+                    let s = crate::cuda::runtime::stream::stream_for(*n);
+                    crate::backend::probe::with_device(*device, || s.synchronize())
                 }
                 Device::Cpu => Ok(()),
             },
             Backend::Nccl { api, ranks, .. } => {
                 for r in ranks {
-                    let s = crate::cuda::stream::stream_for(r.ordinal);
-                    crate::device::with_device(Device::Cuda(r.ordinal), || s.synchronize())?;
+                    let s = crate::cuda::runtime::stream::stream_for(r.ordinal);
+                    crate::backend::probe::with_device(Device::Cuda(r.ordinal), || {
+                        s.synchronize()
+                    })?;
                     let mut state = 0;
                     // SAFETY: a live communicator and a valid out pointer.
                     api.check(OP, unsafe {
@@ -1128,22 +1134,24 @@ impl Communicator {
     ) -> Result<Array> {
         match self.devices()[i] {
             Device::Cuda(n) => {
-                let len = crate::layout::checked_size(op, shape)?;
+                let len = crate::core::layout::checked_size(op, shape)?;
                 let bytes = len
                     .checked_mul(dtype.itemsize())
                     .ok_or_else(|| Error::Overflow {
                         op,
                         detail: format!("{len} elements of {dtype}"),
                     })?;
-                let stream = crate::cuda::stream::stream_for(n);
-                let storage = crate::cuda::peer::alloc_on(op, n, bytes, len, &stream)?;
+                let stream = crate::cuda::runtime::stream::stream_for(n);
+                let storage = crate::cuda::runtime::peer::alloc_on(op, n, bytes, len, &stream)?;
                 Ok(Array::from_parts(
                     Storage::Cuda(storage),
                     Layout::contiguous(shape),
                     dtype,
                 ))
             }
-            Device::Cpu => crate::device::with_device(Device::Cpu, || crate::zeros(shape, dtype)),
+            Device::Cpu => {
+                crate::backend::probe::with_device(Device::Cpu, || crate::zeros(shape, dtype))
+            }
         }
     }
 
@@ -1163,9 +1171,9 @@ impl Communicator {
         let device = self.devices()[i];
         match device {
             Device::Cuda(n) => {
-                let stream = crate::cuda::stream::stream_for(n);
-                crate::cuda::stream::with_stream(&stream, || {
-                    crate::device::with_device(device, || a.copy())
+                let stream = crate::cuda::runtime::stream::stream_for(n);
+                crate::cuda::runtime::stream::with_stream(&stream, || {
+                    crate::backend::probe::with_device(device, || a.copy())
                 })
             }
             Device::Cpu => a.copy(),
@@ -1187,7 +1195,7 @@ impl Communicator {
         };
         let streams: Vec<_> = ranks
             .iter()
-            .map(|r| crate::cuda::stream::stream_for(r.ordinal))
+            .map(|r| crate::cuda::runtime::stream::stream_for(r.ordinal))
             .collect();
         self.group_calls(op, api, |api| {
             for (i, r) in ranks.iter().enumerate() {
@@ -1209,7 +1217,7 @@ impl Communicator {
         body: impl FnOnce(&Api) -> nccl_ffi::NcclResult,
     ) -> Result<()> {
         let _serial = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        crate::cuda::session::check_interrupt(op)?;
+        crate::cuda::runtime::session::check_interrupt(op)?;
         let _ctx = CtxGuard::save();
         // SAFETY: group calls take no arguments.
         api.check(op, unsafe { (api.group_start)() })?;
@@ -1274,7 +1282,7 @@ impl Drop for Communicator {
         if let Backend::Nccl { api, ranks, .. } = &self.backend {
             let _ctx = CtxGuard::save();
             for r in ranks {
-                if let Ok(s) = crate::cuda::session::session(r.ordinal) {
+                if let Ok(s) = crate::cuda::runtime::session::session(r.ordinal) {
                     let _ = s.bind();
                 }
                 // SAFETY: a communicator made by NCCL, destroyed once; NCCL
@@ -1382,7 +1390,7 @@ impl Group<'_> {
         }
         let streams: Vec<_> = nranks
             .iter()
-            .map(|r| crate::cuda::stream::stream_for(r.ordinal))
+            .map(|r| crate::cuda::runtime::stream::stream_for(r.ordinal))
             .collect();
         comm.group_calls(OP, api, |api| {
             for &(p, ptr, count, ty) in &calls {
@@ -1537,7 +1545,7 @@ fn scattered_shape(op: &'static str, shape: &[usize], world: usize) -> Result<Ve
 
 /// Device address of element 0 of a GPU array.
 fn ptr(op: &'static str, a: &Array) -> Result<u64> {
-    crate::cuda::helpers::ptr(op, a)
+    crate::cuda::gen::helpers::ptr(op, a)
 }
 
 fn ptrs(op: &'static str, arrays: &[Array]) -> Result<Vec<u64>> {
@@ -1610,7 +1618,7 @@ fn gpus_here() -> String {
     match device_count() {
         0 => format!(
             "this machine has no usable CUDA device ({})",
-            crate::device::cuda_status().reason
+            crate::backend::probe::cuda_status().reason
         ),
         n => format!("this machine has {n} CUDA device(s)"),
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::launcher::{first_set, number, Launch};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 const OP: &str = "nccl::rendezvous";
 

@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 use super::launcher::Launch;
 use super::rendezvous::{parse_nodelist, Rendezvous};
 use super::{Backend, Communicator, UniqueId};
-use crate::device::with_device;
-use crate::error::{Error, Result};
+use crate::backend::probe::with_device;
+use crate::core::error::{Error, Result};
 
 impl Communicator {
     /// The communicator of the job this process was launched in (Slurm,
@@ -48,7 +48,7 @@ struct World {
 
 /// The process-wide slot (one for every copy of the crate a notebook links).
 fn slot() -> &'static OnceLock<Result<World>> {
-    crate::global::process_global("nccl_world", OnceLock::new)
+    crate::core::global::process_global("nccl_world", OnceLock::new)
 }
 
 /// The communicator of this process's job, made on first use by

@@ -15,10 +15,10 @@
 //! NumPy's.
 
 use super::{check_finite, check_float, Dist, Draw, Generator};
-use crate::array::Array;
-use crate::creation::IntoShape;
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
+use crate::api::creation::IntoShape;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
 use crate::ops::random::DistKind;
 
 /// Fails with `InvalidArgument` naming `op` unless `ok` (NaN parameters fail
@@ -239,7 +239,7 @@ impl Generator {
         size: impl IntoShape,
     ) -> Result<Array> {
         let op = "Generator::multivariate_normal";
-        let device = crate::matmul::same_device(op, mean, cov)?;
+        let device = crate::api::linalg::matmul::same_device(op, mean, cov)?;
         let k = match mean.shape() {
             [k] => *k,
             s => {
@@ -262,18 +262,19 @@ impl Generator {
         let cov = cov.astype(DType::Float64)?;
         let mut shape = size.into_shape();
         shape.push(k);
-        crate::layout::checked_size(op, &shape)?;
+        crate::core::layout::checked_size(op, &shape)?;
         require(op, crate::allclose(&cov, cov.t())?, || {
             "cov must be symmetric".into()
         })?;
-        let lower = crate::linalg::cholesky(&cov).map_err(|e| match e {
+        let lower = crate::api::linalg::cholesky(&cov).map_err(|e| match e {
             Error::LinAlg { detail, .. } => Error::LinAlg {
                 op,
                 detail: format!("cov is not positive definite ({detail})"),
             },
             other => other,
         })?;
-        let z = crate::device::with_device(device, || self.standard_normal(shape.as_slice()))?;
-        crate::add(&crate::matmul::matmul(&z, &lower.t())?, &mean)
+        let z =
+            crate::backend::probe::with_device(device, || self.standard_normal(shape.as_slice()))?;
+        crate::add(&crate::api::linalg::matmul::matmul(&z, &lower.t())?, &mean)
     }
 }

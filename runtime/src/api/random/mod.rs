@@ -63,12 +63,12 @@ mod dists;
 
 use std::sync::{Mutex, OnceLock};
 
-use crate::array::Array;
-use crate::creation::IntoShape;
-use crate::device::current_device;
-use crate::dtype::DType;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
+use crate::api::creation::IntoShape;
+use crate::backend::probe::current_device;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
 pub use crate::ops::random::philox4x32_10;
 use crate::ops::random::Dist;
 pub(crate) use crate::ops::random::{block_words, bounded64, wide};
@@ -145,7 +145,7 @@ impl Generator {
         shape: &[usize],
         dtype: DType,
     ) -> Result<Array> {
-        let n = crate::layout::checked_size(op, shape)?;
+        let n = crate::core::layout::checked_size(op, shape)?;
         let device = current_device();
         let offset = self.offset;
         let blocks = n.div_ceil(draw.per_block(dtype)) as u64;
@@ -330,7 +330,7 @@ impl Generator {
     pub fn permutation(&mut self, n: usize) -> Result<Array> {
         let op = "Generator::permutation";
         current_device().check_available(op)?;
-        crate::layout::check_host_room(op, n, 8)?;
+        crate::core::layout::check_host_room(op, n, 8)?;
         let p = self.partial_permutation(n, n);
         Array::from_vec_shape(p, &[n])
     }
@@ -339,7 +339,7 @@ impl Generator {
     pub fn permuted(&mut self, x: &Array) -> Result<Array> {
         let op = "Generator::permuted";
         let n = first_axis(op, x)?;
-        let p = crate::device::with_device(x.device(), || self.permutation(n))?;
+        let p = crate::backend::probe::with_device(x.device(), || self.permutation(n))?;
         x.take(p, Some(0))
     }
 
@@ -354,7 +354,7 @@ impl Generator {
     pub fn choice(&mut self, n: usize, shape: impl IntoShape, replace: bool) -> Result<Array> {
         let op = "Generator::choice";
         let shape = shape.into_shape();
-        let k = crate::layout::checked_size(op, &shape)?;
+        let k = crate::core::layout::checked_size(op, &shape)?;
         if n == 0 && k > 0 {
             return Err(Error::InvalidArgument {
                 op,
@@ -381,7 +381,7 @@ impl Generator {
             });
         }
         current_device().check_available(op)?;
-        crate::layout::check_host_room(op, n, 8)?;
+        crate::core::layout::check_host_room(op, n, 8)?;
         let p = self.partial_permutation(n, k);
         Array::from_vec_shape(p, &shape)
     }
@@ -406,8 +406,9 @@ impl Generator {
         }
         let shape = shape.into_shape();
         let n = a.shape()[0];
-        let idx =
-            crate::device::with_device(a.device(), || self.choice(n, shape.as_slice(), replace))?;
+        let idx = crate::backend::probe::with_device(a.device(), || {
+            self.choice(n, shape.as_slice(), replace)
+        })?;
         let flat = idx.reshape(vec![idx.size()])?;
         a.take(flat, Some(0))?.reshape(shape)
     }
@@ -457,7 +458,7 @@ fn global() -> &'static Mutex<Generator> {
     // notebook cell links its own copy): `seed(0)` in one cell holds in the next.
     static THIS_COPY: OnceLock<&'static Mutex<Generator>> = OnceLock::new();
     THIS_COPY.get_or_init(|| {
-        crate::global::process_global("legacy_rng", || {
+        crate::core::global::process_global("legacy_rng", || {
             // Unseeded: from the clock and the process id, as CuPy seeds from entropy.
             let t = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -577,8 +578,10 @@ mod tests {
         let mut g = Generator::new(7);
         assert_eq!(g.seed(), 7);
         let on_cpu = |dtype| {
-            crate::device::with_device(crate::Device::Cpu, || g.clone().random_as([10], dtype))
-                .unwrap()
+            crate::backend::probe::with_device(crate::Device::Cpu, || {
+                g.clone().random_as([10], dtype)
+            })
+            .unwrap()
         };
         let a = on_cpu(DType::Float32).to_vec::<f32>().unwrap();
         // Value j is word j % 4 of block j / 4.

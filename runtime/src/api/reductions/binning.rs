@@ -12,13 +12,14 @@
 //! NumPy's equal-width path does, per block of 65536 values); string bin
 //! rules (`bins="auto"`) and complex inputs are not supported.
 
-use crate::array::Array;
-use crate::creation::{alloc, linspace_values_rounded, upload};
-use crate::device::{with_device, Device};
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::index::same_device;
+use crate::api::creation::{alloc, linspace_values_rounded, upload};
+use crate::api::shape::index::same_device;
+use crate::backend::probe::with_device;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
 use crate::ops::binning::{BinAxis, Bincount, Histogram, Interp};
 
 /// The most axes `histogramdd` bins along (NumPy's limit for its flat
@@ -352,7 +353,7 @@ fn equal_edges(
         ));
     }
     let n = n as usize;
-    crate::layout::check_host_room(op, n.saturating_add(1), 8)?;
+    crate::core::layout::check_host_room(op, n.saturating_add(1), 8)?;
     let (lo, hi, dt) = outer_edges(op, values, range)?;
     let edge_dt = match rule {
         Rule::Histogram => float_of(values.dtype()),

@@ -19,14 +19,17 @@
 //! (`ops::reduce`), allocate the result and call the array's backend
 //! (`cpu/reduce.rs`, `cuda/reduce.rs`, `cuda/scan.rs`, `cuda/argreduce.rs`).
 
-use crate::array::Array;
+pub(crate) mod binning;
+pub(crate) mod stats;
+
 use crate::backend::Backend;
+use crate::core::array::Array;
 // The element arithmetic the CPU sorts share (`sort.rs`).
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::layout::{normalize_axes, normalize_axis};
 pub(crate) use crate::cpu::reduce::{for_each_offset, Num};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::layout::{normalize_axes, normalize_axis};
 use crate::ops::reduce::sum_dtype;
 
 // ---------------------------------------------------------------------------
@@ -173,14 +176,14 @@ pub(crate) fn reduce_out(
             op: name,
             detail: format!(
                 "out has shape {} but the reduction of shape {} gives {}; out must have the result's shape",
-                crate::error::fmt_shape(out.shape()),
-                crate::error::fmt_shape(x.shape()),
-                crate::error::fmt_shape(&p.shape)
+                crate::core::error::fmt_shape(out.shape()),
+                crate::core::error::fmt_shape(x.shape()),
+                crate::core::error::fmt_shape(&p.shape)
             ),
         });
     }
     let dtype = op.result(x.dtype());
-    crate::ufunc::check_out(name, &p.shape, dtype, x.device(), out)?;
+    crate::api::elementwise::check_out(name, &p.shape, dtype, x.device(), out)?;
     if out.dtype() == dtype && out.is_c_contiguous() && !out.shares_memory(x) {
         return p.backend.reduce(op, x.view(), &p.axes, out.view());
     }
@@ -192,7 +195,7 @@ pub(crate) fn reduce_out(
 /// A new C-contiguous array of `dtype` and `shape` from backend `b`, for
 /// the result of `op`.
 fn new_result(b: &dyn Backend, op: &'static str, dtype: DType, shape: &[usize]) -> Result<Array> {
-    let n = crate::layout::checked_size(op, shape)?;
+    let n = crate::core::layout::checked_size(op, shape)?;
     Ok(Array::from_parts(
         b.empty(op, dtype, n)?,
         Layout::contiguous(shape),
@@ -391,7 +394,7 @@ pub fn cumprod(x: &Array, axis: Option<isize>) -> Result<Array> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::layout::Layout;
+    use crate::core::layout::Layout;
 
     /// A view of `x`'s buffer with the given shape, strides (in elements,
     /// possibly negative) and offset, as NumPy slicing with steps makes.

@@ -15,13 +15,14 @@
 //! need the device's data on the host); `average` does not check for weights
 //! summing to zero (the result is inf or NaN there); `ddof` is unsigned.
 
-use crate::array::Array;
-use crate::creation::asarray_on;
-use crate::device::{with_device, Device};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::api::creation::asarray_on;
+use crate::api::reductions::{reduce, Axes};
+use crate::backend::probe::with_device;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
 use crate::ops::reduce::ReduceOp;
-use crate::reduce::{reduce, Axes};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -29,7 +30,7 @@ use crate::reduce::{reduce, Axes};
 
 /// `x[..., start:end, ...]` on `axis` (a view).
 fn along(x: &Array, axis: usize, start: Option<isize>, end: Option<isize>) -> Result<Array> {
-    crate::index::slice_axis(x, axis, start, end, 1)
+    crate::api::shape::index::slice_axis(x, axis, start, end, 1)
 }
 
 /// `x` as `dtype`, without a copy when it already is.
@@ -90,7 +91,7 @@ fn at_least_1d(op: &'static str, x: &Array) -> Result<()> {
 /// `axis` of `x` normalized, for an op along one axis of an n-d array.
 fn along_axis(op: &'static str, x: &Array, axis: isize) -> Result<usize> {
     at_least_1d(op, x)?;
-    crate::layout::normalize_axis(op, axis, x.ndim())
+    crate::core::layout::normalize_axis(op, axis, x.ndim())
 }
 
 // ---------------------------------------------------------------------------
@@ -414,7 +415,7 @@ fn sorted_along(op: &'static str, x: &Array, axes: &[usize]) -> Result<(Array, u
         }
     };
     let _ = op;
-    Ok((crate::sort(&y, axis as isize)?, axis, n))
+    Ok((crate::api::sorting::sort(&y, axis as isize)?, axis, n))
 }
 
 /// Where the last (largest) sorted element along `axis` is NaN, `value`
@@ -492,7 +493,7 @@ pub fn nanmedian(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Arr
         .collect();
     order.extend(ax.iter().map(|&a| a as isize));
     let m = x.permute_axes(&order)?.reshape([rows, n])?;
-    let sorted = crate::sort(&m, -1)?;
+    let sorted = crate::api::sorting::sort(&m, -1)?;
     let (count, _) = non_nan_count(&m, &[1], false)?;
     let starts = crate::multiply(
         asarray_on((0..rows as i64).collect::<Vec<i64>>(), x.device())?,
@@ -1069,7 +1070,7 @@ pub fn cumulative_sum(x: &Array, axis: Option<isize>, include_initial: bool) -> 
         x.clone()
     };
     let axis = match axis {
-        Some(a) => crate::layout::normalize_axis(op, a, x.ndim())?,
+        Some(a) => crate::core::layout::normalize_axis(op, a, x.ndim())?,
         None if x.ndim() == 1 => 0,
         None => {
             return Err(Error::invalid(
@@ -1179,7 +1180,7 @@ pub fn cov(m: &Array, y: Option<&Array>, opts: CovOptions) -> Result<Array> {
     } else {
         centred.t()
     };
-    let c = crate::matmul(&centred, &right)?;
+    let c = crate::api::linalg::matmul::matmul(&centred, &right)?;
     let c = crate::multiply(&c, 1.0 / fact)?;
     Ok(c.squeeze())
 }

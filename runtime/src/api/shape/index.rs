@@ -43,16 +43,16 @@
 use std::fmt;
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
-use crate::array::Array;
-use crate::creation::IntoArray;
-use crate::device::Device;
-use crate::dtype::{result_type, DType};
-use crate::element::Scalar;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{broadcast_shapes, checked_size, normalize_axis, Layout};
-use crate::operand::{common_device, IntoOperand, Operand};
+use crate::api::creation::IntoArray;
+use crate::api::operand::{common_device, IntoOperand, Operand};
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{result_type, DType};
+use crate::core::element::Scalar;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{broadcast_shapes, checked_size, normalize_axis, Layout};
+use crate::core::view::OwnedView;
 use crate::ops::index::WhereInput;
-use crate::view::OwnedView;
 
 // ---------------------------------------------------------------------------
 // Slice specifications

@@ -22,14 +22,14 @@
 //! # Ok::<(), cp::Error>(())
 //! ```
 
-use crate::array::Array;
-use crate::creation::{alloc, IntoArray, IntoShape};
-use crate::dtype::{Casting, DType};
-use crate::element::Scalar;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{checked_size, normalize_axes, normalize_axis, Layout};
-use crate::reduce::Axes;
-use crate::shape::concatenate;
+use crate::api::creation::{alloc, IntoArray, IntoShape};
+use crate::api::reductions::Axes;
+use crate::api::shape::concatenate;
+use crate::core::array::Array;
+use crate::core::dtype::{Casting, DType};
+use crate::core::element::Scalar;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{checked_size, normalize_axes, normalize_axis, Layout};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -97,8 +97,17 @@ fn need_arrays(op: &'static str, arrays: &[&Array]) -> Result<()> {
 /// which in-range positions do not need.
 fn gather(src: &Array, idx: Vec<i64>, ax: usize) -> Result<Array> {
     let n = idx.len();
-    let idx = Array::from_host(crate::element::Element::into_data(idx), &[n], src.device())?;
-    crate::index::take_mode(src, &idx, Some(ax as isize), crate::index::IndexMode::Clip)
+    let idx = Array::from_host(
+        crate::core::element::Element::into_data(idx),
+        &[n],
+        src.device(),
+    )?;
+    crate::api::shape::index::take_mode(
+        src,
+        &idx,
+        Some(ax as isize),
+        crate::api::shape::index::IndexMode::Clip,
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -1407,7 +1416,7 @@ pub fn trim_zeros(a: &Array, trim: Trim, axes: impl Into<Axes>) -> Result<Array>
     // The result's extent depends on the data: the only host read, three
     // numbers per axis in one transfer.
     let refs: Vec<&Array> = parts.iter().collect();
-    let bounds = crate::shape::stack(&refs, 0)?.to_vec::<i64>()?;
+    let bounds = crate::api::shape::stack(&refs, 0)?.to_vec::<i64>()?;
     let mut out = a.clone();
     for (k, &ax) in axes.iter().enumerate() {
         let (first, last, any) = (bounds[3 * k], bounds[3 * k + 1], bounds[3 * k + 2]);

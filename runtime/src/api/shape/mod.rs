@@ -1,9 +1,12 @@
 //! Shape work: reshapes, transposes, axis insertion and removal,
 //! broadcasting, joining arrays.
 
-use crate::array::Array;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{
+pub(crate) mod index;
+pub(crate) mod manip;
+
+use crate::core::array::Array;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{
     broadcast_shapes, checked_size, normalize_axes, normalize_axis, Layout, Order,
 };
 
@@ -271,7 +274,7 @@ pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
     let dtype = arrays
         .iter()
         .map(|a| a.dtype())
-        .reduce(crate::dtype::promote_types)
+        .reduce(crate::core::dtype::promote_types)
         .expect("non-empty");
     let mut shape = first.shape().to_vec();
     shape[ax] = total;
@@ -284,7 +287,7 @@ pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
     for a in arrays {
         let n = a.shape()[ax];
         let mut dst = out.slice_axis(ax, start, start + n);
-        dst.assign_with(a, crate::dtype::Casting::Unsafe)?;
+        dst.assign_with(a, crate::core::dtype::Casting::Unsafe)?;
         start += n;
     }
     Ok(out)

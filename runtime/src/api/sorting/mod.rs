@@ -1,10 +1,12 @@
 //! Sorting along an axis: sorted copies and stable `argsort`, in NumPy's
 //! order (NaNs last; complex numbers by real part, then imaginary part).
 
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::error::Result;
-use crate::layout::{normalize_axis, Layout};
+pub(crate) mod search;
+
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::layout::{normalize_axis, Layout};
 
 impl Array {
     /// A copy sorted along `axis` (negative counts from the end), as
@@ -46,7 +48,7 @@ fn sort_op(op: &'static str, x: &Array, axis: isize, arg: bool) -> Result<Array>
 
 #[cfg(test)]
 mod tests {
-    use crate::reduce::tests::view;
+    use crate::api::reductions::tests::view;
 
     #[test]
     fn negative_strides_sort_like_numpy() {

@@ -15,13 +15,13 @@
 //! order with plain comparisons, so bins holding NaN may be accepted where
 //! NumPy refuses them.
 
-use crate::array::Array;
-use crate::device::with_device;
-use crate::dtype::{result_type, DType, TypeOperand};
-use crate::error::{fmt_shape, Error, Result};
-use crate::index::same_device;
-use crate::layout::{normalize_axis, Layout};
-use crate::operand::{IntoOperand, Operand};
+use crate::api::operand::{IntoOperand, Operand};
+use crate::api::shape::index::same_device;
+use crate::backend::probe::with_device;
+use crate::core::array::Array;
+use crate::core::dtype::{result_type, DType, TypeOperand};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{normalize_axis, Layout};
 use crate::ops::sort::{SearchSorted, UniqueWant};
 
 // ---------------------------------------------------------------------------
@@ -39,7 +39,7 @@ fn cast(x: &Array, dtype: DType) -> Result<Array> {
 
 /// `x[..., start:end:step]` on the last axis (a view).
 fn last_axis(x: &Array, start: Option<isize>, end: Option<isize>, step: isize) -> Result<Array> {
-    crate::index::slice_axis(x, x.ndim() - 1, start, end, step)
+    crate::api::shape::index::slice_axis(x, x.ndim() - 1, start, end, step)
 }
 
 /// `np.take_along_axis(x, idx, -1)` for int64 `idx` whose leading axes
@@ -424,7 +424,7 @@ fn check_kth(op: &'static str, a: &Array, kth: &Kth, axis: isize) -> Result<usiz
 /// ```
 pub fn partition(a: &Array, kth: impl Into<Kth>, axis: isize) -> Result<Array> {
     let ax = check_kth("partition", a, &kth.into(), axis)?;
-    crate::sort(a, ax as isize)
+    crate::api::sorting::sort(a, ax as isize)
 }
 
 /// The int64 indices that [`partition`] `a` along `axis`
@@ -471,7 +471,7 @@ pub fn isin(element: &Array, test_elements: &Array, invert: bool) -> Result<Arra
             crate::full(element.shape().to_vec(), invert, DType::Bool)
         });
     }
-    let sorted = crate::sort(&test_elements.reshape([-1])?, 0)?;
+    let sorted = crate::api::sorting::sort(&test_elements.reshape([-1])?, 0)?;
     let at = searchsorted(&sorted, element, Side::Left, None)?;
     let at = crate::minimum(&at, n as i64 - 1)?;
     let candidate = crate::take(&sorted, &at, None)?;

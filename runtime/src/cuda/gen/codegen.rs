@@ -11,10 +11,10 @@
 use std::fmt::Write;
 
 use super::elementwise::{cast_expr, ctype};
-use crate::dtype::DType;
+use crate::core::dtype::DType;
 
 /// The kernel prelude (half, bfloat16 and complex types, stdint typedefs).
-pub(crate) use super::compile::PRELUDE;
+pub(crate) use crate::cuda::runtime::compile::PRELUDE;
 
 /// How one parameter reaches the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -298,7 +298,7 @@ pub(crate) struct Elementwise<'a> {
 }
 
 /// The kernel of [`generate`]: its shape's loop, then the per-element call.
-const KERNEL: &str = include_str!("elementwise.cu");
+const KERNEL: &str = include_str!("../kernels/elementwise.cu");
 
 /// The one elementwise kernel generator: user `ElementwiseKernel`s, the
 /// built-in ufuncs and `fuse` (through `elementwise::generate`).
@@ -687,7 +687,7 @@ mod tests {
             "{src}"
         );
         assert!(src.contains("for (_i = _nv * 4 + (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x;"));
-        crate::cuda::helpers::dump_source("ek_vector_axpb", &src);
+        crate::cuda::gen::helpers::dump_source("ek_vector_axpb", &src);
     }
 
     #[test]
@@ -792,13 +792,13 @@ mod tests {
                 small,
                 lanes,
             );
-            assert_eq!(crate::cuda::template::unfilled(&src), None, "{src}");
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
             assert!(
                 src.contains("const float _once_a = (float)(_raw_a[0]);"),
                 "{src}"
             );
             assert!(src.contains("_cp_op(_i, _ind, "), "{src}");
-            crate::cuda::helpers::dump_source(name, &src);
+            crate::cuda::gen::helpers::dump_source(name, &src);
         }
     }
 

@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys;
 
-use super::compile::{Function, Module};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
-use super::stream::Stream;
-use super::DriverResultExt;
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
+use crate::cuda::runtime::compile::{Function, Module};
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::Stream;
+use crate::cuda::DriverResultExt;
 use crate::ops::Dim3;
 
 /// Specialised functions of one user kernel, by (device, specialisation key).

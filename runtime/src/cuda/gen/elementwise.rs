@@ -7,17 +7,17 @@
 //! Kernels are specialised on (expression, dtypes, merged rank, contiguity,
 //! 32/64-bit indexing) and cached by the session's kernel cache.
 
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
-use super::stream::current_stream;
-use super::DriverResultExt;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::DriverResultExt;
 pub(crate) use crate::ops::ufunc::Input as MapInput;
 use crate::ops::ufunc::{no_loop, Binary, MapOp, Ufunc, Unary};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// Largest merged rank a generated kernel handles (more axes are an error).
 pub(crate) const MAX_DIMS: usize = 16;
@@ -340,7 +340,7 @@ fn run_map_contiguous(
     out_dt: DType,
     n: usize,
 ) -> Result<()> {
-    if super::batch::defer(k, session, inputs, ptrs, out_dt, n)? {
+    if crate::cuda::batch::defer(k, session, inputs, ptrs, out_dt, n)? {
         return Ok(());
     }
     let small = n < i32::MAX as usize;
@@ -587,7 +587,7 @@ fn ufunc_kernel_or_err(op: Ufunc, dt: DType) -> Result<std::sync::Arc<MapKernel>
 }
 
 /// Device functions of integer rounding to tens, hundreds, ...
-const ROUND_INT: &str = include_str!("../ops/cuda/round_int.cuh");
+const ROUND_INT: &str = include_str!("../../ops/cuda/round_int.cuh");
 
 /// A GPU kernel and the scalar parameter it takes after its array input.
 pub(crate) type KernelWithParam = (std::sync::Arc<MapKernel>, Option<(crate::Scalar, DType)>);
@@ -697,7 +697,7 @@ fn run_op(op: MapOp, loop_dt: DType, inputs: &[MapInput], out: View<'_>) -> Resu
 }
 
 // The Elementwise family of the backend interface (`ops::backend`).
-impl crate::ops::ufunc::Elementwise for super::CudaBackend {
+impl crate::ops::ufunc::Elementwise for crate::cuda::CudaBackend {
     fn map_new(
         &self,
         op: MapOp,
@@ -706,8 +706,13 @@ impl crate::ops::ufunc::Elementwise for super::CudaBackend {
         inputs: &[MapInput<'_>],
         layout: &Layout,
     ) -> Result<Storage> {
-        let n = crate::layout::checked_size(op.name(), layout.shape())?;
-        let storage = Storage::Cuda(super::transfer::alloc(op.name(), self.ordinal, out_dt, n)?);
+        let n = crate::core::layout::checked_size(op.name(), layout.shape())?;
+        let storage = Storage::Cuda(crate::cuda::runtime::transfer::alloc(
+            op.name(),
+            self.ordinal,
+            out_dt,
+            n,
+        )?);
         run_op(op, loop_dt, inputs, View::new(&storage, layout, out_dt))?;
         Ok(storage)
     }
@@ -740,9 +745,9 @@ impl crate::ops::ufunc::Elementwise for super::CudaBackend {
     }
 }
 
-impl crate::ops::create::Create for super::CudaBackend {
+impl crate::ops::create::Create for crate::cuda::CudaBackend {
     fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage> {
-        Ok(Storage::Cuda(super::transfer::alloc(
+        Ok(Storage::Cuda(crate::cuda::runtime::transfer::alloc(
             op,
             self.ordinal,
             dtype,

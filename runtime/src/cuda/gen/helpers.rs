@@ -6,15 +6,15 @@
 use std::fmt::Write;
 use std::hash::{Hash, Hasher};
 
-use super::compile::Function;
-use super::session::{session, DeviceSession};
-use super::stream::current_stream;
-use super::DriverResultExt;
-use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::element::Element;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::runtime::compile::Function;
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::DriverResultExt;
 
 /// The CUDA device number of an array (or view) on a GPU.
 pub(crate) fn ordinal<'a>(op: &'static str, a: impl Into<View<'a>>) -> Result<usize> {
@@ -178,7 +178,7 @@ pub(crate) fn read_one<'a, T: Element>(a: impl Into<View<'a>>, at: usize) -> Res
     debug_assert_eq!(T::DTYPE, a.dtype());
     match a.storage {
         Storage::Cuda(c) => {
-            let v = super::transfer::download_range::<T>(c, a.offset() + at, 1)?;
+            let v = crate::cuda::runtime::transfer::download_range::<T>(c, a.offset() + at, 1)?;
             Ok(v[0])
         }
         Storage::Cpu(_) => Ok(a.gather::<T>()[at]),
@@ -204,7 +204,7 @@ pub(crate) fn dump_source(name: &str, src: &str) {
         let _ = std::fs::create_dir_all(&dir);
         let _ = std::fs::write(dir.join(format!("{name}.cu")), src);
     }
-    if let Err(log) = super::compile::check_compiles(name, src) {
+    if let Err(log) = crate::cuda::runtime::compile::check_compiles(name, src) {
         panic!("generated kernel `{name}` does not compile:\n{log}");
     }
 }

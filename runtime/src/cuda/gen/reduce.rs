@@ -14,19 +14,19 @@
 //! ([`user_source`], template `reduce_user.cu`).
 
 use super::codegen::{kernel_param, op_param, typedefs, unravel, GenParam, Pass, Src, SIZE_T};
-use super::compile::PRELUDE;
 use super::elementwise::{cast_expr, ctype, MAX_DIMS};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
-use super::stream::current_stream;
 use super::template::render;
-use super::transfer::alloc;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::{CudaStorage, Storage};
+use crate::core::view::View;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::transfer::alloc;
 use crate::ops::reduce::{Reduce, ReduceOp};
-use crate::storage::{CudaStorage, Storage};
-use crate::view::View;
 
 /// What to compute: `out = post(fold(combine, identity, map(x)))`.
 #[derive(Debug, Clone)]
@@ -140,9 +140,9 @@ fn block_reduce(threads: usize) -> String {
     s
 }
 
-const HEADER: &str = include_str!("reduce_header.cu");
-const ROWS: &str = include_str!("reduce_rows.cu");
-const COLUMNS: &str = include_str!("reduce_cols.cu");
+const HEADER: &str = include_str!("../kernels/reduce_header.cu");
+const ROWS: &str = include_str!("../kernels/reduce_rows.cu");
+const COLUMNS: &str = include_str!("../kernels/reduce_cols.cu");
 
 fn header(spec: &ReduceSpec, in_dt: DType) -> String {
     render(
@@ -193,7 +193,7 @@ fn first_args(
 }
 
 fn counters(s: &DeviceSession, n: usize) -> Result<u64> {
-    debug_assert!(n <= super::session::REDUCE_COUNTERS);
+    debug_assert!(n <= crate::cuda::runtime::session::REDUCE_COUNTERS);
     s.counters(&current_stream())
 }
 
@@ -434,7 +434,7 @@ pub(crate) struct RedSource<'a> {
 /// Threads per block of the user reduction kernels.
 pub(crate) const RED_THREADS: usize = 256;
 
-const USER: &str = include_str!("reduce_user.cu");
+const USER: &str = include_str!("../kernels/reduce_user.cu");
 
 fn strip_semicolon(s: &str) -> &str {
     s.trim().trim_end_matches(';').trim_end()
@@ -608,11 +608,11 @@ pub(crate) fn c_reduce_type(t: &str) -> String {
 // generated kernels of `reduce_spec`, `var` and `std` in two passes
 // (`variance.rs`), and the counted host fallback where a dtype has no
 // kernel (min and max of complex numbers).
-impl Reduce for super::CudaBackend {
+impl Reduce for crate::cuda::CudaBackend {
     fn reduce(&self, op: ReduceOp, x: View<'_>, axes: &[usize], out: View<'_>) -> Result<()> {
         match op {
-            ReduceOp::Var(ddof) => super::variance::var(x, axes, ddof, false, out),
-            ReduceOp::Std(ddof) => super::variance::var(x, axes, ddof, true, out),
+            ReduceOp::Var(ddof) => crate::cuda::variance::var(x, axes, ddof, false, out),
+            ReduceOp::Std(ddof) => crate::cuda::variance::var(x, axes, ddof, true, out),
             _ => match super::reduce_spec::spec(op.name(), x.dtype()) {
                 Some(spec) => run_reduce(&spec, x, axes, out),
                 None => on_host(op.name(), x, out, |hx, hout| {
@@ -636,10 +636,10 @@ fn on_host(
     let (Storage::Cuda(xc), Storage::Cuda(oc)) = (x.storage, out.storage) else {
         unreachable!("the CUDA backend runs on device buffers");
     };
-    super::fallback::on_host(op, x.device(), || {
+    crate::backend::fallback::on_host(op, x.device(), || {
         let host_x = crate::with_dtype!(x.dtype(), T => {
-            let data = <T as crate::element::Element>::into_data(super::transfer::download_all::<T>(xc));
-            Storage::Cpu(crate::storage::CpuStorage::new(data))
+            let data = <T as crate::core::element::Element>::into_data(crate::cuda::runtime::transfer::download_all::<T>(xc));
+            Storage::Cpu(crate::core::storage::CpuStorage::new(data))
         });
         let host_out = crate::cpu::CpuBackend.empty(op, out.dtype(), oc.len)?;
         f(
@@ -649,11 +649,11 @@ fn on_host(
         let Storage::Cpu(h) = &host_out else {
             unreachable!("the CPU backend allocates host buffers");
         };
-        crate::with_dtype!(out.dtype(), T => super::transfer::upload_all::<T>(
+        crate::with_dtype!(out.dtype(), T => crate::cuda::runtime::transfer::upload_all::<T>(
             oc,
-            <T as crate::element::Element>::slice(&h.read()).expect("the buffer holds the view's dtype"),
+            <T as crate::core::element::Element>::slice(&h.read()).expect("the buffer holds the view's dtype"),
         ));
-        Ok(super::fallback::Host(()))
+        Ok(crate::backend::fallback::Host(()))
     })
     .map(|_| ())
 }
@@ -767,7 +767,7 @@ mod tests {
             ] {
                 assert_eq!(super::super::template::unfilled(&src), None, "{src}");
                 let label = format!("reduce_{what}_{name}_{}", dt.name());
-                super::super::compile::check_compiles(&label, &src).unwrap();
+                crate::cuda::runtime::compile::check_compiles(&label, &src).unwrap();
             }
         }
     }
@@ -807,7 +807,7 @@ mod tests {
             });
             assert_eq!(super::super::template::unfilled(&src), None, "{src}");
             let label = format!("reduce_user_{kd}_{rd}_{contiguous}");
-            super::super::compile::check_compiles(&label, &src).unwrap();
+            crate::cuda::runtime::compile::check_compiles(&label, &src).unwrap();
         }
     }
 }

@@ -4,8 +4,8 @@
 
 use super::elementwise::{cast_expr, ctype, scalar_literal};
 use super::reduce::ReduceSpec;
-use crate::dtype::DType;
-use crate::element::Scalar;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
 use crate::ops::reduce::ReduceOp;
 
 /// The GPU reduction `name` of an array of `dt`, when one exists.

@@ -3,7 +3,7 @@
 //! `fuse` and the small-op batch interpreter.
 
 use super::elementwise::ctype;
-use crate::dtype::DType;
+use crate::core::dtype::DType;
 use crate::ops::ufunc::{gpu_compute_dtype, GpuResult, Ufunc};
 
 /// The expression of one ufunc for one loop dtype.
@@ -111,9 +111,9 @@ mod tests {
         }
         let src = format!(
             "{}{}\n{body}",
-            crate::cuda::compile::PRELUDE,
+            crate::cuda::runtime::compile::PRELUDE,
             supports.concat()
         );
-        crate::cuda::helpers::dump_source("ufunc_table_rows", &src);
+        crate::cuda::gen::helpers::dump_source("ufunc_table_rows", &src);
     }
 }

@@ -14,11 +14,11 @@ use cudarc::driver::sys;
 use cudarc::nvrtc::sys as nv;
 
 use super::session::{process, DeviceInfo, DeviceSession};
-use super::{DriverResultExt, Handle};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
+use crate::cuda::{DriverResultExt, Handle};
 
 /// The definitions every generated kernel can use (no CUDA headers needed).
-pub(crate) const PRELUDE: &str = include_str!("prelude.cuh");
+pub(crate) const PRELUDE: &str = include_str!("../kernels/prelude.cuh");
 
 /// A loaded module and the functions looked up in it.
 pub(crate) struct Module {
@@ -54,7 +54,7 @@ impl Module {
                 op: "get_function",
                 detail: format!(
                     "the module has no kernel named `{name}` ({}); kernels need `extern \"C\"` or a name expression",
-                    super::describe(&e)
+                    crate::cuda::describe(&e)
                 ),
             })?;
         fns.insert(symbol.to_string(), Handle(f));

@@ -6,12 +6,12 @@ use cudarc::driver::sys;
 use super::memory::DeviceBuffer;
 use super::session::session;
 use super::stream::stream_for;
-use super::DriverResultExt;
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::cuda::DriverResultExt;
 
 /// An array over foreign memory of CUDA device `ordinal` whose element at
 /// index 0 is at `first`, seen through `layout` (its offset ignored; its
@@ -38,7 +38,7 @@ pub(crate) unsafe fn foreign_array(
             ),
         });
     }
-    crate::layout::checked_size(op, layout.shape())?;
+    crate::core::layout::checked_size(op, layout.shape())?;
     let (shape, strides) = (layout.shape().to_vec(), layout.strides().to_vec());
     let (lo, hi) = if layout.size() == 0 {
         (0, -1)

@@ -10,13 +10,14 @@ use cudarc::driver::sys;
 use super::memory::DeviceBuffer;
 use super::session::session;
 use super::stream::{stream_for, wait_until_complete, Event, Stream};
-use super::DriverResultExt;
-use crate::array::Array;
-use crate::device::{current_device, Device};
-use crate::element::Element;
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::backend::probe::current_device;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::element::Element;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::cuda::DriverResultExt;
 
 /// The last copy queued on a buffer: its completion event, and the GPU
 /// array it reads or writes, kept alive until the copy is waited for.
@@ -201,7 +202,7 @@ impl Pending<'_> {
 
 /// `make` run with CUDA device `ordinal` current (events belong to a device).
 fn on_device<R>(ordinal: usize, make: impl FnOnce() -> R) -> R {
-    crate::device::with_device(Device::Cuda(ordinal), make)
+    crate::backend::probe::with_device(Device::Cuda(ordinal), make)
 }
 
 /// The device of `stream`, or the current CUDA device for the default stream.
@@ -312,7 +313,7 @@ pub fn copy_to_device_async<'a, T: Element>(
 ) -> Result<(Array, Pending<'a>)> {
     let op = "copy_to_device_async";
     let shape = shape.into_shape();
-    let n = crate::layout::checked_size(op, &shape)?;
+    let n = crate::core::layout::checked_size(op, &shape)?;
     check_len(op, src.len(), n, &shape)?;
     let ordinal = stream_device(op, stream)?;
     Device::Cuda(ordinal).check_available(op)?;

@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use super::compile::Function;
 use super::session::DeviceSession;
 use super::stream::Stream;
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// Kernel arguments laid out in one buffer; `cuLaunchKernel` receives a
 /// pointer to each.
@@ -107,5 +107,5 @@ pub(crate) fn launch(
     }
     .result()
     // The message is only formatted on failure: launches are the hot path.
-    .map_err(|e| super::driver_error(format!("launching kernel `{name}`"), e))
+    .map_err(|e| crate::cuda::driver_error(format!("launching kernel `{name}`"), e))
 }

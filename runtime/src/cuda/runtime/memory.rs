@@ -10,9 +10,9 @@ use cudarc::driver::sys;
 
 use super::session::{session, DeviceSession};
 use super::stream::Stream;
-use super::{driver_error, DriverResultExt};
-use crate::error::{fmt_bytes, Error, Result};
-use crate::storage::{CudaStorage, GpuHandle};
+use crate::core::error::{fmt_bytes, Error, Result};
+use crate::core::storage::{CudaStorage, GpuHandle};
+use crate::cuda::{driver_error, DriverResultExt};
 
 /// Live counters of one device's pool (shared by all copies of the crate).
 #[derive(Debug, Default)]
@@ -101,7 +101,7 @@ impl BlockCache {
     pub fn release(&self, only_stream: Option<usize>) {
         // Deferred operations may still use cached blocks: queue them before
         // the blocks go back to the driver, which may hand them out again.
-        let _ = super::batch::flush_all();
+        let _ = crate::cuda::batch::flush_all();
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         free.retain(|&(stream, class), ptrs| {
             if only_stream.is_some_and(|s| s != stream) {
@@ -133,7 +133,7 @@ impl std::fmt::Debug for DeviceBuffer {
     }
 }
 
-impl crate::storage::GpuBuffer for DeviceBuffer {}
+impl crate::core::storage::GpuBuffer for DeviceBuffer {}
 
 /// The CUDA buffer behind an array's storage: `c.buffer.ptr`,
 /// `c.buffer.session`, `c.buffer.stream` read the `DeviceBuffer`.
@@ -275,7 +275,7 @@ impl Drop for DeviceBuffer {
         if let Some(owner) = self.foreign.take() {
             // The owner frees the memory knowing nothing of Cuprite's
             // streams: launch deferred uses, then let every queued one finish.
-            let _ = super::batch::flush_all();
+            let _ = crate::cuda::batch::flush_all();
             if self.session.bind().is_ok() {
                 // SAFETY: synchronising the bound context is always allowed.
                 let _ = unsafe { sys::cuCtxSynchronize() };
@@ -323,7 +323,7 @@ pub struct MemoryPool {
 
 /// The memory pool of the current CUDA device (`cp.get_default_memory_pool()`).
 pub fn memory_pool() -> Result<MemoryPool> {
-    let ordinal = match crate::device::current_device() {
+    let ordinal = match crate::backend::probe::current_device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => 0,
     };
@@ -481,7 +481,7 @@ impl Drop for PinnedLease<'_> {
 
 /// The pinned host pool used for staging on the current device.
 pub fn pinned_memory_pool() -> Result<PinnedPoolHandle> {
-    let ordinal = match crate::device::current_device() {
+    let ordinal = match crate::backend::probe::current_device() {
         crate::Device::Cuda(n) => n,
         crate::Device::Cpu => 0,
     };

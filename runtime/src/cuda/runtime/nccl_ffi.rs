@@ -9,7 +9,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// `ncclComm_t`.
 pub(crate) type RawComm = *mut c_void;

@@ -15,11 +15,11 @@ use cudarc::driver::sys;
 use super::memory::DeviceBuffer;
 use super::session::{process, session, DeviceSession};
 use super::stream::{stream_for, Stream};
-use super::DriverResultExt;
-use crate::device::Device;
-use crate::error::{Error, Result};
-use crate::storage::{CudaStorage, Storage};
-use crate::view::View;
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
+use crate::core::storage::{CudaStorage, Storage};
+use crate::core::view::View;
+use crate::cuda::DriverResultExt;
 
 /// Driver functions used here beyond those the session probes at start.
 const PEER_SYMBOLS: &[&str] = &[
@@ -165,7 +165,7 @@ pub(crate) fn alloc_on(
 /// is ordered after (the caller makes a strided view contiguous with it).
 pub(crate) fn on_source_stream<R>(ordinal: usize, f: impl FnOnce() -> R) -> R {
     super::stream::with_stream(&stream_for(ordinal), || {
-        crate::device::with_device(Device::Cuda(ordinal), f)
+        crate::backend::probe::with_device(Device::Cuda(ordinal), f)
     })
 }
 
@@ -180,7 +180,7 @@ pub(crate) fn copy_between(
     force_peer_api: Option<bool>,
 ) -> Result<Storage> {
     let op = "to_device";
-    let from = super::helpers::ordinal(op, src)?;
+    let from = crate::cuda::gen::helpers::ordinal(op, src)?;
     require_peer_symbols(op)?;
     let s_src = session(from)?;
     let s_dst = session(dst)?;

@@ -10,9 +10,9 @@ use cudarc::driver::{result as cu, sys};
 use super::compile::KernelCache;
 use super::libs::{self, LibraryInfo};
 use super::memory::{PinnedPool, PoolCounters};
-use super::{DriverResultExt, Handle};
-use crate::error::{Error, Result};
-use crate::global::process_global;
+use crate::core::error::{Error, Result};
+use crate::core::global::process_global;
+use crate::cuda::{DriverResultExt, Handle};
 
 /// What the driver says about a device.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +54,7 @@ pub(crate) struct CudaProcess {
     /// zero lets every enqueue skip looking.
     pub batches_pending: std::sync::atomic::AtomicUsize,
     /// GPU arrays taken through the host, per operation (`cuda::fallback`).
-    pub host_fallbacks: super::fallback::FallbackCounts,
+    pub host_fallbacks: crate::backend::fallback::FallbackCounts,
 }
 
 /// The process-wide CUDA state, probing the libraries on first use.
@@ -85,7 +85,7 @@ fn probe() -> CudaProcess {
                 missing.join(", ")
             ));
         } else if let Err(e) = cu::init() {
-            availability = Err(format!("cuInit failed: {}", super::describe(&e)));
+            availability = Err(format!("cuInit failed: {}", crate::cuda::describe(&e)));
         } else {
             let mut v = 0;
             // SAFETY: the symbol exists (checked above) and `v` is a valid out pointer.
@@ -93,7 +93,7 @@ fn probe() -> CudaProcess {
             driver_version = v;
             availability = cu::device::get_count()
                 .map(|n| n.max(0) as usize)
-                .map_err(|e| format!("cuDeviceGetCount failed: {}", super::describe(&e)));
+                .map_err(|e| format!("cuDeviceGetCount failed: {}", crate::cuda::describe(&e)));
         }
     }
     if nvrtc.path.is_some() && libs::missing_symbols(&nvrtc, libs::NVRTC_SYMBOLS).is_empty() {
@@ -170,8 +170,8 @@ pub fn cuda_report() -> String {
                 Err(e) => out.push(format!("  cuda:{i}: {e}")),
             }
         }
-        out.push(super::batch::report());
-        out.push(super::fallback::report());
+        out.push(crate::cuda::batch::report());
+        out.push(crate::backend::fallback::report());
     }
     out.join("\n")
 }
@@ -207,18 +207,18 @@ pub(crate) struct DeviceSession {
     /// Name of the last kernel launched, to name a kernel that faulted.
     pub last_kernel: Mutex<String>,
     /// Small operations deferred into batches (`cuda::batch`).
-    pub batch: super::batch::BatchState,
+    pub batch: crate::cuda::batch::BatchState,
     /// Per stream: zeroed u32 counters for reductions whose last block
     /// finishes (each kernel leaves them zero again).
     pub counters: Mutex<std::collections::HashMap<usize, u64>>,
     /// The cuBLAS handle (`cuda::blas`).
-    pub cublas: LazyHandle<super::blas::BlasHandle>,
+    pub cublas: LazyHandle<crate::cuda::blas::BlasHandle>,
     /// The cuSOLVER handle and its 64-bit API parameters (`cuda::solver`).
-    pub cusolver: LazyHandle<super::solver::SolverHandle>,
+    pub cusolver: LazyHandle<crate::cuda::solver::SolverHandle>,
     /// The cuSPARSE handle (`cuda::cusparse`).
-    pub cusparse: LazyHandle<super::cusparse::SparseHandle>,
+    pub cusparse: LazyHandle<crate::cuda::cusparse::SparseHandle>,
     /// The cuFFT plan cache (`cuda::cufft`).
-    pub cufft_plans: LazyHandle<super::cufft::PlanCache>,
+    pub cufft_plans: LazyHandle<crate::cuda::cufft::PlanCache>,
 }
 
 /// A vendor-library handle (or plan cache) of one device session: created
@@ -458,12 +458,12 @@ pub(crate) fn existing_sessions() -> Vec<&'static DeviceSession> {
         .unwrap_or_default()
 }
 
-/// Returns `Error::Interrupted` when an interrupt is pending (see `crate::interrupt`).
+/// Returns `Error::Interrupted` when an interrupt is pending (see `crate::core::interrupt`).
 pub(crate) fn check_interrupt(op: &'static str) -> Result<()> {
-    crate::interrupt::check(op)
+    crate::core::interrupt::check(op)
 }
 
-/// Requests that running GPU work stop at the next check (see `crate::interrupt::request`).
+/// Requests that running GPU work stop at the next check (see `crate::core::interrupt::request`).
 pub fn request_interrupt() {
-    crate::interrupt::request();
+    crate::core::interrupt::request();
 }

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use cudarc::driver::sys;
 
 use super::session::{check_interrupt, session, DeviceSession};
-use super::{driver_error, DriverResultExt, Handle};
-use crate::device::{current_device, Device};
-use crate::error::{Error, Result};
+use crate::backend::probe::current_device;
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
+use crate::cuda::{driver_error, DriverResultExt, Handle};
 
 struct StreamInner {
     raw: Handle<sys::CUstream>,
@@ -27,7 +28,7 @@ impl Drop for StreamInner {
                 s.forget_stream(self.raw.0 as usize);
             }
             // Deferred operations are queued before the stream goes.
-            let _ = super::batch::flush_handle(self.raw.0);
+            let _ = crate::cuda::batch::flush_handle(self.raw.0);
             // SAFETY: created by cuStreamCreate and destroyed once; pending
             // work still completes (the driver defers destruction).
             let _ = unsafe { sys::cuStreamDestroy_v2(self.raw.0) };
@@ -104,7 +105,7 @@ impl Stream {
     /// the default stream). Operations deferred on the stream are launched
     /// first, so they run before what the caller queues.
     pub(crate) fn raw(&self) -> sys::CUstream {
-        super::batch::flush_or_remember(self);
+        crate::cuda::batch::flush_or_remember(self);
         self.0.raw.0
     }
 
@@ -155,7 +156,7 @@ impl Stream {
         if let Some(s) = owner {
             s.bind()?;
         }
-        super::batch::flush(self)?;
+        crate::cuda::batch::flush(self)?;
         wait_loop(op, owner, interruptible, || {
             // SAFETY: a valid (or null) stream of the bound context.
             match unsafe { sys::cuStreamQuery(self.raw()) } {
@@ -201,7 +202,7 @@ fn wait_loop(
     interruptible: bool,
     mut ready: impl FnMut() -> std::result::Result<bool, sys::CUresult>,
 ) -> Result<()> {
-    if let Some(e) = session.and_then(super::batch::take_failure) {
+    if let Some(e) = session.and_then(crate::cuda::batch::take_failure) {
         return Err(e);
     }
     let start = Instant::now();
@@ -323,7 +324,7 @@ impl Event {
     /// Records the event at the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.session.bind()?;
-        super::batch::flush(stream)?;
+        crate::cuda::batch::flush(stream)?;
         // SAFETY: valid event and stream of this context.
         unsafe { sys::cuEventRecord(self.raw.0, stream.raw()) }
             .result()

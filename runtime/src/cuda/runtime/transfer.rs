@@ -3,10 +3,10 @@
 use super::memory::{download, upload, DeviceBuffer};
 use super::session::session;
 use super::stream::current_stream;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::Result;
-use crate::storage::{CpuData, CudaStorage};
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::{CpuData, CudaStorage};
 
 /// The bytes of a typed slice (every element type is plain data; `bool` is one byte 0/1).
 pub(crate) fn as_bytes<T: Element>(v: &[T]) -> &[u8] {

@@ -6,13 +6,13 @@ use std::fmt::Debug;
 
 use super::session::{session, DeviceSession, LazyHandle};
 use super::stream::current_stream;
-use super::Handle;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::Handle;
 
 /// The CUDA device number of a view of a GPU buffer.
 pub(crate) fn ordinal(op: &'static str, v: View<'_>) -> Result<usize> {
@@ -59,7 +59,7 @@ impl Buffer {
         shape: &[usize],
     ) -> Result<Buffer> {
         let layout = Layout::contiguous(shape);
-        let len = crate::layout::checked_size(op, shape)?;
+        let len = crate::core::layout::checked_size(op, shape)?;
         let storage = Storage::Cuda(super::transfer::alloc(op, ordinal, dtype, len)?);
         Ok(Buffer {
             storage,
@@ -159,7 +159,7 @@ pub(crate) fn with_handle<H: Copy, R>(
 fn host_copy(v: View<'_>) -> Result<Storage> {
     match v.storage {
         Storage::Cuda(c) => crate::with_dtype!(v.dtype, T => Ok(Storage::Cpu(
-            crate::storage::CpuStorage::new(T::into_data(
+            crate::core::storage::CpuStorage::new(T::into_data(
                 super::transfer::download_range::<T>(c, 0, c.len)?,
             )),
         ))),
@@ -180,7 +180,7 @@ pub(crate) fn on_host<R>(
         Some(v) => v.device(),
         None => crate::Device::Cpu,
     };
-    super::fallback::fetch(op, device, || {
+    crate::backend::fallback::fetch(op, device, || {
         let host = inputs
             .iter()
             .map(|v| host_copy(*v))
