@@ -22,6 +22,7 @@
 //! other renderings such as the notebook's HTML tables.
 
 use std::cmp::Ordering;
+use std::fmt;
 use std::sync::RwLock;
 
 use half::{bf16, f16};
@@ -303,6 +304,7 @@ fn shown_values(a: &Array, opts: &PrintOptions) -> Option<(Array, Vec<Scalar>)> 
     };
     let values = crate::with_dtype!(data.dtype(), T => data
         .gather::<T>()
+        .ok()?
         .into_iter()
         .map(Element::to_scalar)
         .collect::<Vec<Scalar>>());
@@ -1179,6 +1181,18 @@ fn scientific(
         exp10.unsigned_abs()
     ));
     out
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", repr(self))
+    }
+}
+
+impl fmt::Display for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", str(self))
+    }
 }
 
 #[cfg(test)]

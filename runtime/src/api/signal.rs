@@ -861,7 +861,7 @@ fn spectral(
         Scaling::Density => 1.0 / (o.fs * win.iter().map(|w| w * w).sum::<f64>()),
         Scaling::Spectrum => 1.0 / win.iter().sum::<f64>().powi(2),
     };
-    let vals = crate::backend::fallback::fetch(op, x.device(), || Ok(x.gather_as::<f64>()))?;
+    let vals = crate::backend::fallback::fetch(op, x.device(), || x.gather_as::<f64>())?;
     let mut planner = rustfft::FftPlanner::<f64>::new();
     let fft = planner.plan_fft_forward(nfft);
     let mut out = vec![0.0f64; lanes * nfreq * nseg];

@@ -1,7 +1,10 @@
 //! The one way a GPU array goes through the host.
 //!
 //! An operation that has no GPU kernel for some input runs its CPU
-//! implementation through [`on_host`]: the trip is counted per operation
+//! implementation through [`on_host`] (front-end code over arrays; [`fetch`]
+//! when it only reads) or [`on_views`] (a backend over views, handed the CPU
+//! backend and host copies; [`write_back`] returns a result): every form
+//! ends in [`on_host`], which counts the trip per operation
 //! name in the process-wide CUDA state (so every evcxr cell copy of the
 //! crate adds to the same counts), `%gpu` shows the counts
 //! ([`crate::cuda::cuda_report`]) and [`host_fallbacks`] returns them; the GPU
@@ -14,8 +17,13 @@ use std::sync::Mutex;
 use crate::backend::probe::with_device;
 
 use crate::core::device::Device;
-use crate::core::element::Scalar;
+use crate::core::element::{Element, Scalar};
 use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuStorage, Storage};
+use crate::core::view::View;
+use crate::cpu::CpuBackend;
+use crate::cuda::runtime::transfer::{download_all, upload_range};
 
 /// Host trips per operation name (kept in `session::CudaProcess`).
 #[derive(Default)]
@@ -116,6 +124,82 @@ pub(crate) fn on_host<R: Place>(
         .add(op);
     let r = with_device(Device::Cpu, f)?;
     r.place(device)
+}
+
+/// Runs `f`, the CPU backend's form of `op`, on host copies of `inputs`
+/// (same layouts), counted under `op` when one of them is on a GPU: the
+/// round trip of a backend that has no kernel for some input. Results come
+/// back as host buffers; [`write_back`] or an upload moves them.
+pub(crate) fn on_views<R>(
+    op: &'static str,
+    inputs: &[View<'_>],
+    f: impl FnOnce(&'static CpuBackend, &[View<'_>]) -> Result<R>,
+) -> Result<R> {
+    let device = inputs
+        .iter()
+        .map(|v| v.device())
+        .find(Device::is_cuda)
+        .unwrap_or(Device::Cpu);
+    fetch(op, device, || {
+        let host = inputs
+            .iter()
+            .map(|v| host_copy(*v))
+            .collect::<Result<Vec<_>>>()?;
+        let views: Vec<View<'_>> = inputs
+            .iter()
+            .zip(&host)
+            .map(|(v, s)| View::new(s, v.layout, v.dtype))
+            .collect();
+        f(&CpuBackend, &views)
+    })
+}
+
+/// A host copy of the whole buffer `v` views (the same layout reads it).
+fn host_copy(v: View<'_>) -> Result<Storage> {
+    match v.storage {
+        Storage::Cuda(c) => crate::with_dtype!(v.dtype, T => Ok(Storage::Cpu(
+            CpuStorage::new(T::into_data(download_all::<T>(c)?)),
+        ))),
+        Storage::Cpu(_) => Ok(v.storage.clone()),
+    }
+}
+
+/// The elements of the host buffer `host` (C order, `dst`'s dtype) written
+/// over the device buffer of `dst` from `dst`'s offset on; nothing for a
+/// host `dst`, which the CPU backend wrote itself.
+pub(crate) fn write_back(dst: View<'_>, host: &Storage) -> Result<()> {
+    if let (Storage::Cuda(c), Storage::Cpu(h)) = (dst.storage, host) {
+        let data = h.read();
+        crate::with_dtype!(dst.dtype, T => upload_range::<T>(
+            c,
+            dst.offset(),
+            T::slice(&data).expect("a host result holds the dtype of its view"),
+        )?);
+    }
+    Ok(())
+}
+
+/// Runs `f` on host copies of `x` and of a host buffer as large as `out`'s
+/// (same layouts), then writes that buffer over `out`'s: the round trip of
+/// an op that writes into an output view (a reduction with no kernel).
+pub(crate) fn into_view(
+    op: &'static str,
+    x: View<'_>,
+    out: View<'_>,
+    f: impl FnOnce(&'static CpuBackend, View<'_>, View<'_>) -> Result<()>,
+) -> Result<()> {
+    use crate::ops::create::Create;
+    let whole = match out.storage {
+        Storage::Cuda(c) => c.len,
+        Storage::Cpu(_) => return f(&CpuBackend, x, out),
+    };
+    let host_out = on_views(op, &[x], |cpu, h| {
+        let host_out = cpu.empty(op, out.dtype, whole)?;
+        f(cpu, h[0], View::new(&host_out, out.layout, out.dtype))?;
+        Ok(host_out)
+    })?;
+    let all = Layout::contiguous(&[whole]);
+    write_back(View::new(out.storage, &all, out.dtype), &host_out)
 }
 
 /// How many times each operation took a GPU array through the host since

@@ -12,18 +12,24 @@ use crate::core::storage::{CpuData, Storage};
 use crate::cuda;
 
 impl Array {
+    /// A new C-contiguous array holding `v` on the current device (where
+    /// CuPy puts the results of operations).
+    pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
+        Array::from_host(T::into_data(v), shape, super::probe::current_device())
+    }
+
     /// Runs `f` on the CPU buffer (typed) and this array's layout.
-    pub(crate) fn read_cpu<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> R {
+    pub(crate) fn read_cpu<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> Result<R> {
         match self.storage() {
             Storage::Cpu(s) => {
                 let guard = s.read();
                 let data = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
-                f(data, self.layout())
+                Ok(f(data, self.layout()))
             }
             // Operations without a GPU kernel read a host copy.
             Storage::Cuda(c) => {
-                let host = cuda::runtime::transfer::download_all::<T>(c);
-                f(&host, self.layout())
+                let host = cuda::runtime::transfer::download_all::<T>(c)?;
+                Ok(f(&host, self.layout()))
             }
         }
     }
@@ -43,7 +49,7 @@ impl Array {
             }
             return self.copy()?.to_vec::<T>();
         }
-        Ok(self.gather::<T>())
+        self.gather::<T>()
     }
 
     /// Copies the elements in C order into `out`, an existing host buffer
@@ -77,18 +83,15 @@ impl Array {
             }
             // One copy of exactly the elements, made contiguous on the GPU first.
             Storage::Cuda(_) => self.copy()?.copy_to_slice(out),
-            Storage::Cpu(_) => {
-                self.read_cpu::<T, _>(|data, layout| {
-                    if layout.is_c_contiguous() {
-                        out.copy_from_slice(&data[layout.offset()..][..out.len()]);
-                    } else {
-                        out.iter_mut()
-                            .zip(layout.positions())
-                            .for_each(|(o, p)| *o = data[p]);
-                    }
-                });
-                Ok(())
-            }
+            Storage::Cpu(_) => self.read_cpu::<T, _>(|data, layout| {
+                if layout.is_c_contiguous() {
+                    out.copy_from_slice(&data[layout.offset()..][..out.len()]);
+                } else {
+                    out.iter_mut()
+                        .zip(layout.positions())
+                        .for_each(|(o, p)| *o = data[p]);
+                }
+            }),
         }
     }
 
@@ -171,7 +174,7 @@ impl Array {
         if let (Device::Cuda(_), Device::Cuda(dst)) = (self.device(), *device) {
             return copy_between_gpus(self, dst, None);
         }
-        let data = crate::with_dtype!(self.dtype(), T => T::into_data(self.gather::<T>()));
+        let data = crate::with_dtype!(self.dtype(), T => T::into_data(self.gather::<T>()?));
         Array::from_host(data, self.shape(), *device)
     }
 
@@ -238,6 +241,88 @@ pub fn copy_between_gpus_for_tests(src: &Array, dst: usize, peer_api: bool) -> R
 }
 
 /// Arrays a counted host fallback returns move back to the device of its inputs.
+impl Array {
+    /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
+    pub(crate) fn gather<T: Element>(&self) -> Result<Vec<T>> {
+        debug_assert_eq!(T::DTYPE, self.dtype());
+        self.read_cpu::<T, _>(crate::core::view::gathered::<T>)
+    }
+
+    /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.
+    pub(crate) fn gather_as<U: Element>(&self) -> Result<Vec<U>> {
+        if self.dtype() == U::DTYPE {
+            return self.gather::<U>();
+        }
+        crate::with_dtype!(self.dtype(), T => self.read_cpu::<T, _>(crate::core::view::converted::<T, U>))
+    }
+
+    /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
+    pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
+        let v = self.to_vec::<T>()?;
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(self.shape()), v).map_err(|e| Error::Shape {
+            op: "to_ndarray",
+            detail: e.to_string(),
+        })
+    }
+
+    /// The only element of a one-element array, as `T` (which must match the dtype).
+    pub fn item<T: Element>(&self) -> Result<T> {
+        self.check_element::<T>("item")?;
+        Ok(T::from_scalar(self.scalar()?))
+    }
+
+    /// The only element of a one-element array, as a dynamically typed scalar.
+    pub fn scalar(&self) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::Shape {
+                op: "item",
+                detail: format!(
+                    "only an array of one element converts to a scalar; this one has shape {} ({} elements)",
+                    fmt_shape(self.shape()),
+                    self.size()
+                ),
+            });
+        }
+        crate::with_dtype!(self.dtype(), T => self.read_cpu::<T, _>(|d, l| d[l.offset()].to_scalar()))
+    }
+
+    /// A C-contiguous copy with its own buffer.
+    pub fn copy(&self) -> Result<Array> {
+        self.astype(self.dtype())
+    }
+
+    /// A copy in the given memory order.
+    pub fn copy_order(&self, order: Order) -> Result<Array> {
+        match order {
+            Order::C => self.copy(),
+            Order::F => {
+                // Gather in the order of the reversed axes, then view as F order.
+                let rev: Vec<usize> = (0..self.ndim()).rev().collect();
+                let t = self.with_layout(self.layout().permuted(&rev)).copy()?;
+                Ok(t.with_layout(t.layout().permuted(&rev)))
+            }
+        }
+    }
+
+    /// This array when already C-contiguous (a view), else a C-contiguous copy.
+    pub fn ascontiguousarray(&self) -> Result<Array> {
+        if self.is_c_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// This array when already F-contiguous (a view), else an F-contiguous copy.
+    pub fn asfortranarray(&self) -> Result<Array> {
+        if self.is_f_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy_order(Order::F)
+        }
+    }
+}
+
 impl crate::backend::fallback::Place for Array {
     fn place(self, device: Device) -> Result<Self> {
         self.to_device(&device)

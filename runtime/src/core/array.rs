@@ -1,12 +1,10 @@
 //! The array type: a dtype, a layout and a shared buffer on a device.
 
-use std::fmt;
-
 use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::element::{Element, Scalar};
-use crate::core::error::{fmt_shape, Error, Result};
-use crate::core::layout::{Layout, Order};
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
 use crate::core::storage::{CpuData, CpuStorage, Storage};
 
 /// An N-dimensional array with a dynamic dtype and rank.
@@ -45,16 +43,6 @@ impl Array {
     /// A new C-contiguous CPU array owning `v` (for CPU implementations).
     pub(crate) fn from_vec_cpu<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
         Array::from_cpu_data(T::into_data(v), shape)
-    }
-
-    /// A new C-contiguous array holding `v` on the current device (where
-    /// CuPy puts the results of operations).
-    pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
-        Array::from_host(
-            T::into_data(v),
-            shape,
-            crate::backend::probe::current_device(),
-        )
     }
 
     /// A view of the same buffer through another layout.
@@ -133,20 +121,6 @@ impl Array {
         self.storage.same_buffer(&other.storage)
     }
 
-    /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
-    pub(crate) fn gather<T: Element>(&self) -> Vec<T> {
-        debug_assert_eq!(T::DTYPE, self.dtype);
-        self.read_cpu::<T, _>(crate::core::view::gathered::<T>)
-    }
-
-    /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.
-    pub(crate) fn gather_as<U: Element>(&self) -> Vec<U> {
-        if self.dtype == U::DTYPE {
-            return self.gather::<U>();
-        }
-        crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(crate::core::view::converted::<T, U>))
-    }
-
     /// Fails unless `T` is this array's element type.
     pub(crate) fn check_element<T: Element>(&self, op: &'static str) -> Result<()> {
         if T::DTYPE != self.dtype {
@@ -161,74 +135,6 @@ impl Array {
             });
         }
         Ok(())
-    }
-
-    /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
-    pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
-        let v = self.to_vec::<T>()?;
-        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(self.shape()), v).map_err(|e| Error::Shape {
-            op: "to_ndarray",
-            detail: e.to_string(),
-        })
-    }
-
-    /// The only element of a one-element array, as `T` (which must match the dtype).
-    pub fn item<T: Element>(&self) -> Result<T> {
-        self.check_element::<T>("item")?;
-        Ok(T::from_scalar(self.scalar()?))
-    }
-
-    /// The only element of a one-element array, as a dynamically typed scalar.
-    pub fn scalar(&self) -> Result<Scalar> {
-        if self.size() != 1 {
-            return Err(Error::Shape {
-                op: "item",
-                detail: format!(
-                    "only an array of one element converts to a scalar; this one has shape {} ({} elements)",
-                    fmt_shape(self.shape()),
-                    self.size()
-                ),
-            });
-        }
-        Ok(
-            crate::with_dtype!(self.dtype, T => self.read_cpu::<T, _>(|d, l| d[l.offset()].to_scalar())),
-        )
-    }
-
-    /// A C-contiguous copy with its own buffer.
-    pub fn copy(&self) -> Result<Array> {
-        self.astype(self.dtype)
-    }
-
-    /// A copy in the given memory order.
-    pub fn copy_order(&self, order: Order) -> Result<Array> {
-        match order {
-            Order::C => self.copy(),
-            Order::F => {
-                // Gather in the order of the reversed axes, then view as F order.
-                let rev: Vec<usize> = (0..self.ndim()).rev().collect();
-                let t = self.with_layout(self.layout.permuted(&rev)).copy()?;
-                Ok(t.with_layout(t.layout.permuted(&rev)))
-            }
-        }
-    }
-
-    /// This array when already C-contiguous (a view), else a C-contiguous copy.
-    pub fn ascontiguousarray(&self) -> Result<Array> {
-        if self.is_c_contiguous() {
-            Ok(self.clone())
-        } else {
-            self.copy()
-        }
-    }
-
-    /// This array when already F-contiguous (a view), else an F-contiguous copy.
-    pub fn asfortranarray(&self) -> Result<Array> {
-        if self.is_f_contiguous() {
-            Ok(self.clone())
-        } else {
-            self.copy_order(Order::F)
-        }
     }
 }
 
@@ -266,17 +172,5 @@ impl From<isize> for Scalar {
 impl From<usize> for Scalar {
     fn from(x: usize) -> Scalar {
         Scalar::UInt(x as u64)
-    }
-}
-
-impl fmt::Debug for Array {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", crate::api::format::repr(self))
-    }
-}
-
-impl fmt::Display for Array {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", crate::api::format::str(self))
     }
 }

@@ -506,3 +506,39 @@ impl Iterator for Positions {
 }
 
 impl ExactSizeIterator for Positions {}
+
+/// Shapes accepted by creation functions: `[2, 3]`, `vec![2, 3]`, `&[2, 3]`, `5`.
+pub trait IntoShape {
+    /// The shape as a vector of extents.
+    fn into_shape(self) -> Vec<usize>;
+}
+impl<const N: usize> IntoShape for [usize; N] {
+    fn into_shape(self) -> Vec<usize> {
+        self.to_vec()
+    }
+}
+impl IntoShape for &[usize] {
+    fn into_shape(self) -> Vec<usize> {
+        self.to_vec()
+    }
+}
+impl IntoShape for Vec<usize> {
+    fn into_shape(self) -> Vec<usize> {
+        self
+    }
+}
+impl IntoShape for &Vec<usize> {
+    fn into_shape(self) -> Vec<usize> {
+        self.clone()
+    }
+}
+impl IntoShape for usize {
+    fn into_shape(self) -> Vec<usize> {
+        vec![self]
+    }
+}
+impl IntoShape for () {
+    fn into_shape(self) -> Vec<usize> {
+        Vec::new()
+    }
+}

@@ -73,6 +73,23 @@ pub(super) fn cast_data(v: View<'_>, dtype: DType) -> CpuData {
     crate::with_dtype!(dtype, U => U::into_data(gather_as::<U>(v)))
 }
 
+/// A host buffer holding `v` (its elements in C order).
+pub(super) fn host_buffer<T: Element>(v: Vec<T>) -> Storage {
+    Storage::Cpu(CpuStorage::new(T::into_data(v)))
+}
+
+/// A host buffer of `dtype` holding `v` converted element by element, as
+/// `astype` does (NumPy's unsafe cast).
+pub(super) fn host_buffer_as<T: Element>(v: Vec<T>, dtype: DType) -> Storage {
+    if dtype == T::DTYPE {
+        return host_buffer(v);
+    }
+    let data = crate::with_dtype!(dtype, U => U::into_data(
+        v.iter().map(|x| U::from_scalar(x.to_scalar())).collect::<Vec<U>>()
+    ));
+    Storage::Cpu(CpuStorage::new(data))
+}
+
 /// Writes `values` (C order, one per element, `v`'s element type) into `v`.
 fn scatter<T: Element>(v: View<'_>, values: &[T]) {
     debug_assert_eq!(T::DTYPE, v.dtype);

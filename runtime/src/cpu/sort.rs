@@ -2,8 +2,8 @@
 
 use std::cmp::Ordering;
 
+use super::reduce::{for_each_offset, Num};
 use super::CpuBackend;
-use crate::api::reductions::{for_each_offset, Num};
 use crate::core::element::Element;
 use crate::core::error::Result;
 use crate::core::storage::{CpuStorage, Storage};

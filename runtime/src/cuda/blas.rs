@@ -536,7 +536,7 @@ pub(crate) fn batched_inv(a: View<'_>, out: View<'_>) -> Result<()> {
     })?;
     // One synchronisation at the end: a singular input's (discarded)
     // result is inf/NaN, never read.
-    let all = infos.to_host::<i32>();
+    let all = infos.to_host::<i32>()?;
     let (getrf_info, getri_info) = all.split_at(count);
     if let Some((i, &v)) = getrf_info.iter().enumerate().find(|(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getrfBatched"));
@@ -576,14 +576,13 @@ impl Matmul for super::CudaBackend {
         let op = "matmul";
         if !out.dtype().is_inexact() {
             // Integer and bool products: exact on the host.
-            let cpu = crate::cpu::CpuBackend;
-            let host = crate::cuda::runtime::vendor::on_host(op, &[a, b], |h| {
+            let host = crate::backend::fallback::on_views(op, &[a, b], |cpu, h| {
                 let o = cpu.empty(op, out.dtype, out.size())?;
                 let ol = Layout::contiguous(out.shape());
                 cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), p)?;
                 Ok(o)
             })?;
-            return crate::cuda::runtime::vendor::write_back(out, &host);
+            return crate::backend::fallback::write_back(out, &host);
         }
         let nd = out.ndim();
         let k = a.shape()[a.ndim() - 1];

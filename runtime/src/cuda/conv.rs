@@ -21,19 +21,19 @@
 //! Filters larger than one chunk (32 x 32 for float32, 16 x 16 for float64)
 //! are split into chunks whose partial results accumulate into the output.
 
+use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cpu::CpuBackend;
 use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
-use crate::cuda::runtime::vendor::{on_host, ordinal, session_of, upload, Buffer};
+use crate::cuda::runtime::vendor::{ordinal, session_of, upload, Buffer};
 use crate::ops::create::Create;
 use crate::ops::signal::{Boundary as Bound, Conv, Lfilter, Signal};
 
@@ -455,7 +455,7 @@ impl Signal for super::CudaBackend {
             && k.device() == a.device()
             && c.fill.as_c64().im == 0.0;
         if !gpu {
-            let r = on_host(op, &[a, k], |h| CpuBackend.convolve(op, h[0], h[1], c))?;
+            let r = on_views(op, &[a, k], |cpu, h| cpu.convolve(op, h[0], h[1], c))?;
             return upload(op, self.ordinal, &r, c.out_dt);
         }
         let (oshape, o) = match (c.osh, c.off) {
@@ -478,7 +478,7 @@ impl Signal for super::CudaBackend {
             let l = as_2d(v.layout);
             return Ok(medfilt2d(op, View::new(v.storage, &l, v.dtype), kh, kw)?.storage);
         }
-        let r = on_host(op, &[v], |h| CpuBackend.medfilt(op, h[0], ks))?;
+        let r = on_views(op, &[v], |cpu, h| cpu.medfilt(op, h[0], ks))?;
         upload(op, self.ordinal, &r, v.dtype())
     }
 
@@ -486,9 +486,9 @@ impl Signal for super::CudaBackend {
         let op = "lfilter";
         let mut inputs = vec![f.b, f.a, f.x];
         inputs.extend(f.zi);
-        let (y, zf) = on_host(op, &inputs, |h| {
+        let (y, zf) = on_views(op, &inputs, |cpu, h| {
             let (b, a, x, zi) = (h[0], h[1], h[2], h.get(3).copied());
-            CpuBackend.lfilter(&Lfilter { b, a, x, zi, ..*f })
+            cpu.lfilter(&Lfilter { b, a, x, zi, ..*f })
         })?;
         let dt = f.dt;
         let zf = zf.map(|z| upload(op, self.ordinal, &z, dt)).transpose()?;

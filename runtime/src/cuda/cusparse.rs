@@ -10,15 +10,13 @@ use std::ffi::c_void;
 use cudarc::cusparse::sys as cs;
 
 use super::Handle;
+use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cpu::CpuBackend;
 use crate::cuda::runtime::session::session;
-use crate::cuda::runtime::vendor::{
-    float_data_type, on_host, ordinal, ptr, upload, with_handle, Buffer,
-};
+use crate::cuda::runtime::vendor::{float_data_type, ordinal, ptr, upload, with_handle, Buffer};
 use crate::ops::create::Create;
 use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse};
 
@@ -556,7 +554,7 @@ impl Sparse for super::CudaBackend {
         }
         // A product with an empty operand: the host's, counted.
         let arrays = [a.indptr, a.indices, a.data, b.indptr, b.indices, b.data];
-        let r = on_host(op, &arrays, |h| {
+        let r = on_views(op, &arrays, |cpu, h| {
             let ha = CsrRef {
                 indptr: h[0],
                 indices: h[1],
@@ -569,7 +567,7 @@ impl Sparse for super::CudaBackend {
                 data: h[5],
                 ..*b
             };
-            CpuBackend.csr_spgemm(op, &ha, &hb)
+            cpu.csr_spgemm(op, &ha, &hb)
         })?;
         let n = self.ordinal;
         Ok(CsrBuffers {

@@ -687,17 +687,8 @@ impl GatherScatter for CudaBackend {
             return nonzero(op, session(self.ordinal)?, a);
         }
         // More axes than a kernel's geometry holds: the counted host trip.
-        let (host, count) = crate::backend::fallback::fetch(op, a.device(), || {
-            use crate::core::element::Element;
-            let data = crate::with_dtype!(a.dtype(), T => {
-                let Storage::Cuda(c) = a.storage else {
-                    unreachable!("the CUDA backend holds device buffers")
-                };
-                T::into_data(crate::cuda::runtime::transfer::download_all::<T>(c))
-            });
-            let host = Storage::Cpu(crate::core::storage::CpuStorage::new(data));
-            crate::cpu::CpuBackend.nonzero(op, View::new(&host, a.layout, a.dtype()))
-        })?;
+        let (host, count) =
+            crate::backend::fallback::on_views(op, &[a], |cpu, h| cpu.nonzero(op, h[0]))?;
         let outs = host
             .iter()
             .map(|h| match h {

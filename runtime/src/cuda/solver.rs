@@ -136,7 +136,7 @@ impl Work {
 
 /// Reads an `info` word (this synchronises with the stream).
 fn read_info(info: &Buffer) -> Result<i32> {
-    Ok(info.to_host::<i32>().first().copied().unwrap_or(0))
+    Ok(info.to_host::<i32>()?.first().copied().unwrap_or(0))
 }
 
 /// Reads `routine`'s `info` word (this synchronises with the stream): a
@@ -336,7 +336,7 @@ fn solve(a: View<'_>, b: View<'_>) -> Result<Buffer> {
         info2,
     )?;
     // One synchronisation after both calls; a singular input's result is discarded.
-    let both = infos.to_host::<i32>();
+    let both = infos.to_host::<i32>()?;
     let (i1, i2) = (both[0], both[1]);
     if i1 < 0 {
         return Err(bad_argument(op, "getrf", i1));
@@ -413,7 +413,7 @@ fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
     let diag = Layout::from_parts(vec![n], vec![n as isize + 1], 0);
     let d = Buffer::new(op, s.info.ordinal, DType::Complex128, &[n])?;
     copy_into(op, View::new(&x.storage, &diag, x.dtype), d.view())?;
-    let mut pv = ipiv.to_host::<i64>();
+    let mut pv = ipiv.to_host::<i64>()?;
     pv.truncate(n);
     let odd = pv
         .iter()
@@ -422,7 +422,7 @@ fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
         .count()
         % 2
         == 1;
-    Ok((d.to_host::<Complex64>(), odd))
+    Ok((d.to_host::<Complex64>()?, odd))
 }
 
 /// Lower Cholesky factor L (A = L Lᴴ) of a Hermitian positive definite

@@ -11,6 +11,7 @@ use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::element::{Element, Scalar};
 use crate::core::error::{fmt_shape, Error, Result};
+pub use crate::core::layout::IntoShape;
 use crate::core::layout::{checked_size, Layout, Order};
 
 /// Host data with a shape: what [`asarray`] accepts.
@@ -172,42 +173,6 @@ fn filled(op: &'static str, shape: &[usize], dtype: DType, value: Scalar) -> Res
     let n = checked_size(op, shape)?;
     let storage = crate::backend::on(op, current_device())?.full(op, dtype, n, value)?;
     Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
-}
-
-/// Shapes accepted by creation functions: `[2, 3]`, `vec![2, 3]`, `&[2, 3]`, `5`.
-pub trait IntoShape {
-    /// The shape as a vector of extents.
-    fn into_shape(self) -> Vec<usize>;
-}
-impl<const N: usize> IntoShape for [usize; N] {
-    fn into_shape(self) -> Vec<usize> {
-        self.to_vec()
-    }
-}
-impl IntoShape for &[usize] {
-    fn into_shape(self) -> Vec<usize> {
-        self.to_vec()
-    }
-}
-impl IntoShape for Vec<usize> {
-    fn into_shape(self) -> Vec<usize> {
-        self
-    }
-}
-impl IntoShape for &Vec<usize> {
-    fn into_shape(self) -> Vec<usize> {
-        self.clone()
-    }
-}
-impl IntoShape for usize {
-    fn into_shape(self) -> Vec<usize> {
-        vec![self]
-    }
-}
-impl IntoShape for () {
-    fn into_shape(self) -> Vec<usize> {
-        Vec::new()
-    }
 }
 
 /// An array of zeros (`cp.zeros(shape, dtype)`).

@@ -24,12 +24,10 @@ pub(crate) mod stats;
 
 use crate::backend::Backend;
 use crate::core::array::Array;
-// The element arithmetic the CPU sorts share (`sort.rs`).
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::layout::{normalize_axes, normalize_axis};
-pub(crate) use crate::cpu::reduce::{for_each_offset, Num};
 use crate::ops::reduce::sum_dtype;
 
 // ---------------------------------------------------------------------------

@@ -110,6 +110,5 @@ pub(super) fn lu_solve<T: Field>(lu: View<'_>, piv: View<'_>, b: View<'_>, trans
 
 /// A 1-D int64 view's values.
 fn host_matrix_i64(v: View<'_>) -> Vec<i64> {
-    crate::core::array::Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype)
-        .gather::<i64>()
+    v.gather::<i64>()
 }

@@ -19,7 +19,7 @@ use super::template::render;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
-use crate::core::storage::{CudaStorage, Storage};
+use crate::core::storage::CudaStorage;
 use crate::core::view::View;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
@@ -615,47 +615,12 @@ impl Reduce for crate::cuda::CudaBackend {
             ReduceOp::Std(ddof) => crate::cuda::variance::var(x, axes, ddof, true, out),
             _ => match super::reduce_spec::spec(op.name(), x.dtype()) {
                 Some(spec) => run_reduce(&spec, x, axes, out),
-                None => on_host(op.name(), x, out, |hx, hout| {
-                    crate::cpu::CpuBackend.reduce(op, hx, axes, hout)
+                None => crate::backend::fallback::into_view(op.name(), x, out, |cpu, hx, hout| {
+                    cpu.reduce(op, hx, axes, hout)
                 }),
             },
         }
     }
-}
-
-/// Runs `f`, the CPU backend's form of `op`, on a host copy of `x` into a
-/// host buffer shaped as `out`, then writes that buffer into `out`: the
-/// counted host fallback (`fallback::on_host`) for views.
-fn on_host(
-    op: &'static str,
-    x: View<'_>,
-    out: View<'_>,
-    f: impl FnOnce(View<'_>, View<'_>) -> Result<()>,
-) -> Result<()> {
-    use crate::ops::create::Create;
-    let (Storage::Cuda(xc), Storage::Cuda(oc)) = (x.storage, out.storage) else {
-        unreachable!("the CUDA backend runs on device buffers");
-    };
-    crate::backend::fallback::on_host(op, x.device(), || {
-        let host_x = crate::with_dtype!(x.dtype(), T => {
-            let data = <T as crate::core::element::Element>::into_data(crate::cuda::runtime::transfer::download_all::<T>(xc));
-            Storage::Cpu(crate::core::storage::CpuStorage::new(data))
-        });
-        let host_out = crate::cpu::CpuBackend.empty(op, out.dtype(), oc.len)?;
-        f(
-            View::new(&host_x, x.layout, x.dtype()),
-            View::new(&host_out, out.layout, out.dtype()),
-        )?;
-        let Storage::Cpu(h) = &host_out else {
-            unreachable!("the CPU backend allocates host buffers");
-        };
-        crate::with_dtype!(out.dtype(), T => crate::cuda::runtime::transfer::upload_all::<T>(
-            oc,
-            <T as crate::core::element::Element>::slice(&h.read()).expect("the buffer holds the view's dtype"),
-        ));
-        Ok(crate::backend::fallback::Host(()))
-    })
-    .map(|_| ())
 }
 
 #[cfg(test)]

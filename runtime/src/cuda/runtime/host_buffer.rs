@@ -308,7 +308,7 @@ impl<T: Element> PinnedBuffer<T> {
 /// on another.
 pub fn copy_to_device_async<'a, T: Element>(
     src: &'a PinnedBuffer<T>,
-    shape: impl crate::IntoShape,
+    shape: impl crate::core::layout::IntoShape,
     stream: &Stream,
 ) -> Result<(Array, Pending<'a>)> {
     let op = "copy_to_device_async";

@@ -177,19 +177,9 @@ pub(crate) fn upload_range<T: Element>(c: &CudaStorage, start: usize, values: &[
     upload(&c.buffer, start * item, as_bytes(values), &current_stream())
 }
 
-/// The whole buffer on the host. Used by operations that have no GPU kernel
-/// yet; a CUDA failure here cannot be returned through their signatures, so
-/// it panics with the CUDA error (the notebook kernel reports the panic and
-/// keeps the session).
-pub(crate) fn download_all<T: Element>(c: &CudaStorage) -> Vec<T> {
+/// The whole buffer on the host (the host round trip of `backend::fallback`).
+pub(crate) fn download_all<T: Element>(c: &CudaStorage) -> Result<Vec<T>> {
     download_range::<T>(c, 0, c.len)
-        .unwrap_or_else(|e| panic!("copying a GPU array to the host failed: {e}"))
-}
-
-/// Writes the whole buffer from the host (see [`download_all`] on failures).
-pub(crate) fn upload_all<T: Element>(c: &CudaStorage, values: &[T]) {
-    upload_range::<T>(c, 0, values)
-        .unwrap_or_else(|e| panic!("copying host data to a GPU array failed: {e}"))
 }
 
 #[cfg(test)]

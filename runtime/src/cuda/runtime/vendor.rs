@@ -7,7 +7,6 @@ use std::fmt::Debug;
 use super::session::{session, DeviceSession, LazyHandle};
 use super::stream::current_stream;
 use crate::core::dtype::DType;
-use crate::core::element::Element;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
@@ -107,7 +106,7 @@ impl Buffer {
     }
 
     /// Its elements, read back to the host (this synchronises with the stream).
-    pub(crate) fn to_host<T: crate::Element>(&self) -> Vec<T> {
+    pub(crate) fn to_host<T: crate::Element>(&self) -> Result<Vec<T>> {
         match &self.storage {
             Storage::Cuda(c) => super::transfer::download_all::<T>(c),
             Storage::Cpu(_) => unreachable!("a device buffer"),
@@ -155,45 +154,6 @@ pub(crate) fn with_handle<H: Copy, R>(
     )
 }
 
-/// A host copy of the whole buffer `v` views (the same layout reads it).
-fn host_copy(v: View<'_>) -> Result<Storage> {
-    match v.storage {
-        Storage::Cuda(c) => crate::with_dtype!(v.dtype, T => Ok(Storage::Cpu(
-            crate::core::storage::CpuStorage::new(T::into_data(
-                super::transfer::download_range::<T>(c, 0, c.len)?,
-            )),
-        ))),
-        Storage::Cpu(_) => Ok(v.storage.clone()),
-    }
-}
-
-/// Runs `f`, the CPU backend's form of `op`, on host copies of `inputs`
-/// (same layouts): the counted host fallback (`fallback::on_host`) of an
-/// operation the GPU has no kernel for. Results are moved back with
-/// [`upload`] or [`write_back`].
-pub(crate) fn on_host<R>(
-    op: &'static str,
-    inputs: &[View<'_>],
-    f: impl FnOnce(&[View<'_>]) -> Result<R>,
-) -> Result<R> {
-    let device = match inputs.iter().find(|v| v.device().is_cuda()) {
-        Some(v) => v.device(),
-        None => crate::Device::Cpu,
-    };
-    crate::backend::fallback::fetch(op, device, || {
-        let host = inputs
-            .iter()
-            .map(|v| host_copy(*v))
-            .collect::<Result<Vec<_>>>()?;
-        let views: Vec<View<'_>> = inputs
-            .iter()
-            .zip(&host)
-            .map(|(v, s)| View::new(s, v.layout, v.dtype))
-            .collect();
-        f(&views)
-    })
-}
-
 /// The host buffer `host` (of `dtype`) copied to a new buffer on cuda:`ordinal`.
 pub(crate) fn upload(
     op: &'static str,
@@ -211,17 +171,6 @@ pub(crate) fn upload(
         }
         Storage::Cuda(_) => Ok(host.clone()),
     }
-}
-
-/// The elements of the host buffer `host` written over the C-contiguous
-/// device view `dst`.
-pub(crate) fn write_back(dst: View<'_>, host: &Storage) -> Result<()> {
-    if let (Storage::Cuda(c), Storage::Cpu(h)) = (dst.storage, host) {
-        let data = h.read();
-        crate::with_dtype!(dst.dtype, T => super::transfer::upload_range::<T>(
-            c, dst.offset(), T::slice(&data).expect("the buffer holds the dtype"))?);
-    }
-    Ok(())
 }
 
 /// The `cudaDataType` (of the library bindings `$sys`) of a float32,

@@ -8,15 +8,15 @@ use std::sync::OnceLock;
 use cudarc::cusolver::sys as cs;
 
 use super::{check, check_info, data_type, f_copy, with_solver, Work};
+use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::view::View;
-use crate::cpu::CpuBackend;
 use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key};
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
-use crate::cuda::runtime::vendor::{on_host, ptr, session_of, upload, Buffer};
+use crate::cuda::runtime::vendor::{ptr, session_of, upload, Buffer};
 use crate::ops::linalg::{Linalg, Owned};
 
 /// The functions `geev` calls beyond those every solver routine needs.
@@ -44,7 +44,7 @@ pub(super) fn eig(a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> 
         let (w, v) = geev(op, a, vectors)?;
         return Ok((w.into_owned(), v.map(Buffer::into_owned)));
     }
-    let (w, v) = on_host(op, &[a], |h| CpuBackend.eig(h[0], vectors))?;
+    let (w, v) = on_views(op, &[a], |cpu, h| cpu.eig(h[0], vectors))?;
     let cdtype = a.dtype().complex_dtype();
     let place = |(storage, layout): Owned| -> Result<Owned> {
         Ok((upload(op, s.info.ordinal, &storage, cdtype)?, layout))
