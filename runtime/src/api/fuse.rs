@@ -271,7 +271,7 @@ impl Gen {
     /// The C value of `e` (a weak constant has no variable: its literal is
     /// made in the dtype of the operation that uses it).
     fn node(&mut self, e: &Expr, dtypes: &[DType]) -> Result<Option<(String, Val)>> {
-        use crate::cuda::gen::elementwise::{cast_expr, ctype, scalar_literal};
+        use crate::ops::c_types::{cast_expr, ctype, scalar_literal};
         let cpu = |dt: DType| -> Result<Val> {
             crate::with_device(Device::Cpu, || crate::zeros([0], dt)).map(Val::A)
         };
@@ -397,14 +397,12 @@ impl Fused {
                 let params: Vec<String> = dtypes
                     .iter()
                     .enumerate()
-                    .map(|(k, d)| {
-                        format!("const {} _p{k}", crate::cuda::gen::elementwise::ctype(*d))
-                    })
+                    .map(|(k, d)| format!("const {} _p{k}", crate::ops::c_types::ctype(*d)))
                     .collect();
                 let body = format!("{}  return {v};\n}}\n", g.body);
                 let head = format!(
                     "__device__ __forceinline__ {} FN({}) {{\n",
-                    crate::cuda::gen::elementwise::ctype(out),
+                    crate::ops::c_types::ctype(out),
                     params.join(", ")
                 );
                 let hash =
@@ -562,7 +560,7 @@ mod tests {
 
     /// The device function in a small kernel, for the NVRTC check.
     fn dump(f: &Fused, dtypes: &[DType], name: &str) {
-        use crate::cuda::gen::elementwise::ctype;
+        use crate::ops::c_types::ctype;
         let k = f.kernel(dtypes).unwrap().unwrap();
         let params: Vec<String> = dtypes
             .iter()

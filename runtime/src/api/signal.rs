@@ -217,11 +217,7 @@ fn conv_on_device(
 }
 
 fn conv_out_dtype(a: &Array, b: &Array) -> DType {
-    let dt = promote_types(a.dtype(), b.dtype());
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        d => d,
-    }
+    promote_types(a.dtype(), b.dtype()).compute_dtype()
 }
 
 fn check_devices(op: &'static str, a: &Array, b: &Array) -> Result<()> {

@@ -67,8 +67,7 @@ macro_rules! with_sp {
 /// type (float16 becomes float32), integers and bool become float64.
 fn value_dtype(dt: DType) -> DType {
     match dt {
-        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128 => dt,
-        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d if d.is_inexact() => d.compute_dtype(),
         _ => DType::Float64,
     }
 }

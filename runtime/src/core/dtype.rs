@@ -219,6 +219,17 @@ impl DType {
         }
     }
 
+    /// The dtype arithmetic on `self` computes in: float32 for the half
+    /// floats (float16, bfloat16), which compute in f32 and round once per
+    /// operation, on every backend; every other dtype computes in itself.
+    /// This is the one place that rule is written.
+    pub fn compute_dtype(self) -> DType {
+        match self {
+            DType::Float16 | DType::BFloat16 => DType::Float32,
+            other => other,
+        }
+    }
+
     /// The smallest inexact type that represents every value of `self`, as
     /// NumPy picks the result of `sqrt` or true division for integer input.
     pub fn to_inexact(self) -> DType {

@@ -15,7 +15,6 @@
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::{cast_expr, ctype};
 use crate::cuda::gen::helpers::{
     grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo,
 };
@@ -24,6 +23,7 @@ use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype};
 
 const THREADS: usize = 256;
 
@@ -38,10 +38,7 @@ enum Strategy {
 
 /// The type partial values are kept in (half floats widen to float).
 fn val_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        d => d,
-    }
+    dt.compute_dtype()
 }
 
 /// `argmax` (`max`) or `argmin` of `x` along `axis` (`None`: the flattened

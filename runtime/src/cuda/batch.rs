@@ -29,10 +29,11 @@ use cudarc::driver::sys;
 
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
-use crate::cuda::gen::elementwise::{ctype, ufunc_kernel, MapInput, MapKernel};
+use crate::cuda::gen::elementwise::{ufunc_kernel, MapInput, MapKernel};
 use crate::cuda::runtime::compile::{Function, PRELUDE};
 use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
 use crate::cuda::runtime::stream::Stream;
+use crate::ops::c_types::ctype;
 use crate::ops::ufunc::Ufunc;
 
 /// Operations one launch carries: their descriptors travel as the kernel's

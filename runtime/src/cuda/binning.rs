@@ -13,7 +13,6 @@ use super::CudaBackend;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::{cast_expr, ctype};
 use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, ptr};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
@@ -21,6 +20,7 @@ use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
 use crate::ops::binning::{BinAxis, Bincount, Binning, Histogram, Interp};
+use crate::ops::c_types::{cast_expr, ctype};
 
 const THREADS: usize = 256;
 

@@ -27,13 +27,13 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{ordinal, session_of, upload, Buffer};
+use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
 use crate::ops::signal::{Boundary as Bound, Conv, Lfilter, Signal};
 

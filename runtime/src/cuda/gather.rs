@@ -14,9 +14,7 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::{CudaStorage, Storage};
 use crate::core::view::{OwnedView, View};
-use crate::cuda::gen::elementwise::{
-    cast_expr, ctype, run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS,
-};
+use crate::cuda::gen::elementwise::{run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS};
 use crate::cuda::gen::helpers::{
     grid_1d, kernel, key, memset, merged, ptr, read_one, unravel, Dims, Geo,
 };
@@ -26,6 +24,7 @@ use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
+use crate::ops::c_types::{cast_expr, ctype};
 use crate::ops::index::{GatherScatter, Indices, Put, Take, Where, WhereInput};
 use crate::ops::ufunc::{Binary, Ufunc};
 use crate::ops::IndexMode;

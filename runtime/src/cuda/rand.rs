@@ -13,13 +13,13 @@ mod dists;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
-use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::stream::current_stream;
+use crate::ops::c_types::ctype;
 use crate::ops::random::{Draw, DrawJob, Random};
 
 /// Which transformation a kernel applies.

@@ -20,7 +20,6 @@
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::CudaStorage;
-use crate::cuda::gen::elementwise::{cast_expr, ctype, scalar_literal};
 use crate::cuda::gen::helpers::{
     grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo,
 };
@@ -30,6 +29,7 @@ use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype, scalar_literal};
 // The result dtype of a scan (the table's).
 use crate::core::view::View;
 use crate::ops::reduce::sum_dtype as out_dtype;
@@ -40,10 +40,7 @@ const MIN_TILED: usize = 128;
 
 /// The accumulator dtype of a scan of `dt` (`Num::Sum`).
 pub(crate) fn acc_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        d => out_dtype(d),
-    }
+    out_dtype(dt).compute_dtype()
 }
 
 /// `a op b` in the accumulator type; integers wrap (computed unsigned, so

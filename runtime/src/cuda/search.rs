@@ -18,7 +18,6 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::{CudaStorage, Storage};
 use crate::core::view::{OwnedView, View};
-use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr, read_one, session_of};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
@@ -26,6 +25,7 @@ use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::ctype;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 
 const THREADS: usize = 256;

@@ -18,7 +18,6 @@ use cudarc::cusolver::sys as cs;
 use num_complex::Complex64;
 
 use super::Handle;
-use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{kernel, key};
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
@@ -26,6 +25,7 @@ use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{
     check_status, float_data_type, ptr, session_of, with_handle, Buffer,
 };
+use crate::ops::c_types::ctype;
 
 mod eig;
 mod lu;

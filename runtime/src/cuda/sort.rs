@@ -29,13 +29,14 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::{CudaStorage, Storage};
 use crate::core::view::{OwnedView, View};
-use crate::cuda::gen::elementwise::{ctype, MAX_DIMS};
+use crate::cuda::gen::elementwise::MAX_DIMS;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
+use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 

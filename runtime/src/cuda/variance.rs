@@ -10,19 +10,18 @@ use crate::core::error::Result;
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::{cast_expr, ctype, run_map, MapKernel};
+use crate::cuda::gen::elementwise::{run_map, MapKernel};
 use crate::cuda::gen::helpers::ordinal;
 use crate::cuda::gen::reduce::{run_reduce, ReduceSpec};
 use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype};
 
 /// The accumulator type of the mean (`Num::Mean` of the CPU backend).
 pub(crate) fn mean_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 | DType::Float32 => DType::Float32,
-        DType::Float64 => DType::Float64,
-        DType::Complex64 => DType::Complex64,
-        DType::Complex128 => DType::Complex128,
-        _ => DType::Float64,
+    if dt.is_inexact() {
+        dt.compute_dtype()
+    } else {
+        DType::Float64
     }
 }
 
@@ -51,7 +50,7 @@ pub(crate) fn mean_spec(name: &'static str, dt: DType) -> ReduceSpec {
         compute: acc,
         map: "in0".into(),
         acc,
-        identity: crate::cuda::gen::elementwise::scalar_literal(crate::Scalar::Int(0), acc),
+        identity: crate::ops::c_types::scalar_literal(crate::Scalar::Int(0), acc),
         combine: "a + b".into(),
         post,
         result: acc,
@@ -101,7 +100,7 @@ pub(crate) fn sum_spec(name: &'static str, dt: DType, ddof: usize, sqrt: bool) -
         compute: real,
         map: "in0".into(),
         acc: real,
-        identity: crate::cuda::gen::elementwise::scalar_literal(crate::Scalar::Int(0), real),
+        identity: crate::ops::c_types::scalar_literal(crate::Scalar::Int(0), real),
         combine: "a + b".into(),
         post: cast_expr(real, var_dtype(dt), &v),
         result: var_dtype(dt),

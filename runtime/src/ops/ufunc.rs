@@ -823,10 +823,7 @@ impl Ufunc {
 
 /// The dtype a loop of `dt` computes in on the GPU: float32 for the half types.
 pub(crate) fn gpu_compute_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        other => other,
-    }
+    dt.compute_dtype()
 }
 
 #[cfg(test)]

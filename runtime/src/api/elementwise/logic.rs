@@ -398,7 +398,7 @@ mod tests {
     /// (NVRTC, where present).
     #[test]
     fn fused_isclose_kernels_compile() {
-        use crate::cuda::gen::elementwise::ctype;
+        use crate::ops::c_types::ctype;
         let tol = Tolerance::new().equal_nan(true);
         let cases: &[(DType, DType)] = &[
             (DType::Float32, DType::Float32),

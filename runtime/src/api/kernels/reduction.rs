@@ -438,7 +438,7 @@ impl ReductionKernel {
         }
         let reduce_type = match &self.reduce_type {
             Some(t) => c_reduce_type(t),
-            None => crate::cuda::gen::elementwise::ctype(types[nin]).to_string(),
+            None => crate::ops::c_types::ctype(types[nin]).to_string(),
         };
         Ok(RedPlan {
             device,

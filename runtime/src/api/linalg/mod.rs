@@ -35,8 +35,7 @@ use crate::ops::linalg::Owned;
 /// The dtype a linalg routine computes in for an input of `d`.
 fn field_dtype(d: DType) -> DType {
     match d {
-        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128 => d,
-        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d if d.is_inexact() => d.compute_dtype(),
         _ => DType::Float64,
     }
 }

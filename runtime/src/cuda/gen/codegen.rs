@@ -10,8 +10,8 @@
 
 use std::fmt::Write;
 
-use super::elementwise::{cast_expr, ctype};
 use crate::core::dtype::DType;
+use crate::ops::c_types::{cast_expr, ctype};
 
 /// The kernel prelude (half, bfloat16 and complex types, stdint typedefs).
 pub(crate) use crate::cuda::runtime::compile::PRELUDE;

@@ -14,7 +14,7 @@
 //! ([`user_source`], template `reduce_user.cu`).
 
 use super::codegen::{kernel_param, op_param, typedefs, unravel, GenParam, Pass, Src, SIZE_T};
-use super::elementwise::{cast_expr, ctype, MAX_DIMS};
+use super::elementwise::MAX_DIMS;
 use super::template::render;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -26,6 +26,7 @@ use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype};
 use crate::ops::reduce::{Reduce, ReduceOp};
 
 /// What to compute: `out = post(fold(combine, identity, map(x)))`.

@@ -2,10 +2,10 @@
 //! the CPU backend (NumPy's): sums of integers in 64 bits, means of integers
 //! in float64, half floats accumulated in float32.
 
-use super::elementwise::{cast_expr, ctype, scalar_literal};
 use super::reduce::ReduceSpec;
 use crate::core::dtype::DType;
 use crate::core::element::Scalar;
+use crate::ops::c_types::{cast_expr, ctype, scalar_literal};
 use crate::ops::reduce::ReduceOp;
 
 /// The GPU reduction `name` of an array of `dt`, when one exists.

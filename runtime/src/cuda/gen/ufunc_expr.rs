@@ -2,8 +2,8 @@
 //! expressions for one loop dtype, ready for the elementwise generator,
 //! `fuse` and the small-op batch interpreter.
 
-use super::elementwise::ctype;
 use crate::core::dtype::DType;
+use crate::ops::c_types::ctype;
 use crate::ops::ufunc::{gpu_compute_dtype, GpuResult, Ufunc};
 
 /// The expression of one ufunc for one loop dtype.

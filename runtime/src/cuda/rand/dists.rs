@@ -4,8 +4,8 @@
 
 use super::PHILOX;
 use crate::core::dtype::DType;
-use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::template::render;
+use crate::ops::c_types::ctype;
 use crate::ops::random::DistKind;
 
 const DISTS: &str = include_str!("../kernels/rand_dists.cu");

@@ -12,11 +12,11 @@ use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::ctype;
 use crate::cuda::gen::helpers::{grid_1d, kernel, key};
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{ptr, session_of, upload, Buffer};
+use crate::ops::c_types::ctype;
 use crate::ops::linalg::{Linalg, Owned};
 
 /// The functions `geev` calls beyond those every solver routine needs.
