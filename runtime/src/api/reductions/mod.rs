@@ -106,7 +106,7 @@ impl From<Option<isize>> for Axes {
 // Public API
 // ---------------------------------------------------------------------------
 
-use crate::ops::reduce::ReduceOp as Op;
+use crate::ops::reduce::{Body, ReduceOp as Op};
 
 /// A reduction resolved against its input: the backend, the sorted axes
 /// and the result's shape.
@@ -121,6 +121,12 @@ struct Planned {
 fn plan(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Planned> {
     let name = op.name();
     let backend = crate::backend::on(name, x.device())?;
+    if let Some(why) = op.refuses(x.dtype()) {
+        return Err(Error::DType {
+            op: name,
+            detail: format!("{name} of {why}"),
+        });
+    }
     let axes = axes.resolve(name, x.ndim())?;
     let mut shape = Vec::with_capacity(x.ndim());
     let mut n_in = 1usize;
@@ -149,9 +155,25 @@ fn plan(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Planned> {
 
 /// Validates the axes, allocates the result and runs `op` over the axes on
 /// the array's backend.
+///
+/// Every row of the reduction table (`ops/reduce.rs`) runs here: its
+/// nan-free form for dtypes without NaN, then both halves on the array's
+/// backend, or, for a `difference:` row, its two rows and one subtract.
 pub(crate) fn reduce(x: &Array, op: Op, axes: Axes, keepdims: bool) -> Result<Array> {
-    let p = plan(x, op, axes, keepdims)?;
-    let out = new_result(p.backend, op.name(), op.result(x.dtype()), &p.shape)?;
+    let op = op.plain_for(x.dtype());
+    let p = plan(x, op, axes.clone(), keepdims)?;
+    let result = op.result(x.dtype());
+    if let Body::Difference(a, b) = op.body() {
+        let hi = reduce(x, a, axes.clone(), keepdims)?;
+        let lo = reduce(x, b, axes, keepdims)?;
+        let d = crate::api::elementwise::subtract(&hi, &lo)?;
+        return if d.dtype() == result {
+            Ok(d)
+        } else {
+            d.astype(result)
+        };
+    }
+    let out = new_result(p.backend, op.name(), result, &p.shape)?;
     p.backend.reduce(op, x.view(), &p.axes, out.view())?;
     Ok(out)
 }
@@ -167,8 +189,9 @@ pub(crate) fn reduce_out(
     keepdims: bool,
     out: &mut Array,
 ) -> Result<()> {
+    let op = op.plain_for(x.dtype());
     let name = op.name();
-    let p = plan(x, op, axes, keepdims)?;
+    let p = plan(x, op, axes.clone(), keepdims)?;
     if out.shape() != p.shape {
         return Err(Error::Shape {
             op: name,
@@ -182,6 +205,10 @@ pub(crate) fn reduce_out(
     }
     let dtype = op.result(x.dtype());
     crate::api::elementwise::check_out(name, &p.shape, dtype, x.device(), out)?;
+    if let Body::Difference(..) = op.body() {
+        let r = reduce(x, op, axes, keepdims)?;
+        return p.backend.copy_cast(name, r.view(), out.view());
+    }
     if out.dtype() == dtype && out.is_c_contiguous() && !out.shares_memory(x) {
         return p.backend.reduce(op, x.view(), &p.axes, out.view());
     }
@@ -253,8 +280,45 @@ fn scan(x: &Array, prod: bool, axis: Option<isize>) -> Result<Array> {
     Ok(out)
 }
 
-macro_rules! reductions {
-    ($($op:ident, $axis:ident, $axes:ident, $op_out:ident, $variant:expr, $what:literal;)*) => {
+/// The public function and `_out` form of every row of the reduction
+/// table that lists them (`api: [name name_out]`), with the row's doc.
+macro_rules! reduction_functions {
+    () => {};
+    ([$variant:ident] [] [$($doc:literal)*]; $($rest:tt)*) => {
+        reduction_functions! { $($rest)* }
+    };
+    ([$variant:ident] [$f:ident $f_out:ident] [$($doc:literal)*]; $($rest:tt)*) => {
+        $(#[doc = $doc])*
+        pub fn $f(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+            reduce(x, Op::$variant, axes.into(), keepdims)
+        }
+
+        #[doc = concat!("[`", stringify!($f), "`] written into `out` (`np.", stringify!($f), "(x, axis, out=out, keepdims=keepdims)`).")]
+        #[doc = ""]
+        #[doc = "`out` must have the result's shape and `x`'s device; the result, computed in its usual dtype, is cast to `out`'s under the `same_kind` rule (NumPy would compute in `out`'s dtype)."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use cuprite as cp;"]
+        #[doc = "let x = cp::asarray(vec![vec![1.0, 2.0], vec![3.0, 4.0]])?;"]
+        #[doc = "let mut out = cp::zeros([2usize], cp::DType::Float64)?;"]
+        #[doc = concat!("cp::", stringify!($f_out), "(&x, 0, false, &mut out)?;")]
+        #[doc = concat!("assert!(cp::array_equal(&out, &cp::", stringify!($f), "(&x, 0, false)?)?);")]
+        #[doc = "# Ok::<(), cp::Error>(())"]
+        #[doc = "```"]
+        pub fn $f_out(x: &Array, axes: impl Into<Axes>, keepdims: bool, out: &mut Array) -> Result<()> {
+            reduce_out(x, Op::$variant, axes.into(), keepdims, out)
+        }
+
+        reduction_functions! { $($rest)* }
+    };
+}
+
+crate::ops::reduce::for_each_reduction!(reduction_functions);
+
+/// The `Array` methods of the basic reductions: all elements, one axis, or
+/// several axes with `keepdims`.
+macro_rules! reduction_methods {
+    ($($op:ident, $axis:ident, $axes:ident, $variant:expr, $what:literal;)*) => {
         impl Array {$(
             #[doc = concat!("The ", $what, " of all elements, as a 0-d array (`x.", stringify!($op), "()` in NumPy).")]
             pub fn $op(&self) -> Result<Array> {
@@ -269,39 +333,17 @@ macro_rules! reductions {
                 reduce(self, $variant, axes.into(), keepdims)
             }
         )*}
-        $(
-            #[doc = concat!("The ", $what, " of `x` over `axes`, as `np.", stringify!($op), "(x, axis, keepdims=keepdims)`.")]
-            pub fn $op(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-                reduce(x, $variant, axes.into(), keepdims)
-            }
-
-            #[doc = concat!("[`", stringify!($op), "`] written into `out` (`np.", stringify!($op), "(x, axis, out=out, keepdims=keepdims)`).")]
-            #[doc = ""]
-            #[doc = "`out` must have the result's shape and `x`'s device; the result, computed in its usual dtype, is cast to `out`'s under the `same_kind` rule (NumPy would compute in `out`'s dtype)."]
-            #[doc = ""]
-            #[doc = "```"]
-            #[doc = "use cuprite as cp;"]
-            #[doc = "let x = cp::asarray(vec![vec![1.0, 2.0], vec![3.0, 4.0]])?;"]
-            #[doc = "let mut out = cp::zeros([2usize], cp::DType::Float64)?;"]
-            #[doc = concat!("cp::", stringify!($op_out), "(&x, 0, false, &mut out)?;")]
-            #[doc = concat!("assert!(cp::array_equal(&out, &cp::", stringify!($op), "(&x, 0, false)?)?);")]
-            #[doc = "# Ok::<(), cp::Error>(())"]
-            #[doc = "```"]
-            pub fn $op_out(x: &Array, axes: impl Into<Axes>, keepdims: bool, out: &mut Array) -> Result<()> {
-                reduce_out(x, $variant, axes.into(), keepdims, out)
-            }
-        )*
     };
 }
 
-reductions! {
-    sum, sum_axis, sum_axes, sum_out, Op::Sum, "sum";
-    prod, prod_axis, prod_axes, prod_out, Op::Prod, "product";
-    mean, mean_axis, mean_axes, mean_out, Op::Mean, "arithmetic mean";
-    min, min_axis, min_axes, min_out, Op::Min, "minimum (NaN propagates; zero elements is an error)";
-    max, max_axis, max_axes, max_out, Op::Max, "maximum (NaN propagates; zero elements is an error)";
-    all, all_axis, all_axes, all_out, Op::All, "logical AND (true when empty)";
-    any, any_axis, any_axes, any_out, Op::Any, "logical OR (false when empty)";
+reduction_methods! {
+    sum, sum_axis, sum_axes, Op::Sum, "sum";
+    prod, prod_axis, prod_axes, Op::Prod, "product";
+    mean, mean_axis, mean_axes, Op::Mean, "arithmetic mean";
+    min, min_axis, min_axes, Op::Min, "minimum (NaN propagates; zero elements is an error)";
+    max, max_axis, max_axes, Op::Max, "maximum (NaN propagates; zero elements is an error)";
+    all, all_axis, all_axes, Op::All, "logical AND (true when empty)";
+    any, any_axis, any_axes, Op::Any, "logical OR (false when empty)";
 }
 
 impl Array {

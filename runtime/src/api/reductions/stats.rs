@@ -16,7 +16,7 @@
 //! summing to zero (the result is inf or NaN there); `ddof` is unsigned.
 
 use crate::api::creation::asarray_on;
-use crate::api::reductions::{reduce, Axes};
+use crate::api::reductions::{nanmax, nanmin, nanprod, nansum, ptp, reduce, Axes};
 use crate::backend::probe::with_device;
 use crate::core::array::Array;
 use crate::core::device::Device;
@@ -98,67 +98,6 @@ fn along_axis(op: &'static str, x: &Array, axis: isize) -> Result<usize> {
 // NaN-aware reductions
 // ---------------------------------------------------------------------------
 
-/// Runs the reduction `op`, or its plain form for dtypes without NaN.
-fn nan_reduce(x: &Array, op: ReduceOp, axes: Axes, keepdims: bool) -> Result<Array> {
-    reduce(x, op.plain_for(x.dtype()), axes, keepdims)
-}
-
-/// The sum of `x` over `axes` with NaNs counted as zero (`np.nansum`).
-///
-/// One pass on the GPU; the result dtype is `sum`'s. An all-NaN slice sums
-/// to 0.
-///
-/// ```
-/// use cuprite as cp;
-/// let x = cp::asarray(vec![1.0f32, f32::NAN, 2.5])?;
-/// assert_eq!(cp::nansum(&x, None, false)?.to_vec::<f32>()?, vec![3.5]);
-/// # Ok::<(), cp::Error>(())
-/// ```
-pub fn nansum(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    nan_reduce(x, ReduceOp::NanSum, axes.into(), keepdims)
-}
-
-/// The product of `x` over `axes` with NaNs counted as one (`np.nanprod`).
-///
-/// ```
-/// use cuprite as cp;
-/// let x = cp::asarray(vec![2.0, f64::NAN, 3.0])?;
-/// assert_eq!(cp::nanprod(&x, 0, false)?.to_vec::<f64>()?, vec![6.0]);
-/// # Ok::<(), cp::Error>(())
-/// ```
-pub fn nanprod(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    nan_reduce(x, ReduceOp::NanProd, axes.into(), keepdims)
-}
-
-/// The minimum of `x` over `axes` ignoring NaNs (`np.nanmin`); NaN where a
-/// slice is all NaN. Zero elements is an error.
-///
-/// ```
-/// use cuprite as cp;
-/// let x = cp::asarray(vec![vec![f64::NAN, 4.0], vec![f64::NAN, f64::NAN]])?;
-/// let m = cp::nanmin(&x, 1, false)?.to_vec::<f64>()?;
-/// assert_eq!(m[0], 4.0);
-/// assert!(m[1].is_nan());
-/// # Ok::<(), cp::Error>(())
-/// ```
-pub fn nanmin(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    nan_reduce(x, ReduceOp::NanMin, axes.into(), keepdims)
-}
-
-/// The maximum of `x` over `axes` ignoring NaNs (`np.nanmax`); NaN where a
-/// slice is all NaN. Zero elements is an error.
-///
-/// ```
-/// use cuprite as cp;
-/// let x = cp::asarray(vec![1.0f32, f32::NAN, 7.0])?;
-/// assert_eq!(cp::nanmax(&x, None, false)?.to_vec::<f32>()?, vec![7.0]);
-/// # Ok::<(), cp::Error>(())
-/// ```
-pub fn nanmax(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    nan_reduce(x, ReduceOp::NanMax, axes.into(), keepdims)
-}
-
-/// The number of non-NaN elements of `x` over `axes` (int64), and the NaN mask.
 fn non_nan_count(x: &Array, axes: &[usize], keepdims: bool) -> Result<(Array, Array)> {
     let mask = crate::isnan(x)?;
     let nans = mask.sum_axes(axes.to_vec(), keepdims)?;
@@ -298,28 +237,6 @@ pub fn nanargmax(x: &Array, axis: Option<isize>, keepdims: bool) -> Result<Array
 // ---------------------------------------------------------------------------
 // Ranges and counts
 // ---------------------------------------------------------------------------
-
-/// The range `max - min` of `x` over `axes` (`np.ptp`), in `x`'s dtype
-/// (integers wrap, as in NumPy). Zero elements is an error.
-///
-/// ```
-/// use cuprite as cp;
-/// let x = cp::asarray(vec![vec![4i64, 9, 2], vec![3, 3, 8]])?;
-/// assert_eq!(cp::ptp(&x, 1, false)?.to_vec::<i64>()?, vec![7, 5]);
-/// # Ok::<(), cp::Error>(())
-/// ```
-pub fn ptp(x: &Array, axes: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-    let axes = axes.into();
-    if x.dtype() == DType::Bool {
-        return Err(Error::DType {
-            op: "ptp",
-            detail: "ptp of a bool array is not supported (NumPy: boolean subtract)".into(),
-        });
-    }
-    let hi = reduce(x, ReduceOp::Max, axes.clone(), keepdims)?;
-    let lo = reduce(x, ReduceOp::Min, axes, keepdims)?;
-    cast(&crate::subtract(&hi, &lo)?, x.dtype())
-}
 
 /// The number of non-zero elements of `x` over `axes`, as int64
 /// (`np.count_nonzero`; NaN counts as non-zero).

@@ -27,30 +27,11 @@ use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::transfer::alloc;
 use crate::ops::c_types::{cast_expr, ctype};
-use crate::ops::reduce::{Reduce, ReduceOp};
+use crate::ops::reduce::{Body, CudaHalf, Reduce, ReduceOp};
 
-/// What to compute: `out = post(fold(combine, identity, map(x)))`.
-#[derive(Debug, Clone)]
-pub(crate) struct ReduceSpec {
-    /// Name for messages (`sum`, `max`).
-    pub name: &'static str,
-    /// The dtype each element is converted to before `map` sees it as `in0`.
-    pub compute: DType,
-    /// C expression over `in0` giving the accumulator value.
-    pub map: String,
-    /// The accumulator dtype.
-    pub acc: DType,
-    /// C expression of the identity accumulator.
-    pub identity: String,
-    /// C expression combining accumulators `a` and `b`.
-    pub combine: String,
-    /// C expression over `acc` and `count` (elements reduced) giving the result.
-    pub post: String,
-    /// The result dtype of `post`.
-    pub result: DType,
-    /// Helper definitions.
-    pub support: String,
-}
+/// What to compute: `out = post(fold(combine, identity, map(x)))` (a row's
+/// CUDA half, or a user `ReductionKernel`).
+pub(crate) use crate::ops::reduce::CudaReduce as ReduceSpec;
 
 impl ReduceSpec {
     /// The cache key of this reduction's kernel for `strategy`, input dtype
@@ -605,21 +586,24 @@ pub(crate) fn c_reduce_type(t: &str) -> String {
     }
 }
 
-// The Reduce family of the backend interface (`ops::backend`): the
-// generated kernels of `reduce_spec`, `var` and `std` in two passes
-// (`variance.rs`), and the counted host fallback where a dtype has no
-// kernel (min and max of complex numbers).
+// The Reduce family of the backend interface (`ops::backend`): each row's
+// CUDA half (`ops/reduce.rs`): its generated kernel, `var` and `std` in two
+// passes (`variance.rs`), or the counted host round trip the row declares
+// (min and max of complex numbers).
 impl Reduce for crate::cuda::CudaBackend {
     fn reduce(&self, op: ReduceOp, x: View<'_>, axes: &[usize], out: View<'_>) -> Result<()> {
-        match op {
-            ReduceOp::Var(ddof) => crate::cuda::variance::var(x, axes, ddof, false, out),
-            ReduceOp::Std(ddof) => crate::cuda::variance::var(x, axes, ddof, true, out),
-            _ => match super::reduce_spec::spec(op.name(), x.dtype()) {
-                Some(spec) => run_reduce(&spec, x, axes, out),
-                None => crate::backend::fallback::into_view(op.name(), x, out, |cpu, hx, hout| {
+        let cuda = match op.body() {
+            Body::Pass { cuda, .. } => cuda,
+            Body::Difference(..) => return Err(crate::ops::reduce::composite(op)),
+        };
+        match cuda(op, x.dtype()) {
+            CudaHalf::Kernel(spec) => run_reduce(&spec, x, axes, out),
+            CudaHalf::TwoPass { sqrt } => crate::cuda::variance::var(x, axes, op.ddof(), sqrt, out),
+            CudaHalf::Host(_) => {
+                crate::backend::fallback::into_view(op.name(), x, out, |cpu, hx, hout| {
                     cpu.reduce(op, hx, axes, hout)
-                }),
-            },
+                })
+            }
         }
     }
 }
@@ -671,8 +655,24 @@ mod tests {
         assert_eq!(c_reduce_type("float64"), "double");
     }
 
+    /// The kernel of the table's row `name` for input `dt`.
+    fn spec(name: &str, dt: DType) -> ReduceSpec {
+        let op = ReduceOp::ALL
+            .iter()
+            .find(|o| o.name() == name)
+            .unwrap()
+            .plain_for(dt);
+        match op.body() {
+            Body::Pass { cuda, .. } => match cuda(op, dt) {
+                CudaHalf::Kernel(k) => k,
+                _ => panic!("{name} of {dt} has no kernel"),
+            },
+            Body::Difference(..) => panic!("{name} is a difference of rows"),
+        }
+    }
+
     fn sum_f32() -> ReduceSpec {
-        super::super::reduce_spec::spec("sum", DType::Float32).unwrap()
+        spec("sum", DType::Float32)
     }
 
     #[test]
@@ -719,7 +719,7 @@ mod tests {
         cases.push(("nansum", DType::Complex64));
         cases.push(("nanprod", DType::Complex128));
         for (name, dt) in cases {
-            let spec = super::super::reduce_spec::spec(name, dt).unwrap();
+            let spec = spec(name, dt);
             let vec = if dt.itemsize() < 16 {
                 16 / dt.itemsize()
             } else {
