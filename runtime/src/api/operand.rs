@@ -111,7 +111,7 @@ impl Operand<'_> {
 /// The device shared by the array operands (the current device when there are none).
 ///
 /// Every elementwise operation starts here, so it also stops one when an
-/// interrupt is pending (`Error::Interrupted`, see [`crate::core::interrupt`]).
+/// interrupt is pending (`Error::Interrupted`, see [`crate::interrupt`]).
 pub fn common_device(op: &'static str, operands: &[&Operand<'_>]) -> Result<Device> {
     crate::core::interrupt::check(op)?;
     let mut found: Option<Device> = None;

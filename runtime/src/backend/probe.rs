@@ -90,7 +90,7 @@ fn choose_default_device() -> (Device, String) {
 impl Device {
     /// Checks that the device can hold arrays in this process, or says why not.
     /// Every operation passes here, so it is also where a pending interrupt
-    /// stops one (`Error::Interrupted`, see [`crate::core::interrupt`]).
+    /// stops one (`Error::Interrupted`, see [`crate::interrupt`]).
     pub fn check_available(&self, op: &'static str) -> Result<()> {
         crate::core::interrupt::check(op)?;
         match self {

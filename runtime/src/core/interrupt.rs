@@ -6,7 +6,7 @@
 //! (ufuncs, reductions, indexing, creation, copies and casts, linear
 //! algebra, FFT, signal, sort, random, user kernels), creating an array from
 //! host data, each wait for the GPU, and each run of
-//! [`crate::api::profiler::benchmark`]. An interrupted call returns
+//! [`crate::profiler::benchmark`]. An interrupted call returns
 //! [`Error::Interrupted`] before it starts its work, so no result or `out`
 //! array is ever half written; operators (`&a + &b`), which cannot return an
 //! error, panic with it. GPU work queued before the interrupt stays queued

@@ -337,7 +337,10 @@ impl Layout {
     /// merged form in C order visits elements in the same order as the
     /// original shape.
     pub fn merge_axes(layouts: &[&Layout]) -> (Vec<usize>, Vec<Vec<isize>>) {
-        let shape = layouts[0].shape();
+        let Some(first) = layouts.first() else {
+            return (Vec::new(), Vec::new());
+        };
+        let shape = first.shape();
         let keep: Vec<usize> = (0..shape.len()).filter(|&i| shape[i] != 1).collect();
         let mut out_shape: Vec<usize> = Vec::with_capacity(keep.len());
         let mut out_strides: Vec<Vec<isize>> = vec![Vec::with_capacity(keep.len()); layouts.len()];
@@ -345,13 +348,17 @@ impl Layout {
             let d = shape[ax];
             let can_merge = !out_shape.is_empty()
                 && layouts.iter().enumerate().all(|(k, l)| {
-                    let prev = *out_strides[k].last().unwrap();
-                    prev == l.strides[ax] * d as isize
+                    // Every stride list grows with `out_shape`, which is not empty.
+                    out_strides[k].last() == Some(&(l.strides[ax] * d as isize))
                 });
             if can_merge {
-                *out_shape.last_mut().unwrap() *= d;
+                if let Some(last) = out_shape.last_mut() {
+                    *last *= d;
+                }
                 for (k, l) in layouts.iter().enumerate() {
-                    *out_strides[k].last_mut().unwrap() = l.strides[ax];
+                    if let Some(last) = out_strides[k].last_mut() {
+                        *last = l.strides[ax];
+                    }
                 }
             } else {
                 out_shape.push(d);

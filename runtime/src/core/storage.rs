@@ -85,7 +85,7 @@ impl CpuStorage {
 }
 
 /// Memory allocated by a GPU backend (the CUDA backend's `DeviceBuffer`, in
-/// `cuda/memory.rs`). The core keeps it without knowing its type; the
+/// `cuda/runtime/memory.rs`). The core keeps it without knowing its type; the
 /// backend gets its own type back with [`GpuHandle::downcast`]. Arrays
 /// stay `Send`, `Sync` and unwind-safe, as they were.
 pub(crate) trait GpuBuffer:

@@ -24,7 +24,7 @@ use crate::ops::c_types::{cast_expr, ctype};
 
 const THREADS: usize = 256;
 
-/// Kernel templates (`cuda/template.rs`): counting and interp.
+/// Kernel templates (`cuda/gen/template.rs`): counting and interp.
 const BINNING: &str = include_str!("kernels/binning.cu");
 const INTERP: &str = include_str!("kernels/binning_interp.cu");
 

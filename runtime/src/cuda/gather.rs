@@ -31,7 +31,7 @@ use crate::ops::IndexMode;
 
 const THREADS: usize = 256;
 
-/// Kernel templates (`cuda/template.rs`): the index check, take, the mask
+/// Kernel templates (`cuda/gen/template.rs`): the index check, take, the mask
 /// read and assignment, put, nonzero.
 const CHECK: &str = include_str!("kernels/gather_check.cu");
 const TAKE: &str = include_str!("kernels/gather_take.cu");

@@ -70,7 +70,7 @@ pub(crate) fn body(kind: KernelKind, dtype: DType, per: usize, aligned: bool) ->
     format!("{PHILOX}{kernel}")
 }
 
-/// The kernel template (`cuda/template.rs`).
+/// The kernel template (`cuda/gen/template.rs`).
 const RAND: &str = include_str!("kernels/rand.cu");
 
 /// The Philox4x32-10 device function every random kernel starts with.

@@ -29,7 +29,7 @@ use crate::ops::c_types::ctype;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 
 const THREADS: usize = 256;
-/// The kernels of searchsorted and unique (`cuda/template.rs`).
+/// The kernels of searchsorted and unique (`cuda/gen/template.rs`).
 const TEMPLATE: &str = include_str!("kernels/search.cu");
 
 fn cfg(s: &DeviceSession, n: usize) -> LaunchConfig {

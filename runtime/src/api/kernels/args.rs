@@ -235,7 +235,7 @@ impl<A: DimInt, B: DimInt, C: DimInt> IntoDim3 for (A, B, C) {
 
 /// The one device of the array arguments (the current device when there
 /// are none); mixing devices is an error. Every user kernel call starts
-/// here, so a pending interrupt stops it here ([`crate::core::interrupt`]).
+/// here, so a pending interrupt stops it here ([`crate::interrupt`]).
 pub(crate) fn args_device(op: &'static str, args: &[Arg<'_>]) -> Result<crate::Device> {
     crate::core::interrupt::check(op)?;
     let mut dev: Option<crate::Device> = None;

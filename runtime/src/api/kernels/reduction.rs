@@ -275,23 +275,7 @@ impl ReductionKernel {
             op: OP,
             detail: format!("kernel `{}`: {detail}", self.name),
         };
-        let mut kinds = Vec::new();
-        for (k, p) in params.iter().enumerate() {
-            let a = args.get(k);
-            match a {
-                Some(Arg::Ptr(_)) => {
-                    return Err(bad(format!(
-                        "`{}` was given a raw device pointer; reductions take arrays and scalars",
-                        p.name
-                    )))
-                }
-                Some(Arg::Scalar(..)) if k >= nin => {
-                    return Err(bad(format!("the output `{}` needs an array", p.name)))
-                }
-                _ => {}
-            }
-            kinds.push(a.map(arg_type).unwrap_or(ArgType::Missing));
-        }
+        let kinds = self.arg_kinds(args, &params, nin)?;
         let device = args_device(OP, args)?;
         let (types, placeholders) = resolve_types(OP, &self.name, &params, &kinds, nin)?;
         for (k, p) in params.iter().enumerate() {
@@ -337,24 +321,100 @@ impl ReductionKernel {
                 shape: in_shape.clone(),
             });
         }
-        // Output: given (shape and dtype checked) or C-contiguous.
-        let out_layout = match args.get(nin) {
+        let out_layout = self.output_layout(args.get(nin), &out_shape)?;
+        let kept_axes = KeptAxes {
+            kept: &kept,
+            kshape: &kshape,
+            axes: &axes,
+            keepdims,
+        };
+        let (geo, kd, rd, red_contiguous) =
+            self.geometry(&args[..nin], &in_shape, &kept_axes, &out_layout)?;
+        let (gen, bound) = gen_params(&params, args, &types, nin);
+        let reduce_type = match &self.reduce_type {
+            Some(t) => c_reduce_type(t),
+            None => crate::ops::c_types::ctype(types[nin]).to_string(),
+        };
+        Ok(RedPlan {
+            device,
+            bound,
+            types,
+            placeholders,
+            gen,
+            out_shape,
+            rows,
+            len,
+            geo,
+            kd,
+            rd,
+            red_contiguous,
+            reduce_type,
+            in_shape,
+            axes,
+        })
+    }
+
+    /// The type of each argument (`Missing` past the given ones), refusing
+    /// raw pointers and scalar outputs.
+    fn arg_kinds(&self, args: &[Arg<'_>], params: &[&Param], nin: usize) -> Result<Vec<ArgType>> {
+        let bad = |detail: String| Error::InvalidArgument {
+            op: OP,
+            detail: format!("kernel `{}`: {detail}", self.name),
+        };
+        let mut kinds = Vec::new();
+        for (k, p) in params.iter().enumerate() {
+            let a = args.get(k);
+            match a {
+                Some(Arg::Ptr(_)) => {
+                    return Err(bad(format!(
+                        "`{}` was given a raw device pointer; reductions take arrays and scalars",
+                        p.name
+                    )))
+                }
+                Some(Arg::Scalar(..)) if k >= nin => {
+                    return Err(bad(format!("the output `{}` needs an array", p.name)))
+                }
+                _ => {}
+            }
+            kinds.push(a.map(arg_type).unwrap_or(ArgType::Missing));
+        }
+        Ok(kinds)
+    }
+
+    /// The output's layout: the given array's (its shape checked) or a
+    /// C-contiguous one of `out_shape`.
+    fn output_layout(&self, given: Option<&Arg<'_>>, out_shape: &[usize]) -> Result<Layout> {
+        Ok(match given {
             Some(Arg::Array(o)) => {
-                if o.shape() != out_shape.as_slice() {
+                if o.shape() != out_shape {
                     return Err(Error::Shape {
                         op: OP,
                         detail: format!(
                             "kernel `{}`: the output has shape {} but the reduction gives {}",
                             self.name,
                             fmt_shape(o.shape()),
-                            fmt_shape(&out_shape)
+                            fmt_shape(out_shape)
                         ),
                     });
                 }
                 Layout::from_parts(o.shape().to_vec(), o.strides().to_vec(), 0)
             }
-            _ => Layout::contiguous(&out_shape),
-        };
+            _ => Layout::contiguous(out_shape),
+        })
+    }
+
+    /// The kernel's geometry: the kept and reduced axes of every input and
+    /// of the output, merged where contiguous together, packed as `RedGeo`
+    /// lays them out; with the merged ranks and whether the reduced part is
+    /// contiguous.
+    fn geometry(
+        &self,
+        inputs: &[Arg<'_>],
+        in_shape: &[usize],
+        k: &KeptAxes<'_>,
+        out_layout: &Layout,
+    ) -> Result<(Vec<i64>, usize, usize, bool)> {
+        let (kept, kshape, axes, keepdims) = (k.kept, k.kshape, k.axes, k.keepdims);
         let out_kept_strides: Vec<isize> = if keepdims {
             kept.iter().map(|&a| out_layout.strides()[a]).collect()
         } else {
@@ -362,10 +422,10 @@ impl ReductionKernel {
         };
         // Per input array: strides over the broadcast shape.
         let mut in_layouts: Vec<(usize, Layout)> = Vec::new();
-        for (k, a) in args[..nin].iter().enumerate() {
+        for (k, a) in inputs.iter().enumerate() {
             if let Arg::Array(x) = a {
                 let l = Layout::from_parts(x.shape().to_vec(), x.strides().to_vec(), 0)
-                    .broadcast_to(&in_shape)?;
+                    .broadcast_to(in_shape)?;
                 in_layouts.push((k, l));
             }
         }
@@ -376,9 +436,9 @@ impl ReductionKernel {
                 0,
             )
         };
-        let mut klayouts: Vec<Layout> = in_layouts.iter().map(|(_, l)| pick(l, &kept)).collect();
-        klayouts.push(Layout::from_parts(kshape.clone(), out_kept_strides, 0));
-        let rlayouts: Vec<Layout> = in_layouts.iter().map(|(_, l)| pick(l, &axes)).collect();
+        let mut klayouts: Vec<Layout> = in_layouts.iter().map(|(_, l)| pick(l, kept)).collect();
+        klayouts.push(Layout::from_parts(kshape.to_vec(), out_kept_strides, 0));
+        let rlayouts: Vec<Layout> = in_layouts.iter().map(|(_, l)| pick(l, axes)).collect();
         let (km, kst) = Layout::merge_axes(&klayouts.iter().collect::<Vec<_>>());
         let (rm, rst) = Layout::merge_axes(&rlayouts.iter().collect::<Vec<_>>());
         let (kd, rd) = (km.len(), rm.len());
@@ -418,45 +478,7 @@ impl ReductionKernel {
                 geo[g.rst(slot) + a] = s as i64;
             }
         }
-        let mut gen = Vec::new();
-        let mut bound = Vec::new();
-        for (k, p) in params.iter().enumerate() {
-            let a = args.get(k).copied();
-            let (pass, actual) = match a {
-                Some(Arg::Scalar(..)) => (Pass::Value, types[k]),
-                Some(Arg::Array(x)) => (Pass::Each, x.dtype()),
-                _ => (Pass::Each, types[k]),
-            };
-            gen.push(GenParam {
-                name: p.name.clone(),
-                pass,
-                actual,
-                ty: types[k],
-                out: k >= nin,
-            });
-            bound.push(a);
-        }
-        let reduce_type = match &self.reduce_type {
-            Some(t) => c_reduce_type(t),
-            None => crate::ops::c_types::ctype(types[nin]).to_string(),
-        };
-        Ok(RedPlan {
-            device,
-            bound,
-            types,
-            placeholders,
-            gen,
-            out_shape,
-            rows,
-            len,
-            geo,
-            kd,
-            rd,
-            red_contiguous,
-            reduce_type,
-            in_shape,
-            axes,
-        })
+        Ok((geo, kd, rd, red_contiguous))
     }
 
     fn run(&self, args: &[Arg<'_>], axes: Option<&[isize]>, keepdims: bool) -> Result<Array> {
@@ -600,4 +622,40 @@ impl ReductionKernel {
         drop(partial);
         Ok(out)
     }
+}
+/// The kept axes, their extents and the reduced axes of a reduction.
+struct KeptAxes<'k> {
+    kept: &'k [usize],
+    kshape: &'k [usize],
+    axes: &'k [usize],
+    keepdims: bool,
+}
+
+/// The generator's view of each parameter (how it is passed, its actual and
+/// declared dtype) and the argument bound to it.
+fn gen_params<'a>(
+    params: &[&Param],
+    args: &[Arg<'a>],
+    types: &[DType],
+    nin: usize,
+) -> (Vec<GenParam>, Vec<Option<Arg<'a>>>) {
+    let mut gen = Vec::new();
+    let mut bound = Vec::new();
+    for (k, p) in params.iter().enumerate() {
+        let a = args.get(k).copied();
+        let (pass, actual) = match a {
+            Some(Arg::Scalar(..)) => (Pass::Value, types[k]),
+            Some(Arg::Array(x)) => (Pass::Each, x.dtype()),
+            _ => (Pass::Each, types[k]),
+        };
+        gen.push(GenParam {
+            name: p.name.clone(),
+            pass,
+            actual,
+            ty: types[k],
+            out: k >= nin,
+        });
+        bound.push(a);
+    }
+    (gen, bound)
 }

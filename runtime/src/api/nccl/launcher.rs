@@ -57,7 +57,7 @@ const SOURCES: [Source; 5] = [
 
 /// This process's place in a job started by a launcher: rank, world size,
 /// rank on its node, the launcher's name, and once the ranks have met
-/// ([`crate::api::nccl::world`]), every rank's host.
+/// ([`crate::nccl::world`]), every rank's host.
 ///
 /// ```
 /// use cuprite as cp;

@@ -15,9 +15,11 @@
 //! running value and round each output (NumPy rounds every partial sum to
 //! float16), and `ddof` is an unsigned integer.
 //!
-//! The public functions validate the axes, resolve the result dtype
-//! (`ops::reduce`), allocate the result and call the array's backend
-//! (`cpu/reduce.rs`, `cuda/reduce.rs`, `cuda/scan.rs`, `cuda/argreduce.rs`).
+//! The reductions over axes are the rows of the reduction table
+//! (`ops/reduce.rs`); their functions and `_out` forms are generated here
+//! from the rows. They validate the axes, resolve the result dtype,
+//! allocate the result and call the array's backend
+//! (`cpu/reduce.rs`, `cuda/gen/reduce.rs`, `cuda/scan.rs`, `cuda/argreduce.rs`).
 
 pub(crate) mod binning;
 pub(crate) mod stats;

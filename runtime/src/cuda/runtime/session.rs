@@ -53,7 +53,7 @@ pub(crate) struct CudaProcess {
     /// Streams with deferred operations not yet launched, over all devices:
     /// zero lets every enqueue skip looking.
     pub batches_pending: std::sync::atomic::AtomicUsize,
-    /// GPU arrays taken through the host, per operation (`cuda::fallback`).
+    /// GPU arrays taken through the host, per operation (`backend::fallback`).
     pub host_fallbacks: crate::backend::fallback::FallbackCounts,
 }
 
@@ -458,12 +458,12 @@ pub(crate) fn existing_sessions() -> Vec<&'static DeviceSession> {
         .unwrap_or_default()
 }
 
-/// Returns `Error::Interrupted` when an interrupt is pending (see `crate::core::interrupt`).
+/// Returns `Error::Interrupted` when an interrupt is pending (see `crate::interrupt`).
 pub(crate) fn check_interrupt(op: &'static str) -> Result<()> {
     crate::core::interrupt::check(op)
 }
 
-/// Requests that running GPU work stop at the next check (see `crate::core::interrupt::request`).
+/// Requests that running GPU work stop at the next check (see `crate::interrupt::request`).
 pub fn request_interrupt() {
     crate::core::interrupt::request();
 }
