@@ -293,10 +293,64 @@ impl ElementwiseKernel {
             return Err(self.count_error(args.len()));
         }
         let params: Vec<&Param> = self.in_params.iter().chain(&self.out_params).collect();
-        let bad = |detail: String| Error::InvalidArgument {
+        let kinds = self.arg_kinds(args, &params, nin)?;
+        let device = args_device(OP, args)?;
+        let (types, placeholders) = resolve_types(OP, &self.name, &params, &kinds, nin)?;
+        let bound = self.bind(args, &params, &types)?;
+        let shape = self.loop_shape(&params, &bound, nin, size)?;
+        let n = crate::core::layout::checked_size(OP, &shape)?;
+        let (layouts, mem_params) = memory_layouts(&params, &bound, &shape)?;
+        let refs: Vec<&Layout> = layouts.iter().collect();
+        let (mshape, mstrides) = if refs.is_empty() {
+            (if n == 1 { vec![] } else { vec![n] }, vec![])
+        } else {
+            Layout::merge_axes(&refs)
+        };
+        if mshape.len() > crate::cuda::gen::elementwise::MAX_DIMS {
+            return Err(Error::Shape {
+                op: OP,
+                detail: format!(
+                    "kernel `{}`: the arrays need {} dimensions after merging; at most {} are supported",
+                    self.name,
+                    mshape.len(),
+                    crate::cuda::gen::elementwise::MAX_DIMS
+                ),
+            });
+        }
+        let contiguous = mshape.len() <= 1
+            && mstrides
+                .iter()
+                .all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
+        let small = fits_32(&mshape, &mstrides, n);
+        let gen = self.gen_params(&params, &bound, &types, &mem_params, &mstrides, nin)?;
+        Ok(Plan {
+            device,
+            shape,
+            n,
+            bound,
+            types,
+            placeholders,
+            gen,
+            mshape,
+            mstrides,
+            contiguous,
+            small,
+            lanes: 1,
+        })
+    }
+
+    /// An invalid-argument error naming this kernel.
+    fn bad(&self, detail: String) -> Error {
+        Error::InvalidArgument {
             op: OP,
             detail: format!("kernel `{}`: {detail}", self.name),
-        };
+        }
+    }
+
+    /// The type of each argument (`Missing` past the given ones), refusing
+    /// raw pointers and scalars where arrays are needed.
+    fn arg_kinds(&self, args: &[Arg<'_>], params: &[&Param], nin: usize) -> Result<Vec<ArgType>> {
+        let bad = |detail: String| self.bad(detail);
         let mut kinds = Vec::with_capacity(params.len());
         for (k, p) in params.iter().enumerate() {
             let a = args.get(k);
@@ -317,8 +371,16 @@ impl ElementwiseKernel {
             }
             kinds.push(a.map(arg_type).unwrap_or(ArgType::Missing));
         }
-        let device = args_device(OP, args)?;
-        let (types, placeholders) = resolve_types(OP, &self.name, &params, &kinds, nin)?;
+        Ok(kinds)
+    }
+
+    /// What each parameter is bound to (scalars checked against its type).
+    fn bind<'a>(
+        &self,
+        args: &[Arg<'a>],
+        params: &[&Param],
+        types: &[DType],
+    ) -> Result<Vec<Bound<'a>>> {
         let mut bound = Vec::with_capacity(params.len());
         for (k, p) in params.iter().enumerate() {
             bound.push(match args.get(k) {
@@ -330,6 +392,19 @@ impl ElementwiseKernel {
                 _ => Bound::Alloc,
             });
         }
+        Ok(bound)
+    }
+
+    /// The loop shape: non-raw inputs broadcast together; outputs must
+    /// match; `size` where no non-raw array fixes it.
+    fn loop_shape(
+        &self,
+        params: &[&Param],
+        bound: &[Bound<'_>],
+        nin: usize,
+        size: Option<usize>,
+    ) -> Result<Vec<usize>> {
+        let bad = |detail: String| self.bad(detail);
         // The loop shape: non-raw inputs broadcast together; outputs must match.
         let in_shapes: Vec<&[usize]> = (0..nin)
             .filter(|&k| !params[k].raw)
@@ -378,49 +453,20 @@ impl ElementwiseKernel {
                 });
             }
         }
-        let n = crate::core::layout::checked_size(OP, &shape)?;
-        // Layouts of the arrays indexed per element.
-        let mut layouts: Vec<Layout> = Vec::new();
-        let mut mem_params: Vec<usize> = Vec::new();
-        for (k, p) in params.iter().enumerate() {
-            if p.raw {
-                continue;
-            }
-            let l = match &bound[k] {
-                Bound::Array(a) => Layout::from_parts(a.shape().to_vec(), a.strides().to_vec(), 0)
-                    .broadcast_to(&shape)
-                    .map_err(|_| Error::Broadcast {
-                        op: OP,
-                        shapes: vec![a.shape().to_vec(), shape.clone()],
-                    })?,
-                Bound::Alloc => Layout::contiguous(&shape),
-                Bound::Scalar(..) => continue,
-            };
-            layouts.push(l);
-            mem_params.push(k);
-        }
-        let refs: Vec<&Layout> = layouts.iter().collect();
-        let (mshape, mstrides) = if refs.is_empty() {
-            (if n == 1 { vec![] } else { vec![n] }, vec![])
-        } else {
-            Layout::merge_axes(&refs)
-        };
-        if mshape.len() > crate::cuda::gen::elementwise::MAX_DIMS {
-            return Err(Error::Shape {
-                op: OP,
-                detail: format!(
-                    "kernel `{}`: the arrays need {} dimensions after merging; at most {} are supported",
-                    self.name,
-                    mshape.len(),
-                    crate::cuda::gen::elementwise::MAX_DIMS
-                ),
-            });
-        }
-        let contiguous = mshape.len() <= 1
-            && mstrides
-                .iter()
-                .all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
-        let small = fits_32(&mshape, &mstrides, n);
+        Ok(shape)
+    }
+
+    /// How each parameter is passed to the generated kernel.
+    fn gen_params(
+        &self,
+        params: &[&Param],
+        bound: &[Bound<'_>],
+        types: &[DType],
+        mem_params: &[usize],
+        mstrides: &[Vec<isize>],
+        nin: usize,
+    ) -> Result<Vec<GenParam>> {
+        let bad = |detail: String| self.bad(detail);
         let mut gen = Vec::with_capacity(params.len());
         for (k, p) in params.iter().enumerate() {
             let out = k >= nin;
@@ -462,20 +508,7 @@ impl ElementwiseKernel {
                 out,
             });
         }
-        Ok(Plan {
-            device,
-            shape,
-            n,
-            bound,
-            types,
-            placeholders,
-            gen,
-            mshape,
-            mstrides,
-            contiguous,
-            small,
-            lanes: 1,
-        })
+        Ok(gen)
     }
 
     fn run(&self, args: &[Arg<'_>], size: Option<usize>) -> Result<Vec<Array>> {
@@ -595,4 +628,33 @@ impl ElementwiseKernel {
         )?;
         Ok(outs)
     }
+}
+/// The layouts of the arrays indexed per element (non-raw arrays and
+/// allocated outputs), broadcast to `shape`, and their parameter numbers.
+fn memory_layouts(
+    params: &[&Param],
+    bound: &[Bound<'_>],
+    shape: &[usize],
+) -> Result<(Vec<Layout>, Vec<usize>)> {
+    // Layouts of the arrays indexed per element.
+    let mut layouts: Vec<Layout> = Vec::new();
+    let mut mem_params: Vec<usize> = Vec::new();
+    for (k, p) in params.iter().enumerate() {
+        if p.raw {
+            continue;
+        }
+        let l = match &bound[k] {
+            Bound::Array(a) => Layout::from_parts(a.shape().to_vec(), a.strides().to_vec(), 0)
+                .broadcast_to(shape)
+                .map_err(|_| Error::Broadcast {
+                    op: OP,
+                    shapes: vec![a.shape().to_vec(), shape.to_vec()],
+                })?,
+            Bound::Alloc => Layout::contiguous(shape),
+            Bound::Scalar(..) => continue,
+        };
+        layouts.push(l);
+        mem_params.push(k);
+    }
+    Ok((layouts, mem_params))
 }
