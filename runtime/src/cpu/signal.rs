@@ -359,10 +359,7 @@ impl Signal for CpuBackend {
                 }
             }
             let ya = finish(y, dt);
-            let za = match zi {
-                Some(_) => Some(finish(zf, dt)),
-                None => None,
-            };
+            let za = zi.map(|_| finish(zf, dt));
             Ok((ya, za))
         })
     }
