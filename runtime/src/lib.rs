@@ -33,52 +33,19 @@ macro_rules! option_setters {
     };
 }
 
-mod array;
+// The layers, from the bottom: core (arrays, dtypes, layouts), ops (the
+// tables and the backend traits), backend (where the device is matched, the
+// probe, transfers, the one host round trip), cpu and cuda (the backends)
+// and api (what users call). Arrows point down only (`tests/layers.rs`).
+mod api;
 mod backend;
-mod binning;
+mod core;
 mod cpu;
-mod creation;
-mod creation_more;
 pub mod cuda;
-pub mod device;
-pub mod dtype;
-mod element;
-mod error;
-pub mod fft;
-pub mod format;
-mod fuse;
-mod global;
-mod index;
-mod interop;
-pub mod interrupt;
-mod io;
-mod kernels;
-pub mod layout;
-pub mod linalg;
-mod logic;
-mod lru;
-mod manip;
-mod matmul;
-pub mod nccl;
-mod operand;
-mod operators;
 mod ops;
-pub mod profiler;
-pub mod random;
-mod reduce;
-mod search;
-mod shape;
-pub mod signal;
-mod sort;
-pub mod sparse;
-mod stats;
-mod storage;
-mod ufunc;
-pub mod ufuncs;
-mod view;
 
 #[doc(hidden)]
-pub use global::process_global_address_for_tests as global_address_for_tests;
+pub use crate::core::global::process_global_address_for_tests as global_address_for_tests;
 // The crates whose types the public API shows, so that code using this one
 // (and a notebook cell's type inference) can name them.
 pub use cudarc;
@@ -86,41 +53,56 @@ pub use half;
 pub use ndarray;
 pub use num_complex;
 
-pub use array::Array;
-pub use binning::*;
-pub use creation::{
+// The public modules, at the paths they have always had.
+pub use crate::api::elementwise::ufuncs;
+pub use crate::api::{fft, format, linalg, nccl, profiler, random, signal, sparse};
+pub use crate::core::{dtype, interrupt, layout};
+
+/// Devices: the CPU and CUDA GPUs, the default device and the scoped
+/// current device.
+pub mod device {
+    pub use crate::backend::probe::{
+        cuda_status, current_device, default_device, default_device_and_reason, device_count,
+        with_device, CudaStatus,
+    };
+    pub use crate::core::device::Device;
+}
+
+pub use crate::api::creation::more::*;
+pub use crate::api::creation::{
     arange, arange_step, asarray, asarray_on, empty, empty_like, eye, from_shape_vec, full,
     full_like, identity, linspace, linspace_with, ones, ones_like, zeros, zeros_like, IntoArray,
     IntoShape, NestedData, RangeBound,
 };
-pub use creation_more::*;
-pub use device::{current_device, default_device, device_count, with_device, Device};
-pub use dtype::names::*;
-pub use dtype::{
-    can_cast, promote_types, result_type, Casting, DType, Kind, TypeOperand, WeakKind,
-};
-pub use element::{Element, Scalar};
-pub use error::{Error, Result};
-pub use format::{get_printoptions, set_printoptions, PrintOptions};
-pub use fuse::*;
-pub use index::*;
-pub use interop::*;
-pub use io::*;
-pub use kernels::*;
-pub use layout::{Layout, Order};
-pub use logic::*;
-pub use manip::*;
-pub use matmul::{
+pub use crate::api::elementwise::logic::*;
+pub use crate::api::elementwise::*;
+pub use crate::api::format::{get_printoptions, set_printoptions, PrintOptions};
+pub use crate::api::fuse::*;
+pub use crate::api::interop::*;
+pub use crate::api::io::*;
+pub use crate::api::kernels::*;
+pub use crate::api::linalg::matmul::{
     dot, einsum, inner, matmul, matmul_precision, outer, set_matmul_precision, tensordot, vdot,
     MatmulPrecision, TensordotAxes,
 };
-pub use operand::{common_device, IntoOperand, Operand};
-pub use reduce::*;
-pub use search::*;
-pub use shape::{broadcast_arrays, concatenate, stack, IntoReshape, ReshapeDim};
-pub use sort::*;
-pub use stats::*;
-pub use ufunc::*;
+pub use crate::api::operand::{common_device, IntoOperand, Operand};
+pub use crate::api::reductions::binning::*;
+pub use crate::api::reductions::stats::*;
+pub use crate::api::reductions::*;
+pub use crate::api::shape::index::*;
+pub use crate::api::shape::manip::*;
+pub use crate::api::shape::{broadcast_arrays, concatenate, stack, IntoReshape, ReshapeDim};
+pub use crate::api::sorting::search::*;
+pub use crate::api::sorting::*;
+pub use crate::core::array::Array;
+pub use crate::core::dtype::names::*;
+pub use crate::core::dtype::{
+    can_cast, promote_types, result_type, Casting, DType, Kind, TypeOperand, WeakKind,
+};
+pub use crate::core::element::{Element, Scalar};
+pub use crate::core::error::{Error, Result};
+pub use crate::core::layout::{Layout, Order};
+pub use device::{current_device, default_device, device_count, with_device, Device};
 
 /// What every notebook cell has in scope: `use cuprite::prelude::*;`.
 pub mod prelude {

@@ -487,6 +487,44 @@ on_every_device!(ranges_counts_and_averages_match_numpy, |dev| {
     let _ = dev;
 });
 
+on_every_device!(nanptp_is_nanmax_minus_nanmin, |dev| {
+    let a = with_nans();
+    // NumPy 2.4: np.nanmax(a, 1) - np.nanmin(a, 1) -> [3, nan, 8];
+    // axis 0 -> [1.5, 0, 3, 3]; over everything -> 8.
+    assert_close(&cp::nanptp(&a, 1, false)?, &[3], F, &[3.0, N, 8.0], 0.0);
+    assert_close(
+        &cp::nanptp(&a, 0, true)?,
+        &[1, 4],
+        F,
+        &[1.5, 0.0, 3.0, 3.0],
+        0.0,
+    );
+    assert_close(&cp::nanptp(&a, None, false)?, &[], F, &[8.0], 0.0);
+    // Without NaNs it is ptp; integers wrap in their dtype as ptp's do.
+    let b = plain();
+    assert!(cp::array_equal(
+        &cp::nanptp(&b, 0, false)?,
+        &cp::ptp(&b, 0, false)?
+    )?);
+    assert_exact(
+        &cp::nanptp(&cp::asarray(vec![100i8, -100, 27])?, None, false)?,
+        &[],
+        &[-56i8],
+    );
+    // float32 stays float32; the `_out` form casts into out's dtype.
+    let f = a.astype(DType::Float32)?;
+    assert_eq!(cp::nanptp(&f, 1, false)?.dtype(), DType::Float32);
+    let mut out = cp::zeros([4usize], F)?;
+    cp::nanptp_out(&a, 0, false, &mut out)?;
+    assert_close(&out, &[4], F, &[1.5, 0.0, 3.0, 3.0], 0.0);
+    // Errors: zero elements, bool input, an out of the wrong shape.
+    let empty = cp::zeros([0usize, 3], F)?;
+    assert!(cp::nanptp(&empty, 0, false).is_err());
+    assert!(cp::nanptp(&cp::asarray(vec![true, false])?, None, false).is_err());
+    assert!(cp::nanptp_out(&a, 0, false, &mut cp::zeros([3usize], F)?).is_err());
+    let _ = dev;
+});
+
 on_every_device!(differences_match_numpy, |dev| {
     // d = np.array([[1, 4, 9, 16], [2, 3, 5, 8]])
     let d = cp::asarray(vec![vec![1i64, 4, 9, 16], vec![2, 3, 5, 8]])?;
@@ -760,6 +798,8 @@ fn run_all(x: &Array) -> cp::Result<Vec<Array>> {
         cp::quantile(x, 0.3, None, M::Nearest, false)?,
         cp::percentile(x, 75.0, 1, M::Midpoint, false)?,
         cp::ptp(x, 0, false)?,
+        cp::nanptp(x, 1, false)?,
+        cp::nanptp(x, None, false)?,
         cp::count_nonzero(x, 1, false)?,
         cp::average(x, 1, Some(&w))?,
         cp::diff(x, 2, 0)?,

@@ -5,12 +5,13 @@
 //! dtype, element, storage, device, error) calls these and never imports
 //! `cuda/`.
 
+pub(crate) mod fallback;
 pub(crate) mod probe;
 pub(crate) mod transfer;
 
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
 use crate::cpu::CpuBackend;
-use crate::device::Device;
-use crate::error::{Error, Result};
 pub(crate) use crate::ops::backend::Backend;
 
 /// The backend that runs `op` on `device`, after checking that the device

@@ -1,9 +1,11 @@
 //! Which devices this process can use: the CUDA probe, once per process,
-//! and the default device.
+//! the default device, and the current device of a `with_device` scope.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use crate::device::Device;
+use crate::core::device::Device;
+use crate::core::error::{Error, Result};
 
 /// What the CUDA probe found.
 #[derive(Debug, Clone)]
@@ -23,11 +25,11 @@ pub fn cuda_status() -> &'static CudaStatus {
 }
 
 fn probe_cuda() -> CudaStatus {
-    let n = crate::cuda::session::usable_device_count();
+    let n = crate::cuda::runtime::session::usable_device_count();
     CudaStatus {
         device_count: n,
         usable: n > 0,
-        reason: crate::cuda::session::availability_text(),
+        reason: crate::cuda::runtime::session::availability_text(),
     }
 }
 
@@ -82,5 +84,90 @@ fn choose_default_device() -> (Device, String) {
         (Device::Cuda(0), "the first CUDA device".into())
     } else {
         (Device::Cpu, cuda_status().reason.clone())
+    }
+}
+
+impl Device {
+    /// Checks that the device can hold arrays in this process, or says why not.
+    /// Every operation passes here, so it is also where a pending interrupt
+    /// stops one (`Error::Interrupted`, see [`crate::interrupt`]).
+    pub fn check_available(&self, op: &'static str) -> Result<()> {
+        crate::core::interrupt::check(op)?;
+        match self {
+            Device::Cpu => Ok(()),
+            Device::Cuda(n) if *n < device_count() => Ok(()),
+            Device::Cuda(n) => Err(Error::NeedsCuda {
+                op,
+                reason: if device_count() == 0 {
+                    cuda_status().reason.clone()
+                } else {
+                    format!(
+                        "cuda:{n} does not exist; this machine has {} CUDA device(s)",
+                        device_count()
+                    )
+                },
+            }),
+        }
+    }
+}
+
+thread_local! {
+    static DEVICE_SCOPE: RefCell<Vec<Device>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The device that new arrays go to on this thread: the innermost
+/// `with_device` scope, else the default device.
+pub fn current_device() -> Device {
+    DEVICE_SCOPE
+        .with(|s| s.borrow().last().copied())
+        .unwrap_or_else(|| {
+            static DEFAULT: OnceLock<Device> = OnceLock::new();
+            *DEFAULT.get_or_init(default_device)
+        })
+}
+
+/// Runs `f` with `device` as the current device, restoring the previous one
+/// afterwards (also when `f` panics).
+pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEVICE_SCOPE.with(|s| {
+                s.borrow_mut().pop();
+            });
+        }
+    }
+    DEVICE_SCOPE.with(|s| s.borrow_mut().push(device));
+    let _restore = Restore;
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_nest_and_restore() {
+        let outer = current_device();
+        with_device(Device::Cuda(7), || {
+            assert_eq!(current_device(), Device::Cuda(7));
+            with_device(Device::Cpu, || assert_eq!(current_device(), Device::Cpu));
+            assert_eq!(current_device(), Device::Cuda(7));
+        });
+        assert_eq!(current_device(), outer);
+        let r = std::panic::catch_unwind(|| with_device(Device::Cuda(5), || panic!("boom")));
+        assert!(r.is_err());
+        assert_eq!(current_device(), outer);
+    }
+
+    #[test]
+    fn probe_never_panics_and_explains() {
+        let s = cuda_status();
+        assert!(!s.reason.is_empty());
+        let (d, why) = default_device_and_reason();
+        assert!(!why.is_empty());
+        if device_count() == 0 {
+            assert_eq!(d, Device::Cpu);
+        }
     }
 }

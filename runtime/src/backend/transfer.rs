@@ -2,28 +2,34 @@
 //! of any array, uploads and downloads, `astype`, `to_device`, `assign`
 //! and `fill`. The device is matched here; the CUDA side is in `cuda/`.
 
-use crate::array::Array;
+use crate::core::array::Array;
+use crate::core::device::Device;
+use crate::core::dtype::{can_cast, Casting, DType};
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::{Layout, Order};
+use crate::core::storage::{CpuData, Storage};
 use crate::cuda;
-use crate::device::Device;
-use crate::dtype::{can_cast, Casting, DType};
-use crate::element::{Element, Scalar};
-use crate::error::{fmt_shape, Error, Result};
-use crate::layout::{Layout, Order};
-use crate::storage::{CpuData, Storage};
 
 impl Array {
+    /// A new C-contiguous array holding `v` on the current device (where
+    /// CuPy puts the results of operations).
+    pub(crate) fn from_vec_shape<T: Element>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
+        Array::from_host(T::into_data(v), shape, super::probe::current_device())
+    }
+
     /// Runs `f` on the CPU buffer (typed) and this array's layout.
-    pub(crate) fn read_cpu<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> R {
+    pub(crate) fn read_cpu<T: Element, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> Result<R> {
         match self.storage() {
             Storage::Cpu(s) => {
                 let guard = s.read();
                 let data = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
-                f(data, self.layout())
+                Ok(f(data, self.layout()))
             }
             // Operations without a GPU kernel read a host copy.
             Storage::Cuda(c) => {
-                let host = cuda::transfer::download_all::<T>(c);
-                f(&host, self.layout())
+                let host = cuda::runtime::transfer::download_all::<T>(c)?;
+                Ok(f(&host, self.layout()))
             }
         }
     }
@@ -35,11 +41,15 @@ impl Array {
         if let Storage::Cuda(c) = self.storage() {
             // One copy of exactly the elements, made contiguous on the GPU first.
             if self.is_c_contiguous() {
-                return cuda::transfer::download_range::<T>(c, self.layout().offset(), self.size());
+                return cuda::runtime::transfer::download_range::<T>(
+                    c,
+                    self.layout().offset(),
+                    self.size(),
+                );
             }
             return self.copy()?.to_vec::<T>();
         }
-        Ok(self.gather::<T>())
+        self.gather::<T>()
     }
 
     /// Copies the elements in C order into `out`, an existing host buffer
@@ -69,22 +79,19 @@ impl Array {
         }
         match self.storage() {
             Storage::Cuda(c) if self.is_c_contiguous() => {
-                cuda::transfer::download_into(c, self.layout().offset(), out)
+                cuda::runtime::transfer::download_into(c, self.layout().offset(), out)
             }
             // One copy of exactly the elements, made contiguous on the GPU first.
             Storage::Cuda(_) => self.copy()?.copy_to_slice(out),
-            Storage::Cpu(_) => {
-                self.read_cpu::<T, _>(|data, layout| {
-                    if layout.is_c_contiguous() {
-                        out.copy_from_slice(&data[layout.offset()..][..out.len()]);
-                    } else {
-                        out.iter_mut()
-                            .zip(layout.positions())
-                            .for_each(|(o, p)| *o = data[p]);
-                    }
-                });
-                Ok(())
-            }
+            Storage::Cpu(_) => self.read_cpu::<T, _>(|data, layout| {
+                if layout.is_c_contiguous() {
+                    out.copy_from_slice(&data[layout.offset()..][..out.len()]);
+                } else {
+                    out.iter_mut()
+                        .zip(layout.positions())
+                        .for_each(|(o, p)| *o = data[p]);
+                }
+            }),
         }
     }
 
@@ -94,12 +101,12 @@ impl Array {
         shape: &[usize],
         device: Device,
     ) -> Result<Array> {
-        crate::interrupt::check("creating an array")?;
+        crate::core::interrupt::check("creating an array")?;
         match device {
             Device::Cpu => Ok(Array::from_vec_cpu(data.to_vec(), shape)),
             Device::Cuda(n) => {
                 device.check_available("creating an array")?;
-                let storage = cuda::transfer::upload_new("creating an array", n, data)?;
+                let storage = cuda::runtime::transfer::upload_new("creating an array", n, data)?;
                 Ok(Array::from_parts(
                     Storage::Cuda(storage),
                     Layout::contiguous(shape),
@@ -117,7 +124,7 @@ impl Array {
 
     /// As [`Array::astype`], refusing casts that `casting` forbids.
     pub fn astype_with(&self, dtype: DType, casting: Casting) -> Result<Array> {
-        crate::interrupt::check("astype")?;
+        crate::core::interrupt::check("astype")?;
         if !can_cast(self.dtype(), dtype, casting) {
             return Err(Error::Cast {
                 op: "astype",
@@ -127,7 +134,7 @@ impl Array {
             });
         }
         let b = super::on("astype", self.device())?;
-        let n = crate::layout::checked_size("astype", self.shape())?;
+        let n = crate::core::layout::checked_size("astype", self.shape())?;
         let out = Array::from_parts(
             b.empty("astype", dtype, n)?,
             Layout::contiguous(self.shape()),
@@ -139,12 +146,12 @@ impl Array {
 
     /// A new C-contiguous array holding `data` on `device`.
     pub(crate) fn from_host(data: CpuData, shape: &[usize], device: Device) -> Result<Array> {
-        crate::interrupt::check("creating an array")?;
+        crate::core::interrupt::check("creating an array")?;
         match device {
             Device::Cpu => Ok(Array::from_cpu_data(data, shape)),
             Device::Cuda(n) => {
                 device.check_available("creating an array")?;
-                let storage = cuda::transfer::upload_data("creating an array", n, &data)?;
+                let storage = cuda::runtime::transfer::upload_data("creating an array", n, &data)?;
                 Ok(Array::from_parts(
                     Storage::Cuda(storage),
                     Layout::contiguous(shape),
@@ -167,7 +174,7 @@ impl Array {
         if let (Device::Cuda(_), Device::Cuda(dst)) = (self.device(), *device) {
             return copy_between_gpus(self, dst, None);
         }
-        let data = crate::with_dtype!(self.dtype(), T => T::into_data(self.gather::<T>()));
+        let data = crate::with_dtype!(self.dtype(), T => T::into_data(self.gather::<T>()?));
         Array::from_host(data, self.shape(), *device)
     }
 
@@ -207,17 +214,20 @@ impl Array {
 /// A copy of the GPU array `src` on another GPU, `cuda:dst`, moved by the
 /// copy engines (no host staging). C- and F-contiguous arrays keep their
 /// order; other views are made C-contiguous on their own device first.
-/// `force_peer_api` as in [`cuda::peer::copy_between`].
+/// `force_peer_api` as in [`cuda::runtime::peer::copy_between`].
 fn copy_between_gpus(src: &Array, dst: usize, force_peer_api: Option<bool>) -> Result<Array> {
     let (src, order) = if src.is_c_contiguous() {
         (src.clone(), Order::C)
     } else if src.is_f_contiguous() {
         (src.clone(), Order::F)
     } else {
-        let from = cuda::helpers::ordinal("to_device", src.view())?;
-        (cuda::peer::on_source_stream(from, || src.copy())?, Order::C)
+        let from = cuda::gen::helpers::ordinal("to_device", src.view())?;
+        (
+            cuda::runtime::peer::on_source_stream(from, || src.copy())?,
+            Order::C,
+        )
     };
-    let storage = cuda::peer::copy_between(src.view(), dst, force_peer_api)?;
+    let storage = cuda::runtime::peer::copy_between(src.view(), dst, force_peer_api)?;
     let layout = Layout::with_order(src.shape(), order);
     Ok(Array::from_parts(storage, layout, src.dtype()))
 }
@@ -231,7 +241,89 @@ pub fn copy_between_gpus_for_tests(src: &Array, dst: usize, peer_api: bool) -> R
 }
 
 /// Arrays a counted host fallback returns move back to the device of its inputs.
-impl crate::cuda::fallback::Place for Array {
+impl Array {
+    /// The elements in C order as `Vec<T>`; `T` must be this array's element type.
+    pub(crate) fn gather<T: Element>(&self) -> Result<Vec<T>> {
+        debug_assert_eq!(T::DTYPE, self.dtype());
+        self.read_cpu::<T, _>(crate::core::view::gathered::<T>)
+    }
+
+    /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.
+    pub(crate) fn gather_as<U: Element>(&self) -> Result<Vec<U>> {
+        if self.dtype() == U::DTYPE {
+            return self.gather::<U>();
+        }
+        crate::with_dtype!(self.dtype(), T => self.read_cpu::<T, _>(crate::core::view::converted::<T, U>))
+    }
+
+    /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
+    pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
+        let v = self.to_vec::<T>()?;
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(self.shape()), v).map_err(|e| Error::Shape {
+            op: "to_ndarray",
+            detail: e.to_string(),
+        })
+    }
+
+    /// The only element of a one-element array, as `T` (which must match the dtype).
+    pub fn item<T: Element>(&self) -> Result<T> {
+        self.check_element::<T>("item")?;
+        Ok(T::from_scalar(self.scalar()?))
+    }
+
+    /// The only element of a one-element array, as a dynamically typed scalar.
+    pub fn scalar(&self) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::Shape {
+                op: "item",
+                detail: format!(
+                    "only an array of one element converts to a scalar; this one has shape {} ({} elements)",
+                    fmt_shape(self.shape()),
+                    self.size()
+                ),
+            });
+        }
+        crate::with_dtype!(self.dtype(), T => self.read_cpu::<T, _>(|d, l| d[l.offset()].to_scalar()))
+    }
+
+    /// A C-contiguous copy with its own buffer.
+    pub fn copy(&self) -> Result<Array> {
+        self.astype(self.dtype())
+    }
+
+    /// A copy in the given memory order.
+    pub fn copy_order(&self, order: Order) -> Result<Array> {
+        match order {
+            Order::C => self.copy(),
+            Order::F => {
+                // Gather in the order of the reversed axes, then view as F order.
+                let rev: Vec<usize> = (0..self.ndim()).rev().collect();
+                let t = self.with_layout(self.layout().permuted(&rev)).copy()?;
+                Ok(t.with_layout(t.layout().permuted(&rev)))
+            }
+        }
+    }
+
+    /// This array when already C-contiguous (a view), else a C-contiguous copy.
+    pub fn ascontiguousarray(&self) -> Result<Array> {
+        if self.is_c_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// This array when already F-contiguous (a view), else an F-contiguous copy.
+    pub fn asfortranarray(&self) -> Result<Array> {
+        if self.is_f_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy_order(Order::F)
+        }
+    }
+}
+
+impl crate::backend::fallback::Place for Array {
     fn place(self, device: Device) -> Result<Self> {
         self.to_device(&device)
     }
@@ -256,7 +348,7 @@ impl Array {
         device: Device,
         fill: &mut dyn FnMut(&mut [u8]) -> Result<()>,
     ) -> Result<Array> {
-        let n = crate::layout::checked_size(op, shape)?;
+        let n = crate::core::layout::checked_size(op, shape)?;
         let layout = Layout::with_order(shape, order);
         let normalize_bools = |bytes: &mut [u8]| {
             if dtype == DType::Bool {
@@ -265,7 +357,7 @@ impl Array {
         };
         match device {
             Device::Cpu => {
-                crate::layout::check_host_room(op, n, dtype.itemsize())?;
+                crate::core::layout::check_host_room(op, n, dtype.itemsize())?;
                 let mut data = if dtype == DType::Bool {
                     CpuData::UInt8(vec![0u8; n])
                 } else {
@@ -275,7 +367,7 @@ impl Array {
                     let v = T::slice_mut(&mut data).expect("dtype matches");
                     let bytes = bytes_of_mut(v);
                     for piece in bytes.chunks_mut(HOST_CHUNK) {
-                        crate::interrupt::check(op)?;
+                        crate::core::interrupt::check(op)?;
                         fill(piece)?;
                     }
                 });
@@ -287,19 +379,23 @@ impl Array {
                     other => other,
                 };
                 Ok(Array::from_parts(
-                    Storage::Cpu(crate::storage::CpuStorage::new(data)),
+                    Storage::Cpu(crate::core::storage::CpuStorage::new(data)),
                     layout,
                     dtype,
                 ))
             }
             Device::Cuda(ordinal) => {
                 device.check_available(op)?;
-                let storage = cuda::transfer::alloc(op, ordinal, dtype, n)?;
-                cuda::transfer::upload_with(&storage, n * dtype.itemsize(), &mut |piece| {
-                    fill(piece)?;
-                    normalize_bools(piece);
-                    Ok(())
-                })?;
+                let storage = cuda::runtime::transfer::alloc(op, ordinal, dtype, n)?;
+                cuda::runtime::transfer::upload_with(
+                    &storage,
+                    n * dtype.itemsize(),
+                    &mut |piece| {
+                        fill(piece)?;
+                        normalize_bools(piece);
+                        Ok(())
+                    },
+                )?;
                 Ok(Array::from_parts(Storage::Cuda(storage), layout, dtype))
             }
         }
@@ -322,14 +418,16 @@ impl Array {
                 let guard = s.read();
                 crate::with_dtype!(self.dtype(), T => {
                     let v = T::slice(&guard).expect("dtype of the buffer matches the array's dtype");
-                    for piece in cuda::transfer::as_bytes(&v[start..start + n]).chunks(HOST_CHUNK) {
-                        crate::interrupt::check(op)?;
+                    for piece in cuda::runtime::transfer::as_bytes(&v[start..start + n]).chunks(HOST_CHUNK) {
+                        crate::core::interrupt::check(op)?;
                         sink(piece)?;
                     }
                 });
                 Ok(())
             }
-            Storage::Cuda(c) => cuda::transfer::download_with(c, start, n, self.itemsize(), sink),
+            Storage::Cuda(c) => {
+                cuda::runtime::transfer::download_with(c, start, n, self.itemsize(), sink)
+            }
         }
     }
 }

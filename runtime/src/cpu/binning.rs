@@ -1,9 +1,9 @@
 //! Histograms, bincount and interp on the CPU.
 
 use super::CpuBackend;
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::view::View;
 use crate::ops::binning::{bin_of, interp_one, Bincount, Binning, Histogram, Interp};
-use crate::view::View;
 
 /// Adds one to each bin named (counts), or the sample's weight (sums), and
 /// writes the totals into `out` (int64 or float64).

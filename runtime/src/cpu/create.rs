@@ -1,13 +1,13 @@
 //! Allocation, fills, copies and casts on the CPU.
 
 use super::CpuBackend;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::Result;
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuData, CpuStorage, Storage};
+use crate::core::view::View;
 use crate::ops::create::Create;
-use crate::storage::{CpuData, CpuStorage, Storage};
-use crate::view::View;
 
 /// The host buffer of a view (the CPU backend only sees host buffers).
 fn host(v: View<'_>) -> &CpuStorage {
@@ -15,34 +15,6 @@ fn host(v: View<'_>) -> &CpuStorage {
         Storage::Cpu(s) => s,
         Storage::Cuda(_) => unreachable!("the CPU backend runs on host buffers only"),
     }
-}
-
-/// The elements of `v` in C order (element type `T`, its dtype).
-fn gather<T: Element>(v: View<'_>) -> Vec<T> {
-    debug_assert_eq!(T::DTYPE, v.dtype);
-    let guard = host(v).read();
-    let data = T::slice(&guard).expect("the buffer holds the view's dtype");
-    let l = v.layout;
-    if l.is_c_contiguous() {
-        data[l.offset()..l.offset() + l.size()].to_vec()
-    } else {
-        l.positions().map(|p| data[p]).collect()
-    }
-}
-
-/// The elements of `v` in C order converted to `U` (NumPy's unsafe cast).
-fn gather_as<U: Element>(v: View<'_>) -> Vec<U> {
-    if v.dtype == U::DTYPE {
-        return gather::<U>(v);
-    }
-    crate::with_dtype!(v.dtype, T => {
-        let guard = host(v).read();
-        let data = T::slice(&guard).expect("the buffer holds the view's dtype");
-        v.layout
-            .positions()
-            .map(|p| U::from_scalar(data[p].to_scalar()))
-            .collect()
-    })
 }
 
 /// Writes the elements of `v` in C order, converted to `U`, into `out`
@@ -70,47 +42,48 @@ fn convert_into<U: Element>(v: View<'_>, out: &mut [U]) {
 
 /// The elements of `v` in C order as a new buffer of `dtype`.
 pub(super) fn cast_data(v: View<'_>, dtype: DType) -> CpuData {
-    crate::with_dtype!(dtype, U => U::into_data(gather_as::<U>(v)))
+    crate::with_dtype!(dtype, U => U::into_data(v.gather_as::<U>()))
 }
 
-/// Writes `values` (C order, one per element, `v`'s element type) into `v`.
-fn scatter<T: Element>(v: View<'_>, values: &[T]) {
-    debug_assert_eq!(T::DTYPE, v.dtype);
-    debug_assert_eq!(values.len(), v.size());
-    let mut guard = host(v).write();
-    let data = T::slice_mut(&mut guard).expect("the buffer holds the view's dtype");
-    let l = v.layout;
-    if l.is_c_contiguous() {
-        data[l.offset()..l.offset() + values.len()].copy_from_slice(values);
-    } else {
-        for (p, &x) in l.positions().zip(values) {
-            data[p] = x;
-        }
+/// A host buffer holding `v` (its elements in C order).
+pub(super) fn host_buffer<T: Element>(v: Vec<T>) -> Storage {
+    Storage::Cpu(CpuStorage::new(T::into_data(v)))
+}
+
+/// A host buffer of `dtype` holding `v` converted element by element, as
+/// `astype` does (NumPy's unsafe cast).
+pub(super) fn host_buffer_as<T: Element>(v: Vec<T>, dtype: DType) -> Storage {
+    if dtype == T::DTYPE {
+        return host_buffer(v);
     }
+    let data = crate::with_dtype!(dtype, U => U::into_data(
+        v.iter().map(|x| U::from_scalar(x.to_scalar())).collect::<Vec<U>>()
+    ));
+    Storage::Cpu(CpuStorage::new(data))
 }
 
 /// Writes `data` (C order, one element per element of `out`) into `out`,
 /// converted to its dtype.
 pub(super) fn store(data: CpuData, out: View<'_>) {
     if data.dtype() == out.dtype {
-        crate::with_dtype!(out.dtype, T => scatter::<T>(out, T::slice(&data).expect("dtype checked")));
+        crate::with_dtype!(out.dtype, T => out.scatter::<T>(T::slice(&data).expect("dtype checked")));
         return;
     }
     let dt = data.dtype();
     let storage = Storage::Cpu(CpuStorage::new(data));
     let layout = Layout::contiguous(out.shape());
     let src = View::new(&storage, &layout, dt);
-    crate::with_dtype!(out.dtype, T => scatter::<T>(out, &gather_as::<T>(src)));
+    crate::with_dtype!(out.dtype, T => out.scatter::<T>(&src.gather_as::<T>()));
 }
 
 impl Create for CpuBackend {
     fn empty(&self, op: &'static str, dtype: DType, len: usize) -> Result<Storage> {
-        crate::layout::check_host_room(op, len, dtype.itemsize())?;
+        crate::core::layout::check_host_room(op, len, dtype.itemsize())?;
         Ok(Storage::Cpu(CpuStorage::new(CpuData::zeros(dtype, len))))
     }
 
     fn full(&self, op: &'static str, dtype: DType, len: usize, value: Scalar) -> Result<Storage> {
-        crate::layout::check_host_room(op, len, dtype.itemsize())?;
+        crate::core::layout::check_host_room(op, len, dtype.itemsize())?;
         let data = crate::with_dtype!(dtype, T => T::into_data(vec![T::from_scalar(value); len]));
         Ok(Storage::Cpu(CpuStorage::new(data)))
     }
@@ -137,7 +110,7 @@ impl Create for CpuBackend {
             return Ok(());
         }
         // Read everything before writing: `src` may be `dst` itself.
-        crate::with_dtype!(dst.dtype, T => scatter::<T>(dst, &gather_as::<T>(src)));
+        crate::with_dtype!(dst.dtype, T => dst.scatter::<T>(&src.gather_as::<T>()));
         Ok(())
     }
 
@@ -162,7 +135,7 @@ impl Create for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::array::Array;
+    use crate::core::array::Array;
 
     fn arr<T: Element>(v: Vec<T>, shape: &[usize]) -> Array {
         Array::from_cpu_data(T::into_data(v), shape)
@@ -199,7 +172,7 @@ mod tests {
             .unwrap();
         let l = Layout::contiguous(&[3]);
         assert_eq!(
-            gather::<bool>(View::new(&s, &l, DType::Bool)),
+            View::new(&s, &l, DType::Bool).gather::<bool>(),
             vec![true; 3]
         );
     }

@@ -4,14 +4,14 @@
 use super::create::{cast_data, store};
 use super::loops::{map1, map2, map3};
 use super::CpuBackend;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::Result;
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuData, CpuStorage, Storage};
+use crate::core::view::View;
 use crate::ops::scalar_math::{Arith, Inexact, Integer};
 use crate::ops::ufunc::{no_loop, Elementwise, Input, Map1, Map2, MapOp, Ufunc};
-use crate::storage::{CpuData, CpuStorage, Storage};
-use crate::view::View;
 
 /// The CPU loop over one view, for a row's CPU body.
 struct Loop1<'a>(View<'a>);
@@ -42,7 +42,7 @@ impl Map2 for Loop2<'_> {
 macro_rules! dispatch {
     ($dt:expr, $T:ident => $body:expr, [$($v:ident : $t:ty),* $(,)?]) => {
         match $dt {
-            $($crate::dtype::DType::$v => {
+            $($crate::core::dtype::DType::$v => {
                 type $T = $t;
                 $body
             })*

@@ -6,19 +6,20 @@ use num_complex::Complex;
 use rustfft::{Fft, FftNum, FftPlanner};
 
 use super::CpuBackend;
-use crate::array::Array;
-use crate::device::Device;
-use crate::dtype::DType;
-use crate::error::Result;
-use crate::lru::Lru;
+use crate::core::device::Device;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::lru::Lru;
+use crate::core::storage::{CpuStorage, Storage};
+use crate::core::view::View;
 use crate::ops::fft::{Fft as FftFamily, FftJob, FftKind as Kind, PlanCacheInfo, Transformed};
-use crate::view::View;
 
 impl FftFamily for CpuBackend {
     fn transform(&self, _: &'static str, a: View<'_>, job: FftJob<'_>) -> Result<Transformed> {
-        let a = Array::from_parts(a.storage.clone(), a.layout.clone(), a.dtype);
-        let r = cpu_transform(&a, job.axes, job.lens, job.kind, job.scale)?;
-        Ok((r.storage().clone(), r.layout().clone(), None))
+        let (storage, shape) = cpu_transform(a, job.axes, job.lens, job.kind, job.scale)?;
+        Ok((storage, Layout::contiguous(&shape), None))
     }
 
     fn plan_cache(&self) -> Result<PlanCacheInfo> {
@@ -68,12 +69,12 @@ impl FftFamily for CpuBackend {
 // ---------------------------------------------------------------------------
 
 fn cpu_transform(
-    a: &Array,
+    a: View<'_>,
     axes: &[usize],
     lens: &[usize],
     kind: Kind,
     scale: Option<f64>,
-) -> Result<Array> {
+) -> Result<(Storage, Vec<usize>)> {
     if matches!(a.dtype(), DType::Float32 | DType::Complex64) {
         typed_transform::<f32>(a, axes, lens, kind, scale.map(|s| s as f32))
     } else {
@@ -83,12 +84,12 @@ fn cpu_transform(
 
 /// [`cpu_transform`] in the precision `T` of `a`'s dtype.
 fn typed_transform<T: CpuFloat>(
-    a: &Array,
+    a: View<'_>,
     axes: &[usize],
     lens: &[usize],
     kind: Kind,
     scale: Option<T>,
-) -> Result<Array>
+) -> Result<(Storage, Vec<usize>)>
 where
     Complex<T>: crate::Element,
 {
@@ -102,11 +103,12 @@ where
     };
     let (out, shape) = run_cpu::<T>(data, a.shape().to_vec(), axes, lens, kind, scale)?;
     // Real parts for C2R, the complex values otherwise.
-    Ok(if kind == Kind::C2R {
-        Array::from_vec_cpu(out.into_iter().map(|c| c.re).collect::<Vec<T>>(), &shape)
+    let data = if kind == Kind::C2R {
+        T::into_data(out.into_iter().map(|c| c.re).collect())
     } else {
-        Array::from_vec_cpu(out, &shape)
-    })
+        Complex::<T>::into_data(out)
+    };
+    Ok((Storage::Cpu(CpuStorage::new(data)), shape))
 }
 
 /// The two precisions of the CPU backend.
@@ -142,7 +144,7 @@ fn run_cpu<T: CpuFloat>(
     kind: Kind,
     scale: Option<T>,
 ) -> Result<(Vec<Complex<T>>, Vec<usize>)> {
-    crate::layout::check_host_room(
+    crate::core::layout::check_host_room(
         "fft",
         shape.iter().product::<usize>().max(1) * 2,
         std::mem::size_of::<Complex<T>>(),

@@ -1,14 +1,14 @@
 //! Gather and scatter on the CPU.
 
 use super::CpuBackend;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuStorage, Storage};
+use crate::core::view::{OwnedView, View};
 use crate::ops::index::{GatherScatter, IndexMode, Indices, Put, Take, Where, WhereInput};
 use crate::ops::ufunc::{no_loop, Map2};
-use crate::storage::{CpuStorage, Storage};
-use crate::view::{OwnedView, View};
 
 impl GatherScatter for CpuBackend {
     fn check_indices(&self, op: &'static str, ix: Indices<'_>) -> Result<()> {
@@ -48,7 +48,7 @@ impl GatherScatter for CpuBackend {
         let (mvals, count) = mask_values(m);
         let mut shape = vec![count];
         shape.extend_from_slice(&x.shape()[m.ndim()..]);
-        crate::layout::checked_size(op, &shape)?;
+        crate::core::layout::checked_size(op, &shape)?;
         let data =
             crate::with_dtype!(x.dtype(), T => T::into_data(mask_cpu::<T>(x, &mvals, m.ndim())));
         Ok((Storage::Cpu(CpuStorage::new(data)), count))
@@ -199,7 +199,7 @@ fn flat_position(layout: &Layout, mut k: usize) -> usize {
 
 /// Buffer positions of the first element of every block of `a` split after
 /// its leading `lead` axes (C order), produced lazily.
-fn outer_positions(a: View<'_>, lead: usize) -> crate::layout::Positions {
+fn outer_positions(a: View<'_>, lead: usize) -> crate::core::layout::Positions {
     let l = a.layout;
     Layout::from_parts(
         l.shape()[..lead].to_vec(),

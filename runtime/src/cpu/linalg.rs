@@ -7,23 +7,21 @@ use num_complex::Complex64;
 
 use super::matmul::{with_field, Field};
 use super::CpuBackend;
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::element::{Element, Scalar};
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::view::View;
 use crate::ops::linalg::{Linalg, Owned, SvdParts, Trans, Triangular};
-use crate::view::View;
 
 /// A 2-D view's elements in C order as `T` (its dtype must be `T`'s).
 fn host_matrix<T: Field>(a: View<'_>) -> Vec<T> {
-    Array::from_parts(a.storage.clone(), a.layout.clone(), a.dtype).gather::<T>()
+    a.gather::<T>()
 }
 
 /// A C-order host result of `shape`.
 fn owned<T: Element>(v: Vec<T>, shape: &[usize]) -> Owned {
-    let a = Array::from_vec_cpu(v, shape);
-    (a.storage().clone(), a.layout().clone())
+    (super::create::host_buffer(v), Layout::contiguous(shape))
 }
 
 /// A faer matrix as a C-order host result.

@@ -1,10 +1,10 @@
 //! The CPU backend's strided loops: one to three inputs broadcast to a
 //! shape, walked in C order one run of the last merged axis at a time.
 
-use crate::element::Element;
-use crate::layout::Layout;
-use crate::storage::{CpuData, Storage};
-use crate::view::View;
+use crate::core::element::Element;
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuData, Storage};
+use crate::core::view::View;
 
 /// Runs `f` with the CPU buffers of `arrays`, all of element type `T`,
 /// locking each distinct buffer once (views may see the same buffer).

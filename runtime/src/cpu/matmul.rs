@@ -5,14 +5,14 @@
 use num_complex::{Complex32, Complex64};
 
 use super::CpuBackend;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::Result;
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::{CpuStorage, Storage};
+use crate::core::view::View;
 use crate::ops::create::Create;
 use crate::ops::matmul::{Matmul, MatmulPrecision};
-use crate::storage::{CpuStorage, Storage};
-use crate::view::View;
 
 impl Matmul for CpuBackend {
     fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, _: MatmulPrecision) -> Result<()> {

@@ -3,13 +3,13 @@
 pub(crate) mod dists;
 
 use super::CpuBackend;
-use crate::element::Element;
-use crate::error::Result;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::{CpuStorage, Storage};
 use crate::ops::random::{
     block_words, bounded32, bounded64, box_muller_f32, box_muller_f64, open_f32, open_f64,
     unit_f32, unit_f64, wide, Draw, DrawJob, Random,
 };
-use crate::storage::{CpuStorage, Storage};
 
 impl Random for CpuBackend {
     fn draw(&self, op: &'static str, job: DrawJob) -> Result<Storage> {
@@ -20,7 +20,7 @@ impl Random for CpuBackend {
             key,
             offset,
         } = job;
-        crate::layout::check_host_room(op, len, dtype.itemsize())?;
+        crate::core::layout::check_host_room(op, len, dtype.itemsize())?;
         let data = match draw {
             Draw::Sample(dist) => {
                 crate::with_dtype!(dtype, T => T::into_data(dists::fill::<T>(dist, len, key, offset)))

@@ -10,11 +10,11 @@ use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
 use super::CpuBackend;
-use crate::element::Element;
-use crate::error::Result;
-use crate::ops::reduce::{ArgReduce, Reduce, ReduceOp, Scan};
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::ops::reduce::{ArgReduce, Body, CpuBody, Reduce, ReduceOp, Scan};
 
 // ---------------------------------------------------------------------------
 // Element arithmetic
@@ -1111,20 +1111,23 @@ impl Reduce for CpuBackend {
             mask[a] = true;
         }
         let plan = Plan::new(x, &mask);
-        crate::with_dtype!(x.dtype(), T => match op {
-            ReduceOp::Sum => sum_cpu::<T>(x, &plan, false, out),
-            ReduceOp::Prod => sum_cpu::<T>(x, &plan, true, out),
-            ReduceOp::Mean => mean_cpu::<T>(x, &plan, out),
-            ReduceOp::Var(ddof) => var_cpu::<T>(x, &plan, ddof, false, out),
-            ReduceOp::Std(ddof) => var_cpu::<T>(x, &plan, ddof, true, out),
-            ReduceOp::Min => extreme_cpu::<T, false>(x, &plan, out),
-            ReduceOp::Max => extreme_cpu::<T, true>(x, &plan, out),
-            ReduceOp::All => truth_cpu::<T, false>(x, &plan, out),
-            ReduceOp::Any => truth_cpu::<T, true>(x, &plan, out),
-            ReduceOp::NanSum => nan_sum_cpu::<T, false>(x, &plan, out),
-            ReduceOp::NanProd => nan_sum_cpu::<T, true>(x, &plan, out),
-            ReduceOp::NanMin => nan_extreme_cpu::<T, false>(x, &plan, out),
-            ReduceOp::NanMax => nan_extreme_cpu::<T, true>(x, &plan, out),
+        let body = match op.body() {
+            Body::Pass { cpu, .. } => cpu,
+            Body::Difference(..) => return Err(crate::ops::reduce::composite(op)),
+        };
+        // One loop per CPU body of the reduction table (`ops/reduce.rs`).
+        crate::with_dtype!(x.dtype(), T => match body {
+            CpuBody::Sum { prod } => sum_cpu::<T>(x, &plan, prod, out),
+            CpuBody::Mean => mean_cpu::<T>(x, &plan, out),
+            CpuBody::Var { sqrt } => var_cpu::<T>(x, &plan, op.ddof(), sqrt, out),
+            CpuBody::Extreme { max: false } => extreme_cpu::<T, false>(x, &plan, out),
+            CpuBody::Extreme { max: true } => extreme_cpu::<T, true>(x, &plan, out),
+            CpuBody::Truth { any: false } => truth_cpu::<T, false>(x, &plan, out),
+            CpuBody::Truth { any: true } => truth_cpu::<T, true>(x, &plan, out),
+            CpuBody::NanSum { prod: false } => nan_sum_cpu::<T, false>(x, &plan, out),
+            CpuBody::NanSum { prod: true } => nan_sum_cpu::<T, true>(x, &plan, out),
+            CpuBody::NanExtreme { max: false } => nan_extreme_cpu::<T, false>(x, &plan, out),
+            CpuBody::NanExtreme { max: true } => nan_extreme_cpu::<T, true>(x, &plan, out),
         });
         Ok(())
     }
@@ -1338,7 +1341,7 @@ impl Scan for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce::tests::reversed;
+    use crate::api::reductions::tests::reversed;
 
     #[test]
     fn plan_walks_reduced_axes_in_memory_order() {

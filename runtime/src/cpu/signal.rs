@@ -3,14 +3,14 @@
 use num_complex::Complex64;
 use num_traits::{NumAssign, Zero};
 
+use super::create::host_buffer_as;
 use super::CpuBackend;
-use crate::array::Array;
-use crate::dtype::DType;
-use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::core::dtype::DType;
+use crate::core::element::Element;
+use crate::core::error::{Error, Result};
+use crate::core::storage::Storage;
+use crate::core::view::View;
 use crate::ops::signal::{Boundary, Conv, Lfilter, Signal};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
@@ -42,27 +42,21 @@ macro_rules! with_val {
 
 /// A host copy of `a` in C order as `V`.
 fn host<V: Val>(a: View<'_>) -> Vec<V> {
-    Array::from_parts(a.storage.clone(), a.layout.clone(), a.dtype).gather_as::<V>()
+    a.gather_as::<V>()
 }
 
 /// `v` (C order, `shape`) as a host buffer of `dt`.
-fn finish<V: Val>(v: Vec<V>, shape: &[usize], dt: DType) -> Result<Storage> {
-    let a = Array::from_vec_cpu(v, shape);
-    let a = if dt == V::DTYPE {
-        a
-    } else if dt.is_integer() {
+fn finish<V: Val>(v: Vec<V>, dt: DType) -> Storage {
+    if dt.is_integer() && dt != V::DTYPE {
         // Exact sums of integers come back as integers (rounded half to
         // even, as `rint`, not truncated).
-        let r: Vec<f64> = a
-            .gather_as::<f64>()
+        let r: Vec<f64> = v
             .iter()
-            .map(|x| x.round_ties_even())
+            .map(|x| f64::from_scalar(x.to_scalar()).round_ties_even())
             .collect();
-        Array::from_vec_cpu(r, shape).astype(dt)?
-    } else {
-        a.astype(dt)?
-    };
-    Ok(a.storage().clone())
+        return host_buffer_as(r, dt);
+    }
+    host_buffer_as(v, dt)
 }
 
 /// Position `x` along an axis of extent `n` under a boundary (`None`: the fill value).
@@ -249,9 +243,12 @@ fn fft_conv_host(
         next_index(&mut idx, osh);
     }
     if out_dt.is_complex() {
-        finish(res, osh, out_dt)
+        Ok(finish(res, out_dt))
     } else {
-        finish(res.iter().map(|c| c.re).collect::<Vec<f64>>(), osh, out_dt)
+        Ok(finish(
+            res.iter().map(|c| c.re).collect::<Vec<f64>>(),
+            out_dt,
+        ))
     }
 }
 
@@ -288,7 +285,7 @@ fn medfilt_host(volume: View<'_>, ks: &[usize]) -> Result<Storage> {
         *o = win[mid];
         next_index(&mut idx, &sh);
     }
-    Ok(Array::from_vec_cpu(out, &sh).astype(dt)?.storage().clone())
+    Ok(host_buffer_as(out, dt))
 }
 
 impl Signal for CpuBackend {
@@ -300,7 +297,7 @@ impl Signal for CpuBackend {
             let fill = V::from_c64(c.fill.as_c64());
             let (av, kv) = (host::<V>(a), host::<V>(k));
             let v = direct_nd::<V>(&av, a.shape(), &kv, k.shape(), c.osh, c.off, c.bound, fill);
-            finish(v, c.osh, c.out_dt)
+            Ok(finish(v, c.out_dt))
         })
     }
 
@@ -361,11 +358,8 @@ impl Signal for CpuBackend {
                     }
                 }
             }
-            let ya = finish(y, sh, dt)?;
-            let za = match zi {
-                Some(_) => Some(finish(zf, &zsh, dt)?),
-                None => None,
-            };
+            let ya = finish(y, dt);
+            let za = zi.map(|_| finish(zf, dt));
             Ok((ya, za))
         })
     }

@@ -2,13 +2,13 @@
 
 use std::cmp::Ordering;
 
+use super::reduce::{for_each_offset, Num};
 use super::CpuBackend;
-use crate::element::Element;
-use crate::error::Result;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::{CpuStorage, Storage};
+use crate::core::view::View;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
-use crate::reduce::{for_each_offset, Num};
-use crate::storage::{CpuStorage, Storage};
-use crate::view::View;
 
 impl Sort for CpuBackend {
     fn sort(&self, _op: &'static str, x: View<'_>, axis: usize, arg: bool) -> Result<Storage> {
@@ -91,7 +91,7 @@ fn unique_cpu<T: Num>(x: View<'_>, want: UniqueWant) -> UniqueParts {
 
 /// Sorts every lane along `axis` into a new C-contiguous buffer: the values
 /// (`ARG == false`, of `T`) or their indices (`ARG == true`, int64).
-fn sort_cpu<T: Num, const ARG: bool>(x: View<'_>, axis: usize) -> crate::storage::CpuData {
+fn sort_cpu<T: Num, const ARG: bool>(x: View<'_>, axis: usize) -> crate::core::storage::CpuData {
     let shape = x.shape();
     let n = shape[axis];
     // Output stride of the sorted axis (C order).

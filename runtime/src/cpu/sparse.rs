@@ -4,22 +4,20 @@ use num_traits::{NumAssign, Zero};
 
 use super::matmul::with_field;
 use super::CpuBackend;
-use crate::array::Array;
-use crate::element::Element;
-use crate::error::Result;
+use crate::core::element::Element;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 use crate::ops::sparse::{CsrBuffers, CsrView, Sparse};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// The elements of a view, in C order, as `T` (its dtype).
 fn host<T: Element>(v: View<'_>) -> Vec<T> {
-    Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype).gather::<T>()
+    v.gather::<T>()
 }
 
 /// A host buffer holding `v`.
 fn buffer<T: Element>(v: Vec<T>) -> Storage {
-    let n = v.len();
-    Array::from_vec_cpu(v, &[n]).storage().clone()
+    super::create::host_buffer(v)
 }
 
 /// A CSR matrix's arrays on the host.

@@ -12,16 +12,18 @@
 //! thread per output instead, so neighbouring threads read neighbouring
 //! elements. Split rows leave partial pairs that a second kernel combines.
 
-use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype};
-use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::stream::current_stream;
-use super::template::render;
-use super::transfer::alloc;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::view::View;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::view::View;
+use crate::cuda::gen::helpers::{
+    grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo,
+};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype};
 
 const THREADS: usize = 256;
 
@@ -36,10 +38,7 @@ enum Strategy {
 
 /// The type partial values are kept in (half floats widen to float).
 fn val_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        d => d,
-    }
+    dt.compute_dtype()
 }
 
 /// `argmax` (`max`) or `argmin` of `x` along `axis` (`None`: the flattened
@@ -62,12 +61,14 @@ pub(crate) fn arg_reduce(x: View<'_>, max: bool, axis: Option<usize>, out: View<
     if rows == 0 {
         return Ok(());
     }
-    if kept.0.len() > super::elementwise::MAX_DIMS || red.0.len() > super::elementwise::MAX_DIMS {
+    if kept.0.len() > crate::cuda::gen::elementwise::MAX_DIMS
+        || red.0.len() > crate::cuda::gen::elementwise::MAX_DIMS
+    {
         return Err(Error::Shape {
             op: name,
             detail: format!(
                 "too many dimensions for a GPU reduction (at most {})",
-                super::elementwise::MAX_DIMS
+                crate::cuda::gen::elementwise::MAX_DIMS
             ),
         });
     }
@@ -205,7 +206,7 @@ fn nan_test(val: DType, v: &str) -> String {
     }
 }
 
-const TEMPLATE: &str = include_str!("argreduce.cu");
+const TEMPLATE: &str = include_str!("kernels/argreduce.cu");
 
 /// The kernel source for `spec`: the reduction kernel of its strategy and
 /// the finishing kernel, from the template `argreduce.cu`.
@@ -342,10 +343,10 @@ mod tests {
                             ..spec(dt, max, st, kd, rd)
                         };
                         let src = source(&sp);
-                        assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                        assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
                         assert!(src.contains("cuprite_arg_finish"));
                         assert_eq!(src.contains("vec_t"), vector_width(&sp) > 1);
-                        super::super::helpers::dump_source(
+                        crate::cuda::gen::helpers::dump_source(
                             &format!("arg_{}_{max}_{st:?}_{kd}{rd}_{contig}", dt.name()),
                             &src,
                         );

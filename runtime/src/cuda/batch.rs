@@ -27,12 +27,13 @@ use std::sync::atomic::Ordering;
 
 use cudarc::driver::sys;
 
-use super::compile::{Function, PRELUDE};
-use super::elementwise::{ctype, ufunc_kernel, MapInput, MapKernel};
-use super::session::{existing_sessions, process, DeviceSession};
-use super::stream::Stream;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::cuda::gen::elementwise::{ufunc_kernel, MapInput, MapKernel};
+use crate::cuda::runtime::compile::{Function, PRELUDE};
+use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
+use crate::cuda::runtime::stream::Stream;
+use crate::ops::c_types::ctype;
 use crate::ops::ufunc::Ufunc;
 
 /// Operations one launch carries: their descriptors travel as the kernel's
@@ -201,7 +202,7 @@ pub fn launch_pending() -> Result<()> {
 
 /// Counters of deferred small operations on CUDA device `ordinal`.
 pub fn batch_stats(ordinal: usize) -> Result<BatchStats> {
-    let s = super::session::session(ordinal)?;
+    let s = crate::cuda::runtime::session::session(ordinal)?;
     let b = &s.batch;
     Ok(BatchStats {
         deferred: b.deferred.load(Ordering::Relaxed),
@@ -252,9 +253,9 @@ fn table() -> Vec<std::sync::Arc<MapKernel>> {
 }
 
 /// The interpreter's kernel; `@CASES@` holds one `batch_case.cu` per operation.
-const TEMPLATE: &str = include_str!("batch.cu");
+const TEMPLATE: &str = include_str!("kernels/batch.cu");
 /// One operation of the interpreter.
-const CASE: &str = include_str!("batch_case.cu");
+const CASE: &str = include_str!("kernels/batch_case.cu");
 
 /// The interpreter's source: one `case` per operation of `kernels`.
 pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
@@ -283,7 +284,7 @@ pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
                 "        const {t} in{i} = s{i} ? v{i} : ((const {t}*){word})[i];"
             );
         }
-        cases.push_str(&super::template::render(
+        cases.push_str(&crate::cuda::gen::template::render(
             CASE,
             &[
                 ("INDEX", &index.to_string()),
@@ -297,7 +298,7 @@ pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
             &[],
         ));
     }
-    super::template::render(
+    crate::cuda::gen::template::render(
         TEMPLATE,
         &[
             ("PRELUDE", PRELUDE),
@@ -394,7 +395,7 @@ pub(crate) fn defer(
     desc.out = next_ptr.next().expect("the output pointer");
     regions.push(Region::new(desc.out, n, out_dt, true));
 
-    let stream = super::stream::current_stream();
+    let stream = crate::cuda::runtime::stream::current_stream();
     let key = stream.handle() as usize;
     let mut pending = session
         .batch
@@ -651,13 +652,13 @@ mod tests {
             );
         }
         let src = source(&kernels);
-        assert_eq!(super::super::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
         assert_eq!(src.matches("    case ").count(), kernels.len());
         assert!(
             !src.contains("__restrict__ p"),
             "interpreter loads must not assume no aliasing"
         );
-        if let Err(log) = super::super::compile::check_compiles("cuprite_batch", &src) {
+        if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_batch", &src) {
             panic!("{log}");
         }
     }

@@ -9,24 +9,24 @@
 //! the result, so 64M samples into 256 bins cost a few global atomics per
 //! bin and block; more bins add to the result with global atomics.
 
-use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype};
-use super::helpers::{grid_1d, kernel, key, memset, ptr};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
-use super::stream::current_stream;
-use super::template::render;
 use super::CudaBackend;
-use crate::dtype::DType;
-use crate::error::Result;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::view::View;
+use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, ptr};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
 use crate::ops::binning::{BinAxis, Bincount, Binning, Histogram, Interp};
-use crate::view::View;
+use crate::ops::c_types::{cast_expr, ctype};
 
 const THREADS: usize = 256;
 
-/// Kernel templates (`cuda/template.rs`): counting and interp.
-const BINNING: &str = include_str!("binning.cu");
-const INTERP: &str = include_str!("binning_interp.cu");
+/// Kernel templates (`cuda/gen/template.rs`): counting and interp.
+const BINNING: &str = include_str!("kernels/binning.cu");
+const INTERP: &str = include_str!("kernels/binning_interp.cu");
 
 /// The shared memory a block's private bins may take: the 48 KiB every
 /// device grants without an opt-in.
@@ -277,9 +277,9 @@ impl Binning for CudaBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::super::helpers::dump_source;
-    use super::super::template::unfilled;
     use super::*;
+    use crate::cuda::gen::helpers::dump_source;
+    use crate::cuda::gen::template::unfilled;
 
     #[test]
     fn counting_sources_compile() {

@@ -13,19 +13,19 @@ use std::ffi::c_void;
 
 use cudarc::cublas::sys as cb;
 
-use super::session::DeviceSession;
-use super::vendor::{
+use super::Handle;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::view::View;
+use crate::cuda::runtime::session::DeviceSession;
+use crate::cuda::runtime::vendor::{
     check_status, float_data_type, ptr, session_of, with_handle as vendor_handle, Buffer,
 };
-use super::Handle;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
 use crate::ops::create::Create;
 use crate::ops::linalg::{Trans, Triangular};
 use crate::ops::matmul::Matmul;
 use crate::ops::MatmulPrecision;
-use crate::view::View;
 
 /// Every cuBLAS function this module calls (checked once before the first).
 const SYMBOLS: &[&str] = &[
@@ -59,7 +59,7 @@ pub(crate) fn check(op: &str, call: &str, st: cb::cublasStatus_t) -> Result<()> 
 
 /// Loads cuBLAS once, checking every function this module calls.
 pub(crate) fn require(op: &'static str) -> Result<()> {
-    super::libs::require("cublas", SYMBOLS, op)
+    crate::cuda::runtime::libs::require("cublas", SYMBOLS, op)
 }
 
 /// Runs `f` with the device's cuBLAS handle, set to the current stream.
@@ -127,7 +127,7 @@ fn blas_ready<'a>(op: &'static str, a: View<'a>, keep: &'a mut Option<Buffer>) -
     if mat_view(r, c, rs, cs).is_some() {
         return Ok(a);
     }
-    let ord = super::vendor::ordinal(op, a)?;
+    let ord = crate::cuda::runtime::vendor::ordinal(op, a)?;
     let copy = keep.insert(Buffer::new(op, ord, a.dtype(), a.shape())?);
     super::backend(ord)
         .expect("a device in use has a backend")
@@ -147,7 +147,7 @@ pub(crate) struct BatchPlan {
 /// Groups the batch axes (same shape for a, b, out; strides per operand)
 /// into as few strided-batched calls as the strides allow.
 pub(crate) fn batch_plan(batch: &[usize], strides: [&[isize]; 3]) -> BatchPlan {
-    use crate::layout::Layout;
+    use crate::core::layout::Layout;
     let ls: Vec<Layout> = strides
         .iter()
         .map(|s| Layout::from_parts(batch.to_vec(), s.to_vec(), 0))
@@ -536,7 +536,7 @@ pub(crate) fn batched_inv(a: View<'_>, out: View<'_>) -> Result<()> {
     })?;
     // One synchronisation at the end: a singular input's (discarded)
     // result is inf/NaN, never read.
-    let all = infos.to_host::<i32>();
+    let all = infos.to_host::<i32>()?;
     let (getrf_info, getri_info) = all.split_at(count);
     if let Some((i, &v)) = getrf_info.iter().enumerate().find(|(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getrfBatched"));
@@ -576,14 +576,13 @@ impl Matmul for super::CudaBackend {
         let op = "matmul";
         if !out.dtype().is_inexact() {
             // Integer and bool products: exact on the host.
-            let cpu = crate::cpu::CpuBackend;
-            let host = super::vendor::on_host(op, &[a, b], |h| {
+            let host = crate::backend::fallback::on_views(op, &[a, b], |cpu, h| {
                 let o = cpu.empty(op, out.dtype, out.size())?;
                 let ol = Layout::contiguous(out.shape());
                 cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), p)?;
                 Ok(o)
             })?;
-            return super::vendor::write_back(out, &host);
+            return crate::backend::fallback::write_back(out, &host);
         }
         let nd = out.ndim();
         let k = a.shape()[a.ndim() - 1];

@@ -21,21 +21,21 @@
 //! Filters larger than one chunk (32 x 32 for float32, 16 x 16 for float64)
 //! are split into chunks whose partial results accumulate into the output.
 
-use super::compile::PRELUDE;
-use super::elementwise::ctype;
-use super::helpers::{grid_1d, kernel, key};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::stream::current_stream;
-use super::template::render;
-use super::vendor::{on_host, ordinal, session_of, upload, Buffer};
-use crate::cpu::CpuBackend;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::backend::fallback::on_views;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::vendor::{ordinal, session_of, upload, Buffer};
+use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
 use crate::ops::signal::{Boundary as Bound, Conv, Lfilter, Signal};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// Thread-block geometry of a convolution kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,8 +140,8 @@ impl ConvSpec {
     }
 }
 
-const CONV: &str = include_str!("conv2d.cu");
-const MEDFILT: &str = include_str!("medfilt.cu");
+const CONV: &str = include_str!("kernels/conv2d.cu");
+const MEDFILT: &str = include_str!("kernels/medfilt.cu");
 
 /// The CUDA source of a convolution kernel (`cuprite_conv2d`).
 pub(crate) fn conv_source(s: &ConvSpec) -> String {
@@ -455,7 +455,7 @@ impl Signal for super::CudaBackend {
             && k.device() == a.device()
             && c.fill.as_c64().im == 0.0;
         if !gpu {
-            let r = on_host(op, &[a, k], |h| CpuBackend.convolve(op, h[0], h[1], c))?;
+            let r = on_views(op, &[a, k], |cpu, h| cpu.convolve(op, h[0], h[1], c))?;
             return upload(op, self.ordinal, &r, c.out_dt);
         }
         let (oshape, o) = match (c.osh, c.off) {
@@ -478,7 +478,7 @@ impl Signal for super::CudaBackend {
             let l = as_2d(v.layout);
             return Ok(medfilt2d(op, View::new(v.storage, &l, v.dtype), kh, kw)?.storage);
         }
-        let r = on_host(op, &[v], |h| CpuBackend.medfilt(op, h[0], ks))?;
+        let r = on_views(op, &[v], |cpu, h| cpu.medfilt(op, h[0], ks))?;
         upload(op, self.ordinal, &r, v.dtype())
     }
 
@@ -486,9 +486,9 @@ impl Signal for super::CudaBackend {
         let op = "lfilter";
         let mut inputs = vec![f.b, f.a, f.x];
         inputs.extend(f.zi);
-        let (y, zf) = on_host(op, &inputs, |h| {
+        let (y, zf) = on_views(op, &inputs, |cpu, h| {
             let (b, a, x, zi) = (h[0], h[1], h[2], h.get(3).copied());
-            CpuBackend.lfilter(&Lfilter { b, a, x, zi, ..*f })
+            cpu.lfilter(&Lfilter { b, a, x, zi, ..*f })
         })?;
         let dt = f.dt;
         let zf = zf.map(|z| upload(op, self.ordinal, &z, dt)).transpose()?;
@@ -553,7 +553,7 @@ mod tests {
     fn every_variant_fills_its_template() {
         for s in specs() {
             let src = conv_source(&s);
-            assert_eq!(super::super::template::unfilled(&src), None, "{s:?}");
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{s:?}");
             assert_eq!(
                 src.matches("remap(long long x").count(),
                 (s.bound != Bound::Fill) as usize
@@ -563,7 +563,7 @@ mod tests {
         for dt in [DType::Float32, DType::Float64] {
             for (kh, kw) in [(1, 1), (3, 3), (7, 5)] {
                 let src = medfilt_source(dt, kh, kw);
-                assert_eq!(super::super::template::unfilled(&src), None);
+                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
                 assert!(src.contains(&format!("T v[{}];", kh * kw)));
             }
         }
@@ -590,7 +590,7 @@ mod tests {
         assert_eq!(fmas, geo.ry * 31 * geo.rx);
         // The segment loads cover RX + KW - 1 = 38 values.
         assert!(src.contains("seg[39] = q.w;"));
-        super::super::helpers::dump_source("conv2d_f32_31x31_wrap", &src);
+        crate::cuda::gen::helpers::dump_source("conv2d_f32_31x31_wrap", &src);
         let d = ConvSpec {
             dt: DType::Float64,
             kh: 3,
@@ -603,7 +603,7 @@ mod tests {
         assert!(src.contains("typedef double T;\ntypedef double2 VT;"));
         assert!(src.contains("return m < n ? m : n2 - 1 - m;"));
         assert!(src.contains("out[o] = out[o] + acc[y][x];"));
-        super::super::helpers::dump_source("conv2d_f64_3x4_symm", &src);
+        crate::cuda::gen::helpers::dump_source("conv2d_f64_3x4_symm", &src);
         let f = ConvSpec {
             bound: Bound::Fill,
             ..d
@@ -611,7 +611,7 @@ mod tests {
         let src = conv_source(&f);
         assert!(src.contains("else { v = fill; }"));
         assert!(!src.contains("remap"));
-        super::super::helpers::dump_source("conv2d_f64_3x4_fill", &src);
+        crate::cuda::gen::helpers::dump_source("conv2d_f64_3x4_fill", &src);
     }
 
     #[test]
@@ -619,7 +619,7 @@ mod tests {
         // Run the generated compare-exchange network on the host.
         for n in [1usize, 3, 5, 9, 25] {
             let src = medfilt_source(DType::Float32, 1, n);
-            super::super::helpers::dump_source(&format!("medfilt_1x{n}"), &src);
+            crate::cuda::gen::helpers::dump_source(&format!("medfilt_1x{n}"), &src);
             let pairs: Vec<(usize, usize)> = src
                 .lines()
                 .filter_map(|l| {

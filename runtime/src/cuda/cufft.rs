@@ -13,18 +13,18 @@
 
 use cudarc::cufft::sys as cf;
 
-use super::helpers::merged;
-use super::libs::require;
-use super::session::session;
-use super::stream::current_stream;
-use super::vendor::{ordinal, Buffer};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::lru::Lru;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::lru::Lru;
+use crate::core::view::View;
+use crate::cuda::gen::helpers::merged;
+use crate::cuda::runtime::libs::require;
+use crate::cuda::runtime::session::session;
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::vendor::{ordinal, Buffer};
 use crate::ops::create::Create;
 use crate::ops::fft::{Fft, FftJob, Transformed};
 use crate::ops::{FftKind, PlanCacheInfo};
-use crate::view::View;
 
 /// The cuFFT functions this module calls (checked before the first call).
 const SYMBOLS: &[&str] = &[
@@ -406,7 +406,7 @@ fn run_one(
         output: out_geo.1,
         batch: in_geo.0,
     };
-    let (ip, optr) = (super::vendor::ptr(op, input)?, out.ptr(op)?);
+    let (ip, optr) = (crate::cuda::runtime::vendor::ptr(op, input)?, out.ptr(op)?);
     s.bind()?;
     let stream = current_stream();
     s.cufft_plans.with(

@@ -9,16 +9,16 @@ use std::ffi::c_void;
 
 use cudarc::cusparse::sys as cs;
 
-use super::session::session;
-use super::vendor::{float_data_type, on_host, ordinal, ptr, upload, with_handle, Buffer};
 use super::Handle;
-use crate::cpu::CpuBackend;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::backend::fallback::on_views;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::runtime::session::session;
+use crate::cuda::runtime::vendor::{float_data_type, ordinal, ptr, upload, with_handle, Buffer};
 use crate::ops::create::Create;
 use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse};
-use crate::storage::Storage;
-use crate::view::View;
 
 /// The symbols this module calls (checked before the first cudarc call).
 const SYMBOLS: &[&str] = &[
@@ -84,7 +84,7 @@ pub(crate) type SparseHandle = Handle<cs::cusparseHandle_t>;
 
 /// The handle of device `ordinal`, bound to the current stream.
 fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHandle_t> {
-    super::libs::require("cusparse", SYMBOLS, op)?;
+    crate::cuda::runtime::libs::require("cusparse", SYMBOLS, op)?;
     let s = session(ordinal)?;
     let create = || {
         let mut h: cs::cusparseHandle_t = std::ptr::null_mut();
@@ -162,7 +162,7 @@ fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDat
         });
     }
     for arr in [a.indptr, a.indices, a.data] {
-        if super::vendor::ordinal(op, arr)? != ordinal {
+        if crate::cuda::runtime::vendor::ordinal(op, arr)? != ordinal {
             return Err(Error::DeviceMismatch {
                 op,
                 a: format!("cuda:{ordinal}"),
@@ -554,7 +554,7 @@ impl Sparse for super::CudaBackend {
         }
         // A product with an empty operand: the host's, counted.
         let arrays = [a.indptr, a.indices, a.data, b.indptr, b.indices, b.data];
-        let r = on_host(op, &arrays, |h| {
+        let r = on_views(op, &arrays, |cpu, h| {
             let ha = CsrRef {
                 indptr: h[0],
                 indices: h[1],
@@ -567,7 +567,7 @@ impl Sparse for super::CudaBackend {
                 data: h[5],
                 ..*b
             };
-            CpuBackend.csr_spgemm(op, &ha, &hb)
+            cpu.csr_spgemm(op, &ha, &hb)
         })?;
         let n = self.ordinal;
         Ok(CsrBuffers {

@@ -7,36 +7,37 @@
 //! (`atomicMin`); the word is read back once and the error names the same
 //! index the CPU backend names (the first in C order).
 
-use super::compile::PRELUDE;
-use super::elementwise::{
-    cast_expr, ctype, run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS,
-};
-use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, read_one, unravel, Dims, Geo};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
 use super::sort::contiguous;
-use super::stream::current_stream;
-use super::template::render;
-use super::ufunc_expr::expr;
 use super::CudaBackend;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::{CudaStorage, Storage};
+use crate::core::view::{OwnedView, View};
+use crate::cuda::gen::elementwise::{run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS};
+use crate::cuda::gen::helpers::{
+    grid_1d, kernel, key, memset, merged, ptr, read_one, unravel, Dims, Geo,
+};
+use crate::cuda::gen::template::render;
+use crate::cuda::gen::ufunc_expr::expr;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
+use crate::ops::c_types::{cast_expr, ctype};
 use crate::ops::index::{GatherScatter, Indices, Put, Take, Where, WhereInput};
 use crate::ops::ufunc::{Binary, Ufunc};
 use crate::ops::IndexMode;
-use crate::storage::{CudaStorage, Storage};
-use crate::view::{OwnedView, View};
 
 const THREADS: usize = 256;
 
-/// Kernel templates (`cuda/template.rs`): the index check, take, the mask
+/// Kernel templates (`cuda/gen/template.rs`): the index check, take, the mask
 /// read and assignment, put, nonzero.
-const CHECK: &str = include_str!("gather_check.cu");
-const TAKE: &str = include_str!("gather_take.cu");
-const MASK: &str = include_str!("gather_mask.cu");
-const PUT: &str = include_str!("gather_put.cu");
-const NONZERO: &str = include_str!("gather_nonzero.cu");
+const CHECK: &str = include_str!("kernels/gather_check.cu");
+const TAKE: &str = include_str!("kernels/gather_take.cu");
+const MASK: &str = include_str!("kernels/gather_mask.cu");
+const PUT: &str = include_str!("kernels/gather_put.cu");
+const NONZERO: &str = include_str!("kernels/gather_nonzero.cu");
 /// Up to this many indices, `put` finds repeated targets by comparing each
 /// index with the later ones; more sort their targets.
 const PUT_PAIRWISE_MAX: usize = 4096;
@@ -135,7 +136,7 @@ fn check_indices(op: &'static str, ord: usize, ix: Indices<'_>) -> Result<()> {
         return Ok(());
     }
     let s = session(ord)?;
-    let word = super::transfer::alloc(op, ord, DType::UInt64, 1)?;
+    let word = crate::cuda::runtime::transfer::alloc(op, ord, DType::UInt64, 1)?;
     memset(s, op, word.buffer.ptr, 0xff, 8)?;
     let dt = idx.dtype();
     let f = kernel(
@@ -151,7 +152,7 @@ fn check_indices(op: &'static str, ord: usize, ix: Indices<'_>) -> Result<()> {
     args.push(n as i64);
     args.push(word.buffer.ptr);
     launch(s, op, f, cfg(s, k), &current_stream(), &mut args)?;
-    let first = super::transfer::download_range::<u64>(&word, 0, 1)?[0];
+    let first = crate::cuda::runtime::transfer::download_range::<u64>(&word, 0, 1)?[0];
     if first == u64::MAX {
         return Ok(());
     }
@@ -259,9 +260,14 @@ fn take_source(spec: &TakeSpec) -> String {
 
 /// Running counts of the true elements of `m` (C order, int64) and their total.
 fn mask_counts(op: &'static str, m: View<'_>) -> Result<(OwnedView, usize)> {
-    let ordinal = super::helpers::ordinal(op, m)?;
+    let ordinal = crate::cuda::gen::helpers::ordinal(op, m)?;
     let c = OwnedView::contiguous(
-        Storage::Cuda(super::transfer::alloc(op, ordinal, DType::Int64, m.size())?),
+        Storage::Cuda(crate::cuda::runtime::transfer::alloc(
+            op,
+            ordinal,
+            DType::Int64,
+            m.size(),
+        )?),
         &[m.size()],
         DType::Int64,
     );
@@ -298,8 +304,8 @@ fn mask(
     let (c, count) = mask_counts(op, m)?;
     let mut shape = vec![count];
     shape.extend_from_slice(&x.shape()[lead..]);
-    let size = crate::layout::checked_size(op, &shape)?;
-    let out = super::transfer::alloc(op, s.info.ordinal, x.dtype(), size)?;
+    let size = crate::core::layout::checked_size(op, &shape)?;
+    let out = crate::cuda::runtime::transfer::alloc(op, s.info.ordinal, x.dtype(), size)?;
     let inner: usize = x.shape()[lead..].iter().product();
     if size == 0 {
         return Ok((out, count));
@@ -490,7 +496,7 @@ fn put(op: &'static str, b: &CudaBackend, p: Put<'_>) -> Result<()> {
         args.push(n as i64);
         return launch(s, op, f, cfg(s, k), &current_stream(), &mut args);
     }
-    let targets = super::transfer::alloc(op, s.info.ordinal, spec.tgt_dt, k)?;
+    let targets = crate::cuda::runtime::transfer::alloc(op, s.info.ordinal, spec.tgt_dt, k)?;
     let f = kernel(
         s,
         key(("put-targets", &spec)),
@@ -577,7 +583,7 @@ fn nonzero(op: &'static str, s: &DeviceSession, a: View<'_>) -> Result<(Vec<Stor
         a
     } else {
         owned = OwnedView::contiguous(
-            Storage::Cuda(super::transfer::alloc(
+            Storage::Cuda(crate::cuda::runtime::transfer::alloc(
                 op,
                 s.info.ordinal,
                 DType::Bool,
@@ -598,7 +604,7 @@ fn nonzero(op: &'static str, s: &DeviceSession, a: View<'_>) -> Result<(Vec<Stor
     };
     let (c, count) = mask_counts(op, flags)?;
     let outs: Vec<CudaStorage> = (0..nd)
-        .map(|_| super::transfer::alloc(op, s.info.ordinal, DType::Int64, count))
+        .map(|_| crate::cuda::runtime::transfer::alloc(op, s.info.ordinal, DType::Int64, count))
         .collect::<Result<_>>()?;
     if count == 0 {
         return Ok((outs.into_iter().map(Storage::Cuda).collect(), count));
@@ -680,22 +686,14 @@ impl GatherScatter for CudaBackend {
             return nonzero(op, session(self.ordinal)?, a);
         }
         // More axes than a kernel's geometry holds: the counted host trip.
-        let (host, count) = super::fallback::fetch(op, a.device(), || {
-            use crate::element::Element;
-            let data = crate::with_dtype!(a.dtype(), T => {
-                let Storage::Cuda(c) = a.storage else {
-                    unreachable!("the CUDA backend holds device buffers")
-                };
-                T::into_data(super::transfer::download_all::<T>(c))
-            });
-            let host = Storage::Cpu(crate::storage::CpuStorage::new(data));
-            crate::cpu::CpuBackend.nonzero(op, View::new(&host, a.layout, a.dtype()))
-        })?;
+        let (host, count) =
+            crate::backend::fallback::on_views(op, &[a], |cpu, h| cpu.nonzero(op, h[0]))?;
         let outs = host
             .iter()
             .map(|h| match h {
                 Storage::Cpu(c) => {
-                    super::transfer::upload_data(op, self.ordinal, &c.read()).map(Storage::Cuda)
+                    crate::cuda::runtime::transfer::upload_data(op, self.ordinal, &c.read())
+                        .map(Storage::Cuda)
                 }
                 Storage::Cuda(_) => unreachable!("the CPU backend returns host buffers"),
             })
@@ -719,8 +717,8 @@ impl GatherScatter for CudaBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::super::helpers::dump_source;
     use super::*;
+    use crate::cuda::gen::helpers::dump_source;
 
     #[test]
     fn index_reads_saturate_uint64_and_count_bools_as_one() {
@@ -731,7 +729,7 @@ mod tests {
         assert_eq!(index_expr(DType::Bool, "x"), "((long long)((x) ? 1 : 0))");
         assert_eq!(index_expr(DType::Int8, "x"), "((long long)(x))");
         let src = check_source(DType::UInt64);
-        assert_eq!(super::super::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
         assert!(src.contains("atomicMin(first_bad, (unsigned long long)k);"));
         dump_source("check_u64", &src);
     }
@@ -764,7 +762,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = take_source(&spec);
-            assert_eq!(super::super::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
             assert!(src.contains("out[q] = src[off];"));
             if inner == 0 {
                 assert!(src.contains("const long long t = q;"));
@@ -796,7 +794,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = mask_source(&spec);
-            assert_eq!(super::super::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
             assert!(src.contains("if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;"));
             if vdt.is_none() {
                 assert!(src.contains("out[(cj - 1) * m + i] = x[off];"));
@@ -834,7 +832,7 @@ mod tests {
             (DType::Complex128, DType::Int64),
         ] {
             let src = put_source(&put_spec(dt, tgt, d, g.len(), None));
-            assert_eq!(super::super::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
             assert!(src.contains("later = target(idx, k2, n) == j;"));
             assert!(
                 src.contains("if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;")
@@ -854,7 +852,7 @@ mod tests {
         let dts = [Float16, Int8, Complex128, Float32, Int64, Bool, BFloat16];
         for (op, dt) in ops.into_iter().zip(dts) {
             let src = put_source(&put_spec(dt, UInt32, d, g.len(), Some(op)));
-            assert_eq!(super::super::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
             assert!(src.contains("const T v = vals[order[r] % len];"));
             assert!(!src.contains("acc = v;"), "{src}");
             dump_source(&format!("put_fold_{}_{}", op.name(), dt.name()), &src);
@@ -869,7 +867,7 @@ mod tests {
     #[test]
     fn nonzero_and_where_sources() {
         let src = nonzero_source(3, 0, 3);
-        assert_eq!(super::super::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
         assert!(src.contains("struct Outs { long long* p[3]; };"));
         assert!(src.contains("outs.p[2][cj - 1] = r - q * g.v[2];"));
         assert!(src.contains("outs.p[0][cj - 1] = r;"));

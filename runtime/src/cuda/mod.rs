@@ -6,54 +6,37 @@ pub(crate) mod argreduce;
 pub(crate) mod batch;
 pub(crate) mod binning;
 pub(crate) mod blas;
-pub(crate) mod codegen;
-pub(crate) mod compile;
 pub(crate) mod conv;
 pub(crate) mod cufft;
 pub(crate) mod cusparse;
-pub(crate) mod custom;
-pub(crate) mod elementwise;
-pub(crate) mod fallback;
-pub(crate) mod foreign;
 pub(crate) mod gather;
-pub(crate) mod helpers;
-pub(crate) mod host_buffer;
-pub(crate) mod launch;
-pub mod libs;
-pub(crate) mod memory;
-pub(crate) mod nccl_ffi;
-pub(crate) mod peer;
+pub(crate) mod gen;
 pub(crate) mod rand;
-pub(crate) mod reduce;
-pub(crate) mod reduce_spec;
+pub(crate) mod runtime;
 pub(crate) mod scan;
 pub(crate) mod search;
-pub(crate) mod session;
 pub(crate) mod solver;
 pub(crate) mod sort;
-pub mod stream;
-pub(crate) mod template;
-pub(crate) mod transfer;
-pub(crate) mod ufunc_expr;
 pub(crate) mod variance;
-pub(crate) mod vendor;
 
+pub use crate::backend::fallback::{host_fallbacks, reset_host_fallbacks};
 #[doc(hidden)]
 pub use crate::backend::transfer::copy_between_gpus_for_tests;
 pub use batch::{
     batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,
 };
-pub use fallback::{host_fallbacks, reset_host_fallbacks};
-pub use host_buffer::{copy_to_device_async, Pending, PinnedBuffer};
-pub use memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
-pub use peer::can_access_peer;
-pub use session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
-pub use stream::{with_stream, Event, Stream};
+pub use runtime::host_buffer::{copy_to_device_async, Pending, PinnedBuffer};
+pub use runtime::memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
+pub use runtime::peer::can_access_peer;
+pub use runtime::session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
+pub use runtime::stream::{with_stream, Event, Stream};
+
+pub use runtime::{libs, stream};
 
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::CUresult;
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// The CUDA backend of device `ordinal`: implements every op family of
 /// `ops::backend`, each in the module of that family.
@@ -147,7 +130,7 @@ impl<T> DriverResultExt<T> for Result<T, DriverError> {
 /// the crate share it.
 #[doc(hidden)]
 pub fn session_address_for_tests(ordinal: usize) -> Option<usize> {
-    session::session(ordinal)
+    runtime::session::session(ordinal)
         .ok()
-        .map(|s| s as *const session::DeviceSession as usize)
+        .map(|s| s as *const runtime::session::DeviceSession as usize)
 }

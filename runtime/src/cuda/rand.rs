@@ -10,17 +10,17 @@
 
 mod dists;
 
-use super::compile::PRELUDE;
-use super::elementwise::ctype;
-use super::helpers::{grid_1d, kernel, key};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::session;
-use super::stream::current_stream;
-use super::template::render;
-use crate::dtype::DType;
-use crate::error::Result;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::cuda::gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::session;
+use crate::cuda::runtime::stream::current_stream;
+use crate::ops::c_types::ctype;
 use crate::ops::random::{Draw, DrawJob, Random};
-use crate::storage::Storage;
 
 /// Which transformation a kernel applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,11 +70,11 @@ pub(crate) fn body(kind: KernelKind, dtype: DType, per: usize, aligned: bool) ->
     format!("{PHILOX}{kernel}")
 }
 
-/// The kernel template (`cuda/template.rs`).
-const RAND: &str = include_str!("rand.cu");
+/// The kernel template (`cuda/gen/template.rs`).
+const RAND: &str = include_str!("kernels/rand.cu");
 
 /// The Philox4x32-10 device function every random kernel starts with.
-const PHILOX: &str = include_str!("philox.cu");
+const PHILOX: &str = include_str!("kernels/philox.cu");
 
 // The Random family of the backend interface (`ops::backend`).
 impl Random for super::CudaBackend {
@@ -87,7 +87,7 @@ impl Random for super::CudaBackend {
             offset,
         } = job;
         let s = session(self.ordinal)?;
-        let out = super::transfer::alloc(op, self.ordinal, dtype, n)?;
+        let out = crate::cuda::runtime::transfer::alloc(op, self.ordinal, dtype, n)?;
         if n == 0 {
             return Ok(Storage::Cuda(out));
         }
@@ -167,9 +167,9 @@ mod tests {
         ] {
             for (dt, per) in [(DType::Float32, 4), (DType::Float64, 2)] {
                 let src = body(kind, dt, per, true);
-                crate::cuda::helpers::dump_source(&format!("rng_{kind:?}_{dt}"), &src);
+                crate::cuda::gen::helpers::dump_source(&format!("rng_{kind:?}_{dt}"), &src);
                 assert_eq!(src.matches("__global__").count(), 1);
-                assert_eq!(super::super::template::unfilled(&src), None);
+                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
             }
         }
     }
@@ -182,7 +182,7 @@ mod tests {
         key: [u32; 2],
         offset: u64,
     ) -> Vec<crate::Scalar> {
-        use crate::element::Element;
+        use crate::core::element::Element;
         let s = crate::cpu::CpuBackend
             .draw(
                 "test",
@@ -195,8 +195,8 @@ mod tests {
                 },
             )
             .unwrap();
-        let layout = crate::layout::Layout::contiguous(&[n]);
-        let v = crate::view::View::new(&s, &layout, dtype);
+        let layout = crate::core::layout::Layout::contiguous(&[n]);
+        let v = crate::core::view::View::new(&s, &layout, dtype);
         crate::with_dtype!(dtype, T => v.gather::<T>().into_iter().map(|x| x.to_scalar()).collect())
     }
 

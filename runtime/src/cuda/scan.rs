@@ -17,20 +17,22 @@
 //!   fill the device, each lane is cut into chunks with the same three
 //!   phases.
 
-use super::compile::PRELUDE;
-use super::elementwise::{cast_expr, ctype, scalar_literal};
-use super::helpers::{grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::DeviceSession;
-use super::stream::current_stream;
-use super::template::render;
-use super::transfer::alloc;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::storage::CudaStorage;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::storage::CudaStorage;
+use crate::cuda::gen::helpers::{
+    grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo,
+};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::DeviceSession;
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype, scalar_literal};
 // The result dtype of a scan (the table's).
+use crate::core::view::View;
 use crate::ops::reduce::sum_dtype as out_dtype;
-use crate::view::View;
 
 const THREADS: usize = 256;
 /// Shortest lane scanned by blocks of tiles; shorter lanes get a thread each.
@@ -38,10 +40,7 @@ const MIN_TILED: usize = 128;
 
 /// The accumulator dtype of a scan of `dt` (`Num::Sum`).
 pub(crate) fn acc_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        d => out_dtype(d),
-    }
+    out_dtype(dt).compute_dtype()
 }
 
 /// `a op b` in the accumulator type; integers wrap (computed unsigned, so
@@ -148,7 +147,7 @@ fn run(
     if rows == 0 || m == 0 || n == 0 {
         return Ok(());
     }
-    let max = super::elementwise::MAX_DIMS;
+    let max = crate::cuda::gen::elementwise::MAX_DIMS;
     if job.outer.0.len() > max || job.k.0.len() > max || job.inner.0.len() > max {
         return Err(Error::Shape {
             op: name,
@@ -284,7 +283,7 @@ fn running_totals(
 fn launch_pass(
     s: &DeviceSession,
     name: &str,
-    f: super::compile::Function,
+    f: crate::cuda::runtime::compile::Function,
     grid: (u32, u32),
     buffers: [u64; 4],
     geo: &[u8],
@@ -309,7 +308,7 @@ fn launch_pass(
 }
 
 /// The kernel source of one specialisation.
-const TEMPLATE: &str = include_str!("scan.cu");
+const TEMPLATE: &str = include_str!("kernels/scan.cu");
 
 fn source(spec: &Spec) -> String {
     let k_off = if spec.k_contig {
@@ -436,11 +435,11 @@ mod tests {
                 ] {
                     let src = source(&spec(dt, prod, kind, contig));
                     assert!(src.contains("extern \"C\" __global__"));
-                    assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                    assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
                     let label = format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
                         .replace([' ', '{', '}', ':'], "");
-                    super::super::helpers::dump_source(&label, &src);
-                    super::super::compile::check_compiles(&label, &src).unwrap();
+                    crate::cuda::gen::helpers::dump_source(&label, &src);
+                    crate::cuda::runtime::compile::check_compiles(&label, &src).unwrap();
                 }
             }
         }

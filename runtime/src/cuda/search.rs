@@ -12,25 +12,25 @@
 //! (and every element's run number for the inverse). Counts are the
 //! differences of the ends.
 
-use super::compile::PRELUDE;
-use super::elementwise::ctype;
-use super::helpers::{grid_1d, kernel, key, ptr, read_one, session_of};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::DeviceSession;
 use super::sort::contiguous;
-use super::stream::current_stream;
-use super::template::render;
-use super::transfer::alloc;
 use super::CudaBackend;
-use crate::dtype::DType;
-use crate::error::Result;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::storage::{CudaStorage, Storage};
+use crate::core::view::{OwnedView, View};
+use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr, read_one, session_of};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::DeviceSession;
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::ctype;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
-use crate::storage::{CudaStorage, Storage};
-use crate::view::{OwnedView, View};
 
 const THREADS: usize = 256;
-/// The kernels of searchsorted and unique (`cuda/template.rs`).
-const TEMPLATE: &str = include_str!("search.cu");
+/// The kernels of searchsorted and unique (`cuda/gen/template.rs`).
+const TEMPLATE: &str = include_str!("kernels/search.cu");
 
 fn cfg(s: &DeviceSession, n: usize) -> LaunchConfig {
     LaunchConfig {
@@ -255,8 +255,8 @@ pub(crate) fn unique(
 
 #[cfg(test)]
 mod tests {
-    use super::super::helpers::dump_source;
     use super::*;
+    use crate::cuda::gen::helpers::dump_source;
 
     #[test]
     fn orders_put_nans_last() {
@@ -282,7 +282,7 @@ mod tests {
                 Part::Unique { equal_nan: false },
             ] {
                 let src = source(dt, part);
-                assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
                 let has = |k: &str| src.contains(k);
                 match part {
                     Part::Search => {

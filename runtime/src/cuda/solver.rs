@@ -17,22 +17,24 @@ use cudarc::cusolver::sys as cs;
 
 use num_complex::Complex64;
 
-use super::elementwise::ctype;
-use super::helpers::{kernel, key};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::DeviceSession;
-use super::stream::current_stream;
-use super::vendor::{check_status, float_data_type, ptr, session_of, with_handle, Buffer};
 use super::Handle;
+use crate::cuda::gen::helpers::{kernel, key};
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::DeviceSession;
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::vendor::{
+    check_status, float_data_type, ptr, session_of, with_handle, Buffer,
+};
+use crate::ops::c_types::ctype;
 
 mod eig;
 mod lu;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::view::View;
 use crate::ops::create::Create;
 use crate::ops::linalg::{Linalg, Owned, SvdParts, Trans, Triangular};
-use crate::view::View;
 
 const SYMBOLS: &[&str] = &[
     "cusolverDnCreate",
@@ -73,7 +75,7 @@ fn check(op: &str, call: &str, st: cs::cusolverStatus_t) -> Result<()> {
 fn require(op: &'static str) -> Result<()> {
     // cuSOLVER links against cuBLAS: load (and check) that first.
     super::blas::require(op)?;
-    super::libs::require("cusolver", SYMBOLS, op)
+    crate::cuda::runtime::libs::require("cusolver", SYMBOLS, op)
 }
 
 fn with_solver<R>(
@@ -134,7 +136,7 @@ impl Work {
 
 /// Reads an `info` word (this synchronises with the stream).
 fn read_info(info: &Buffer) -> Result<i32> {
-    Ok(info.to_host::<i32>().first().copied().unwrap_or(0))
+    Ok(info.to_host::<i32>()?.first().copied().unwrap_or(0))
 }
 
 /// Reads `routine`'s `info` word (this synchronises with the stream): a
@@ -165,7 +167,7 @@ fn bad_argument(op: &'static str, routine: &str, info: i32) -> Error {
 
 /// `src` copied into the C-contiguous `dst` (a buffer of the same device).
 fn copy_into(op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
-    let ord = super::vendor::ordinal(op, dst)?;
+    let ord = crate::cuda::runtime::vendor::ordinal(op, dst)?;
     super::backend(ord)
         .expect("a device in use has a backend")
         .copy_cast(op, src, dst)
@@ -173,7 +175,12 @@ fn copy_into(op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
 
 /// A C-contiguous copy of `a` on its device.
 fn c_copy(op: &'static str, a: View<'_>) -> Result<Buffer> {
-    let x = Buffer::new(op, super::vendor::ordinal(op, a)?, a.dtype(), a.shape())?;
+    let x = Buffer::new(
+        op,
+        crate::cuda::runtime::vendor::ordinal(op, a)?,
+        a.dtype(),
+        a.shape(),
+    )?;
     copy_into(op, a, x.view())?;
     Ok(x)
 }
@@ -226,7 +233,7 @@ fn in_place(
     args.push(n as i64);
     args.push(cols as i64);
     let cfg = LaunchConfig {
-        grid: (super::helpers::grid_1d(s, n, 256), 1, 1),
+        grid: (crate::cuda::gen::helpers::grid_1d(s, n, 256), 1, 1),
         block: (256, 1, 1),
         shared_mem_bytes: 0,
     };
@@ -247,10 +254,10 @@ pub(crate) fn triangle_source(dtype: DType, lower: bool) -> String {
 /// A kernel `fname` that sets `x[i] = value` where `cond` holds, for every
 /// element `i` (row `r`, column `c`) of a C-contiguous matrix.
 fn in_place_source(dtype: DType, fname: &str, cond: &str, value: &str) -> String {
-    super::template::render(
-        include_str!("solver_in_place.cu"),
+    crate::cuda::gen::template::render(
+        include_str!("kernels/solver_in_place.cu"),
         &[
-            ("PRELUDE", super::compile::PRELUDE),
+            ("PRELUDE", crate::cuda::runtime::compile::PRELUDE),
             ("T", ctype(dtype)),
             ("NAME", fname),
             ("COND", cond),
@@ -329,7 +336,7 @@ fn solve(a: View<'_>, b: View<'_>) -> Result<Buffer> {
         info2,
     )?;
     // One synchronisation after both calls; a singular input's result is discarded.
-    let both = infos.to_host::<i32>();
+    let both = infos.to_host::<i32>()?;
     let (i1, i2) = (both[0], both[1]);
     if i1 < 0 {
         return Err(bad_argument(op, "getrf", i1));
@@ -406,7 +413,7 @@ fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
     let diag = Layout::from_parts(vec![n], vec![n as isize + 1], 0);
     let d = Buffer::new(op, s.info.ordinal, DType::Complex128, &[n])?;
     copy_into(op, View::new(&x.storage, &diag, x.dtype), d.view())?;
-    let mut pv = ipiv.to_host::<i64>();
+    let mut pv = ipiv.to_host::<i64>()?;
     pv.truncate(n);
     let odd = pv
         .iter()
@@ -415,7 +422,7 @@ fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
         .count()
         % 2
         == 1;
-    Ok((d.to_host::<Complex64>(), odd))
+    Ok((d.to_host::<Complex64>()?, odd))
 }
 
 /// Lower Cholesky factor L (A = L Lᴴ) of a Hermitian positive definite
@@ -894,7 +901,7 @@ mod tests {
         assert!(s.contains("if (c > r) x[i] = 0;"));
         let s = triangle_source(DType::Complex128, false);
         assert!(s.contains("if (c < r) x[i] = mk(0.0, 0.0);"));
-        super::super::helpers::dump_source("zero_triangle_c128", &s);
+        crate::cuda::gen::helpers::dump_source("zero_triangle_c128", &s);
         let s = in_place_source(
             DType::Complex64,
             "cuprite_conj",
@@ -902,6 +909,6 @@ mod tests {
             "mk(x[i].re, -x[i].im)",
         );
         assert!(!s.contains('@'));
-        super::super::helpers::dump_source("conj_c64", &s);
+        crate::cuda::gen::helpers::dump_source("conj_c64", &s);
     }
 }

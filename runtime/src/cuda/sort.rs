@@ -24,20 +24,21 @@
 //! significant first: the imaginary parts, the real parts in that order,
 //! then the NaN class in that order (see [`sort_complex`]).
 
-use super::compile::PRELUDE;
-use super::elementwise::{ctype, MAX_DIMS};
-use super::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
-use super::launch::{launch, KernelArgs, LaunchConfig};
-use super::session::{session, DeviceSession};
-use super::stream::current_stream;
-use super::template::render;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::storage::{CudaStorage, Storage};
+use crate::core::view::{OwnedView, View};
+use crate::cuda::gen::elementwise::MAX_DIMS;
+use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
+use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::session::{session, DeviceSession};
+use crate::cuda::runtime::stream::current_stream;
+use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
-use crate::storage::{CudaStorage, Storage};
-use crate::view::{OwnedView, View};
 
 /// Threads of the pass kernel's blocks: one per digit.
 const THREADS: usize = 256;
@@ -63,11 +64,11 @@ const LOOK_BACK_WORDS: usize = 4;
 /// The one-sweep pass kernel, with `@NAME@` placeholders filled in by
 /// `source`; lines marked `@CARRY@` are kept only when positions are
 /// carried.
-const ONESWEEP: &str = include_str!("sort_onesweep.cu");
+const ONESWEEP: &str = include_str!("kernels/sort_onesweep.cu");
 /// The kernels of a sort around the pass: pack, every histogram, unpack.
-const SORT: &str = include_str!("sort.cu");
+const SORT: &str = include_str!("kernels/sort.cu");
 /// The row gather of the complex sort.
-const TAKE_ROWS: &str = include_str!("sort_take_rows.cu");
+const TAKE_ROWS: &str = include_str!("kernels/sort_take_rows.cu");
 /// Shared memory for the tile staged by a pass (keys, carried values
 /// and digits), kept with the kernel's other arrays under the 48 KB that
 /// needs no opt-in.
@@ -125,7 +126,7 @@ impl Sort for super::CudaBackend {
 
 /// A new device buffer of `len` elements of `dt` on `ordinal`.
 fn buffer(op: &'static str, ordinal: usize, dt: DType, len: usize) -> Result<CudaStorage> {
-    super::transfer::alloc(op, ordinal, dt, len)
+    crate::cuda::runtime::transfer::alloc(op, ordinal, dt, len)
 }
 
 /// The sorted copy (`arg == false`) or the int64 indices that sort the
@@ -157,7 +158,6 @@ pub(crate) fn sort(
             detail: format!("too many dimensions for a GPU sort (at most {MAX_DIMS})"),
         });
     }
-    let kdt = key_dtype(dt);
     let vdt = if total > u32::MAX as usize {
         DType::UInt64
     } else {
@@ -177,122 +177,31 @@ pub(crate) fn sort(
         geo_len: geo.len(),
         ..spec
     };
-    let keys = [
-        buffer(name, ord, kdt, total)?,
-        buffer(name, ord, kdt, total)?,
-    ];
-    let kptr = |i: usize| keys[i].buffer.ptr;
-    let vals = if carry {
-        Some([
-            buffer(name, ord, vdt, total)?,
-            buffer(name, ord, vdt, total)?,
-        ])
-    } else {
-        None
-    };
-    let vptr = |v: &Option<[CudaStorage; 2]>, i: usize| -> Result<u64> {
-        Ok(v.as_ref().map_or(0, |v| v[i].buffer.ptr))
+    let bufs = Buffers::new(name, ord, &spec, total)?;
+    let job = Job {
+        name,
+        ord,
+        s,
+        spec: &spec,
+        x,
+        total,
+        n,
+        lanes,
     };
     // A single contiguous lane sorted without positions needs no packing:
     // the first pass reads the input itself (keys are its bits).
     let direct = !carry && lanes == 1 && (n == 1 || x.strides()[axis] == 1);
     // The buffer the next pass reads: the input, or keys/vals[cur].
-    let mut cur: Option<usize> = None;
-    if !direct {
-        // Lane-major keys (and their positions) from any layout.
-        let f = kernel(
-            s,
-            key(("sort-pack", &spec)),
-            name,
-            "cuprite_sort_pack",
-            || source(&spec),
-        )?;
-        let mut args = KernelArgs::new();
-        args.push(ptr(name, x)?);
-        args.push(kptr(0));
-        args.push(vptr(&vals, 0)?);
-        args.push_bytes(&geo.bytes(), 8);
-        args.push(total as i64);
-        args.push(n as i64);
-        args.push(m as i64);
-        args.push(x.strides()[axis] as i64);
-        launch(s, name, f, grid(s, total), &current_stream(), &mut args)?;
-        cur = Some(0);
-    }
-
-    let key_passes = dt.itemsize();
-    let lane_passes = if lanes > 1 { bytes_for(lanes - 1) } else { 0 };
-    let passes = key_passes + lane_passes;
-    let tiles = total.div_ceil(THREADS * rounds(&spec));
-    let fh = kernel(
-        s,
-        key(("sort-hist-all", &spec)),
-        name,
-        "cuprite_sort_hist_all",
-        || source(&spec),
-    )?;
-    let fs = kernel(
-        s,
-        key(("sort-onesweep", &spec)),
-        name,
-        "cuprite_sort_onesweep",
-        || source(&spec),
-    )?;
-    // Scratch, zeroed once: every pass's digit totals, a tile counter per
-    // pass, and the tiles' status words (reused by every pass).
-    let words = passes * 256 + passes + tiles * 256;
-    let scratch = buffer(name, ord, DType::UInt64, words)?;
-    let hist = scratch.buffer.ptr;
-    let counters = hist + (passes * 256 * 8) as u64;
-    let status = counters + (passes * 8) as u64;
-    memset(s, name, hist, 0, words * 8)?;
-    let mut args = KernelArgs::new();
-    args.push(match cur {
-        Some(c) => kptr(c),
-        None => ptr(name, x)?,
-    });
-    args.push(hist);
-    args.push(total as i64);
-    args.push(n as i64);
-    args.push(lane_passes as i32);
-    let cfg = LaunchConfig {
-        grid: (hist_blocks(s, total), 1, 1),
-        block: (HIST_THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
+    let cur = if direct {
+        None
+    } else {
+        job.pack(&bufs, &geo, m, x.strides()[axis])?;
+        Some(0)
     };
-    launch(s, name, fh, cfg, &current_stream(), &mut args)?;
-    for pass in 0..passes {
-        let (lane_pass, shift) = if pass < key_passes {
-            (0i32, (8 * pass) as i32)
-        } else {
-            (1i32, (8 * (pass - key_passes)) as i32)
-        };
-        let (kin, vin) = match cur {
-            Some(c) => (kptr(c), vptr(&vals, c)?),
-            None => (ptr(name, x)?, 0),
-        };
-        let next = cur.map_or(0, |c| 1 - c);
-        let mut args = KernelArgs::new();
-        args.push(kin);
-        args.push(kptr(next));
-        args.push(vin);
-        args.push(vptr(&vals, next)?);
-        args.push(hist + (pass * 256 * 8) as u64);
-        args.push(status);
-        args.push(counters + (pass * 8) as u64);
-        args.push(total as i64);
-        args.push(n as i64);
-        args.push(shift);
-        args.push(lane_pass);
-        args.push(status_epoch(pass));
-        launch(s, name, fs, blocks_cfg(tiles), &current_stream(), &mut args)?;
-        cur = Some(next);
-    }
-    let cur = cur.expect("every dtype has at least one key pass");
-
+    let cur = job.radix_passes(&bufs, cur)?;
     if !arg && m == 1 {
         // Lanes are already in the output's order: the sorted keys are the result.
-        let [k0, k1] = keys;
+        let [k0, k1] = bufs.keys;
         return Ok(if cur == 0 { k0 } else { k1 });
     }
     let out = buffer(name, ord, out_dt, total)?;
@@ -308,14 +217,172 @@ pub(crate) fn sort(
         || source(&spec),
     )?;
     let mut args = KernelArgs::new();
-    args.push(kptr(cur));
-    args.push(vptr(&vals, cur)?);
+    args.push(bufs.kptr(cur));
+    args.push(bufs.vptr(cur));
     args.push(out.buffer.ptr);
     args.push(total as i64);
     args.push(n as i64);
     args.push(m as i64);
     launch(s, name, fu, grid(s, total), &current_stream(), &mut args)?;
     Ok(out)
+}
+
+/// The double buffers of a radix sort: keys, and their positions when the
+/// sort carries them.
+struct Buffers {
+    keys: [CudaStorage; 2],
+    vals: Option<[CudaStorage; 2]>,
+}
+
+impl Buffers {
+    fn new(name: &'static str, ord: usize, spec: &Spec, total: usize) -> Result<Buffers> {
+        let kdt = key_dtype(spec.dt);
+        let keys = [
+            buffer(name, ord, kdt, total)?,
+            buffer(name, ord, kdt, total)?,
+        ];
+        let vals = if spec.carry {
+            Some([
+                buffer(name, ord, spec.vdt, total)?,
+                buffer(name, ord, spec.vdt, total)?,
+            ])
+        } else {
+            None
+        };
+        Ok(Buffers { keys, vals })
+    }
+
+    fn kptr(&self, i: usize) -> u64 {
+        self.keys[i].buffer.ptr
+    }
+
+    /// The positions of buffer `i` (0 when none are carried).
+    fn vptr(&self, i: usize) -> u64 {
+        self.vals.as_ref().map_or(0, |v| v[i].buffer.ptr)
+    }
+}
+
+/// One sort's launch context.
+struct Job<'a, 'v> {
+    name: &'static str,
+    ord: usize,
+    s: &'a DeviceSession,
+    spec: &'a Spec,
+    x: View<'v>,
+    total: usize,
+    n: usize,
+    lanes: usize,
+}
+
+impl Job<'_, '_> {
+    /// Lane-major keys (and their positions) from any layout, into buffer 0.
+    fn pack(&self, bufs: &Buffers, geo: &Geo, m: usize, axis_stride: isize) -> Result<()> {
+        let (name, s, spec) = (self.name, self.s, self.spec);
+        let f = kernel(
+            s,
+            key(("sort-pack", spec)),
+            name,
+            "cuprite_sort_pack",
+            || source(spec),
+        )?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(name, self.x)?);
+        args.push(bufs.kptr(0));
+        args.push(bufs.vptr(0));
+        args.push_bytes(&geo.bytes(), 8);
+        args.push(self.total as i64);
+        args.push(self.n as i64);
+        args.push(m as i64);
+        args.push(axis_stride as i64);
+        launch(
+            s,
+            name,
+            f,
+            grid(s, self.total),
+            &current_stream(),
+            &mut args,
+        )
+    }
+
+    /// Every radix pass (the key bytes, then the lane number's): one
+    /// histogram of all passes, then one one-sweep pass each. Returns the
+    /// buffer holding the sorted keys.
+    fn radix_passes(&self, bufs: &Buffers, mut cur: Option<usize>) -> Result<usize> {
+        let (name, s, spec, total, n) = (self.name, self.s, self.spec, self.total, self.n);
+        let key_passes = spec.dt.itemsize();
+        let lane_passes = if self.lanes > 1 {
+            bytes_for(self.lanes - 1)
+        } else {
+            0
+        };
+        let passes = key_passes + lane_passes;
+        let tiles = total.div_ceil(THREADS * rounds(spec));
+        let fh = kernel(
+            s,
+            key(("sort-hist-all", spec)),
+            name,
+            "cuprite_sort_hist_all",
+            || source(spec),
+        )?;
+        let fs = kernel(
+            s,
+            key(("sort-onesweep", spec)),
+            name,
+            "cuprite_sort_onesweep",
+            || source(spec),
+        )?;
+        // Scratch, zeroed once: every pass's digit totals, a tile counter per
+        // pass, and the tiles' status words (reused by every pass).
+        let words = passes * 256 + passes + tiles * 256;
+        let scratch = buffer(name, self.ord, DType::UInt64, words)?;
+        let hist = scratch.buffer.ptr;
+        let counters = hist + (passes * 256 * 8) as u64;
+        let status = counters + (passes * 8) as u64;
+        memset(s, name, hist, 0, words * 8)?;
+        let mut args = KernelArgs::new();
+        args.push(match cur {
+            Some(c) => bufs.kptr(c),
+            None => ptr(name, self.x)?,
+        });
+        args.push(hist);
+        args.push(total as i64);
+        args.push(n as i64);
+        args.push(lane_passes as i32);
+        let cfg = LaunchConfig {
+            grid: (hist_blocks(s, total), 1, 1),
+            block: (HIST_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch(s, name, fh, cfg, &current_stream(), &mut args)?;
+        for pass in 0..passes {
+            let (lane_pass, shift) = if pass < key_passes {
+                (0i32, (8 * pass) as i32)
+            } else {
+                (1i32, (8 * (pass - key_passes)) as i32)
+            };
+            let (kin, vin) = match cur {
+                Some(c) => (bufs.kptr(c), bufs.vptr(c)),
+                None => (ptr(name, self.x)?, 0),
+            };
+            let next = cur.map_or(0, |c| 1 - c);
+            let mut args = KernelArgs::new();
+            args.push(kin);
+            args.push(bufs.kptr(next));
+            args.push(vin);
+            args.push(bufs.vptr(next));
+            args.push(hist + (pass * 256 * 8) as u64);
+            args.push(status);
+            args.push(counters + (pass * 8) as u64);
+            args.push(total as i64);
+            args.push(n as i64);
+            args.push(shift);
+            args.push(lane_pass);
+            args.push(status_epoch(pass));
+            launch(s, name, fs, blocks_cfg(tiles), &current_stream(), &mut args)?;
+            cur = Some(next);
+        }
+        Ok(cur.expect("every dtype has at least one key pass"))
+    }
 }
 
 /// Sorts complex `x` along `axis` (values, or int64 indices when `arg`):
@@ -525,7 +592,15 @@ fn xform_body(dt: DType) -> String {
         DType::Int16 => ("0x8000u", None),
         DType::Int32 => ("0x80000000u", None),
         DType::Int64 => ("0x8000000000000000ull", None),
-        _ => return "return u;".into(),
+        // Unsigned bits already sort in order; complex values sort as
+        // argsorts of real keys (`sort_complex`) and never reach here.
+        DType::Bool
+        | DType::UInt8
+        | DType::UInt16
+        | DType::UInt32
+        | DType::UInt64
+        | DType::Complex64
+        | DType::Complex128 => return "return u;".into(),
     };
     match inf {
         None => format!("return (key_t)(u ^ {sign});"),
@@ -740,8 +815,8 @@ mod tests {
             let same = take_rows_source(dt, Take::Same);
             assert!(same.contains("const src_t v = src[row * n + idx[q]];"));
             for (what, src) in [("re", re), ("class", class), ("same", same)] {
-                assert_eq!(super::super::template::unfilled(&src), None);
-                super::super::helpers::dump_source(
+                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+                crate::cuda::gen::helpers::dump_source(
                     &format!("sort_take_{}_{what}", dt.name()),
                     &src,
                 );
@@ -750,7 +825,7 @@ mod tests {
         // Permutations compose through int64 rows.
         let perm = take_rows_source(DType::Int64, Take::Same);
         assert!(perm.contains("typedef int64_t out_t;"));
-        super::super::helpers::dump_source("sort_take_int64", &perm);
+        crate::cuda::gen::helpers::dump_source("sort_take_int64", &perm);
     }
 
     #[test]
@@ -845,7 +920,10 @@ mod tests {
             }
             for carry in [false, true] {
                 let src = source(&spec(dt, carry));
-                super::super::helpers::dump_source(&format!("sort_{}_{carry}", dt.name()), &src);
+                crate::cuda::gen::helpers::dump_source(
+                    &format!("sort_{}_{carry}", dt.name()),
+                    &src,
+                );
             }
         }
     }

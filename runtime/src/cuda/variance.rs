@@ -5,24 +5,23 @@
 //! `max(n - ddof, 0)`. Complex input gives a real result; integers and
 //! bool give float64; float16 and bfloat16 accumulate in float32.
 
-use super::elementwise::{cast_expr, ctype, run_map, MapKernel};
-use super::helpers::ordinal;
-use super::reduce::{run_reduce, ReduceSpec};
-use super::transfer::alloc;
-use crate::dtype::DType;
-use crate::error::Result;
-use crate::layout::Layout;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::gen::elementwise::{run_map, MapKernel};
+use crate::cuda::gen::helpers::ordinal;
+use crate::cuda::gen::reduce::{run_reduce, ReduceSpec};
+use crate::cuda::runtime::transfer::alloc;
+use crate::ops::c_types::{cast_expr, ctype};
 
 /// The accumulator type of the mean (`Num::Mean` of the CPU backend).
 pub(crate) fn mean_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 | DType::Float32 => DType::Float32,
-        DType::Float64 => DType::Float64,
-        DType::Complex64 => DType::Complex64,
-        DType::Complex128 => DType::Complex128,
-        _ => DType::Float64,
+    if dt.is_inexact() {
+        dt.compute_dtype()
+    } else {
+        DType::Float64
     }
 }
 
@@ -51,7 +50,7 @@ pub(crate) fn mean_spec(name: &'static str, dt: DType) -> ReduceSpec {
         compute: acc,
         map: "in0".into(),
         acc,
-        identity: super::elementwise::scalar_literal(crate::Scalar::Int(0), acc),
+        identity: crate::ops::c_types::scalar_literal(crate::Scalar::Int(0), acc),
         combine: "a + b".into(),
         post,
         result: acc,
@@ -101,7 +100,7 @@ pub(crate) fn sum_spec(name: &'static str, dt: DType, ddof: usize, sqrt: bool) -
         compute: real,
         map: "in0".into(),
         acc: real,
-        identity: super::elementwise::scalar_literal(crate::Scalar::Int(0), real),
+        identity: crate::ops::c_types::scalar_literal(crate::Scalar::Int(0), real),
         combine: "a + b".into(),
         post: cast_expr(real, var_dtype(dt), &v),
         result: var_dtype(dt),
@@ -205,7 +204,7 @@ mod tests {
             let m = mean_spec("var", dt);
             let v = sum_spec("std", dt, 1, true);
             let k = deviation_kernel(dt);
-            let mut src = String::from(super::super::compile::PRELUDE);
+            let mut src = String::from(crate::cuda::runtime::compile::PRELUDE);
             src.push_str(&k.support);
             src.push_str(&format!(
                 "extern \"C\" __global__ void f({m_acc}* mean, {r}* dev, {o}* out, const {m_acc}* x, long long count) {{\n",
@@ -230,7 +229,7 @@ mod tests {
                 v.post,
                 r = ctype(v.acc)
             ));
-            super::super::helpers::dump_source(&format!("var_{}", dt.name()), &src);
+            crate::cuda::gen::helpers::dump_source(&format!("var_{}", dt.name()), &src);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The backend interface: one trait per op family, and `Backend`, which a
 //! backend implements by implementing every family. Methods take views
-//! (buffer, layout, dtype: `crate::view::View`) and plain values, never an
+//! (buffer, layout, dtype: `crate::core::view::View`) and plain values, never an
 //! `Array`; results are written into output views the front end allocated
 //! with `Create::empty`, or returned as a new buffer where the front end
 //! cannot know the size in advance (say so in the method's doc).

@@ -3,8 +3,8 @@
 //! The backend trait of this op family (see `ops::backend`), and the rule
 //! both halves bin a value by, so the CPU and the GPU agree on every edge.
 
-use crate::error::Result;
-use crate::view::View;
+use crate::core::error::Result;
+use crate::core::view::View;
 
 /// One axis of a histogram: the values binned along it and their edges.
 ///

@@ -3,11 +3,11 @@
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::Result;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 
 /// Create, copy and cast.
 pub(crate) trait Create {

@@ -1,10 +1,10 @@
 //! Shared types of the discrete Fourier transforms.
 
-use crate::device::Device;
-use crate::error::Result;
-use crate::layout::Layout;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::device::Device;
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 
 /// What a transform computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

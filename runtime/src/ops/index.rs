@@ -1,10 +1,10 @@
 //! Shared types of the data-moving indexing operations, and their backend
 //! trait.
 
-use crate::element::Scalar;
-use crate::error::Result;
-use crate::storage::Storage;
-use crate::view::{OwnedView, View};
+use crate::core::element::Scalar;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::{OwnedView, View};
 
 /// How out-of-range indices are treated by [`take_mode`](crate::take_mode)
 /// and [`put`](crate::put) (NumPy's `mode=`).

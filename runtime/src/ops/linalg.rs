@@ -4,10 +4,10 @@
 
 use num_complex::Complex64;
 
-use crate::error::Result;
-use crate::layout::Layout;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::error::Result;
+use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 
 /// A result the backend allocated, with the layout that reads it (a
 /// column-major result of cuSOLVER is read through a transposed layout);

@@ -1,7 +1,7 @@
 //! Shared types of the matrix products.
 
-use crate::error::Result;
-use crate::view::View;
+use crate::core::error::Result;
+use crate::core::view::View;
 
 /// How float32 (and complex64) matrix products may trade precision for
 /// speed on the GPU (`cp.set_matmul_precision`); float64 is never affected.

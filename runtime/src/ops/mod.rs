@@ -14,6 +14,7 @@
 
 pub(crate) mod backend;
 pub(crate) mod binning;
+pub(crate) mod c_types;
 pub(crate) mod create;
 pub(crate) mod fft;
 pub(crate) mod index;

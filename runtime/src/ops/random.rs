@@ -3,9 +3,9 @@
 //! backend's draws and the front end's host draws; the CUDA kernels mirror
 //! them), and the backend trait.
 
-use crate::dtype::DType;
-use crate::error::Result;
-use crate::storage::Storage;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
 
 /// What to draw; the parameters are already validated.
 #[derive(Debug, Clone, Copy, PartialEq)]

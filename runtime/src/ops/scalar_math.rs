@@ -8,7 +8,7 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use num_traits::{Float, FloatConst};
 
-use crate::element::Element;
+use crate::core::element::Element;
 
 /// The float type that real math runs in: f32 (also for float16 and
 /// bfloat16) or f64.

@@ -2,11 +2,11 @@
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
-use crate::dtype::DType;
-use crate::element::Scalar;
-use crate::error::Result;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::dtype::DType;
+use crate::core::element::Scalar;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 
 /// How `convolve2d` / `correlate2d` extend the first input past its edges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,9 +3,9 @@
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
-use crate::error::Result;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 
 /// What `unique` computes besides the distinct values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

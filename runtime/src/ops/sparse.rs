@@ -2,9 +2,9 @@
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
-use crate::error::Result;
-use crate::storage::Storage;
-use crate::view::View;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
 
 /// A CSR matrix as a backend sees it: int32 row offsets `indptr`
 /// (rows + 1) and column `indices`, the values `data` (one of float32,

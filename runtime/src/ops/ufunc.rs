@@ -10,9 +10,9 @@
 //! dtypes the arms cover are the dtypes the op accepts.
 //!
 //! Everything else follows from the rows: the public functions and their
-//! `_out` forms (`ufunc.rs`, through [`for_each_unary`] and
+//! `_out` forms (`api/elementwise/mod.rs`, through [`for_each_unary`] and
 //! [`for_each_binary`]), the methods of `fuse`'s `Expr`, the GPU kernels
-//! (`cuda/ufunc_expr.rs` turns an arm into C), and the batch interpreter's
+//! (`cuda/gen/ufunc_expr.rs` turns an arm into C), and the batch interpreter's
 //! operations. The operators (`&a + &b`) call the functions by name.
 
 use half::{bf16, f16};
@@ -21,8 +21,8 @@ use num_complex::Complex;
 use super::scalar_math::{
     Abs, Arith, Bits, DivMod, FloatExtra, Inexact, Integer, NextAfter, RealOnly,
 };
-use crate::dtype::DType;
-use crate::element::Element;
+use crate::core::dtype::DType;
+use crate::core::element::Element;
 
 /// Why a type rule refuses an input dtype (the caller words the error with
 /// the operands it was given).
@@ -45,7 +45,7 @@ pub(crate) const VALID_NUMBERS: &str = "integer, floating and complex dtypes (no
 /// inputs' common dtype).
 pub(crate) mod rules {
     use super::{Reject, Types, VALID_BITS, VALID_NUMBERS, VALID_REAL};
-    use crate::dtype::DType;
+    use crate::core::dtype::DType;
 
     /// Same dtype in and out.
     pub fn same(dt: DType) -> Types {
@@ -249,7 +249,7 @@ macro_rules! group {
 
 macro_rules! group_has {
     ($dt:expr, [$($v:ident : $t:ty),*]) => {
-        matches!($dt, $($crate::dtype::DType::$v)|*)
+        matches!($dt, $($crate::core::dtype::DType::$v)|*)
     };
 }
 
@@ -263,7 +263,7 @@ macro_rules! in_group {
 macro_rules! with_group_list {
     ($dt:expr, $T:ident => $body:expr, [$($v:ident : $t:ty),*]) => {
         match $dt {
-            $($crate::dtype::DType::$v => {
+            $($crate::core::dtype::DType::$v => {
                 type $T = $t;
                 $body
             })*
@@ -823,10 +823,7 @@ impl Ufunc {
 
 /// The dtype a loop of `dt` computes in on the GPU: float32 for the half types.
 pub(crate) fn gpu_compute_dtype(dt: DType) -> DType {
-    match dt {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        other => other,
-    }
+    dt.compute_dtype()
 }
 
 #[cfg(test)]
@@ -888,8 +885,8 @@ mod tests {
 /// scalar passed by value in the given dtype (the loop dtype of a ufunc).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Input<'a> {
-    Array(crate::view::View<'a>),
-    Scalar(crate::element::Scalar, DType),
+    Array(crate::core::view::View<'a>),
+    Scalar(crate::core::element::Scalar, DType),
 }
 
 /// What an elementwise operation computes.
@@ -916,8 +913,8 @@ impl MapOp {
 
 /// The error for a loop the table lacks after type resolution admitted it
 /// (an internal inconsistency, reported rather than panicking).
-pub(crate) fn no_loop(name: &'static str, dt: DType) -> crate::error::Error {
-    crate::error::Error::DType {
+pub(crate) fn no_loop(name: &'static str, dt: DType) -> crate::core::error::Error {
+    crate::core::error::Error::DType {
         op: name,
         detail: format!("no {dt} loop (please report this)"),
     }
@@ -936,8 +933,8 @@ pub(crate) trait Elementwise {
         loop_dt: DType,
         out_dt: DType,
         inputs: &[Input<'_>],
-        layout: &crate::layout::Layout,
-    ) -> crate::error::Result<crate::storage::Storage>;
+        layout: &crate::core::layout::Layout,
+    ) -> crate::core::error::Result<crate::core::storage::Storage>;
     /// `op` of `inputs` (broadcast to `out`'s shape, converted to
     /// `loop_dt`) written into `out`, cast to its dtype; `out` may overlap the inputs.
     fn map_into(
@@ -945,6 +942,6 @@ pub(crate) trait Elementwise {
         op: MapOp,
         loop_dt: DType,
         inputs: &[Input<'_>],
-        out: crate::view::View<'_>,
-    ) -> crate::error::Result<()>;
+        out: crate::core::view::View<'_>,
+    ) -> crate::core::error::Result<()>;
 }

@@ -4,11 +4,11 @@
 use num_complex::{Complex32, Complex64};
 
 use super::{host_matrix, owned};
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::view::View;
 use crate::cpu::matmul::Field;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
 use crate::ops::linalg::Owned;
-use crate::view::View;
 
 /// Eigenvalues (n,) and, when `vectors`, right eigenvectors (n, n) of the
 /// square `a`, both of the complex dtype of `T`'s precision.

@@ -5,9 +5,9 @@ use faer::linalg::triangular_solve as tri;
 use faer::{Conj, Mat, MatMut, MatRef, Par};
 
 use super::{from_mat, host_matrix, owned};
+use crate::core::view::View;
 use crate::cpu::matmul::Field;
 use crate::ops::linalg::{Owned, Trans, Triangular};
-use crate::view::View;
 
 /// Solves `op(a) x = b` in place in `b`, reading `a`'s `lower` or upper
 /// triangle (and not its diagonal when `unit`).
@@ -110,5 +110,5 @@ pub(super) fn lu_solve<T: Field>(lu: View<'_>, piv: View<'_>, b: View<'_>, trans
 
 /// A 1-D int64 view's values.
 fn host_matrix_i64(v: View<'_>) -> Vec<i64> {
-    crate::array::Array::from_parts(v.storage.clone(), v.layout.clone(), v.dtype).gather::<i64>()
+    v.gather::<i64>()
 }

@@ -4,7 +4,7 @@
 //! element a fixed value whatever order elements are computed in.
 //! `cuda/rand/dists.cu` runs the same algorithms operation by operation.
 
-use crate::element::Element;
+use crate::core::element::Element;
 use crate::ops::random::{block_words, open_f64, unit_f64, wide, Dist, DistKind};
 
 /// The substream of one element: 64-bit words from successive counters of

@@ -2,13 +2,13 @@
 //! element, each reading its own Philox substream, as the CPU backend's
 //! `cpu/random/dists.rs` does.
 
-use super::super::elementwise::ctype;
-use super::super::template::render;
 use super::PHILOX;
-use crate::dtype::DType;
+use crate::core::dtype::DType;
+use crate::cuda::gen::template::render;
+use crate::ops::c_types::ctype;
 use crate::ops::random::DistKind;
 
-const DISTS: &str = include_str!("dists.cu");
+const DISTS: &str = include_str!("../kernels/rand_dists.cu");
 
 /// The expression of `dists.cu` that draws one value of `kind` from
 /// substream `s` with parameters `a`, `b` (`Dist`'s).
@@ -70,11 +70,11 @@ mod tests {
         for (dist, dtype) in cases() {
             let src = body(dist.kind, dtype);
             assert_eq!(src.matches("__global__").count(), 1);
-            assert_eq!(super::super::super::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
             let name = format!("rng_dist_{dist:?}_{dtype}")
                 .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
-            let full = format!("{}{src}", super::super::super::compile::PRELUDE);
-            crate::cuda::helpers::dump_source(&name, &full);
+            let full = format!("{}{src}", crate::cuda::runtime::compile::PRELUDE);
+            crate::cuda::gen::helpers::dump_source(&name, &full);
         }
     }
 

@@ -8,16 +8,16 @@ use std::sync::OnceLock;
 use cudarc::cusolver::sys as cs;
 
 use super::{check, check_info, data_type, f_copy, with_solver, Work};
-use crate::cpu::CpuBackend;
-use crate::cuda::elementwise::ctype;
-use crate::cuda::helpers::{grid_1d, kernel, key};
-use crate::cuda::launch::{launch, KernelArgs, LaunchConfig};
-use crate::cuda::stream::current_stream;
-use crate::cuda::vendor::{on_host, ptr, session_of, upload, Buffer};
-use crate::dtype::DType;
-use crate::error::Result;
+use crate::backend::fallback::on_views;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::view::View;
+use crate::cuda::gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::vendor::{ptr, session_of, upload, Buffer};
+use crate::ops::c_types::ctype;
 use crate::ops::linalg::{Linalg, Owned};
-use crate::view::View;
 
 /// The functions `geev` calls beyond those every solver routine needs.
 const GEEV_SYMBOLS: &[&str] = &["cusolverDnXgeev_bufferSize", "cusolverDnXgeev"];
@@ -27,8 +27,8 @@ const GEEV_SYMBOLS: &[&str] = &["cusolverDnXgeev_bufferSize", "cusolverDnXgeev"]
 fn has_geev() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| {
-        let lib = crate::cuda::libs::load("cusolver");
-        crate::cuda::libs::missing_symbols(&lib, GEEV_SYMBOLS).is_empty()
+        let lib = crate::cuda::runtime::libs::load("cusolver");
+        crate::cuda::runtime::libs::missing_symbols(&lib, GEEV_SYMBOLS).is_empty()
     })
 }
 
@@ -44,7 +44,7 @@ pub(super) fn eig(a: View<'_>, vectors: bool) -> Result<(Owned, Option<Owned>)> 
         let (w, v) = geev(op, a, vectors)?;
         return Ok((w.into_owned(), v.map(Buffer::into_owned)));
     }
-    let (w, v) = on_host(op, &[a], |h| CpuBackend.eig(h[0], vectors))?;
+    let (w, v) = on_views(op, &[a], |cpu, h| cpu.eig(h[0], vectors))?;
     let cdtype = a.dtype().complex_dtype();
     let place = |(storage, layout): Owned| -> Result<Owned> {
         Ok((upload(op, s.info.ordinal, &storage, cdtype)?, layout))
@@ -156,10 +156,10 @@ fn unpack_pairs(op: &'static str, vr: &Buffer, w: &Buffer, v: &Buffer) -> Result
 
 /// The unpacking kernel's source for a real (float32 or float64) `dtype`.
 fn unpack_source(dtype: DType) -> String {
-    crate::cuda::template::render(
-        include_str!("../solver_eig_unpack.cu"),
+    crate::cuda::gen::template::render(
+        include_str!("../kernels/solver_eig_unpack.cu"),
         &[
-            ("PRELUDE", crate::cuda::compile::PRELUDE),
+            ("PRELUDE", crate::cuda::runtime::compile::PRELUDE),
             ("R", ctype(dtype)),
             ("C", ctype(dtype.complex_dtype())),
         ],
@@ -177,7 +177,7 @@ mod tests {
             let src = unpack_source(dtype);
             assert!(!src.contains('@'), "a hole left unfilled");
             assert!(src.contains(&format!("const {}* vr", ctype(dtype))));
-            crate::cuda::helpers::dump_source(&format!("eig_unpack_{dtype}"), &src);
+            crate::cuda::gen::helpers::dump_source(&format!("eig_unpack_{dtype}"), &src);
         }
     }
 }

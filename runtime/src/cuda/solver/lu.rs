@@ -3,11 +3,11 @@
 //! `lu_solve`.
 
 use super::{bad_argument, c_copy, f_copy, getrf, getrs, read_info};
-use crate::cuda::vendor::{ptr, session_of, Buffer};
-use crate::dtype::DType;
-use crate::error::Result;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::view::View;
+use crate::cuda::runtime::vendor::{ptr, session_of, Buffer};
 use crate::ops::linalg::{Owned, Trans, Triangular};
-use crate::view::View;
 use cudarc::cusolver::sys as cs;
 
 /// `op(a) x = b` for one triangular `a` (n, n) and `b` (n, k).

@@ -1,0 +1,160 @@
+//! NumPy's `.npz` archives: a zip file of `.npy` members, one per named
+//! array ([`savez`], [`savez_compressed`], [`load_npz`]). The container is
+//! the `zip` crate's; the members go through the `.npy` reader and writer.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use zip::write::SimpleFileOptions;
+use zip::CompressionMethod;
+
+use super::npy::{read_data, read_header, write_npy};
+use super::{format_error, io_error, open, shown, write_atomically, LoadOptions};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+
+/// A `zip` crate error on `path` as a Cuprite error.
+fn zip_error(op: &'static str, path: &Path, e: zip::result::ZipError) -> Error {
+    match e {
+        zip::result::ZipError::Io(e) => io_error(op, path, e),
+        other => format_error(op, path, format!("not a valid .npz (zip) archive: {other}")),
+    }
+}
+
+/// The path of a member in messages: `archive.npz/name.npy`.
+fn member_path(path: &Path, name: &str) -> PathBuf {
+    PathBuf::from(format!("{}/{name}", shown(path)))
+}
+
+fn write_archive(
+    op: &'static str,
+    path: &Path,
+    arrays: &[(&str, &Array)],
+    method: CompressionMethod,
+) -> Result<()> {
+    let path = super::with_extension(path, "npz");
+    for (k, (name, a)) in arrays.iter().enumerate() {
+        if name.is_empty() {
+            return Err(Error::invalid(op, format!("array {k} has an empty name")));
+        }
+        if arrays[..k].iter().any(|(other, _)| other == name) {
+            return Err(Error::invalid(
+                op,
+                format!("the name {name:?} is given twice"),
+            ));
+        }
+        if a.dtype() == DType::BFloat16 {
+            return write_npy(op, &path, &mut std::io::sink(), a);
+        }
+    }
+    write_atomically(op, &path, None, |w| {
+        let mut zip = zip::ZipWriter::new(w);
+        for (name, a) in arrays {
+            // Members past 4 GiB need zip64 records (NumPy writes them too).
+            let large = a.nbytes() as u64 >= u32::MAX as u64 - (1 << 20);
+            let options = SimpleFileOptions::default()
+                .compression_method(method)
+                .large_file(large);
+            zip.start_file(format!("{name}.npy"), options)
+                .map_err(|e| zip_error(op, &path, e))?;
+            write_npy(op, &path, &mut zip, a)?;
+        }
+        zip.finish().map_err(|e| zip_error(op, &path, e))?;
+        Ok(())
+    })
+}
+
+/// Saves named arrays in one uncompressed `.npz` archive (`np.savez`),
+/// appending `.npz` to a path without it; each becomes `name.npy` inside.
+///
+/// ```
+/// use cuprite as cp;
+/// let path = std::env::temp_dir().join("cuprite_doc_savez.npz");
+/// let (x, y) = (cp::arange(3)?, cp::ones([2, 2], cp::f32)?);
+/// cp::savez(&path, &[("x", &x), ("y", &y)])?;
+/// let loaded = cp::load_npz(&path)?;
+/// assert_eq!(loaded["y"].shape(), &[2, 2]);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn savez(path: impl AsRef<Path>, arrays: &[(&str, &Array)]) -> Result<()> {
+    write_archive("savez", path.as_ref(), arrays, CompressionMethod::Stored)
+}
+
+/// Saves named arrays in one deflate-compressed `.npz` archive
+/// (`np.savez_compressed`).
+///
+/// ```
+/// use cuprite as cp;
+/// let path = std::env::temp_dir().join("cuprite_doc_savez_compressed.npz");
+/// cp::savez_compressed(&path, &[("zeros", &cp::zeros([1000], cp::f64)?)])?;
+/// assert!(std::fs::metadata(&path).unwrap().len() < 1000);
+/// assert_eq!(cp::load_npz(&path)?["zeros"].size(), 1000);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn savez_compressed(path: impl AsRef<Path>, arrays: &[(&str, &Array)]) -> Result<()> {
+    write_archive(
+        "savez_compressed",
+        path.as_ref(),
+        arrays,
+        CompressionMethod::Deflated,
+    )
+}
+
+/// Loads every array of an `.npz` archive onto the current device, by name
+/// (the member name without `.npy`; members that are not `.npy` files are
+/// skipped).
+///
+/// ```
+/// use cuprite as cp;
+/// let path = std::env::temp_dir().join("cuprite_doc_load_npz.npz");
+/// cp::savez(&path, &[("a", &cp::arange(4)?)])?;
+/// let arrays = cp::load_npz(&path)?;
+/// assert_eq!(arrays.keys().collect::<Vec<_>>(), ["a"]);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn load_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, Array>> {
+    load_npz_with(path, &LoadOptions::default())
+}
+
+/// As [`load_npz`], with options (the device of the arrays: GPU loads
+/// stream each member through pinned staging chunks).
+///
+/// ```
+/// use cuprite as cp;
+/// let path = std::env::temp_dir().join("cuprite_doc_load_npz_with.npz");
+/// cp::savez_compressed(&path, &[("a", &cp::arange(4)?)])?;
+/// let opts = cp::LoadOptions::default().device(Some(cp::Device::Cpu));
+/// assert_eq!(cp::load_npz_with(&path, &opts)?["a"].device(), cp::Device::Cpu);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn load_npz_with(
+    path: impl AsRef<Path>,
+    options: &LoadOptions,
+) -> Result<BTreeMap<String, Array>> {
+    let op = "load_npz";
+    let path = path.as_ref();
+    let (file, _) = open(op, path)?;
+    let mut archive =
+        zip::ZipArchive::new(BufReader::new(file)).map_err(|e| zip_error(op, path, e))?;
+    let device = options.target();
+    let mut out = BTreeMap::new();
+    for k in 0..archive.len() {
+        let mut member = archive.by_index(k).map_err(|e| zip_error(op, path, e))?;
+        let name = member.name().to_string();
+        let Some(key) = name.strip_suffix(".npy") else {
+            continue;
+        };
+        let at = member_path(path, &name);
+        let size = member.size();
+        let (header, header_len) = read_header(op, &at, &mut member, size)?;
+        let a = read_data(op, &at, &mut member, &header, size - header_len, device)?;
+        out.insert(key.to_string(), a);
+    }
+    Ok(out)
+}
