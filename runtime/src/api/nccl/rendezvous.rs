@@ -334,6 +334,9 @@ fn list_ranks(ranks: &[usize]) -> String {
 
 // ---- TCP ------------------------------------------------------------------
 
+/// An open connection of rank 0 to another rank, and that rank.
+type Peer = (TcpStream, usize);
+
 struct Meeting<'a> {
     addr: String,
     launch: &'a Launch,
@@ -353,12 +356,12 @@ enum Verdict {
 impl Meeting<'_> {
     /// Rank 0: waits for every other rank, then answers each with `payload`
     /// and the ranks' hosts; returns the hosts and the open connections.
-    fn serve(&self, port: u16, payload: &[u8]) -> Result<(Vec<String>, Vec<(TcpStream, usize)>)> {
+    fn serve(&self, port: u16, payload: &[u8]) -> Result<(Vec<String>, Vec<Peer>)> {
         let world = self.launch.world_size;
         let listener = listen(&self.addr, port)?;
         let mut hosts: Vec<Option<String>> = vec![None; world];
         hosts[0] = Some(self.launch.host().to_string());
-        let mut peers: Vec<(TcpStream, usize)> = Vec::with_capacity(world - 1);
+        let mut peers: Vec<Peer> = Vec::with_capacity(world - 1);
         let mut refused: Vec<String> = Vec::new();
         while peers.len() + 1 < world && Instant::now() < self.deadline {
             match listener.accept() {
