@@ -98,14 +98,13 @@ fn watch_root(owner: Weak<Liveness>, mut peers: Vec<(TcpStream, usize)>) {
             }
             if let Heard::Closed(why) = listen(stream, &mut buf) {
                 open[i] = false;
-                let why = format!("its process ended: rank 0's connection to it {why}");
-                if live.mark(*rank, why) {
-                    newly_lost.push(*rank);
-                }
+                newly_lost.push((*rank, why));
             }
         }
-        for rank in newly_lost {
-            let msg = (rank as u32).to_be_bytes();
+        // The others are told before this rank's own record changes, so a
+        // process that ends as soon as it sees the loss has told them.
+        for (rank, _) in &newly_lost {
+            let msg = (*rank as u32).to_be_bytes();
             for (i, (stream, _)) in peers.iter_mut().enumerate() {
                 if open[i] {
                     let _ = stream.set_nonblocking(false);
@@ -114,6 +113,12 @@ fn watch_root(owner: Weak<Liveness>, mut peers: Vec<(TcpStream, usize)>) {
                     let _ = stream.set_nonblocking(true);
                 }
             }
+        }
+        for (rank, why) in newly_lost {
+            live.mark(
+                rank,
+                format!("its process ended: rank 0's connection to it {why}"),
+            );
         }
         drop(live);
         std::thread::sleep(POLL);
