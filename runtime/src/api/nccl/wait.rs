@@ -28,8 +28,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use cudarc::driver::sys;
-
 use super::liveness::Liveness;
 use super::rendezvous::DEFAULT_TIMEOUT_S;
 use super::{CtxGuard, UniqueId};
@@ -37,6 +35,7 @@ use crate::core::error::{Error, Result};
 use crate::cuda::runtime::nccl_ffi::{
     Api, NcclResult, RawComm, RawConfig, RawUniqueId, IN_PROGRESS,
 };
+use crate::cuda::runtime::stream::Event;
 
 /// How long a rank known lost may stay so before work waiting on it fails:
 /// a peer that finished its last call and exited leaves that call's data
@@ -70,7 +69,7 @@ struct InFlight {
     op: &'static str,
     since: Instant,
     peers: Vec<usize>,
-    events: Vec<DoneEvent>,
+    events: Vec<Event>,
 }
 
 #[derive(Default)]
@@ -215,17 +214,8 @@ impl Watched {
                 if !busy {
                     break;
                 }
-                let gone = self.lost_for(peers, LOST_GRACE);
-                let failure = if gone {
-                    Some(Failure::Lost)
-                } else if crate::core::interrupt::is_requested() {
-                    Some(Failure::Interrupted)
-                } else if start.elapsed() > self.timeout() {
-                    Some(Failure::Timeout(start.elapsed()))
-                } else {
-                    None
-                };
-                if let Some(f) = failure {
+                let interrupted = crate::core::interrupt::is_requested();
+                if let Some(f) = self.stalled(peers, start, interrupted) {
                     return Err(self.fail(op, peers, f));
                 }
                 backoff(start.elapsed());
@@ -285,20 +275,30 @@ impl Watched {
                 e => return Err(self.fail(op, &peers, Failure::Nccl(e))),
             }
         }
-        if self.lost_for(&peers, LOST_GRACE) {
-            return Err(self.fail(op, &peers, Failure::Lost));
+        // Interrupts are the business of the wait this check runs in.
+        match self.stalled(&peers, since, false) {
+            Some(f) => Err(self.fail(op, &peers, f)),
+            None => Ok(()),
         }
-        if since.elapsed() > self.timeout() {
-            return Err(self.fail(op, &peers, Failure::Timeout(since.elapsed())));
-        }
-        Ok(())
     }
 
-    /// Whether a rank of `peers` is known lost for at least `grace`.
-    fn lost_for(&self, peers: &[usize], grace: Duration) -> bool {
-        self.lost_peers(peers)
+    /// Why work on `peers` queued at `since` should stop being waited for:
+    /// a rank of them lost for [`LOST_GRACE`], an interrupt (when
+    /// `interrupted`), or the time limit.
+    fn stalled(&self, peers: &[usize], since: Instant, interrupted: bool) -> Option<Failure> {
+        if self
+            .lost_peers(peers)
             .iter()
-            .any(|(_, since, _)| *since >= grace)
+            .any(|(_, lost, _)| *lost >= LOST_GRACE)
+        {
+            Some(Failure::Lost)
+        } else if interrupted {
+            Some(Failure::Interrupted)
+        } else if since.elapsed() > self.timeout() {
+            Some(Failure::Timeout(since.elapsed()))
+        } else {
+            None
+        }
     }
 
     fn lost_peers(&self, peers: &[usize]) -> Vec<(usize, Duration, String)> {
@@ -450,7 +450,9 @@ impl Watched {
 fn prune(list: &mut VecDeque<InFlight>) -> usize {
     let mut n = 0;
     while let Some(w) = list.front() {
-        if !w.events.iter().all(DoneEvent::done) {
+        // An error (the context failed) counts as done: the wait that reads
+        // the work reports that error itself.
+        if !w.events.iter().all(|e| e.done().unwrap_or(true)) {
             break;
         }
         list.pop_front();
@@ -548,54 +550,10 @@ pub(super) fn init_rank(
     })
 }
 
-/// An event recorded after queued work, destroyed when dropped.
-struct DoneEvent(sys::CUevent);
-
-// SAFETY: CUDA events may be queried and destroyed from any thread.
-unsafe impl Send for DoneEvent {}
-
-impl DoneEvent {
-    fn done(&self) -> bool {
-        // SAFETY: a live event. An error (the context failed) counts as
-        // done: the wait that reads the work reports that error itself.
-        !matches!(
-            unsafe { sys::cuEventQuery(self.0) },
-            sys::CUresult::CUDA_ERROR_NOT_READY
-        )
-    }
-}
-
-impl Drop for DoneEvent {
-    fn drop(&mut self) {
-        // SAFETY: created by cuEventCreate, destroyed once.
-        let _ = unsafe { sys::cuEventDestroy_v2(self.0) };
-    }
-}
-
-fn record_done(ordinal: usize) -> Result<DoneEvent> {
-    const OP: &str = "nccl: recording the end of queued work";
-    let session = crate::cuda::runtime::session::session(ordinal)?;
-    session.bind()?;
-    let stream = crate::cuda::runtime::stream::stream_for(ordinal);
-    let mut raw = std::ptr::null_mut();
-    // SAFETY: valid out pointer; the session's context is current.
-    let r =
-        unsafe { sys::cuEventCreate(&mut raw, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) };
-    if r != sys::CUresult::CUDA_SUCCESS {
-        return Err(crate::cuda::driver_error(
-            OP,
-            cudarc::driver::DriverError(r),
-        ));
-    }
-    let event = DoneEvent(raw);
-    // SAFETY: a live event and a stream of this context.
-    let r = unsafe { sys::cuEventRecord(event.0, stream.raw()) };
-    if r != sys::CUresult::CUDA_SUCCESS {
-        return Err(crate::cuda::driver_error(
-            OP,
-            cudarc::driver::DriverError(r),
-        ));
-    }
+/// An event recorded after the work queued on GPU `ordinal`'s stream.
+fn record_done(ordinal: usize) -> Result<Event> {
+    let event = Event::for_completion(ordinal)?;
+    event.record(&crate::cuda::runtime::stream::stream_for(ordinal))?;
     Ok(event)
 }
 

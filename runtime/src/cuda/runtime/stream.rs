@@ -366,11 +366,21 @@ impl Event {
                 })
             }
         };
+        Event::create(ordinal, sys::CUevent_flags::CU_EVENT_DEFAULT)
+    }
+
+    /// An event of GPU `ordinal` that only marks completion (no timing,
+    /// which makes recording and querying it cheaper).
+    pub(crate) fn for_completion(ordinal: usize) -> Result<Event> {
+        Event::create(ordinal, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+    }
+
+    fn create(ordinal: usize, flags: sys::CUevent_flags) -> Result<Event> {
         let session = session(ordinal)?;
         session.bind()?;
         let mut raw = std::ptr::null_mut();
-        // SAFETY: out pointer valid; default flags keep timing on.
-        unsafe { sys::cuEventCreate(&mut raw, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) }
+        // SAFETY: out pointer valid; the session's context is current.
+        unsafe { sys::cuEventCreate(&mut raw, flags as u32) }
             .result()
             .op("Event::new")?;
         Ok(Event {
