@@ -93,11 +93,6 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[
         "cp::fuse compiles its expression into one CUDA kernel (no backend trait for fusion yet)",
     ),
     (
-        "cuda/runtime/foreign.rs",
-        "core::array",
-        "wraps memory that cudarc/DLPack hand over into a new Array (a constructor, no dispatch)",
-    ),
-    (
         "cuda/runtime/host_buffer.rs",
         "core::array",
         "copy_to_device_async returns the Array it fills from a pinned buffer (no dispatch)",

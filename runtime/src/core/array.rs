@@ -29,6 +29,11 @@ impl Array {
         }
     }
 
+    /// The array a backend's owned buffer, layout and dtype make.
+    pub(crate) fn from_owned(v: crate::core::view::OwnedView) -> Array {
+        Array::from_parts(v.storage, v.layout, v.dtype)
+    }
+
     /// A new C-contiguous CPU array owning `data`; `shape` must match its length.
     pub(crate) fn from_cpu_data(data: CpuData, shape: &[usize]) -> Array {
         debug_assert_eq!(data.len(), shape.iter().product::<usize>());

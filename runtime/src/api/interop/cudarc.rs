@@ -12,7 +12,7 @@ use crate::core::element::Element;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
-use crate::cuda::runtime::foreign::foreign_array;
+use crate::cuda::runtime::foreign::foreign_view;
 use crate::cuda::DriverResultExt;
 
 /// A GPU array's memory lent to cudarc; [`CudaViewGuard::view`] is the
@@ -146,5 +146,6 @@ pub fn from_cuda_slice<T: Element>(
     let layout = Layout::contiguous(&shape);
     // SAFETY: the slice owns `size` elements of T at `first` on `ordinal`,
     // alive until the owner (the slice itself) is dropped.
-    unsafe { foreign_array(op, ordinal, first, layout, T::DTYPE, Box::new(slice)) }
+    unsafe { foreign_view(op, ordinal, first, layout, T::DTYPE, Box::new(slice)) }
+        .map(Array::from_owned)
 }

@@ -10,7 +10,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
-use crate::cuda::runtime::foreign::foreign_array;
+use crate::cuda::runtime::foreign::foreign_view;
 
 /// A GPU array's memory as `__cuda_array_interface__` version 3 describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -249,7 +249,7 @@ pub unsafe fn from_array_interface(
     }
     let layout = Layout::from_parts(shape, strides, 0);
     // SAFETY: the caller vouches for the memory and its owner.
-    unsafe { foreign_array(op, ordinal, ptr, layout, dtype, keep_alive) }
+    unsafe { foreign_view(op, ordinal, ptr, layout, dtype, keep_alive) }.map(Array::from_owned)
 }
 
 /// Byte strides as element strides; each must be a whole number of elements.

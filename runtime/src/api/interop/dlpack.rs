@@ -15,7 +15,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
-use crate::cuda::runtime::foreign::foreign_array;
+use crate::cuda::runtime::foreign::foreign_view;
 
 /// `DLPackVersion`.
 #[repr(C)]
@@ -347,7 +347,7 @@ pub fn from_dlpack(tensor: ManagedTensor) -> Result<Array> {
             let layout = Layout::from_parts(shape, strides, 0);
             // SAFETY: DLPack guarantees the tensor's memory until its
             // deleter runs, which dropping the owner (the tensor) does.
-            unsafe { foreign_array(op, ordinal, first, layout, dtype, Box::new(tensor)) }
+            unsafe { foreign_view(op, ordinal, first, layout, dtype, Box::new(tensor)) }.map(Array::from_owned)
         }
         other => Err(Error::InvalidArgument {
             op,

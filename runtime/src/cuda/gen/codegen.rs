@@ -305,50 +305,16 @@ const KERNEL: &str = include_str!("../kernels/elementwise.cu");
 pub(crate) fn generate(e: &Elementwise<'_>) -> String {
     let &Elementwise {
         name,
-        title,
-        operation,
-        preamble,
-        support,
-        placeholders,
         params,
         ndim,
         contiguous,
         small,
         lanes,
         restrict,
+        ..
     } = e;
     let mut src = Src::new(&format!("{name}.cu"));
-    src.push(PRELUDE);
-    src.push(support);
-    src.push(&format!("\n// {title}\n"));
-    typedefs(&mut src, placeholders);
-    if !preamble.trim().is_empty() {
-        src.user("preamble", preamble);
-    }
-    if params.iter().any(|p| matches!(p.pass, Pass::Raw { .. })) {
-        src.push(CARRAY);
-    }
-    src.push(SIZE_T);
-    if contiguous && lanes > 1 {
-        src.push("template <typename T, int L> struct alignas(16) _cp_vec { T v[L]; };\n");
-    }
-    src.push(&format!(
-        "typedef {} _cp_idx;\n",
-        if small { "int" } else { "long long" }
-    ));
-    // The user's operation, once, as an inlined function.
-    let mut fparams = vec![
-        "const _cp_idx i".to_string(),
-        "const _cp_Size& _ind".to_string(),
-    ];
-    fparams.extend(params.iter().map(op_param));
-    src.push(&format!(
-        "__device__ __forceinline__ void _cp_op({}) {{",
-        fparams.join(", ")
-    ));
-    // CuPy ends the operation with `;` too, so `y = x * 2` works.
-    src.user("operation", &format!("{operation}\n;"));
-    src.push("}\n");
+    op_function(&mut src, e);
 
     // Slots of the arrays read or written per element, in the geometry.
     let mem: Vec<usize> = (0..params.len())
@@ -387,137 +353,28 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
             );
         }
     }
-    // The arguments of one `_cp_op` call; `each(p)` gives an Each input's value.
-    let call = |idx: &str, each: &dyn Fn(&GenParam) -> String, at: &dyn Fn(&GenParam) -> String| {
-        let mut a = vec![idx.to_string(), "_ind".to_string()];
-        for p in params {
-            a.push(match p.pass {
-                Pass::Raw { .. } | Pass::Value => format!("_raw_{}", p.name),
-                Pass::Once if !p.out => format!("_once_{}", p.name),
-                Pass::Once => format!("_raw_{}[0]", p.name),
-                Pass::Each if p.out => at(p),
-                Pass::Each => each(p),
-            });
-        }
-        format!("_cp_op({});", a.join(", "))
-    };
     // The loop bodies of the kernel's shape (vector, unrolled or strided).
-    let mut vector = String::new();
-    let mut unrolled = String::new();
-    let mut offsets = String::new();
-    let mut unravel_code = String::new();
-    let last_call;
-    let mode;
-    if contiguous && lanes > 1 {
-        mode = "VECTOR";
-        // 16-byte loads and stores: `lanes` elements per access, two
-        // accesses per array in flight per thread; the scalar loop after
-        // them finishes the tail.
-        let s = &mut vector;
-        let vec = |p: &GenParam| format!("_cp_vec<{}, {lanes}>", ctype(p.actual));
-        for (step, (cond, adv)) in [
-            ("_v + _stride < _nv", "2 * _stride"),
-            ("_v < _nv", "_stride"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let copies = if step == 0 { 2 } else { 1 };
-            let _ = writeln!(s, "  for (; {cond}; _v += {adv}) {{");
-            for c in 0..copies {
-                let at = if c == 0 { "_v" } else { "_v + _stride" };
-                for p in params.iter().filter(|p| p.pass == Pass::Each) {
-                    if p.out {
-                        let _ = writeln!(s, "    {} _w{c}_{};", vec(p), p.name);
-                    } else {
-                        let _ = writeln!(
-                            s,
-                            "    const {} _r{c}_{} = reinterpret_cast<const {}*>(_raw_{})[{at}];",
-                            vec(p),
-                            p.name,
-                            vec(p),
-                            p.name
-                        );
-                    }
-                }
-            }
-            let _ = writeln!(s, "    #pragma unroll");
-            let _ = writeln!(s, "    for (int _u = 0; _u < {lanes}; ++_u) {{");
-            for c in 0..copies {
-                let at = if c == 0 { "_v" } else { "(_v + _stride)" };
-                let idx = format!("{at} * {lanes} + _u");
-                let each =
-                    |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_r{c}_{}.v[_u]", p.name));
-                let loc = |p: &GenParam| format!("_w{c}_{}.v[_u]", p.name);
-                let _ = writeln!(s, "      {}", call(&idx, &each, &loc));
-            }
-            let _ = writeln!(s, "    }}");
-            for c in 0..copies {
-                let at = if c == 0 { "_v" } else { "_v + _stride" };
-                for p in params.iter().filter(|p| p.pass == Pass::Each && p.out) {
-                    let _ = writeln!(
-                        s,
-                        "    reinterpret_cast<{}*>(_raw_{})[{at}] = _w{c}_{};",
-                        vec(p),
-                        p.name,
-                        p.name
-                    );
-                }
-            }
-            let _ = writeln!(s, "  }}");
-        }
-        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
-        let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
-        last_call = call("_i", &each, &loc);
+    let mut body = Body::default();
+    let mode = if contiguous && lanes > 1 {
+        body.vector = vector_loop(params, lanes);
+        "VECTOR"
     } else if contiguous {
-        mode = "UNROLL";
-        // Four elements per thread and step, all loads issued before the
-        // first store, so enough memory requests are in flight.
-        let s = &mut unrolled;
-        let at = |u: usize| {
-            if u == 0 {
-                "_i".to_string()
-            } else {
-                format!("_i + {u} * _stride")
-            }
-        };
-        for u in 0..4 {
-            for p in params {
-                if p.pass == Pass::Each && !p.out {
-                    let _ = writeln!(
-                        s,
-                        "    const {} _v{u}_{} = _raw_{}[{}];",
-                        ctype(p.actual),
-                        p.name,
-                        p.name,
-                        at(u)
-                    );
-                }
-            }
-        }
-        for u in 0..4 {
-            let idx = at(u);
-            let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_v{u}_{}", p.name));
-            let loc = |p: &GenParam| format!("_raw_{}[{idx}]", p.name);
-            let _ = writeln!(s, "    {}", call(&idx, &each, &loc));
-        }
-        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
-        let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
-        last_call = call("_i", &each, &loc);
+        body.unrolled = unrolled_loop(params);
+        "UNROLL"
     } else {
-        mode = "STRIDED";
-        let mut targets = Vec::new();
-        for (slot, &k) in mem.iter().enumerate() {
-            if params[k].pass == Pass::Each {
-                let _ = writeln!(offsets, "    {gty} _o_{} = 0;", params[k].name);
-                targets.push((format!("_o_{}", params[k].name), nd + slot * nd));
-            }
-        }
-        unravel_code = unravel_as(gty, "_i", ndim, 0, &targets);
+        (body.offsets, body.unravel) = strided_offsets(params, &mem, gty, ndim, nd);
+        "STRIDED"
+    };
+    // The call after the loops (the tail, or every element when strided).
+    let last_call = if mode == "STRIDED" {
         let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{0}[_o_{0}]", p.name));
         let loc = |p: &GenParam| format!("_raw_{0}[_o_{0}]", p.name);
-        last_call = call("_i", &each, &loc);
-    }
+        op_call(params, "_i", &each, &loc)
+    } else {
+        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_raw_{}[_i]", p.name));
+        let loc = |p: &GenParam| format!("_raw_{}[_i]", p.name);
+        op_call(params, "_i", &each, &loc)
+    };
     let mut on = vec![mode];
     if !once.is_empty() {
         on.push("ONCE");
@@ -530,16 +387,196 @@ pub(crate) fn generate(e: &Elementwise<'_>) -> String {
             ("PARAMS", &kparams.join(", ")),
             ("ONCE", once.trim_end_matches('\n')),
             ("LANES", &lanes),
-            ("VECTOR", vector.trim_end_matches('\n')),
-            ("UNROLLED", unrolled.trim_end_matches('\n')),
-            ("OFFSETS", offsets.trim_end_matches('\n')),
-            ("UNRAVEL", &unravel_code),
+            ("VECTOR", body.vector.trim_end_matches('\n')),
+            ("UNROLLED", body.unrolled.trim_end_matches('\n')),
+            ("OFFSETS", body.offsets.trim_end_matches('\n')),
+            ("UNRAVEL", &body.unravel),
             ("CALL", &last_call),
         ],
         &on,
     );
     src.push(&kernel);
     src.finish()
+}
+
+/// The loop bodies of the kernel's shape; the ones of other shapes stay empty.
+#[derive(Default)]
+struct Body {
+    vector: String,
+    unrolled: String,
+    offsets: String,
+    unravel: String,
+}
+
+/// The source before the kernel: prelude, support, typedefs, the user's
+/// preamble, helper types, and the user's operation, once, as an inlined
+/// function `_cp_op`.
+fn op_function(src: &mut Src, e: &Elementwise<'_>) {
+    let params = e.params;
+    src.push(PRELUDE);
+    src.push(e.support);
+    src.push(&format!("\n// {}\n", e.title));
+    typedefs(src, e.placeholders);
+    if !e.preamble.trim().is_empty() {
+        src.user("preamble", e.preamble);
+    }
+    if params.iter().any(|p| matches!(p.pass, Pass::Raw { .. })) {
+        src.push(CARRAY);
+    }
+    src.push(SIZE_T);
+    if e.contiguous && e.lanes > 1 {
+        src.push("template <typename T, int L> struct alignas(16) _cp_vec { T v[L]; };\n");
+    }
+    src.push(&format!(
+        "typedef {} _cp_idx;\n",
+        if e.small { "int" } else { "long long" }
+    ));
+    let mut fparams = vec![
+        "const _cp_idx i".to_string(),
+        "const _cp_Size& _ind".to_string(),
+    ];
+    fparams.extend(params.iter().map(op_param));
+    src.push(&format!(
+        "__device__ __forceinline__ void _cp_op({}) {{",
+        fparams.join(", ")
+    ));
+    // CuPy ends the operation with `;` too, so `y = x * 2` works.
+    src.user("operation", &format!("{}\n;", e.operation));
+    src.push("}\n");
+}
+
+/// One `_cp_op` call at index `idx`: `each(p)` gives an Each input's value,
+/// `at(p)` an Each output's location.
+fn op_call(
+    params: &[GenParam],
+    idx: &str,
+    each: &dyn Fn(&GenParam) -> String,
+    at: &dyn Fn(&GenParam) -> String,
+) -> String {
+    let mut a = vec![idx.to_string(), "_ind".to_string()];
+    for p in params {
+        a.push(match p.pass {
+            Pass::Raw { .. } | Pass::Value => format!("_raw_{}", p.name),
+            Pass::Once if !p.out => format!("_once_{}", p.name),
+            Pass::Once => format!("_raw_{}[0]", p.name),
+            Pass::Each if p.out => at(p),
+            Pass::Each => each(p),
+        });
+    }
+    format!("_cp_op({});", a.join(", "))
+}
+
+/// 16-byte loads and stores: `lanes` elements per access, two accesses per
+/// array in flight per thread; the scalar loop after them finishes the tail.
+fn vector_loop(params: &[GenParam], lanes: usize) -> String {
+    let mut s = String::new();
+    let vec = |p: &GenParam| format!("_cp_vec<{}, {lanes}>", ctype(p.actual));
+    for (step, (cond, adv)) in [
+        ("_v + _stride < _nv", "2 * _stride"),
+        ("_v < _nv", "_stride"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let copies = if step == 0 { 2 } else { 1 };
+        let _ = writeln!(s, "  for (; {cond}; _v += {adv}) {{");
+        for c in 0..copies {
+            let at = if c == 0 { "_v" } else { "_v + _stride" };
+            for p in params.iter().filter(|p| p.pass == Pass::Each) {
+                if p.out {
+                    let _ = writeln!(s, "    {} _w{c}_{};", vec(p), p.name);
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "    const {} _r{c}_{} = reinterpret_cast<const {}*>(_raw_{})[{at}];",
+                        vec(p),
+                        p.name,
+                        vec(p),
+                        p.name
+                    );
+                }
+            }
+        }
+        let _ = writeln!(s, "    #pragma unroll");
+        let _ = writeln!(s, "    for (int _u = 0; _u < {lanes}; ++_u) {{");
+        for c in 0..copies {
+            let at = if c == 0 { "_v" } else { "(_v + _stride)" };
+            let idx = format!("{at} * {lanes} + _u");
+            let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_r{c}_{}.v[_u]", p.name));
+            let loc = |p: &GenParam| format!("_w{c}_{}.v[_u]", p.name);
+            let _ = writeln!(s, "      {}", op_call(params, &idx, &each, &loc));
+        }
+        let _ = writeln!(s, "    }}");
+        for c in 0..copies {
+            let at = if c == 0 { "_v" } else { "_v + _stride" };
+            for p in params.iter().filter(|p| p.pass == Pass::Each && p.out) {
+                let _ = writeln!(
+                    s,
+                    "    reinterpret_cast<{}*>(_raw_{})[{at}] = _w{c}_{};",
+                    vec(p),
+                    p.name,
+                    p.name
+                );
+            }
+        }
+        let _ = writeln!(s, "  }}");
+    }
+    s
+}
+
+/// Four elements per thread and step, all loads issued before the first
+/// store, so enough memory requests are in flight.
+fn unrolled_loop(params: &[GenParam]) -> String {
+    let mut s = String::new();
+    let at = |u: usize| {
+        if u == 0 {
+            "_i".to_string()
+        } else {
+            format!("_i + {u} * _stride")
+        }
+    };
+    for u in 0..4 {
+        for p in params {
+            if p.pass == Pass::Each && !p.out {
+                let _ = writeln!(
+                    s,
+                    "    const {} _v{u}_{} = _raw_{}[{}];",
+                    ctype(p.actual),
+                    p.name,
+                    p.name,
+                    at(u)
+                );
+            }
+        }
+    }
+    for u in 0..4 {
+        let idx = at(u);
+        let each = |p: &GenParam| cast_expr(p.actual, p.ty, &format!("_v{u}_{}", p.name));
+        let loc = |p: &GenParam| format!("_raw_{}[{idx}]", p.name);
+        let _ = writeln!(s, "    {}", op_call(params, &idx, &each, &loc));
+    }
+    s
+}
+
+/// The offset variables of the Each arrays and the code that unravels the
+/// flat index `_i` into them through the geometry.
+fn strided_offsets(
+    params: &[GenParam],
+    mem: &[usize],
+    gty: &str,
+    ndim: usize,
+    nd: usize,
+) -> (String, String) {
+    let mut offsets = String::new();
+    let mut targets = Vec::new();
+    for (slot, &k) in mem.iter().enumerate() {
+        if params[k].pass == Pass::Each {
+            let _ = writeln!(offsets, "    {gty} _o_{} = 0;", params[k].name);
+            targets.push((format!("_o_{}", params[k].name), nd + slot * nd));
+        }
+    }
+    let unravel = unravel_as(gty, "_i", ndim, 0, &targets);
+    (offsets, unravel)
 }
 
 /// The bytes of an elementwise geometry (`_cp_Geo`) and their alignment:

@@ -6,14 +6,15 @@ use cudarc::driver::sys;
 use super::memory::DeviceBuffer;
 use super::session::session;
 use super::stream::stream_for;
-use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
+use crate::core::view::OwnedView;
 use crate::cuda::DriverResultExt;
 
-/// An array over foreign memory of CUDA device `ordinal` whose element at
+/// A buffer, layout and dtype over foreign memory of CUDA device `ordinal`
+/// (what an array is made of) whose element at
 /// index 0 is at `first`, seen through `layout` (its offset ignored; its
 /// strides in elements, possibly negative). `owner` keeps the memory alive;
 /// it is dropped after every queued use of the memory has finished.
@@ -21,14 +22,14 @@ use crate::cuda::DriverResultExt;
 /// # Safety
 /// Every element the layout reaches from `first` must be device memory of
 /// `ordinal`, readable and writable until `owner` is dropped.
-pub(crate) unsafe fn foreign_array(
+pub(crate) unsafe fn foreign_view(
     op: &'static str,
     ordinal: usize,
     first: sys::CUdeviceptr,
     layout: Layout,
     dtype: DType,
     owner: Box<dyn std::any::Any + Send + Sync>,
-) -> Result<Array> {
+) -> Result<OwnedView> {
     let item = dtype.itemsize();
     if first % item as u64 != 0 {
         return Err(Error::InvalidArgument {
@@ -52,11 +53,11 @@ pub(crate) unsafe fn foreign_array(
     // SAFETY: the caller vouches for the reachable range, `base..base + len * item`.
     let buffer = unsafe { DeviceBuffer::foreign(s, base, len * item, &stream, owner) };
     let layout = Layout::from_parts(shape, strides, (-lo) as usize);
-    Ok(Array::from_parts(
-        Storage::Cuda(buffer.into_storage(len)),
+    Ok(OwnedView {
+        storage: Storage::Cuda(buffer.into_storage(len)),
         layout,
         dtype,
-    ))
+    })
 }
 
 /// The CUDA device whose memory `ptr` points into; an error for host
