@@ -5,13 +5,19 @@
 # ...) plus .gpunb/run and runs this from the repository root:
 #
 #   bash .gpunb/run/run.sh [--crates auto|embedded|tree] [--no-html]
-#                          [NOTEBOOK [--param NAME=VALUE]...]...
+#                          [NOTEBOOK [--param NAME=VALUE]... [--ranks N]]...
 #
 # It unpacks the parts carried into $GPUNB_ROOT (default /tmp/gpunb, which lasts while the
 # machine stays warm) and, once every part is there, runs the notebooks named (paths in
 # the working tree; --param applies to the notebook before it). Results go to $OUT:
 # NAME.ipynb, NAME.html and run.log (per-notebook timings at its end); when that would
 # be more than the 8 files a call brings back, the notebooks go into results.tar.xz.
+#
+# --ranks N runs the notebook before it as N ranks of an SPMD job (`cuprite-kernel run
+# --spmd`), one GPU each, started as torchrun starts them (RANK, WORLD_SIZE, LOCAL_RANK,
+# MASTER_ADDR/PORT); rank 0 writes the results, every rank's output goes to run.log, and
+# the job fails when any rank does. Each rank builds its cells in a folder of its own,
+# seeded from the one single-rank notebooks share.
 #
 # --crates: which sources of cuprite, cuprite-display and cuprite-kernel-io cells build
 # against. embedded: those inside the kernel binary (what it was packed with). tree: the
@@ -56,6 +62,9 @@ while [ $# -gt 0 ]; do
     --no-html) html=0 ;;
     -p | --param) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
         cur+=$'\n'"--param"$'\n'"$2"; shift ;;
+    --ranks) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
+        [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "gpu-run: --ranks $2: a positive number" && exit 2; }
+        cur+=$'\n'"--ranks"$'\n'"$2"; shift ;;
     --param=*) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
         cur+=$'\n'"--param"$'\n'"${1#*=}" ;;
     *.ipynb) [ -n "$cur" ] && jobs+=("$cur"); cur=$1 ;;
@@ -111,20 +120,54 @@ if [ "$crates" = tree ]; then
         echo "gpu-run: warning: Cargo.lock differs from the packed one; a crate missing from the vendored set fails offline"
 fi
 
+# N ranks of `cuprite-kernel run --spmd ARGS`, as torchrun starts them; the largest exit
+# status of the ranks. Their build folders are new ones seeded from the shared one.
+run_ranks() {
+    local n=$1 port rank pids=() rc=0 r
+    shift
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    for ((rank = 0; rank < n; rank++)); do
+        (
+            unset CUPRITE_KERNEL_BUILD_DIR
+            export CUPRITE_KERNEL_SEED_DIR=$root/build RANK=$rank WORLD_SIZE=$n LOCAL_RANK=$rank \
+                MASTER_ADDR=127.0.0.1 MASTER_PORT=$port
+            cuprite-kernel run --spmd "$@" 2>&1 | sed -u "s/^/[rank $rank] /"
+            exit "${PIPESTATUS[0]}"
+        ) &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do
+        wait "$p"
+        r=$?
+        [ $r -gt $rc ] && rc=$r
+    done
+    return $rc
+}
+
 cuprite-kernel --version
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1
 summary="" failed=0 files=0
 for job in "${jobs[@]}"; do
     mapfile -t a <<<"$job"
-    nb=${a[0]} name=$(basename "${a[0]}" .ipynb)
+    nb=${a[0]} ranks=1 rest=()
+    for ((i = 1; i < ${#a[@]}; i++)); do
+        if [ "${a[i]}" = --ranks ]; then ranks=${a[i + 1]} && i=$((i + 1)); else rest+=("${a[i]}"); fi
+    done
+    name=$(basename "${a[0]}" .ipynb)
+    [ "$ranks" -gt 1 ] && name=$name-$ranks-ranks
     case $nb in /*) ;; *) nb=$repo/$nb ;; esac
-    args=("$nb" --output "$out/$name.ipynb" "${a[@]:1}")
+    args=("$nb" --output "$out/$name.ipynb" "${rest[@]}")
     [ "$html" = 1 ] && args+=(--html "$out/$name.html") && files=$((files + 1))
     files=$((files + 1))
     echo "gpu-run: === ${a[*]}"
     t0=$(now)
-    cuprite-kernel run "${args[@]}"
-    rc=$?
+    if [ "$ranks" = 1 ]; then
+        cuprite-kernel run "${args[@]}"
+        rc=$?
+    else
+        run_ranks "$ranks" "${args[@]}"
+        rc=$?
+    fi
     t=$(since "$t0")
     [ $rc -ne 0 ] && failed=$((failed + 1))
     summary+=$(printf '\n  %-45s rc=%d %8s s' "${a[0]}" "$rc" "$t")
