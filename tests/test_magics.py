@@ -1,13 +1,20 @@
 """The kernel's magics as Jupyter sees them: %time / %%time (CPU, wall and,
 with a GPU, CUDA-event time, printed; the cell's value and variables kept),
 %timeit / %%timeit (one display_data: text and an HTML report with a
-histogram), %gpu and %mem (display_data with text/plain and text/html).
+histogram), %gpu and %mem (display_data with text/plain and text/html), and
+the cells the kernel runs itself: `!cmd`, %%bash/%%sh, %%writefile, %cd,
+%pwd and %env (their output streamed, interruptible, their effects seen by the
+Rust cells that follow).
 
 On a machine without a GPU the GPU parts say why; the lead runs this file on
 the GPU machine once, where the GPU assertions below apply.
 
 Run through tests/run_kernel_tests.sh.
 """
+
+import os
+import tempfile
+import time
 
 from test_protocol import KernelCase
 
@@ -129,3 +136,107 @@ class MagicTests(KernelCase):
             r = self.run_cell(bad)
             self.assertEqual(r.content["status"], "error", bad)
             self.assertEqual(r.content["ename"], "UsageError", bad)
+
+
+class ShellTests(KernelCase):
+    """`!cmd`, `%%bash`/`%%sh`, `%%writefile`, `%cd`, `%pwd`, `%env`: run by
+    the kernel itself, their effects seen by the Rust cells that follow."""
+
+    def test_command_output_streams_and_a_failure_shows_its_status(self):
+        r = self.ok("!echo shell-says-hi\n!sh -c 'echo to-stderr >&2; exit 3'")
+        self.assertEqual(r.stream("stdout"), "shell-says-hi\n")
+        err = r.stream("stderr")
+        self.assertIn("to-stderr", err)
+        self.assertIn("exited with status 3", err)
+
+    def test_command_output_arrives_while_it_runs(self):
+        msg_id = self.kc.execute("!echo first; sleep 1.5; echo second")
+        seen = []
+        r = self.collect(msg_id, 60, on_output=lambda m: seen.append(time.monotonic()))
+        self.assertEqual(r.content["status"], "ok", r.content)
+        self.assertEqual(r.stream("stdout"), "first\nsecond\n")
+        self.assertGreater(seen[-1] - seen[0], 1.0, "the first line came only at the end")
+
+    def test_bash_cell_and_its_failure(self):
+        r = self.ok("%%bash\nx=$((6 * 7))\necho \"x is $x\"")
+        self.assertEqual(r.stream("stdout"), "x is 42\n")
+        r = self.run_cell("%%sh\necho before\nexit 2")
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "CalledProcessError")
+        self.assertIn("status 2", r.content["evalue"])
+        self.assertIn("before", r.stream("stdout"))
+
+    def test_writefile_then_rust_reads_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "saxpy.cu")
+            r = self.ok(f"%%writefile {path}\n__global__ void saxpy() {{}}")
+            self.assertIn("Writing", r.stream("stdout"))
+            self.ok(f"%%writefile -a {path}\n// appended")
+            r = self.ok(f'std::fs::read_to_string("{path}").unwrap()')
+            self.assertEqual(self.result_text(r), '"__global__ void saxpy() {}\\n// appended\\n"')
+
+    def test_cd_and_env_reach_the_cells(self):
+        before = self.result_text(self.ok("%pwd"))
+        with tempfile.TemporaryDirectory() as tmp:
+            real = os.path.realpath(tmp)
+            try:
+                r = self.ok(f"%cd {tmp}")
+                self.assertIn(real, r.stream("stdout"))
+                self.assertEqual(self.result_text(self.ok("%pwd")), f'"{real}"')
+                r = self.ok("std::env::current_dir().unwrap().display().to_string()")
+                self.assertEqual(self.result_text(r), f'"{real}"')
+                r = self.ok("!pwd")
+                self.assertEqual(r.stream("stdout").strip(), real)
+            finally:
+                self.ok(f"%cd {before.strip(chr(34))}")
+        r = self.ok("%env CUPRITE_SHELL_TEST=from the kernel")
+        self.assertIn("env: CUPRITE_SHELL_TEST=from the kernel", r.stream("stdout"))
+        r = self.ok('std::env::var("CUPRITE_SHELL_TEST").unwrap()')
+        self.assertEqual(self.result_text(r), '"from the kernel"')
+        self.assertEqual(self.ok("!echo $CUPRITE_SHELL_TEST").stream("stdout"), "from the kernel\n")
+        self.assertEqual(self.ok("%env CUPRITE_SHELL_TEST").stream("stdout"), "from the kernel\n")
+        r = self.run_cell("%env CUPRITE_NO_SUCH_VARIABLE")
+        self.assertEqual(r.content["ename"], "UsageError")
+
+    def test_interrupt_stops_a_command_and_the_session_goes_on(self):
+        self.ok("let before_sleep = 7;")
+        msg_id = self.kc.execute("!echo started; sleep 60")
+        sent = {}
+
+        def note(msg):
+            if msg["msg_type"] == "stream" and "started" in msg["content"].get("text", ""):
+                if "t" not in sent:
+                    sent["t"] = time.monotonic()
+                    self.km.interrupt_kernel()
+
+        start = time.monotonic()
+        r = self.collect(msg_id, 60, on_output=note)
+        self.assertIn("t", sent)
+        self.assertLess(time.monotonic() - start, 20)
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "KeyboardInterrupt")
+        self.assertEqual(self.result_text(self.ok("before_sleep * 6")), "42")
+
+    def test_indented_negation_is_rust_and_mixed_cells(self):
+        self.ok("let flag_value = false;")
+        self.assertEqual(self.result_text(self.ok("  !flag_value")), "true")
+        # Commands mixed with Rust: evcxr runs the commands, then the Rust.
+        r = self.ok("!echo from-evcxr\nflag_value")
+        self.assertIn("from-evcxr", r.stream("stdout") + self.result_text(r))
+        r = self.run_cell("let a = 1;\n%cd /tmp")
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "UsageError")
+        self.assertIn("cell of their own", r.content["evalue"])
+
+
+class PagerTests(KernelCase):
+    def test_question_mark_before_or_after_a_path_pages_its_documentation(self):
+        for cell in ("?cp::zeros", "cp::zeros?", "cp::zeros??"):
+            r = self.ok(cell)
+            pages = [p for p in r.content["payload"] if p.get("source") == "page"]
+            self.assertEqual(len(pages), 1, (cell, r.content))
+            self.assertIn("zeros", pages[0]["data"]["text/plain"], cell)
+        # `?` after a value is Rust's: a cell's error, not the pager.
+        r = self.ok("let maybe: Result<i32, String> = Ok(4);")
+        r = self.run_cell("maybe?")
+        self.assertEqual(r.content["payload"], [])

@@ -33,6 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbconvert import HTMLExporter, ScriptExporter
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -223,6 +224,12 @@ def test_notebook(path):
     client.execute()
     check_notebook(nb, path.stem)
     nbformat.validate(nb)
+    # Saved with the kernel's language_info, it exports (nbconvert has no
+    # "rust" exporter: a kernel naming one breaks `--to script`).
+    script, resources = ScriptExporter().from_notebook_node(nb)
+    assert resources["output_extension"] == ".rs" and script.strip(), path
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    assert "<html" in html, path
 
 
 def test_notebooks_are_stored_without_outputs():

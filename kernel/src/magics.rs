@@ -1,5 +1,6 @@
 //! Magics, handled before a cell reaches evcxr: `%time`, `%%time`, `%timeit`,
-//! `%%timeit`, `%gpu`, `%mem`, `%lsmagic`, and `?name` (documentation in the pager).
+//! `%%timeit`, `%gpu`, `%mem`, `%lsmagic`, and `?name`, `cp::name?` (documentation in the
+//! pager). The shell magics (`!cmd`, `%cd`, `%%bash`, ...) are `shell.rs`'s.
 //!
 //! Each magic line is replaced by Rust code on the same line, so compile
 //! errors keep the line numbers of the cell as typed. The code calls
@@ -28,9 +29,12 @@ pub enum Plan {
 }
 
 /// The magics the kernel knows, for `%lsmagic` and completion.
-pub const LINE_MAGICS: &[&str] = &["%time", "%timeit", "%gpu", "%mem", "%lsmagic"];
+/// `%cd`, `%pwd`, `%env` and the shell cell magics run in the kernel (`shell.rs`).
+pub const LINE_MAGICS: &[&str] = &[
+    "%time", "%timeit", "%gpu", "%mem", "%lsmagic", "%cd", "%pwd", "%env",
+];
 /// Cell magics.
-pub const CELL_MAGICS: &[&str] = &["%%time", "%%timeit"];
+pub const CELL_MAGICS: &[&str] = &["%%time", "%%timeit", "%%bash", "%%sh", "%%writefile"];
 
 // No leading `::`: evcxr takes a line starting with `:` for a command.
 const IO: &str = "cuprite_kernel_io";
@@ -47,6 +51,16 @@ pub fn plan(cell: &str) -> Plan {
             if !rest.is_empty() {
                 return Plan::Page(rest.to_string());
             }
+        }
+    }
+    // `cp::zeros?` and `cp::zeros??` as IPython writes them. Only for a path
+    // with `::`: `r?` alone is Rust's `?` on a variable.
+    if let Some(path) = trimmed
+        .strip_suffix("??")
+        .or_else(|| trimmed.strip_suffix('?'))
+    {
+        if is_item_path(path) {
+            return Plan::Page(path.to_string());
         }
     }
     let lines: Vec<&str> = cell.split('\n').collect();
@@ -172,6 +186,17 @@ const TIMED_CLOSURE: &str = "|| -> ::std::result::Result<_, cuprite_kernel_io::m
 const TIME_START: &str = "cuprite_kernel_io::magic::__time_start()";
 const TIME_END: &str = "cuprite_kernel_io::magic::__time_end();";
 
+/// Whether `s` names an item by a path of two or more segments (`cp::zeros`,
+/// `Vec::new`, `cp::Array::sum`).
+fn is_item_path(s: &str) -> bool {
+    let segments: Vec<&str> = s.split("::").collect();
+    segments.len() >= 2
+        && segments.iter().all(|seg| {
+            seg.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && seg.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
+}
+
 /// Whether a line of code ends a statement (`;`) or a block (`}`).
 fn ends_statement(code: &str) -> bool {
     let t = code.trim_end();
@@ -284,7 +309,7 @@ fn take_number(s: &str) -> Option<(u64, &str)> {
 
 /// The `%lsmagic` text.
 pub fn lsmagic_text() -> String {
-    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %mem             device and pinned memory pools, and the cell process's memory\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\nAlso: ?NAME shows documentation; evcxr's :commands pass through (:help lists them)."
+    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %mem             device and pinned memory pools, and the cell process's memory\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
         .to_string()
 }
 
@@ -417,6 +442,21 @@ mod tests {
     fn pager_and_unknown() {
         assert_eq!(plan("?Vec::new"), Plan::Page("Vec::new".into()));
         assert_eq!(plan("??cp::zeros "), Plan::Page("cp::zeros".into()));
+        assert_eq!(plan("cp::zeros?"), Plan::Page("cp::zeros".into()));
+        assert_eq!(
+            plan(" cp::Array::sum?? "),
+            Plan::Page("cp::Array::sum".into())
+        );
+        // Rust's `?` on a value stays Rust.
+        for rust in [
+            "r?",
+            "cp::ones([3], cp::f32)?",
+            "a.sum()?",
+            "x??",
+            "cp::zeros?\n1",
+        ] {
+            assert!(matches!(plan(rust), Plan::Run { .. }), "{rust}");
+        }
         assert!(matches!(plan("%bogus"), Plan::Error(_)));
         assert!(matches!(plan("%%bogus\n1"), Plan::Error(_)));
         assert_eq!(run("%gpu").0, "cuprite_kernel_io::magic::__gpu();");

@@ -24,6 +24,7 @@ mod paths;
 mod prewarm;
 mod server;
 mod session;
+mod shell;
 mod side_channel;
 mod sources;
 mod spmd;

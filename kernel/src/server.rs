@@ -478,7 +478,8 @@ fn kernel_info() -> Value {
             "file_extension": ".rs",
             "pygments_lexer": "rust",
             "codemirror_mode": "rust",
-            "nbconvert_exporter": "rust",
+            // No `nbconvert_exporter`: nbconvert has no "rust" exporter, and
+            // without the key `--to script` writes a `.rs` file.
         },
         "banner": format!(
             "Cuprite kernel {} (evcxr {}, {}): Rust cells with `use cuprite as cp; use cuprite::prelude::*;` in scope. %lsmagic lists the magics.",

@@ -3,6 +3,7 @@
 
 use crate::errors::{self, JupyterError};
 use crate::magics::{self, Plan};
+use crate::shell::{self, Shell};
 use crate::side_channel::{panic_text, CellEvents, SideChannel, Sink};
 use cuprite_kernel_io::wire::format_seconds;
 use evcxr::{CommandContext, EvalCallbacks};
@@ -95,6 +96,8 @@ struct CtlState {
 pub struct Session {
     jobs: mpsc::Sender<Job>,
     ctl: Arc<Mutex<CtlState>>,
+    /// Runs the cells that need no Rust (`!cmd`, `%cd`, `%%bash`, ...).
+    shell: Arc<Shell>,
 }
 
 impl Session {
@@ -107,6 +110,7 @@ impl Session {
         seeder: crate::build_dir::Seeder,
     ) -> Session {
         let (tx, rx) = mpsc::channel();
+        let shell = Arc::new(Shell::new(sink.clone(), side.clone()));
         let ctl = Arc::new(Mutex::new(CtlState::default()));
         let ctl2 = ctl.clone();
         std::thread::Builder::new()
@@ -151,11 +155,36 @@ impl Session {
                 }
             })
             .expect("cannot start the session thread");
-        Session { jobs: tx, ctl }
+        Session {
+            jobs: tx,
+            ctl,
+            shell,
+        }
     }
 
     /// Runs a cell.
     pub async fn execute(&self, req: ExecRequest) -> ExecOutcome {
+        match shell::plan(&req.code) {
+            Some(Ok(steps)) => {
+                let shell = self.shell.clone();
+                return tokio::task::spawn_blocking(move || shell.run(steps))
+                    .await
+                    .unwrap_or_else(|_| ExecOutcome {
+                        result: Err(JupyterError::simple(
+                            "KernelError",
+                            "the kernel's shell runner stopped",
+                        )),
+                        ..Default::default()
+                    });
+            }
+            Some(Err(msg)) => {
+                return ExecOutcome {
+                    result: Err(JupyterError::simple("UsageError", msg)),
+                    ..Default::default()
+                }
+            }
+            None => {}
+        }
         let (tx, rx) = oneshot::channel();
         if self.jobs.send(Job::Execute(req, tx)).is_err() {
             return ExecOutcome {
@@ -194,6 +223,9 @@ impl Session {
     /// Interrupts the running cell: cancels a build, or sends SIGINT to the cell
     /// process and restarts it if the cell has not stopped after a grace period.
     pub fn interrupt(&self) {
+        if self.shell.interrupt() {
+            return;
+        }
         let mut st = self.ctl.lock().unwrap();
         let Some(cell) = st.executing else { return };
         let child_pid = st.child.as_ref().map(|c| c.lock().unwrap().id());

@@ -146,6 +146,24 @@ impl SideChannel {
         }
     }
 
+    /// Sends one command line to the cell process and waits until it has
+    /// handled it (the flush that follows is answered after it). False when
+    /// no cell process is connected or none answers in time.
+    pub fn command(&self, line: &[u8], timeout: Duration) -> bool {
+        {
+            let mut st = self.shared.state.lock().unwrap();
+            let Some(w) = st.writer.as_mut() else {
+                return false;
+            };
+            let mut bytes = line.to_vec();
+            bytes.push(b'\n');
+            if w.write_all(&bytes).is_err() {
+                return false;
+            }
+        }
+        self.flush(timeout)
+    }
+
     /// Flushes everything the cell process printed so far through to the sink,
     /// then returns the cell's events.
     pub fn finish_cell(&self, timeout: Duration) -> CellEvents {

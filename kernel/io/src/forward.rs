@@ -7,6 +7,7 @@ use crate::wire::{self, command, kind, Piece, StdoutParser};
 use crate::{ACTIVE_ENV, INTERRUPT_FLAG_ENV, SOCKET_ENV, TOKEN_ENV};
 use std::io::{self, Read, Write};
 use std::os::raw::c_int;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::io::RawFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::prelude::AsRawFd;
@@ -373,6 +374,25 @@ impl Forwarder {
                     let _ = self.flush_tx.send(line[1..].to_vec());
                 }
                 Some(&command::CLEAR_INTERRUPT) => self.flag.store(0, Ordering::Relaxed),
+                // Between cells (the kernel sends these from `%cd` and `%env`,
+                // which run while no cell does), so no other thread of the
+                // cell's is reading the directory or the environment.
+                Some(&command::CHDIR) => {
+                    if let Some(dir) = wire::from_hex(&line[1..]) {
+                        let _ = std::env::set_current_dir(std::ffi::OsStr::from_bytes(&dir));
+                    }
+                }
+                Some(&command::SET_ENV) => {
+                    let mut parts = line[1..].splitn(2, |&b| b == b'=');
+                    let name = parts.next().and_then(wire::from_hex);
+                    let value = parts.next().and_then(wire::from_hex);
+                    if let (Some(name), Some(value)) = (name, value) {
+                        std::env::set_var(
+                            std::ffi::OsStr::from_bytes(&name),
+                            std::ffi::OsStr::from_bytes(&value),
+                        );
+                    }
+                }
                 _ => {}
             }
         }

@@ -37,6 +37,29 @@ pub mod command {
     pub const FLUSH: u8 = b'F';
     /// `I`: clear the interrupt flag (a new cell starts).
     pub const CLEAR_INTERRUPT: u8 = b'I';
+    /// `D<hex path>`: change the working directory (`%cd` in the kernel).
+    pub const CHDIR: u8 = b'D';
+    /// `V<hex name>=<hex value>`: set an environment variable (`%env` in the kernel).
+    pub const SET_ENV: u8 = b'V';
+}
+
+/// Bytes as lowercase hex digits: paths and values in command lines, which
+/// may hold newlines or any other byte.
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes [`to_hex`] wrote; None for anything else.
+pub fn from_hex(hex: &[u8]) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    hex.chunks(2)
+        .map(|pair| {
+            let digit = |c: u8| (c as char).to_digit(16);
+            Some((digit(pair[0])? * 16 + digit(pair[1])?) as u8)
+        })
+        .collect()
 }
 
 /// First bytes of an in-band frame.
@@ -515,6 +538,19 @@ impl TimeitReport {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn hex_round_trips_any_bytes() {
+        let bytes = b"/tmp/a dir\n\x00\xff=";
+        assert_eq!(
+            from_hex(to_hex(bytes).as_bytes()).as_deref(),
+            Some(&bytes[..])
+        );
+        assert_eq!(to_hex(b"A\n"), "410a");
+        assert_eq!(from_hex(b"4"), None);
+        assert_eq!(from_hex(b"zz"), None);
+    }
+
     use super::*;
 
     const NONCE: &[u8] = b"0123456789abcdef";
