@@ -350,6 +350,32 @@ class SessionTests(KernelCase):
         self.assertEqual(r.reply["msg_type"], "frobnicate_reply")
         self.assertEqual(r.content["status"], "error")
 
+    def test_usage_request_on_control_as_ipykernel_answers_it(self):
+        self.ok("let busy: u64 = (0..20_000_000u64).map(|i| i % 7).sum();")
+        replies = []
+        for _ in range(2):
+            msg = self.kc.session.msg("usage_request", {})
+            self.kc.control_channel.send(msg)
+            while True:
+                reply = self.kc.control_channel.get_msg(timeout=10)
+                if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+                    break
+            self.assertEqual(reply["msg_type"], "usage_reply")
+            replies.append(reply["content"])
+            time.sleep(0.3)
+        c = replies[1]
+        for key in ("hostname", "pid", "kernel_cpu", "kernel_memory", "cpu_count", "host_virtual_memory"):
+            self.assertIn(key, c)
+        self.assertGreater(c["kernel_memory"], 1 << 20)
+        self.assertGreaterEqual(c["kernel_cpu"], 0.0)
+        mem = c["host_virtual_memory"]
+        self.assertTrue(0 < mem["available"] <= mem["total"], mem)
+        # The cell process is below the kernel and counted in its memory.
+        cell = c["cuprite"]["cell_process"]
+        self.assertIsNotNone(cell)
+        self.assertGreater(cell["memory"], 0)
+        self.assertLessEqual(cell["memory"], c["kernel_memory"])
+
     def test_comm_to_unknown_target_is_closed(self):
         comm_id = uuid.uuid4().hex
         msg = self.kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": "nope", "data": {}})

@@ -28,6 +28,7 @@ mod shell;
 mod side_channel;
 mod sources;
 mod spmd;
+mod usage;
 
 fn main() {
     // The kernel binary is also evcxr's cell process and rustc wrapper: this

@@ -201,6 +201,7 @@ struct Kernel {
     history: Mutex<History>,
     count: AtomicU32,
     shutdown: Notify,
+    usage: crate::usage::Usage,
 }
 
 async fn serve(
@@ -276,6 +277,7 @@ async fn serve(
         history: Mutex::new(History::load(history_path)),
         count: AtomicU32::new(0),
         shutdown: Notify::new(),
+        usage: Default::default(),
     });
 
     tokio::spawn(control_loop(kernel.clone(), control));
@@ -413,6 +415,11 @@ async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelCon
             "kernel_info_request" => {
                 Some(child(Some(&msg.raw), "kernel_info_reply", kernel_info()))
             }
+            "usage_request" => Some(child(
+                Some(&msg.raw),
+                "usage_reply",
+                k.usage.reply(k.session.cell_pid()),
+            )),
             "interrupt_request" => {
                 k.session.interrupt();
                 Some(child(

@@ -266,6 +266,12 @@ impl Session {
         });
     }
 
+    /// The cell process's pid, when one runs.
+    pub fn cell_pid(&self) -> Option<u32> {
+        let st = self.ctl.lock().unwrap();
+        st.child.as_ref().map(|c| c.lock().unwrap().id())
+    }
+
     /// Kills the cell process (at shutdown).
     pub fn kill(&self) {
         let st = self.ctl.lock().unwrap();
