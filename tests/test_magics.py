@@ -129,6 +129,17 @@ class MagicTests(KernelCase):
         else:
             self.assertIn("No device memory pools:", text)
 
+    def test_whos_lists_variables_with_array_figures(self):
+        self.ok("let whos_array = cp::zeros([3, 4], cp::f32)?;\nlet whos_count = 5usize;")
+        text = self.display(self.ok("%whos"))["text/plain"]
+        self.assertIn("whos_count", text)
+        line = next(l for l in text.splitlines() if l.startswith("whos_array"))
+        for part in ("(3, 4)", "float32", "48 B"):
+            self.assertIn(part, line)
+        self.assertIn("Arrays hold", text)
+        # The variables are still there.
+        self.assertEqual(self.result_text(self.ok("whos_count + whos_array.size()")), "17")
+
     def test_lsmagic_and_usage_errors(self):
         r = self.ok("%lsmagic")
         self.assertIn("GPU (CUDA event) time", r.stream("stdout"))

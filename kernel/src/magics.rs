@@ -26,12 +26,14 @@ pub enum Plan {
     Page(String),
     /// A magic the kernel does not know, or bad magic arguments.
     Error(String),
+    /// `%whos`: the session's variables (see [`whos_code`]).
+    Whos,
 }
 
 /// The magics the kernel knows, for `%lsmagic` and completion.
 /// `%cd`, `%pwd`, `%env` and the shell cell magics run in the kernel (`shell.rs`).
 pub const LINE_MAGICS: &[&str] = &[
-    "%time", "%timeit", "%gpu", "%mem", "%lsmagic", "%cd", "%pwd", "%env",
+    "%time", "%timeit", "%gpu", "%mem", "%whos", "%lsmagic", "%cd", "%pwd", "%env",
 ];
 /// Cell magics.
 pub const CELL_MAGICS: &[&str] = &["%%time", "%%timeit", "%%bash", "%%sh", "%%writefile"];
@@ -62,6 +64,9 @@ pub fn plan(cell: &str) -> Plan {
         if is_item_path(path) {
             return Plan::Page(path.to_string());
         }
+    }
+    if trimmed == "%whos" {
+        return Plan::Whos;
     }
     let lines: Vec<&str> = cell.split('\n').collect();
     let first = lines.iter().position(|l| !l.trim().is_empty());
@@ -186,6 +191,17 @@ const TIMED_CLOSURE: &str = "|| -> ::std::result::Result<_, cuprite_kernel_io::m
 const TIME_START: &str = "cuprite_kernel_io::magic::__time_start()";
 const TIME_END: &str = "cuprite_kernel_io::magic::__time_end();";
 
+/// The cell `%whos` runs: the variables evcxr knows (name, type), borrowed
+/// as `Any` for `cuprite_kernel_io::magic::__whos`. Every variable evcxr keeps
+/// is `'static`, so each borrows as `&dyn Any`.
+pub fn whos_code<'a>(vars: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let items: Vec<String> = vars
+        .filter(|(name, _)| !name.starts_with("__"))
+        .map(|(name, ty)| format!("({name:?}, {ty:?}, &{name} as &dyn ::std::any::Any)"))
+        .collect();
+    format!("{IO}::magic::__whos(&[{}]);", items.join(", "))
+}
+
 /// Whether `s` names an item by a path of two or more segments (`cp::zeros`,
 /// `Vec::new`, `cp::Array::sum`).
 fn is_item_path(s: &str) -> bool {
@@ -309,7 +325,7 @@ fn take_number(s: &str) -> Option<(u64, &str)> {
 
 /// The `%lsmagic` text.
 pub fn lsmagic_text() -> String {
-    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %mem             device and pinned memory pools, and the cell process's memory\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
+    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %mem             device and pinned memory pools, and the cell process's memory\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
         .to_string()
 }
 
@@ -443,6 +459,11 @@ mod tests {
         assert_eq!(plan("?Vec::new"), Plan::Page("Vec::new".into()));
         assert_eq!(plan("??cp::zeros "), Plan::Page("cp::zeros".into()));
         assert_eq!(plan("cp::zeros?"), Plan::Page("cp::zeros".into()));
+        assert_eq!(plan(" %whos "), Plan::Whos);
+        assert_eq!(
+            whos_code([("a", "cp::Array"), ("__hidden", "i32")].into_iter()),
+            "cuprite_kernel_io::magic::__whos(&[(\"a\", \"cp::Array\", &a as &dyn ::std::any::Any)]);"
+        );
         assert_eq!(
             plan(" cp::Array::sum?? "),
             Plan::Page("cp::Array::sum".into())

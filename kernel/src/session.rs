@@ -590,6 +590,18 @@ impl Evaluator {
         }
         let (code, time_report) = match magics::plan(&req.code) {
             Plan::Run { code, time_report } => (code, time_report),
+            Plan::Whos => match self.ctx.as_ref() {
+                Some(ctx) => (magics::whos_code(ctx.variables_and_types()), false),
+                None => {
+                    return ExecOutcome {
+                        result: Err(JupyterError::simple(
+                            "KernelError",
+                            "the session is not running",
+                        )),
+                        ..Default::default()
+                    }
+                }
+            },
             Plan::Page(expr) => return self.page(&expr),
             Plan::Error(msg) => {
                 return ExecOutcome {

@@ -627,6 +627,66 @@ fn short(s: &str, max: usize) -> String {
     }
 }
 
+/// `%whos`: the session's variables, given by the kernel as (name, type, value).
+#[doc(hidden)]
+pub fn __whos(vars: &[(&str, &str, &dyn std::any::Any)]) {
+    publish(&whos_bundle(vars));
+}
+
+/// The `%whos` table: every variable's name and type, and for arrays their
+/// shape, dtype, device and bytes; then the bytes arrays hold per device.
+pub fn whos_bundle(vars: &[(&str, &str, &dyn std::any::Any)]) -> MimeBundle {
+    let mut vars = vars.to_vec();
+    vars.sort_by(|a, b| a.0.cmp(b.0));
+    let mut table = Table::new().header(
+        ["Variable", "Type", "Shape", "Dtype", "Device", "Bytes"]
+            .into_iter()
+            .map(Cell::head)
+            .collect(),
+    );
+    let mut per_device: Vec<(String, u64)> = Vec::new();
+    for (name, ty, value) in &vars {
+        let mut row = vec![Cell::text(*name), Cell::text(short(ty, 60))];
+        match value.downcast_ref::<cuprite::Array>() {
+            Some(a) => {
+                let (device, bytes) = (a.device().to_string(), a.nbytes() as u64);
+                row.extend([
+                    Cell::text(dhtml::fmt_shape(a.shape())),
+                    Cell::text(a.dtype().to_string()),
+                    Cell::text(device.clone()),
+                    Cell::num(human_bytes(bytes)),
+                ]);
+                match per_device.iter_mut().find(|(d, _)| *d == device) {
+                    Some((_, total)) => *total += bytes,
+                    None => per_device.push((device, bytes)),
+                }
+            }
+            None => row.extend((0..4).map(|_| Cell::text(""))),
+        }
+        table.push_row(row);
+    }
+    let title = match vars.len() {
+        0 => "No variables".to_string(),
+        1 => "1 variable".to_string(),
+        n => format!("{n} variables"),
+    };
+    let mut report = Report::new(title);
+    if !vars.is_empty() {
+        report = report.table(table);
+    }
+    if !per_device.is_empty() {
+        let held: Vec<String> = per_device
+            .iter()
+            .map(|(d, b)| format!("{} on {d}", human_bytes(*b)))
+            .collect();
+        report = report.note(format!(
+            "Arrays hold {} (views count their whole size).",
+            held.join(", ")
+        ));
+    }
+    report.bundle()
+}
+
 /// Publishes a bundle as `display_data`; outside the kernel prints its text.
 fn publish(bundle: &MimeBundle) {
     let data = bundle.data_json().to_string();
@@ -639,6 +699,24 @@ fn publish(bundle: &MimeBundle) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whos_lists_variables_and_array_figures() {
+        let a = cuprite::zeros([3, 4], cuprite::f32).unwrap();
+        let n = 5usize;
+        let b = whos_bundle(&[("n", "usize", &n), ("a", "Array", &a)]);
+        let text = b.text_plain();
+        assert!(text.starts_with("2 variables\n"), "{text}");
+        // Sorted by name: `a` before `n`; the array's shape, dtype, device and bytes.
+        let (ia, in_) = (text.find("\na ").unwrap(), text.find("\nn ").unwrap());
+        assert!(ia < in_, "{text}");
+        assert!(
+            text.contains("(3, 4)") && text.contains("float32") && text.contains("48 B"),
+            "{text}"
+        );
+        assert!(text.contains("Arrays hold 48 B on cpu"), "{text}");
+        assert!(whos_bundle(&[]).text_plain().starts_with("No variables"));
+    }
 
     #[test]
     fn time_text_with_and_without_gpu() {
