@@ -260,6 +260,27 @@ def run_notebook(*args, cwd=None):
     )
 
 
+def test_kernel_features_notebook():
+    """Shell cells, %whos, %cd and the GPU pools through `cuprite-kernel run`
+    (on the GPU machine the array is on cuda:0 and one pool is open)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "kernel_features.out.ipynb"
+        r = run_notebook(str(TEST_NOTEBOOKS / "kernel_features.ipynb"), "--output", str(out))
+        assert r.returncode == 0, r.stderr
+        cells = [c for c in nbformat.read(out, as_version=4).cells if c.cell_type == "code"]
+        text = [cell_text(c) for c in cells]
+        assert "shell-ok" in text[0] and "Linux" in text[0], text[0]
+        assert "bash-ok 42" in text[1], text[1]
+        on_gpu = "cuda:0" in text[2]
+        whos = next(l for l in text[3].splitlines() if l.startswith("features"))
+        assert "(3, 4)" in whos and "float32" in whos and "48 B" in whos, text[3]
+        assert f"pools: {1 if on_gpu else 0}" in text[4], text[4]
+        if on_gpu:
+            used = int(re.search(r"used (\d+) reserved (\d+)", text[4]).group(1))
+            assert used >= 48, text[4]
+        assert "/tmp" in text[6], text[6]
+
+
 def test_run_stops_at_the_failing_cell():
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "failing.out.ipynb"

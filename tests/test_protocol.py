@@ -375,6 +375,11 @@ class SessionTests(KernelCase):
         self.assertIsNotNone(cell)
         self.assertGreater(cell["memory"], 0)
         self.assertLessEqual(cell["memory"], c["kernel_memory"])
+        # The GPU pools as of the end of the last cell (none opened on a machine without a GPU).
+        gpu = c["cuprite"]["gpu_memory"]
+        self.assertLess(gpu["as_of_seconds_ago"], 60)
+        for d in gpu["devices"]:
+            self.assertTrue(0 <= d["used"] <= d["reserved"] <= d["total"], d)
 
     def test_comm_to_unknown_target_is_closed(self):
         comm_id = uuid.uuid4().hex

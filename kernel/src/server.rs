@@ -418,7 +418,7 @@ async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelCon
             "usage_request" => Some(child(
                 Some(&msg.raw),
                 "usage_reply",
-                k.usage.reply(k.session.cell_pid()),
+                k.usage.reply(k.session.cell_pid(), k.session.gpu_pools()),
             )),
             "interrupt_request" => {
                 k.session.interrupt();

@@ -98,6 +98,8 @@ pub struct Session {
     ctl: Arc<Mutex<CtlState>>,
     /// Runs the cells that need no Rust (`!cmd`, `%cd`, `%%bash`, ...).
     shell: Arc<Shell>,
+    /// For what the cell process reported outside a cell (its GPU pools).
+    side: SideChannel,
 }
 
 impl Session {
@@ -111,6 +113,7 @@ impl Session {
     ) -> Session {
         let (tx, rx) = mpsc::channel();
         let shell = Arc::new(Shell::new(sink.clone(), side.clone()));
+        let side2 = side.clone();
         let ctl = Arc::new(Mutex::new(CtlState::default()));
         let ctl2 = ctl.clone();
         std::thread::Builder::new()
@@ -159,6 +162,7 @@ impl Session {
             jobs: tx,
             ctl,
             shell,
+            side: side2,
         }
     }
 
@@ -270,6 +274,12 @@ impl Session {
     pub fn cell_pid(&self) -> Option<u32> {
         let st = self.ctl.lock().unwrap();
         st.child.as_ref().map(|c| c.lock().unwrap().id())
+    }
+
+    /// The GPU memory pools as the cell process reported them at the end of
+    /// its last cell, and how long ago.
+    pub fn gpu_pools(&self) -> Option<(Duration, Value)> {
+        self.side.gpu_pools()
     }
 
     /// Kills the cell process (at shutdown).

@@ -61,6 +61,9 @@ struct State {
     synced: u64,
     next_seq: u64,
     cell: CellEvents,
+    /// The GPU memory pools the cell process reported at the end of its last
+    /// cell, and when.
+    gpu_pools: Option<(Instant, Value)>,
 }
 
 struct Shared {
@@ -94,6 +97,7 @@ impl SideChannel {
                 synced: 0,
                 next_seq: 1,
                 cell: CellEvents::default(),
+                gpu_pools: None,
             }),
             cond: Condvar::new(),
             sink,
@@ -144,6 +148,15 @@ impl SideChannel {
         if let Some(w) = st.writer.as_mut() {
             let _ = w.write_all(&[command::CLEAR_INTERRUPT, b'\n']);
         }
+    }
+
+    /// The GPU memory pools as of the end of the last cell (device, used,
+    /// reserved and total bytes) and how long ago that was.
+    pub fn gpu_pools(&self) -> Option<(Duration, Value)> {
+        let st = self.shared.state.lock().unwrap();
+        st.gpu_pools
+            .as_ref()
+            .map(|(at, v)| (at.elapsed(), v.clone()))
     }
 
     /// Sends one command line to the cell process and waits until it has
@@ -338,7 +351,14 @@ impl Reader {
             }
             kind::COMPLETE => {
                 let t = times(&payload);
-                self.sh.state.lock().unwrap().cell.complete = Some(t);
+                let gpu = serde_json::from_slice::<Value>(&payload)
+                    .ok()
+                    .and_then(|v| v.get("gpu").cloned());
+                let mut st = self.sh.state.lock().unwrap();
+                st.cell.complete = Some(t);
+                if let Some(gpu) = gpu {
+                    st.gpu_pools = Some((Instant::now(), gpu));
+                }
             }
             kind::SYNCED => {
                 self.publish_pending();

@@ -3,7 +3,10 @@
 //! `hostname`, `pid`, `kernel_cpu` and `kernel_memory` (the kernel and every
 //! process below it: the cell process, builds, shell commands), `cpu_count`,
 //! `host_cpu_percent` and `host_virtual_memory`; and one of Cuprite's own,
-//! `cuprite`, which splits the kernel's share from the cell process's.
+//! `cuprite`, which splits the kernel's share from the cell process's and
+//! holds the GPU memory pools (used, reserved and total bytes per device) as
+//! the cell process reported them at the end of its last cell (a cell still
+//! running has not reported yet: `as_of_seconds_ago` says how old they are).
 //!
 //! CPU use is measured as ipykernel's psutil measures it: over the time since
 //! the previous request (0 on the first). Memory is each process's
@@ -14,7 +17,7 @@
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What the previous request measured, for the CPU use since then.
 #[derive(Default)]
@@ -38,7 +41,7 @@ struct Figures {
 
 impl Usage {
     /// The reply's content; `cell_pid` is the cell process, when one runs.
-    pub fn reply(&self, cell_pid: Option<u32>) -> Value {
+    pub fn reply(&self, cell_pid: Option<u32>, gpu: Option<(Duration, Value)>) -> Value {
         let me = std::process::id();
         let mut last = self.last.lock().unwrap();
         let now = Instant::now();
@@ -83,6 +86,10 @@ impl Usage {
             "cuprite": {
                 "kernel": process_json(me, figures.get(&me)),
                 "cell_process": cell_pid.map(|p| process_json(p, figures.get(&p))),
+                "gpu_memory": gpu.map(|(age, devices)| json!({
+                    "as_of_seconds_ago": age.as_secs_f64(),
+                    "devices": devices,
+                })),
             },
         });
         if let Some((busy, total)) = host_ticks() {
@@ -250,7 +257,7 @@ mod tests {
             .arg("5")
             .spawn()
             .unwrap();
-        let first = usage.reply(Some(child.id()));
+        let first = usage.reply(Some(child.id()), None);
         // Burn some CPU so the second reply sees it.
         let t = Instant::now();
         let mut x = 0u64;
@@ -258,7 +265,8 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
         }
         std::hint::black_box(x);
-        let second = usage.reply(Some(child.id()));
+        let gpu = json!([{"device": "cuda:0", "used": 1, "reserved": 2, "total": 3}]);
+        let second = usage.reply(Some(child.id()), Some((Duration::from_secs(2), gpu)));
         child.kill().unwrap();
         let _ = child.wait();
         assert_eq!(first["kernel_cpu"], 0.0);
@@ -282,6 +290,10 @@ mod tests {
         );
         assert!(total > 0 && available <= total, "{mem}");
         assert!(second["cpu_count"].as_u64().unwrap() >= 1);
+        assert_eq!(first["cuprite"]["gpu_memory"], Value::Null);
+        let g = &second["cuprite"]["gpu_memory"];
+        assert_eq!(g["as_of_seconds_ago"], 2.0);
+        assert_eq!(g["devices"][0]["reserved"], 2);
     }
 
     #[test]

@@ -309,7 +309,7 @@ impl Forwarder {
                     self.send_text();
                     if line.starts_with(b"EVCXR_EXECUTION_COMPLETE") {
                         self.read_stderr();
-                        self.send(kind::COMPLETE, crate::times_json().as_bytes());
+                        self.send(kind::COMPLETE, crate::complete_json().as_bytes());
                     } else if line.starts_with(b"EVCXR_PANIC_NOTIFICATION") {
                         self.read_stderr();
                         self.send(kind::PANICKED, b"");

@@ -190,6 +190,27 @@ pub(crate) fn times_json() -> String {
     format!("{{\"wall_ns\":{wall},\"user_ns\":{user},\"sys_ns\":{sys}}}")
 }
 
+/// The COMPLETE frame's payload: [`times_json`] plus the memory pools of the
+/// GPUs this process has opened (`gpu`: device, used, reserved and total
+/// bytes), which the kernel reports in its `usage_reply`.
+pub(crate) fn complete_json() -> String {
+    let times = times_json();
+    let pools: Vec<String> = cuprite::cuda::open_device_pools()
+        .into_iter()
+        .map(|(device, s, total)| {
+            format!(
+                "{{\"device\":\"{device}\",\"used\":{},\"reserved\":{},\"total\":{total}}}",
+                s.used_bytes, s.reserved_bytes
+            )
+        })
+        .collect();
+    format!(
+        "{},\"gpu\":[{}]}}",
+        &times[..times.len() - 1],
+        pools.join(",")
+    )
+}
+
 /// Times `f` like IPython's `%timeit`: `loops` calls per run (0: chosen so a run
 /// takes at least 0.2 s), `repeat` runs; publishes the report.
 #[doc(hidden)]

@@ -698,6 +698,16 @@ fn publish(bundle: &MimeBundle) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn complete_payload_is_times_plus_gpu_pools() {
+        let payload = crate::complete_json();
+        assert!(payload.starts_with("{\"wall_ns\":"), "{payload}");
+        // No device was opened here, and asking opens none.
+        assert!(payload.ends_with(",\"gpu\":[]}"), "{payload}");
+        assert!(cuprite::cuda::open_device_pools().is_empty());
+    }
+
     use super::*;
 
     #[test]

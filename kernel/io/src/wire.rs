@@ -21,7 +21,8 @@ pub mod kind {
     pub const PANIC: u8 = b'P';
     /// The start of a timed region: `{"wall_ns", "user_ns", "sys_ns"}`.
     pub const MARK: u8 = b'T';
-    /// The cell finished running (evcxr's completion marker): same payload as [`MARK`].
+    /// The cell finished running (evcxr's completion marker): [`MARK`]'s payload
+    /// plus `gpu`, the pools of the GPUs the process has opened.
     pub const COMPLETE: u8 = b'C';
     /// The cell's main thread panicked (evcxr caught it).
     pub const PANICKED: u8 = b'!';

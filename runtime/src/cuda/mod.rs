@@ -26,7 +26,9 @@ pub use batch::{
     batch_stats, launch_pending, set_small_op_batching, small_op_batching, BatchStats,
 };
 pub use runtime::host_buffer::{copy_to_device_async, Pending, PinnedBuffer};
-pub use runtime::memory::{memory_pool, pinned_memory_pool, MemoryPool, PoolStats};
+pub use runtime::memory::{
+    memory_pool, open_device_pools, pinned_memory_pool, MemoryPool, PoolStats,
+};
 pub use runtime::peer::can_access_peer;
 pub use runtime::session::{cuda_report, device_info, mem_get_info, request_interrupt, DeviceInfo};
 pub use runtime::stream::{with_stream, Event, Stream};

@@ -315,6 +315,22 @@ fn stats(session: &DeviceSession) -> PoolStats {
     }
 }
 
+/// The pool figures of every device this process has opened, with each
+/// device's memory size; it opens none (a monitor asks from its own thread,
+/// and must not make a context there).
+pub fn open_device_pools() -> Vec<(crate::Device, PoolStats, usize)> {
+    super::session::existing_sessions()
+        .into_iter()
+        .map(|s| {
+            (
+                crate::Device::Cuda(s.info.ordinal),
+                stats(s),
+                s.info.total_memory,
+            )
+        })
+        .collect()
+}
+
 /// A device's memory pool, as returned by [`memory_pool`].
 #[derive(Debug, Clone, Copy)]
 pub struct MemoryPool {
