@@ -100,7 +100,7 @@ repo=$PWD
 if [ "$crates" = auto ]; then
     crates=embedded
     if [ -d runtime/src ] && [ -d display/src ] && [ -d kernel/io/src ]; then
-        sha=$(bash "$here/gpu-crates.sh" sha runtime display kernel/io)
+        sha=$(bash "$here/gpu-crates.sh" sha runtime display kernel/io kernel/cells)
         [ "$sha" != "$(cat "$here/crates.sha")" ] && crates=tree
     fi
 fi
@@ -108,7 +108,7 @@ echo "gpu-run: cells build against the $crates crates"
 case $crates in embedded | tree) ;; *) echo "gpu-run: --crates $crates?" && exit 2 ;; esac
 if [ "$crates" = tree ]; then
     # Copied again only when changed: new copies would make cargo rebuild them.
-    sha=$(bash "$here/gpu-crates.sh" sha runtime display kernel/io)
+    sha=$(bash "$here/gpu-crates.sh" sha runtime display kernel/io kernel/cells)
     if [ "$sha" != "$(cat "$root/tree-crates.sha" 2>/dev/null)" ]; then
         bash "$here/gpu-crates.sh" tree "$repo" "$root/tree-crates" || exit 1
         echo "$sha" >"$root/tree-crates.sha"
