@@ -129,6 +129,26 @@ class MagicTests(KernelCase):
         else:
             self.assertIn("No device memory pools:", text)
 
+    def test_gpu_watch_updates_one_display_until_interrupted(self):
+        if not self.gpu:
+            text = self.display(self.ok("%gpu --watch 0.2"))["text/plain"]
+            self.assertIn("No usable GPU", text)
+            return
+        self.ok("let watched = cp::ones([1 << 20], cp::f32)?;")
+        msg_id = self.kc.execute("%gpu --watch 0.2")
+        updates = []
+
+        def note(msg):
+            if msg["msg_type"] == "update_display_data":
+                updates.append(msg)
+                if len(updates) == 3:
+                    self.km.interrupt_kernel()
+
+        r = self.collect(msg_id, 60, on_output=note)
+        self.assertEqual(r.content["status"], "ok", r.content)
+        self.assertGreaterEqual(len(updates), 3)
+        self.assertIn("Session pool", updates[-1]["content"]["data"]["text/plain"])
+
     def test_whos_lists_variables_with_array_figures(self):
         self.ok("let whos_array = cp::zeros([3, 4], cp::f32)?;\nlet whos_count = 5usize;")
         text = self.display(self.ok("%whos"))["text/plain"]

@@ -159,7 +159,11 @@ pub fn plan(cell: &str) -> Plan {
                     "{IO}::magic::__timeit({loops}, {repeat}, {label:?}, {TIMED_CLOSURE}{{ {stmt} }}) }})?;"
                 )
             }
-            "gpu" => format!("{IO}::magic::__gpu();"),
+            "gpu" => match gpu_args(args) {
+                Ok(None) => format!("{IO}::magic::__gpu();"),
+                Ok(Some(ms)) => format!("{IO}::magic::__gpu_watch({ms});"),
+                Err(e) => return Plan::Error(e),
+            },
             "mem" => format!("{IO}::magic::__mem();"),
             "lsmagic" => format!(
                 "println!(\"{}\");",
@@ -295,6 +299,34 @@ fn split_word(s: &str) -> (&str, &str) {
     (&s[..end], &s[end..])
 }
 
+/// `%gpu` (None) or `%gpu --watch [SECONDS]` (the refresh period in ms, 1 s by default).
+fn gpu_args(args: &str) -> Result<Option<u64>, String> {
+    let mut words = args.split_whitespace();
+    match words.next() {
+        None => Ok(None),
+        Some("--watch" | "-w") => {
+            let ms = match words.next() {
+                None => 1000,
+                Some(w) => match w.parse::<f64>() {
+                    Ok(s) if (0.1..=3600.0).contains(&s) => (s * 1000.0).round() as u64,
+                    _ => {
+                        return Err(format!(
+                            "%gpu --watch {w}: the period is 0.1 to 3600 seconds"
+                        ))
+                    }
+                },
+            };
+            match words.next() {
+                None => Ok(Some(ms)),
+                Some(w) => Err(format!("%gpu --watch: unexpected {w}")),
+            }
+        }
+        Some(w) => Err(format!(
+            "%gpu takes no argument but --watch [SECONDS], not {w}"
+        )),
+    }
+}
+
 /// `-n N -r R rest` → (loops (0 = automatic), repeat, rest).
 fn timeit_args(args: &str) -> Result<(u64, u32, String), String> {
     let mut loops = 0u64;
@@ -325,7 +357,7 @@ fn take_number(s: &str) -> Option<(u64, &str)> {
 
 /// The `%lsmagic` text.
 pub fn lsmagic_text() -> String {
-    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %mem             device and pinned memory pools, and the cell process's memory\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
+    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %gpu --watch [S] device memory and this session's pools, updated every S seconds (1) until interrupted\n  %mem             device and pinned memory pools, and the cell process's memory\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
         .to_string()
 }
 
@@ -460,6 +492,27 @@ mod tests {
         assert_eq!(plan("??cp::zeros "), Plan::Page("cp::zeros".into()));
         assert_eq!(plan("cp::zeros?"), Plan::Page("cp::zeros".into()));
         assert_eq!(plan(" %whos "), Plan::Whos);
+        let code = |cell: &str| match plan(cell) {
+            Plan::Run { code, .. } => code,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(code("%gpu"), "cuprite_kernel_io::magic::__gpu();");
+        assert_eq!(
+            code("%gpu --watch"),
+            "cuprite_kernel_io::magic::__gpu_watch(1000);"
+        );
+        assert_eq!(
+            code("%gpu -w 0.5"),
+            "cuprite_kernel_io::magic::__gpu_watch(500);"
+        );
+        for bad in [
+            "%gpu --watch 0",
+            "%gpu --watch x",
+            "%gpu --watch 1 2",
+            "%gpu now",
+        ] {
+            assert!(matches!(plan(bad), Plan::Error(_)), "{bad}");
+        }
         assert_eq!(
             whos_code([("a", "cp::Array"), ("__hidden", "i32")].into_iter()),
             "cuprite_kernel_io::magic::__whos(&[(\"a\", \"cp::Array\", &a as &dyn ::std::any::Any)]);"

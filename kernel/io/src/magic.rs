@@ -375,6 +375,98 @@ pub fn __gpu() {
     publish(&gpu_bundle());
 }
 
+/// `%gpu --watch`: one display of the GPUs' memory, updated in place every
+/// `period_ms` until the cell is interrupted (which ends it normally, with
+/// the last view kept).
+#[doc(hidden)]
+pub fn __gpu_watch(period_ms: u64) {
+    let id = format!("cuprite-gpu-watch-{}", std::process::id());
+    let started = Instant::now();
+    let first = watch_bundle(started.elapsed());
+    let shown = crate::display(
+        &first.data_json().to_string(),
+        &first.metadata_json().to_string(),
+        Some(&id),
+    );
+    // Nothing would change while this cell runs: no GPU, or none opened yet.
+    let watchable =
+        cuprite::device::cuda_status().usable && !cuprite::cuda::open_device_pools().is_empty();
+    if !shown || !watchable {
+        if !shown {
+            println!("{}", first.text_plain());
+        }
+        return;
+    }
+    while !crate::interrupted() {
+        // Sleep in steps, so an interrupt ends the watch at once.
+        let until = Instant::now() + std::time::Duration::from_millis(period_ms);
+        while Instant::now() < until && !crate::interrupted() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let b = watch_bundle(started.elapsed());
+        crate::update_display(
+            &b.data_json().to_string(),
+            &b.metadata_json().to_string(),
+            &id,
+        );
+    }
+}
+
+/// What `%gpu --watch` shows: for each device this session has opened, its
+/// memory in use (all processes) and this session's pool.
+pub fn watch_bundle(elapsed: std::time::Duration) -> MimeBundle {
+    let status = cuprite::device::cuda_status();
+    if !status.usable {
+        return Report::new("GPU watch")
+            .note(format!("No usable GPU: {}", status.reason))
+            .bundle();
+    }
+    // Only the devices this session has opened: opening the others would
+    // make a context (and take memory) on GPUs the notebook does not use.
+    let pools = cuprite::cuda::open_device_pools();
+    if pools.is_empty() {
+        return Report::new("GPU watch")
+            .note("This session has not used a GPU yet: run a cell that does, then watch again.")
+            .bundle();
+    }
+    let mut table = Table::new().header(
+        [
+            "Device",
+            "In use (all processes)",
+            "Total",
+            "Session pool: used",
+            "reserved",
+        ]
+        .into_iter()
+        .map(Cell::head)
+        .collect(),
+    );
+    for (device, s, total) in &pools {
+        let ordinal = match device {
+            cuprite::Device::Cuda(n) => *n,
+            cuprite::Device::Cpu => continue,
+        };
+        let in_use = match cuprite::cuda::mem_get_info(ordinal) {
+            Ok((free, total)) => human_bytes(total.saturating_sub(free) as u64),
+            Err(_) => "n/a".into(),
+        };
+        table.push_row(vec![
+            Cell::text(device.to_string()),
+            Cell::num(in_use),
+            Cell::num(human_bytes(*total as u64)),
+            Cell::num(human_bytes(s.used_bytes as u64)),
+            Cell::num(human_bytes(s.reserved_bytes as u64)),
+        ]);
+    }
+    Report::new("GPU watch")
+        .table(table)
+        .note(format!(
+            "Updated {:.0} s after the start; interrupt the cell to stop watching.",
+            elapsed.as_secs_f64()
+        ))
+        .bundle()
+}
+
 /// The `%gpu` report for this process.
 pub fn gpu_bundle() -> MimeBundle {
     let status = cuprite::device::cuda_status();
@@ -698,6 +790,7 @@ fn publish(bundle: &MimeBundle) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn complete_payload_is_times_plus_gpu_pools() {
@@ -708,7 +801,19 @@ mod tests {
         assert!(cuprite::cuda::open_device_pools().is_empty());
     }
 
-    use super::*;
+    #[test]
+    fn watch_says_why_it_has_nothing_to_show() {
+        let bundle = watch_bundle(std::time::Duration::ZERO);
+        let text = bundle.text_plain();
+        if cuprite::device::cuda_status().usable {
+            assert!(
+                text.contains("not used a GPU yet") || text.contains("cuda:"),
+                "{text}"
+            );
+        } else {
+            assert!(text.contains("No usable GPU"), "{text}");
+        }
+    }
 
     #[test]
     fn whos_lists_variables_and_array_figures() {
