@@ -183,7 +183,11 @@ class ShellTests(KernelCase):
     def test_command_output_arrives_while_it_runs(self):
         msg_id = self.kc.execute("!echo first; sleep 1.5; echo second")
         seen = []
-        r = self.collect(msg_id, 60, on_output=lambda m: seen.append(time.monotonic()))
+        def note(msg):
+            if msg["msg_type"] == "stream":
+                seen.append(time.monotonic())
+
+        r = self.collect(msg_id, 60, on_output=note)
         self.assertEqual(r.content["status"], "ok", r.content)
         self.assertEqual(r.stream("stdout"), "first\nsecond\n")
         self.assertGreater(seen[-1] - seen[0], 1.0, "the first line came only at the end")
