@@ -16,7 +16,8 @@ import os
 import tempfile
 import time
 
-from test_protocol import KernelCase
+from jupyter_client.manager import start_new_kernel
+from test_protocol import KERNEL_NAME, WARMUP_TIMEOUT, KernelCase
 
 GPU_ONLY_CHECK = 'cuprite::device::cuda_status().usable'
 
@@ -275,3 +276,44 @@ class PagerTests(KernelCase):
         r = self.ok("let maybe: Result<i32, String> = Ok(4);")
         r = self.run_cell("maybe?")
         self.assertEqual(r.content["payload"], [])
+
+
+class SavedStateTests(KernelCase):
+    def test_save_vars_then_load_them_in_another_kernel(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "state.npz")
+            self.ok(
+                "let field = cp::arange(12)?.reshape([3, 4])?.astype(cp::f32)?;\n"
+                "let steps: usize = 200;\n"
+                "let alpha = -0.0f64;\n"
+                "let label = String::from(\"heat \\\"run\\\" 1\");\n"
+                "let history = vec![1.5f64, f64::NAN];\n"
+                "let unsaved = (1, 2);"
+            )
+            r = self.ok(f"%save_vars {path}")
+            out = r.stream("stdout")
+            self.assertIn("Saved 5 variables", out)
+            self.assertIn("not saved", out)
+            self.assertIn("unsaved", out)
+            r = self.run_cell(f"%save_vars {path} nosuchvar")
+            self.assertEqual(r.content["ename"], "UsageError")
+            # A second kernel: a new session with nothing defined.
+            km, kc = start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=120)
+            try:
+                reply = kc.execute_interactive(f"%load_vars {path}", timeout=WARMUP_TIMEOUT)
+                self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+                results = []
+                check = (
+                    "format!(\"{:?} {} {} {} {:?} {}\", field.shape(), field.to_vec::<f32>()?[11], steps, "
+                    "alpha.is_sign_negative(), label, history[1].is_nan())"
+                )
+                reply = kc.execute_interactive(
+                    check, timeout=120,
+                    output_hook=lambda m: results.append(m) if m["msg_type"] == "execute_result" else None,
+                )
+                self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+                text = results[0]["content"]["data"]["text/plain"]
+                self.assertEqual(text, '"[3, 4] 11 200 true \\"heat \\\\\\"run\\\\\\" 1\\" true"')
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)

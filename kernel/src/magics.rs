@@ -28,12 +28,29 @@ pub enum Plan {
     Error(String),
     /// `%whos`: the session's variables (see [`whos_code`]).
     Whos,
+    /// `%save_vars PATH [NAME...]` (no names: every variable).
+    SaveVars { path: String, names: Vec<String> },
+    /// `%load_vars PATH [--device DEVICE]`.
+    LoadVars {
+        path: String,
+        device: Option<String>,
+    },
 }
 
 /// The magics the kernel knows, for `%lsmagic` and completion.
 /// `%cd`, `%pwd`, `%env` and the shell cell magics run in the kernel (`shell.rs`).
 pub const LINE_MAGICS: &[&str] = &[
-    "%time", "%timeit", "%gpu", "%mem", "%whos", "%lsmagic", "%cd", "%pwd", "%env",
+    "%time",
+    "%timeit",
+    "%gpu",
+    "%mem",
+    "%whos",
+    "%save_vars",
+    "%load_vars",
+    "%lsmagic",
+    "%cd",
+    "%pwd",
+    "%env",
 ];
 /// Cell magics.
 pub const CELL_MAGICS: &[&str] = &["%%time", "%%timeit", "%%bash", "%%sh", "%%writefile"];
@@ -67,6 +84,9 @@ pub fn plan(cell: &str) -> Plan {
     }
     if trimmed == "%whos" {
         return Plan::Whos;
+    }
+    if let Some(plan) = vars_plan(trimmed) {
+        return plan;
     }
     let lines: Vec<&str> = cell.split('\n').collect();
     let first = lines.iter().position(|l| !l.trim().is_empty());
@@ -204,6 +224,161 @@ pub fn whos_code<'a>(vars: impl Iterator<Item = (&'a str, &'a str)>) -> String {
         .map(|(name, ty)| format!("({name:?}, {ty:?}, &{name} as &dyn ::std::any::Any)"))
         .collect();
     format!("{IO}::magic::__whos(&[{}]);", items.join(", "))
+}
+
+/// `%save_vars` and `%load_vars`, which take a cell of their own.
+fn vars_plan(cell: &str) -> Option<Plan> {
+    let (magic, rest) = cell.split_once(char::is_whitespace).unwrap_or((cell, ""));
+    let which = match magic {
+        "%save_vars" | "%load_vars" => &magic[1..],
+        _ => return None,
+    };
+    if rest.contains('\n') {
+        return Some(Plan::Error(format!("%{which} goes in a cell of its own")));
+    }
+    let mut words = rest.split_whitespace();
+    let Some(path) = words.next() else {
+        return Some(Plan::Error(format!(
+            "%{which} needs a path: %save_vars PATH [NAME...] or %load_vars PATH [--device cpu|cuda:N]"
+        )));
+    };
+    let path = path.to_string();
+    if which == "save_vars" {
+        return Some(Plan::SaveVars {
+            path,
+            names: words.map(str::to_string).collect(),
+        });
+    }
+    Some(match (words.next(), words.next(), words.next()) {
+        (None, _, _) => Plan::LoadVars { path, device: None },
+        (Some("--device"), Some(d), None) if is_device(d) => Plan::LoadVars {
+            path,
+            device: Some(d.to_string()),
+        },
+        _ => Plan::Error("%load_vars PATH [--device cpu|cuda:N]".into()),
+    })
+}
+
+/// `cpu` or `cuda:N`.
+pub fn is_device(s: &str) -> bool {
+    s == "cpu"
+        || s.strip_prefix("cuda:")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The cell `%save_vars` runs: the variables named (all when none is)
+/// borrowed as `Any` for `cuprite_kernel_io::vars::__save_vars`. An unknown
+/// name is the error.
+pub fn save_vars_code<'a>(
+    path: &str,
+    names: &[String],
+    vars: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Result<String, String> {
+    let vars: Vec<(&str, &str)> = vars.filter(|(n, _)| !n.starts_with("__")).collect();
+    if let Some(missing) = names.iter().find(|n| !vars.iter().any(|(v, _)| v == n)) {
+        let known: Vec<&str> = vars.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "%save_vars: no variable {missing} (the session has: {})",
+            known.join(", ")
+        ));
+    }
+    let items: Vec<String> = vars
+        .iter()
+        .filter(|(n, _)| names.is_empty() || names.iter().any(|m| m == n))
+        .map(|(name, ty)| format!("({name:?}, {ty:?}, &{name} as &dyn ::std::any::Any)"))
+        .collect();
+    Ok(format!(
+        "{IO}::vars::__save_vars({path:?}, &[{}])?;",
+        items.join(", ")
+    ))
+}
+
+/// The cell `%load_vars` runs, from the manifest `%save_vars` wrote: one
+/// `let` per variable. The manifest comes from a file, so names, types and
+/// devices are checked before they become code.
+pub fn load_vars_code(
+    path: &str,
+    manifest: &serde_json::Value,
+    device: Option<&str>,
+) -> Result<String, String> {
+    let Some(vars) = manifest["variables"].as_object() else {
+        return Err(format!(
+            "%load_vars: {path} has no variables saved by %save_vars"
+        ));
+    };
+    let mut lines = Vec::new();
+    let mut names = Vec::new();
+    for (name, v) in vars {
+        if !is_identifier(name) {
+            return Err(format!("%load_vars: {name:?} is not a variable name"));
+        }
+        let line = match v["kind"].as_str() {
+            Some("array") => {
+                let saved_on = v["device"]
+                    .as_str()
+                    .filter(|d| is_device(d))
+                    .unwrap_or("cpu");
+                format!(
+                    "let {name}: cuprite::Array = {IO}::vars::__load_array({path:?}, {name:?}, {saved_on:?}, {device:?})?;"
+                )
+            }
+            Some("value") => {
+                let ty = v["type"].as_str().unwrap_or("");
+                let value = literal(ty, &v["value"]).ok_or_else(|| {
+                    format!(
+                        "%load_vars: {name}: cannot read a {ty:?} from {}",
+                        v["value"]
+                    )
+                })?;
+                format!("let {name}: {ty} = {value};")
+            }
+            _ => return Err(format!("%load_vars: {name}: unknown kind {}", v["kind"])),
+        };
+        lines.push(line);
+        names.push(name.as_str());
+    }
+    lines.push(format!(
+        "println!(\"Loaded {} variable{} from {{}}: {}\", {path:?});",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    ));
+    Ok(lines.join("\n"))
+}
+
+fn is_identifier(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// A Rust expression of type `ty` for a value `%save_vars` wrote.
+fn literal(ty: &str, v: &serde_json::Value) -> Option<String> {
+    if let Some(inner) = ty.strip_prefix("Vec<").and_then(|t| t.strip_suffix('>')) {
+        let items: Option<Vec<String>> = v.as_array()?.iter().map(|x| literal(inner, x)).collect();
+        return Some(format!(
+            "::std::vec::Vec::<{inner}>::from([{}])",
+            items?.join(", ")
+        ));
+    }
+    match ty {
+        "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+            let n = v.as_str()?;
+            let digits = n.strip_prefix('-').unwrap_or(n);
+            (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()))
+                .then(|| format!("{n}{ty}"))
+        }
+        "f32" | "f64" => {
+            let bits = v.as_str()?.strip_prefix("0x")?;
+            bits.chars()
+                .all(|c| c.is_ascii_hexdigit())
+                .then(|| format!("{ty}::from_bits(0x{bits})"))
+        }
+        "bool" => v.as_bool().map(|b| b.to_string()),
+        "String" => v
+            .as_str()
+            .map(|s| format!("::std::string::String::from({s:?})")),
+        _ => None,
+    }
 }
 
 /// Whether `s` names an item by a path of two or more segments (`cp::zeros`,
@@ -357,7 +532,7 @@ fn take_number(s: &str) -> Option<(u64, &str)> {
 
 /// The `%lsmagic` text.
 pub fn lsmagic_text() -> String {
-    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %gpu --watch [S] device memory and this session's pools, updated every S seconds (1) until interrupted\n  %mem             device and pinned memory pools, and the cell process's memory\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
+    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %gpu --watch [S] device memory and this session's pools, updated every S seconds (1) until interrupted\n  %mem             device and pinned memory pools, and the cell process's memory\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %save_vars PATH [NAME...]   save arrays and plain values (numbers, bool, String, Vecs) to one .npz\n  %load_vars PATH [--device D]   define them again, in this or a later session\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
         .to_string()
 }
 
@@ -484,6 +659,65 @@ mod tests {
         assert!(matches!(plan("%timeit -n x 1"), Plan::Error(_)));
         assert!(matches!(plan("%timeit -r 3"), Plan::Error(_)));
         assert!(matches!(plan("%%timeit\n  "), Plan::Error(_)));
+    }
+
+    #[test]
+    fn save_and_load_vars() {
+        assert_eq!(
+            plan("%save_vars state.npz a n"),
+            Plan::SaveVars {
+                path: "state.npz".into(),
+                names: vec!["a".into(), "n".into()]
+            }
+        );
+        assert_eq!(
+            plan("%load_vars s.npz --device cuda:1"),
+            Plan::LoadVars {
+                path: "s.npz".into(),
+                device: Some("cuda:1".into())
+            }
+        );
+        for bad in [
+            "%save_vars",
+            "%load_vars s.npz --device gpu",
+            "%load_vars a b",
+            "%save_vars x\n1",
+        ] {
+            assert!(matches!(plan(bad), Plan::Error(_)), "{bad}");
+        }
+        let vars = || [("a", "Array"), ("n", "usize"), ("__hidden", "i32")].into_iter();
+        let code = save_vars_code("s.npz", &[], vars()).unwrap();
+        assert_eq!(
+            code,
+            "cuprite_kernel_io::vars::__save_vars(\"s.npz\", &[(\"a\", \"Array\", &a as &dyn ::std::any::Any), (\"n\", \"usize\", &n as &dyn ::std::any::Any)])?;"
+        );
+        assert!(save_vars_code("s.npz", &["zz".into()], vars())
+            .unwrap_err()
+            .contains("no variable zz"));
+
+        let manifest = serde_json::json!({"format": 1, "variables": {
+            "a": {"kind": "array", "device": "cuda:0"},
+            "n": {"kind": "value", "type": "i64", "value": "-3"},
+            "x": {"kind": "value", "type": "Vec<f64>", "value": ["0x3ff0000000000000"]},
+            "s": {"kind": "value", "type": "String", "value": "q\"}"},
+        }});
+        let code = load_vars_code("s.npz", &manifest, None).unwrap();
+        assert!(code.contains("let a: cuprite::Array = cuprite_kernel_io::vars::__load_array(\"s.npz\", \"a\", \"cuda:0\", None)?;"), "{code}");
+        assert!(code.contains("let n: i64 = -3i64;"), "{code}");
+        assert!(code.contains("let x: Vec<f64> = ::std::vec::Vec::<f64>::from([f64::from_bits(0x3ff0000000000000)]);"), "{code}");
+        assert!(
+            code.contains("let s: String = ::std::string::String::from(\"q\\\"}\");"),
+            "{code}"
+        );
+        // What a file says never becomes other code.
+        for evil in [
+            serde_json::json!({"variables": {"a; std::process::exit(1); let b": {"kind": "array"}}}),
+            serde_json::json!({"variables": {"n": {"kind": "value", "type": "i64", "value": "1; panic!()"}}}),
+            serde_json::json!({"variables": {"n": {"kind": "value", "type": "Box<dyn Fn()>", "value": "1"}}}),
+            serde_json::json!({"variables": {"f": {"kind": "value", "type": "f64", "value": "0x1)+(2"}}}),
+        ] {
+            assert!(load_vars_code("s.npz", &evil, None).is_err(), "{evil}");
+        }
     }
 
     #[test]

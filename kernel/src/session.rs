@@ -600,6 +600,21 @@ impl Evaluator {
         }
         let (code, time_report) = match magics::plan(&req.code) {
             Plan::Run { code, time_report } => (code, time_report),
+            Plan::SaveVars { path, names } => {
+                let code = self
+                    .ctx
+                    .as_ref()
+                    .map(|ctx| magics::save_vars_code(&path, &names, ctx.variables_and_types()));
+                match code {
+                    Some(Ok(code)) => (code, false),
+                    Some(Err(msg)) => return usage_error(msg),
+                    None => return usage_error("the session is not running".into()),
+                }
+            }
+            Plan::LoadVars { path, device } => match load_vars(&path, device.as_deref()) {
+                Ok(code) => (code, false),
+                Err(msg) => return usage_error(msg),
+            },
             Plan::Whos => match self.ctx.as_ref() {
                 Some(ctx) => (magics::whos_code(ctx.variables_and_types()), false),
                 None => {
@@ -855,6 +870,24 @@ impl Evaluator {
 
 /// The error name of an interrupted cell, as Python's.
 const INTERRUPTED: &str = "KeyboardInterrupt";
+
+fn usage_error(msg: String) -> ExecOutcome {
+    ExecOutcome {
+        result: Err(JupyterError::simple("UsageError", msg)),
+        ..Default::default()
+    }
+}
+
+/// The cell that defines the variables `%save_vars` wrote to `path`.
+fn load_vars(path: &str, device: Option<&str>) -> Result<String, String> {
+    let host = cuprite::LoadOptions::default().device(Some(cuprite::Device::Cpu));
+    let manifest = cuprite::load_npz_member(path, cuprite_kernel_io::vars::MANIFEST, &host)
+        .and_then(|a| a.to_vec::<u8>())
+        .map_err(|e| format!("%load_vars: {e}"))?;
+    let manifest: Value = serde_json::from_slice(&manifest)
+        .map_err(|e| format!("%load_vars: {path}: the manifest is not JSON: {e}"))?;
+    magics::load_vars_code(path, &manifest, device)
+}
 
 fn phases_text(out: &evcxr::EvalOutputs) -> String {
     out.phases

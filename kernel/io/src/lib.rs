@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod magic;
+pub mod vars;
 pub mod wire;
 
 mod sys;

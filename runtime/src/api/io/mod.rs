@@ -24,7 +24,7 @@ use crate::core::device::Device;
 use crate::core::error::{Error, Result};
 
 pub use npy::{load, load_mmap, load_to, load_with, save, MappedNpy};
-pub use npz::{load_npz, load_npz_with, savez, savez_compressed};
+pub use npz::{load_npz, load_npz_member, load_npz_with, savez, savez_compressed};
 pub use raw::{frombuffer, fromfile, fromfile_with, RawOptions};
 pub use text::{genfromtxt, loadtxt, savetxt, SaveTxtOptions, TextOptions};
 

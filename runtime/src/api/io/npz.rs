@@ -1,5 +1,6 @@
 //! NumPy's `.npz` archives: a zip file of `.npy` members, one per named
-//! array ([`savez`], [`savez_compressed`], [`load_npz`]). The container is
+//! array ([`savez`], [`savez_compressed`], [`load_npz`], and
+//! [`load_npz_member`] for one array without reading the others). The container is
 //! the `zip` crate's; the members go through the `.npy` reader and writer.
 
 use std::collections::BTreeMap;
@@ -157,4 +158,56 @@ pub fn load_npz_with(
         out.insert(key.to_string(), a);
     }
     Ok(out)
+}
+
+/// Loads one array of an `.npz` archive (`np.load(path)[name]`, which NumPy
+/// reads lazily too), without reading the other members.
+///
+/// ```
+/// use cuprite as cp;
+/// let path = std::env::temp_dir().join("cuprite_doc_load_npz_member.npz");
+/// cp::savez(&path, &[("a", &cp::arange(4)?), ("b", &cp::ones([2], cp::f32)?)])?;
+/// let opts = cp::LoadOptions::default();
+/// assert_eq!(cp::load_npz_member(&path, "b", &opts)?.shape(), &[2]);
+/// assert!(cp::load_npz_member(&path, "c", &opts).unwrap_err().to_string().contains("a, b"));
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), cp::Error>(())
+/// ```
+pub fn load_npz_member(path: impl AsRef<Path>, name: &str, options: &LoadOptions) -> Result<Array> {
+    let op = "load_npz_member";
+    let path = path.as_ref();
+    let (file, _) = open(op, path)?;
+    let mut archive =
+        zip::ZipArchive::new(BufReader::new(file)).map_err(|e| zip_error(op, path, e))?;
+    let member_name = format!("{name}.npy");
+    if archive.index_for_name(&member_name).is_none() {
+        let names: Vec<&str> = archive
+            .file_names()
+            .filter_map(|n| n.strip_suffix(".npy"))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        return Err(Error::invalid(
+            op,
+            format!(
+                "no array named {name:?} in {} (it has: {})",
+                shown(path),
+                names.join(", ")
+            ),
+        ));
+    }
+    let mut member = archive
+        .by_name(&member_name)
+        .map_err(|e| zip_error(op, path, e))?;
+    let at = member_path(path, &member_name);
+    let size = member.size();
+    let (header, header_len) = read_header(op, &at, &mut member, size)?;
+    read_data(
+        op,
+        &at,
+        &mut member,
+        &header,
+        size - header_len,
+        options.target(),
+    )
 }
