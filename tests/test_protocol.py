@@ -350,6 +350,21 @@ class SessionTests(KernelCase):
         self.assertEqual(r.reply["msg_type"], "frobnicate_reply")
         self.assertEqual(r.content["status"], "error")
 
+    def test_input_asks_the_front_end(self):
+        msg_id = self.kc.execute('cuprite_kernel_io::input("your name? ")?', allow_stdin=True)
+        req = self.kc.get_stdin_msg(timeout=CELL_TIMEOUT)
+        self.assertEqual(req["msg_type"], "input_request")
+        self.assertEqual(req["content"]["prompt"], "your name? ")
+        self.assertFalse(req["content"]["password"])
+        self.kc.input("Ada")
+        r = self.collect(msg_id, CELL_TIMEOUT)
+        self.assertEqual(r.content["status"], "ok", r.content)
+        self.assertEqual(self.result_text(r), '"Ada"')
+        # A front end that takes no input: an error, not an empty answer.
+        r = self.run_cell('cuprite_kernel_io::input("x? ")?', allow_stdin=False)
+        self.assertEqual(r.content["status"], "error")
+        self.assertIn("takes no input", r.content["evalue"] + "".join(r.content["traceback"]))
+
     def test_usage_request_on_control_as_ipykernel_answers_it(self):
         self.ok("let busy: u64 = (0..20_000_000u64).map(|i| i % 7).sum();")
         replies = []

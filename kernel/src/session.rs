@@ -655,7 +655,8 @@ impl Evaluator {
         let mut callbacks = EvalCallbacks {
             input_reader: &move |r| {
                 if !allow_stdin {
-                    return String::new();
+                    // `cuprite_kernel_io::input` makes this an error the cell can see.
+                    return cuprite_kernel_io::NO_STDIN.to_string();
                 }
                 input(&r.prompt, r.is_password).unwrap_or_default()
             },

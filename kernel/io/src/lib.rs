@@ -61,6 +61,36 @@ pub fn interrupted() -> bool {
     interrupt_flag().is_some_and(|f| f.load(Ordering::Relaxed) != 0)
 }
 
+/// What the kernel answers an input request with when the front end takes
+/// no input (`allow_stdin` false).
+#[doc(hidden)]
+pub const NO_STDIN: &str = "\u{1b}cuprite:no-stdin";
+
+/// Asks for a line of text in the notebook, as Python's `input()`: the front
+/// end shows `prompt` and a box to type in. An error when the front end takes
+/// no input (nbclient, `cuprite-kernel run`: `allow_stdin` is false).
+///
+/// (A cell must not read `std::io::stdin()` itself: the cell process's stdin
+/// carries evcxr's own commands.)
+pub fn input(prompt: &str) -> cuprite::Result<String> {
+    answer(evcxr_input::get_string(prompt))
+}
+
+/// As [`input`], with the typed text hidden (a password, a token).
+pub fn input_password(prompt: &str) -> cuprite::Result<String> {
+    answer(evcxr_input::get_password(prompt))
+}
+
+fn answer(line: String) -> cuprite::Result<String> {
+    if line == NO_STDIN {
+        return Err(cuprite::Error::invalid(
+            "input",
+            "this front end takes no input (allow_stdin is false, as in nbclient and `cuprite-kernel run`)",
+        ));
+    }
+    Ok(line)
+}
+
 /// The process-wide interrupt flag published by [`__init`], if any.
 pub fn interrupt_flag() -> Option<&'static AtomicU32> {
     let text = std::env::var(INTERRUPT_FLAG_ENV).ok()?;
