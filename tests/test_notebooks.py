@@ -278,7 +278,12 @@ def test_kernel_features_notebook():
         if on_gpu:
             used = int(re.search(r"used (\d+) reserved (\d+)", text[4]).group(1))
             assert used >= 48, text[4]
-        assert "/tmp" in text[6], text[6]
+        # Saved and loaded again: back on the device it was saved from.
+        assert "Saved 1 variable" in text[5], text[5]
+        assert "Loaded 1 variable" in text[6] and "features" in text[6], text[6]
+        assert f"restored on {'cuda:0' if on_gpu else 'cpu'}: 11" in text[7], text[7]
+        assert ("cuda:0" in text[8]) if on_gpu else ("No usable GPU" in text[8]), text[8]
+        assert "/tmp" in text[10], text[10]
 
 
 def test_run_stops_at_the_failing_cell():
