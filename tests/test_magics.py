@@ -297,6 +297,10 @@ class SavedStateTests(KernelCase):
             self.assertIn("unsaved", out)
             r = self.run_cell(f"%save_vars {path} nosuchvar")
             self.assertEqual(r.content["ename"], "UsageError")
+            # The cell process crashes: the error names the newest save.
+            r = self.run_cell("std::process::abort();")
+            self.assertEqual(r.content["ename"], "SessionRestarted")
+            self.assertIn(f"%load_vars {path}", "\n".join(r.content["traceback"]))
             # A second kernel: a new session with nothing defined.
             km, kc = start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=120)
             try:

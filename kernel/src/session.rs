@@ -130,6 +130,7 @@ impl Session {
                     ctl: ctl2,
                     cell: 0,
                     after_interrupt: false,
+                    last_saved: None,
                 };
                 ev.init();
                 // The first warm-up cell (the `let` that loads the crates
@@ -363,6 +364,9 @@ struct Evaluator {
     /// The last cell was interrupted: the next one makes sure the cell
     /// process has cleared its interrupt flag before it runs.
     after_interrupt: bool,
+    /// The newest `%save_vars` file of this session and when it was written,
+    /// named when the cell process crashes (`%load_vars` brings it back).
+    last_saved: Option<(PathBuf, chrono::DateTime<chrono::Local>)>,
 }
 
 /// The hidden first cell: dependencies, the prelude and output capture. Its
@@ -598,7 +602,12 @@ impl Evaluator {
                 ..Default::default()
             };
         }
-        let (code, time_report) = match magics::plan(&req.code) {
+        let plan = magics::plan(&req.code);
+        let saving = match &plan {
+            Plan::SaveVars { path, .. } => std::env::current_dir().ok().map(|d| d.join(path)),
+            _ => None,
+        };
+        let (code, time_report) = match plan {
             Plan::Run { code, time_report } => (code, time_report),
             Plan::SaveVars { path, names } => {
                 let code = self
@@ -698,6 +707,11 @@ impl Evaluator {
             self.reinit(clear, pid_before);
         }
 
+        if let (Some(path), Ok(_)) = (saving, &result) {
+            if !events.panicked && !events.user_error {
+                self.last_saved = Some((path, chrono::Local::now()));
+            }
+        }
         let mut outcome = ExecOutcome::default();
         if !events.panicked {
             for p in &events.panics {
@@ -749,6 +763,15 @@ impl Evaluator {
                     if !detail.is_empty() {
                         e.traceback.push(String::new());
                         e.traceback.extend(detail.lines().map(str::to_string));
+                    }
+                    if let Some((path, at)) = &self.last_saved {
+                        e.traceback.push(String::new());
+                        e.traceback.push(format!(
+                            "The newest %save_vars file of this session is {} (saved {}): %load_vars {} brings its variables back.",
+                            path.display(),
+                            at.format("%H:%M:%S"),
+                            path.display()
+                        ));
                     }
                     e
                 }
