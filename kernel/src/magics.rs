@@ -219,11 +219,18 @@ const TIME_END: &str = "cuprite_kernel_io::magic::__time_end();";
 /// as `Any` for `cuprite_kernel_io::magic::__whos`. Every variable evcxr keeps
 /// is `'static`, so each borrows as `&dyn Any`.
 pub fn whos_code<'a>(vars: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let vars: Vec<(&str, &str)> = vars.filter(|(name, _)| !name.starts_with("__")).collect();
+    format!("{IO}::magic::__whos({});", borrowed_as_any(&vars))
+}
+
+/// `&[("name", "type", &name as &dyn Any), ...]`: the slice `__whos` and
+/// `__save_vars` take.
+fn borrowed_as_any(vars: &[(&str, &str)]) -> String {
     let items: Vec<String> = vars
-        .filter(|(name, _)| !name.starts_with("__"))
+        .iter()
         .map(|(name, ty)| format!("({name:?}, {ty:?}, &{name} as &dyn ::std::any::Any)"))
         .collect();
-    format!("{IO}::magic::__whos(&[{}]);", items.join(", "))
+    format!("&[{}]", items.join(", "))
 }
 
 /// `%save_vars` and `%load_vars`, which take a cell of their own.
@@ -282,14 +289,13 @@ pub fn save_vars_code<'a>(
             known.join(", ")
         ));
     }
-    let items: Vec<String> = vars
-        .iter()
+    let chosen: Vec<(&str, &str)> = vars
+        .into_iter()
         .filter(|(n, _)| names.is_empty() || names.iter().any(|m| m == n))
-        .map(|(name, ty)| format!("({name:?}, {ty:?}, &{name} as &dyn ::std::any::Any)"))
         .collect();
     Ok(format!(
-        "{IO}::vars::__save_vars({path:?}, &[{}])?;",
-        items.join(", ")
+        "{IO}::vars::__save_vars({path:?}, {})?;",
+        borrowed_as_any(&chosen)
     ))
 }
 

@@ -373,9 +373,8 @@ impl Shell {
 
     fn cd(&self, dir: Option<&str>) -> Result<(), JupyterError> {
         let target = match dir {
-            None => {
-                home().ok_or_else(|| JupyterError::simple("UsageError", "%cd: HOME is not set"))?
-            }
+            None => dirs::home_dir()
+                .ok_or_else(|| JupyterError::simple("UsageError", "%cd: no home directory"))?,
             Some(d) => expand_home(d),
         };
         std::env::set_current_dir(&target)
@@ -501,15 +500,9 @@ fn describe(status: ExitStatus) -> String {
     }
 }
 
-fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-}
-
 /// `~` and `~/...` under the home directory.
 fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix('~'), home()) {
+    match (path.strip_prefix('~'), dirs::home_dir()) {
         (Some(""), Some(h)) => h,
         (Some(rest), Some(h)) if rest.starts_with('/') => h.join(&rest[1..]),
         _ => PathBuf::from(path),
