@@ -19,15 +19,32 @@ below reads those numbers back and checks them against their bounds, and
 the checks in DEVICE_CHECKS depend on whether the notebook ran on a GPU
 (cells that need CUDA must say so on the CPU, and must have run on a GPU).
 
+The notebooks are stored with the outputs of a run on an H100
+(notebooks/refresh-outputs): the stored-outputs tests check, with no kernel,
+that every code cell's outputs were made from its current source (its
+`metadata.cuprite.source_sha256`), that the run was on an H100, that images
+are PNG under 200 KB, that the stored outputs show what the cells promise, and
+that `jupyter nbconvert --to script` and `--to html` export every notebook.
+
 Run through tests/run_kernel_tests.sh (it installs the kernelspec named in
 CUPRITE_KERNEL_NAME and says where the kernel binary is in CUPRITE_KERNEL_BIN).
 """
 
+import base64
+import copy
+import hashlib
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
+import shutil
+import struct
 import subprocess
+import sys
+import tarfile
 import tempfile
+import zlib
 from pathlib import Path
 
 import nbformat
@@ -221,7 +238,10 @@ def test_notebook(path):
         startup_timeout=120,
         resources={"metadata": {"path": str(path.parent)}},
     )
+    stored = path.read_bytes()
     client.execute()
+    # nbclient replaced the stored outputs in memory only.
+    assert path.read_bytes() == stored, f"{path} was written while executing it"
     check_notebook(nb, path.stem)
     nbformat.validate(nb)
     # Saved with the kernel's language_info, it exports (nbconvert has no
@@ -232,14 +252,343 @@ def test_notebook(path):
     assert "<html" in html, path
 
 
-def test_notebooks_are_stored_without_outputs():
-    for path in NOTEBOOKS:
-        nb = nbformat.read(path, as_version=4)
-        nbformat.validate(nb)
-        assert nb.metadata.kernelspec.name == "cuprite", path
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                assert cell.outputs == [] and cell.execution_count is None, path
+# ---------------------------------------------------------------- stored outputs
+
+REFRESH = ROOT / "notebooks" / "refresh-outputs"
+REFRESH_HINT = (
+    "refresh the stored outputs: run the notebooks on an H100 and write them back "
+    "(`notebooks/refresh-outputs device` prints the device calls, then "
+    "`notebooks/refresh-outputs write-back RESULTS...`; README.md, "
+    "'The course notebooks and their outputs')"
+)
+STORED_GPU = "H100"
+IMAGE_LIMIT = 200_000  # bytes per image
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def source_sha256(cell):
+    src = cell.get("source", "")
+    src = "".join(src) if isinstance(src, list) else src
+    return hashlib.sha256(src.encode("utf-8")).hexdigest()
+
+
+def joined(value):
+    return "".join(value) if isinstance(value, list) else value
+
+
+def stored_problems(path):
+    """Why the outputs stored in the notebook at `path` are not those of an
+    H100 run of its current sources (empty when they are). Reads the file
+    as JSON: nothing here runs a kernel."""
+    name = Path(path).name
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    problems = []
+    try:
+        nbformat.validate(nbformat.from_dict(copy.deepcopy(raw)))
+    except nbformat.ValidationError as e:
+        problems.append(f"{name}: not a valid notebook: {e.message}")
+    if raw["metadata"].get("kernelspec", {}).get("name") != "cuprite":
+        problems.append(f"{name}: the kernelspec is not cuprite")
+    meta = raw["metadata"].get("cuprite", {})
+    env = meta.get("environment")
+    if not isinstance(env, dict):
+        return problems + [f"{name}: stored without the outputs of a GPU run "
+                           "(no metadata.cuprite.environment)"]
+    if STORED_GPU not in (env.get("gpu") or ""):
+        problems.append(f"{name}: metadata.cuprite.environment names GPU {env.get('gpu')!r}, "
+                        f"not an {STORED_GPU}")
+    if not str(env.get("device", "")).startswith("cuda"):
+        problems.append(f"{name}: its arrays were on {env.get('device')!r}, not a CUDA device")
+    if meta.get("status") != "ok":
+        problems.append(f"{name}: metadata.cuprite.status is {meta.get('status')!r}, not 'ok'")
+    code = [(i, c) for i, c in enumerate(raw["cells"]) if c["cell_type"] == "code"]
+    order = "".join(source_sha256(c) + "\n" for _, c in code)
+    if meta.get("sources_sha256") != hashlib.sha256(order.encode()).hexdigest():
+        problems.append(f"{name}: code cells were added, removed or moved since the run "
+                        "(metadata.cuprite.sources_sha256)")
+    count = 0
+    for i, cell in code:
+        stamp = cell["metadata"].get("cuprite", {}).get("source_sha256")
+        if stamp is None:
+            problems.append(f"{name} cell {i}: no outputs from the run (no source_sha256)")
+        elif stamp != source_sha256(cell):
+            problems.append(f"{name} cell {i}: the source changed since its outputs were made "
+                            "(source_sha256)")
+        if joined(cell["source"]).strip():
+            count += 1
+            if cell.get("execution_count") != count:
+                problems.append(f"{name} cell {i}: execution_count {cell.get('execution_count')}, "
+                                f"not {count} (one run, in order)")
+        for j, out in enumerate(cell.get("outputs", [])):
+            where = f"{name} cell {i} output {j}"
+            for mime, value in out.get("data", {}).items():
+                if mime == "image/png":
+                    png = base64.b64decode("".join(joined(value).split()))
+                    if not png.startswith(PNG_SIGNATURE):
+                        problems.append(f"{where}: image/png is not a PNG")
+                    elif len(png) >= IMAGE_LIMIT:
+                        problems.append(f"{where}: a PNG of {len(png):,} bytes, over {IMAGE_LIMIT:,}")
+                elif mime == "image/svg+xml":
+                    if len(joined(value).encode()) >= IMAGE_LIMIT:
+                        problems.append(f"{where}: an SVG over {IMAGE_LIMIT:,} bytes")
+                elif mime.startswith("image/"):
+                    problems.append(f"{where}: an image as {mime}, not PNG")
+    return problems
+
+
+def assert_fresh(path):
+    problems = stored_problems(path)
+    assert not problems, "\n".join(problems) + "\n" + REFRESH_HINT
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_stored_outputs_are_fresh(path):
+    """CI's freshness check: a changed cell without fresh outputs fails here."""
+    assert_fresh(path)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_stored_outputs_show_what_the_cells_promise(path):
+    """The H100 outputs pass the checks the CPU run passes (cell metadata,
+    printed errors within bounds, GPU rows in timing reports...)."""
+    if stored_problems(path):
+        pytest.skip("not stored fresh (test_stored_outputs_are_fresh says why)")
+    nb = nbformat.read(path, as_version=4)
+    check_notebook(nb, path.stem)
+
+
+def test_nbconvert_exports_every_stored_notebook(tmp_path):
+    """`jupyter nbconvert --to script` and `--to html` on copies of the stored notebooks."""
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    for p in NOTEBOOKS:
+        shutil.copy(p, src / p.name)
+    copies = sorted(str(p) for p in src.glob("*.ipynb"))
+    jupyter = Path(sys.executable).with_name("jupyter")
+    cmd = [str(jupyter), "nbconvert"] if jupyter.exists() else [sys.executable, "-m", "nbconvert"]
+    for to in ("script", "html"):
+        out = tmp_path / to
+        r = subprocess.run([*cmd, "--to", to, "--output-dir", str(out), *copies],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, f"nbconvert --to {to}:\n{r.stderr}"
+    for p in NOTEBOOKS:
+        script = (tmp_path / "script" / p.with_suffix(".rs").name).read_text()
+        first = next(c for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
+        assert first.source.strip().splitlines()[0] in script, p
+        page = (tmp_path / "html" / p.with_suffix(".html").name).read_text()
+        assert "<html" in page, p
+        # Each stored plot is in the page: as SVG where the output has one
+        # (nbconvert prefers it), else as an inlined PNG.
+        for c in nbformat.read(p, as_version=4).cells:
+            for o in c.get("outputs", []):
+                data = o.get("data", {})
+                if "image/svg+xml" in data:
+                    assert "data:image/svg+xml;base64," in page, p
+                elif "image/png" in data:
+                    assert f"data:image/png;base64,{data['image/png'][:40]}" in page, p
+    for p in NOTEBOOKS:
+        assert p.read_bytes() == (src / p.name).read_bytes(), f"nbconvert changed {p}"
+
+
+def load_refresh():
+    loader = importlib.machinery.SourceFileLoader("refresh_outputs", str(REFRESH))
+    spec = importlib.util.spec_from_loader("refresh_outputs", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def png(width, height, noise=False):
+    """An RGB PNG: flat grey, or random pixels (which do not compress)."""
+    row = lambda: b"\0" + (os.urandom(3 * width) if noise else b"\x80" * (3 * width))
+    pixels = b"".join(row() for _ in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(pixels, 0))
+            + chunk(b"IEND", b""))
+
+
+H100_ENV = {"gpu": "NVIDIA H100 80GB HBM3", "gpus": ["NVIDIA H100 80GB HBM3"], "device": "cuda:0",
+            "driver": "580.95.05", "cuda": "13.0", "cuprite": "0.1.0", "evcxr": "0.22.0",
+            "rustc": "rustc 1.95.0", "date": "2026-11-28T00:00:00Z", "host": "gpu", "run_seconds": 9.9}
+
+
+def executed_copy(stored, image=None):
+    """What `cuprite-kernel run` writes for `stored` on an H100 (made-up outputs;
+    the run's string sources and added metadata as the kernel writes them)."""
+    nb = copy.deepcopy(stored)
+    count = 0
+    for cell in nb["cells"]:
+        cell["source"] = joined(cell["source"])
+        if cell["cell_type"] != "code":
+            continue
+        if cell["source"].strip():
+            count += 1
+            cell["execution_count"] = count
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": f"cell {count}\nok\n"}]
+            if count == 1 and image is not None:
+                cell["outputs"].append({"output_type": "display_data", "metadata": {}, "data": {
+                    "text/plain": "<plot>", "image/png": base64.b64encode(image).decode()}})
+    nb["metadata"]["cuprite"] = {"environment": dict(H100_ENV), "status": "ok"}
+    return nb
+
+
+def test_write_back_then_the_freshness_check_fails_on_a_changed_cell(tmp_path):
+    """The write-back stores an H100 run; the freshness check passes on it and
+    fails, naming the notebook and the cell, once a cell, the cells' order or
+    the images change."""
+    refresh = load_refresh()
+    path = ROOT / "notebooks" / "01-hello-gpu-arrays.ipynb"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    flat = png(64, 48)
+    merged, saved = refresh.merge(stored, executed_copy(stored, flat), path.stem)
+    assert saved > 0  # the level-0 PNG was deflated again
+    fresh = tmp_path / path.name
+    fresh.write_text(refresh.dumps(merged), encoding="utf-8")
+    assert stored_problems(fresh) == []
+    nb = json.loads(fresh.read_text())
+    # Sources, ids and markdown as stored, byte for byte.
+    for a, b in zip(stored["cells"], nb["cells"]):
+        assert (a["id"], a["source"], a["cell_type"]) == (b["id"], b["source"], b["cell_type"])
+        if a["cell_type"] == "markdown":
+            assert a == b
+    assert nb["metadata"]["cuprite"]["environment"] == H100_ENV
+    shown = next(o for c in nb["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
+    from zlib import decompress
+    new_png = base64.b64decode(shown["data"]["image/png"])
+    assert new_png.startswith(PNG_SIGNATURE) and len(new_png) < len(flat)
+    assert decompress(new_png[41:-12]) == decompress(flat[41:-12])  # the same pixels
+
+    def tampered(change):
+        nb = json.loads(fresh.read_text())
+        change(nb)
+        bad = tmp_path / "bad" / path.name
+        bad.parent.mkdir(exist_ok=True)
+        bad.write_text(json.dumps(nb, indent=1))
+        problems = stored_problems(bad)
+        assert problems
+        with pytest.raises(AssertionError) as e:
+            assert_fresh(bad)
+        assert "notebooks/refresh-outputs" in str(e.value)
+        return "\n".join(problems)
+
+    code = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
+
+    def edit(nb):
+        nb["cells"][code[2]]["source"][-1] += "  // changed"
+    msg = tampered(edit)
+    assert f"{path.name} cell {code[2]}: the source changed" in msg, msg
+    assert f"cell {code[1]}" not in msg and f"cell {code[3]}" not in msg, msg
+
+    def swap(nb):
+        c = nb["cells"]
+        c[code[1]], c[code[2]] = c[code[2]], c[code[1]]
+    assert "added, removed or moved" in tampered(swap)
+
+    def new_cell(nb):
+        nb["cells"].append({"cell_type": "code", "id": "new", "metadata": {}, "source": "1 + 1",
+                            "outputs": [], "execution_count": None})
+    msg = tampered(new_cell)
+    assert f"cell {len(nb['cells'])}: no outputs from the run" in msg, msg
+
+    def on_a100(nb):
+        nb["metadata"]["cuprite"]["environment"]["gpu"] = "NVIDIA A100-SXM4-80GB"
+    assert "not an H100" in tampered(on_a100)
+
+    def cleared(nb):
+        for c in nb["cells"]:
+            if c["cell_type"] == "code":
+                c["outputs"], c["execution_count"] = [], None
+    assert "execution_count None" in tampered(cleared)
+
+    def big_image(nb):
+        out = shown_in(nb)
+        out["data"]["image/png"] = base64.b64encode(png(300, 300, noise=True)).decode()
+    def shown_in(nb):
+        return next(o for c in nb["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
+    assert "output 1: a PNG of 270," in tampered(big_image)
+
+    def jpeg(nb):
+        out = shown_in(nb)
+        out["data"]["image/jpeg"] = out["data"].pop("image/png")
+    assert "image/jpeg, not PNG" in tampered(jpeg)
+
+
+def test_write_back_refuses_other_revisions_gpus_and_big_images(tmp_path):
+    refresh = load_refresh()
+    path = ROOT / "notebooks" / "02-ufuncs-broadcasting-reductions.ipynb"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+
+    def refused(executed, **kw):
+        with pytest.raises(refresh.Refused) as e:
+            refresh.merge(stored, executed, path.stem, **kw)
+        return str(e.value)
+
+    other = executed_copy(stored)
+    i = next(i for i, c in enumerate(other["cells"]) if c["cell_type"] == "code")
+    other["cells"][i]["source"] += "\n// another revision"
+    assert f"cell {i}'s source differs" in refused(other)
+    other = executed_copy(stored)
+    other["cells"][0]["id"] = "renamed"
+    assert "cell 0's id differs" in refused(other)
+    other = executed_copy(stored)
+    del other["cells"][-1]
+    assert "another revision" in refused(other)
+
+    on_cpu = executed_copy(stored)
+    on_cpu["metadata"]["cuprite"]["environment"].update(gpu=None, gpus=[], device="cpu")
+    assert "without a GPU" in refused(on_cpu)
+    a100 = executed_copy(stored)
+    a100["metadata"]["cuprite"]["environment"]["gpu"] = "NVIDIA A100-SXM4-80GB"
+    assert "--allow-gpu" in refused(a100)
+    merged, _ = refresh.merge(stored, a100, path.stem, allow_gpu="A100")
+    assert merged["metadata"]["cuprite"]["environment"]["gpu"] == "NVIDIA A100-SXM4-80GB"
+
+    failed = executed_copy(stored)
+    failed["metadata"]["cuprite"]["status"] = "failed"
+    assert "did not finish" in refused(failed)
+    params = executed_copy(stored)
+    params["metadata"]["cuprite"]["parameters"] = {"n": "3"}
+    assert "--param" in refused(params)
+
+    # Random pixels do not compress: still over the limit after deflating again.
+    assert "a PNG of" in refused(executed_copy(stored, png(300, 300, noise=True)))
+
+
+def test_write_back_command_reads_the_device_results(tmp_path):
+    """`refresh-outputs write-back` on a results.tar.xz as gpu-run.sh packs it
+    (into a copy of notebooks/), then `check` on what it wrote."""
+    nbdir = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", nbdir, ignore=shutil.ignore_patterns("refresh-outputs"))
+    results = tmp_path / "out"
+    results.mkdir()
+    names = [p.name for p in NOTEBOOKS[:2]]
+    for n in names:
+        stored = json.loads((ROOT / "notebooks" / n).read_text(encoding="utf-8"))
+        (results / n).write_text(json.dumps(executed_copy(stored, png(20, 10)), indent=2))
+    with tarfile.open(results / "results.tar.xz", "w:xz") as tar:
+        for n in names:
+            tar.add(results / n, arcname=n)
+            (results / n).unlink()
+    (results / "run.log").write_text("gpu-run: ...\n")
+    before = {p.name: p.read_bytes() for p in NOTEBOOKS}
+    r = subprocess.run([sys.executable, str(REFRESH), "write-back", "--notebooks", str(nbdir), str(results)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "not in the results (left as they are): " in r.stdout, r.stdout
+    for n in names:
+        assert stored_problems(nbdir / n) == [], r.stdout
+    r = subprocess.run([sys.executable, str(REFRESH), "check", *(str(nbdir / n) for n in names)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run([sys.executable, str(REFRESH), "check", str(nbdir / NOTEBOOKS[2].name)],
+                       capture_output=True, text=True, timeout=120)
+    if stored_problems(ROOT / "notebooks" / NOTEBOOKS[2].name):
+        assert r.returncode == 1 and "refresh-outputs write-back" in r.stdout, r.stdout
+    assert before == {p.name: p.read_bytes() for p in NOTEBOOKS}
 
 
 def test_the_gallery_shows_every_kind_of_output():
