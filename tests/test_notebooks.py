@@ -457,10 +457,12 @@ def test_write_back_then_the_freshness_check_fails_on_a_changed_cell(tmp_path):
             assert a == b
     assert nb["metadata"]["cuprite"]["environment"] == H100_ENV
     shown = next(o for c in nb["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
-    from zlib import decompress
     new_png = base64.b64decode(shown["data"]["image/png"])
     assert new_png.startswith(PNG_SIGNATURE) and len(new_png) < len(flat)
-    assert decompress(new_png[41:-12]) == decompress(flat[41:-12])  # the same pixels
+
+    def pixels(raw):
+        return zlib.decompress(b"".join(d for k, d in refresh.png_chunks(raw) if k == b"IDAT"))
+    assert pixels(new_png) == pixels(flat)  # the same image
 
     def tampered(change):
         nb = json.loads(fresh.read_text())
@@ -515,6 +517,23 @@ def test_write_back_then_the_freshness_check_fails_on_a_changed_cell(tmp_path):
         out = shown_in(nb)
         out["data"]["image/jpeg"] = out["data"].pop("image/png")
     assert "image/jpeg, not PNG" in tampered(jpeg)
+
+
+def test_write_back_shrinks_pngs_inlined_in_svg():
+    """An SVG `imshow` carries its raster as a PNG data URL: deflated again too."""
+    refresh = load_refresh()
+    flat = png(200, 100)
+    url = "data:image/png;base64," + base64.b64encode(flat).decode()
+    out = {"output_type": "display_data", "metadata": {}, "data": {
+        "text/plain": "<Figure>", "image/svg+xml": f'<svg><image href="{url}"/></svg>'}}
+    assert refresh.shrink_images(out) > 0
+    svg = out["data"]["image/svg+xml"]
+    inlined = base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)", svg).group(1))
+    assert len(inlined) < len(flat) and svg.startswith('<svg><image href="data:image/png;base64,')
+
+    def pixels(raw):
+        return zlib.decompress(b"".join(d for k, d in refresh.png_chunks(raw) if k == b"IDAT"))
+    assert pixels(inlined) == pixels(flat)
 
 
 def test_write_back_refuses_other_revisions_gpus_and_big_images(tmp_path):
