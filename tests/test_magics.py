@@ -279,6 +279,45 @@ class PagerTests(KernelCase):
 
 
 class SavedStateTests(KernelCase):
+    def test_the_next_kernel_of_a_notebook_whose_kernel_died_names_its_newest_save(self):
+        import signal
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "lost.npz")
+            env = dict(os.environ, JPY_SESSION_NAME=os.path.join(tmp, "lost.ipynb"))
+            km, kc = start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=120, env=env)
+            try:
+                for code in ("let kept: usize = 3;", f"%save_vars {path}"):
+                    reply = kc.execute_interactive(code, timeout=WARMUP_TIMEOUT)
+                    self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+                # Killed as the out-of-memory killer or a preempted job kills it.
+                os.kill(km.provisioner.pid, signal.SIGKILL)
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)
+            km, kc = start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=120, env=env)
+            try:
+                errs = []
+                hook = lambda m: errs.append(m["content"]["text"]) if m["msg_type"] == "stream" \
+                    and m["content"]["name"] == "stderr" else None
+                kc.execute_interactive("1", timeout=WARMUP_TIMEOUT, output_hook=hook)
+                self.assertIn(f"`%load_vars {path}` brings its variables back", "".join(errs))
+                # Said once.
+                errs.clear()
+                kc.execute_interactive("2", timeout=120, output_hook=hook)
+                self.assertEqual(errs, [])
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)
+            # A clean shutdown leaves nothing to say.
+            km, kc = start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=120, env=env)
+            try:
+                errs = []
+                kc.execute_interactive("1", timeout=WARMUP_TIMEOUT, output_hook=hook)
+                self.assertEqual(errs, [])
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)
+
     def test_save_vars_then_load_them_in_another_kernel(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "state.npz")

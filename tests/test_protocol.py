@@ -343,6 +343,19 @@ class SessionTests(KernelCase):
         data = r.of("execute_result")[0]["content"]["data"]
         self.assertIn("listed_var", data["text/plain"])
 
+    def test_kernel_info_speaks_protocol_5_5(self):
+        self.kc.kernel_info()
+        while True:
+            reply = self.kc.get_shell_msg(timeout=10)
+            if reply["msg_type"] == "kernel_info_reply":
+                break
+        c = reply["content"]
+        self.assertEqual(c["protocol_version"], "5.5")
+        self.assertIsInstance(c["supported_features"], list)
+        # nbconvert has no "rust" exporter: naming one would break `--to script`.
+        self.assertNotIn("nbconvert_exporter", c["language_info"])
+        self.assertEqual(c["language_info"]["file_extension"], ".rs")
+
     def test_unknown_request_gets_error_reply(self):
         msg = self.kc.session.msg("frobnicate_request", {})
         self.kc.shell_channel.send(msg)
@@ -364,6 +377,30 @@ class SessionTests(KernelCase):
         r = self.run_cell('cuprite_kernel_io::input("x? ")?', allow_stdin=False)
         self.assertEqual(r.content["status"], "error")
         self.assertIn("takes no input", r.content["evalue"] + "".join(r.content["traceback"]))
+        # `cp::input` is the same function, and two answers in a row each reach their request.
+        msg_id = self.kc.execute(
+            'let (first, second) = (cp::input("a? ")?, cp::input_password("b? ")?); format!("{first}|{second}")',
+            allow_stdin=True)
+        for answer, password in (("one two ", False), ("secret", True)):
+            req = self.kc.get_stdin_msg(timeout=CELL_TIMEOUT)
+            self.assertEqual(req["content"]["password"], password)
+            self.kc.input(answer)
+        r = self.collect(msg_id, CELL_TIMEOUT)
+        self.assertEqual(r.content["status"], "ok", r.content)
+        self.assertEqual(self.result_text(r), '"one two |secret"')
+
+    def test_reading_stdin_fails_at_once_with_a_hint(self):
+        start = time.monotonic()
+        r = self.run_cell(
+            "let mut line = String::new();\n"
+            "std::io::stdin().read_line(&mut line)?;", allow_stdin=True)
+        self.assertLess(time.monotonic() - start, CELL_TIMEOUT / 2)
+        self.assertEqual(r.content["status"], "error")
+        text = "\n".join(r.content["traceback"])
+        self.assertIn("os error 21", text)
+        self.assertIn("cp::input", text)
+        # The session still runs cells (evcxr's commands were not taken).
+        self.assertEqual(self.result_text(self.ok("40 + 2")), "42")
 
     def test_usage_request_on_control_as_ipykernel_answers_it(self):
         self.ok("let busy: u64 = (0..20_000_000u64).map(|i| i % 7).sum();")

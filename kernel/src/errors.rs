@@ -94,6 +94,22 @@ pub fn compilation(errors: &[CompilationError], source: &str) -> JupyterError {
     }
 }
 
+/// What a read of `std::io::stdin()` gives in a cell (the cell process's fd 0
+/// is a directory: see `cell_runtime`).
+const STDIN_READ_ERROR: &str = "Is a directory (os error 21)";
+
+/// Adds a note naming `cp::input` to an error that a read of stdin may have caused.
+pub fn with_stdin_hint(mut e: JupyterError) -> JupyterError {
+    let mentions = |s: &str| strip_ansi(s).contains(STDIN_READ_ERROR);
+    if mentions(&e.evalue) || e.traceback.iter().any(|l| mentions(l)) {
+        e.traceback.push(format!(
+            "{BLUE}note{RESET}: if this came from reading `std::io::stdin()`: a cell cannot read stdin (it carries the kernel's own commands). \
+             `cp::input(\"prompt\")?` asks for a line in the notebook (`cp::input_password` hides it)."
+        ));
+    }
+    e
+}
+
 /// The lines showing one span: location, source line(s), carets and label.
 fn render_span(
     lines: &[&str],

@@ -223,6 +223,13 @@ pub fn whos_code<'a>(vars: impl Iterator<Item = (&'a str, &'a str)>) -> String {
     format!("{IO}::magic::__whos({});", borrowed_as_any(&vars))
 }
 
+/// The cell whose value lists the variables for the debugger (name, type,
+/// summary), as JSON (`cuprite_kernel_io::magic::__variables`).
+pub fn variables_code<'a>(vars: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let vars: Vec<(&str, &str)> = vars.filter(|(name, _)| !name.starts_with("__")).collect();
+    format!("{IO}::magic::__variables({})", borrowed_as_any(&vars))
+}
+
 /// `&[("name", "type", &name as &dyn Any), ...]`: the slice `__whos` and
 /// `__save_vars` take.
 fn borrowed_as_any(vars: &[(&str, &str)]) -> String {

@@ -1,6 +1,6 @@
 //! `cuprite-kernel`: a Jupyter kernel for Rust cells, evaluated by evcxr with
-//! `use cuprite_display::cp;` (the runtime plus plots, displays and progress
-//! bars) and the runtime and display preludes in scope.
+//! `use cuprite_kernel_io::cp;` (the runtime plus plots, displays, progress
+//! bars, widgets and input) and the runtime and display preludes in scope.
 //!
 //! One file per concern: `server` (ZeroMQ protocol), `session` (the evcxr
 //! session on its own thread), `side_channel` (output and displays from the
@@ -8,16 +8,21 @@
 //! `install` (kernelspecs), `sources` and `build_dir` (what cells build with),
 //! `cell_build` (cell builds without cargo's per-call cost),
 //! `analyzer_graph` (the crate graph evcxr's rust-analyzer loads),
-//! `notebook` (`run NOTEBOOK.ipynb`: headless execution and HTML reports).
+//! `notebook` (`run NOTEBOOK.ipynb`: headless execution and HTML reports),
+//! `cell_runtime` (the cell process), `debugger` (the Variables panel's
+//! requests), `lifeline` (what a dead kernel leaves for the next one).
 
 mod analyzer_graph;
 mod build_dir;
 mod cell_build;
+mod cell_runtime;
 mod cli;
+mod debugger;
 mod errors;
 mod history;
 mod install;
 mod is_complete;
+mod lifeline;
 mod magics;
 mod notebook;
 mod paths;
@@ -53,6 +58,10 @@ fn main() {
         Some(_) => std::process::exit(cell_build::recorder_main(argv.collect())),
         None => {}
     }
+    if cell_runtime::is_cell_process() {
+        cell_runtime::run();
+    }
+    // evcxr's rustc wrapper, when started as one.
     evcxr::runtime_hook();
     let code = match cli::run(std::env::args().skip(1).collect()) {
         Ok(code) => code,

@@ -202,6 +202,7 @@ struct Kernel {
     count: AtomicU32,
     shutdown: Notify,
     usage: crate::usage::Usage,
+    debugger: crate::debugger::Debugger,
 }
 
 async fn serve(
@@ -278,6 +279,7 @@ async fn serve(
         count: AtomicU32::new(0),
         shutdown: Notify::new(),
         usage: Default::default(),
+        debugger: Default::default(),
     });
 
     tokio::spawn(control_loop(kernel.clone(), control));
@@ -325,6 +327,10 @@ async fn serve(
     let mut parent_check = tokio::time::interval(Duration::from_secs(2));
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    crate::lifeline::start();
+    // A shutdown request or SIGTERM ends the kernel cleanly; a vanished
+    // parent leaves its record for the notebook's next kernel.
+    let mut clean = true;
     loop {
         tokio::select! {
             _ = kernel.shutdown.notified() => break,
@@ -338,10 +344,14 @@ async fn serve(
                         && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH));
                 if orphaned {
                     eprintln!("cuprite-kernel: the process that started the kernel is gone; shutting down");
+                    clean = false;
                     break;
                 }
             }
         }
+    }
+    if clean {
+        crate::lifeline::finish();
     }
     kernel.session.kill();
     // Let the shutdown reply and the last status messages go out.
@@ -420,6 +430,13 @@ async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelCon
                 "usage_reply",
                 k.usage.reply(k.session.cell_pid(), k.session.gpu_pools()),
             )),
+            "debug_request" => {
+                let answer = k.debugger.handle(&k.session, &msg.content).await;
+                for event in answer.events {
+                    k.out.send(Some(&msg.raw), "debug_event", event);
+                }
+                Some(child(Some(&msg.raw), "debug_reply", answer.reply))
+            }
             "interrupt_request" => {
                 k.session.interrupt();
                 Some(child(
@@ -475,7 +492,9 @@ fn kernel_info() -> Value {
     let rust_version = rustc.split_whitespace().nth(1).unwrap_or("").to_string();
     json!({
         "status": "ok",
-        "protocol_version": "5.3",
+        "protocol_version": "5.5",
+        // Optional features (JEP 92): the debugger's Variables panel (see debugger.rs).
+        "supported_features": ["debugger"],
         "implementation": "cuprite-kernel",
         "implementation_version": env!("CARGO_PKG_VERSION"),
         "language_info": {
@@ -499,7 +518,7 @@ fn kernel_info() -> Value {
             {"text": "evcxr commands", "url": "https://github.com/evcxr/evcxr/blob/main/COMMON.md"},
             {"text": "Rust standard library", "url": "https://doc.rust-lang.org/std/"},
         ],
-        "debugger": false,
+        "debugger": true,
     })
 }
 
@@ -599,13 +618,24 @@ impl Kernel {
                     json!({"status": "ok", "history": history}),
                 ))
             }
-            "comm_info_request" => Some(child(
-                Some(&msg.raw),
-                "comm_info_reply",
-                json!({"status": "ok", "comms": {}}),
-            )),
+            "comm_info_request" => {
+                let target = msg.content["target_name"].as_str();
+                let comms: serde_json::Map<String, Value> = self
+                    .session
+                    .comms(target)
+                    .into_iter()
+                    .map(|(id, target)| (id, json!({"target_name": target})))
+                    .collect();
+                Some(child(
+                    Some(&msg.raw),
+                    "comm_info_reply",
+                    json!({"status": "ok", "comms": comms}),
+                ))
+            }
             "comm_open" => {
-                // No comm targets are registered: close it politely.
+                // Widgets are opened by cells, not by the front end (the
+                // `jupyter.widget.control` comm of a reloaded page falls back
+                // to comm_info and `request_state` when closed): close it.
                 let id = msg.content["comm_id"].clone();
                 self.out.send(
                     Some(&msg.raw),
@@ -614,7 +644,20 @@ impl Kernel {
                 );
                 None
             }
-            "comm_msg" | "comm_close" => None,
+            "comm_msg" | "comm_close" => {
+                // Outputs of the callbacks (widget updates) are children of this message.
+                *self.out.parent.lock().unwrap() = Some(msg.raw.clone());
+                let id = msg.content["comm_id"].as_str().unwrap_or("").to_string();
+                let data = msg.content["data"].clone();
+                let method = if msg.msg_type() == "comm_msg" {
+                    "msg"
+                } else {
+                    "close"
+                };
+                let session = self.session.clone();
+                let _ = tokio::task::spawn_blocking(move || session.comm(&id, method, &data)).await;
+                None
+            }
             "shutdown_request" => {
                 let restart = msg.content["restart"].as_bool().unwrap_or(false);
                 self.shutdown.notify_one();
@@ -656,6 +699,13 @@ impl Kernel {
             );
         }
         *self.out.parent.lock().unwrap() = Some(msg.raw.clone());
+        if let Some(note) = crate::lifeline::take_note() {
+            self.out.send(
+                Some(&msg.raw),
+                "stream",
+                json!({"name": "stderr", "text": note}),
+            );
+        }
 
         let outcome = self
             .session

@@ -71,6 +71,10 @@ enum Job {
     Execute(ExecRequest, oneshot::Sender<ExecOutcome>),
     Complete(String, usize, oneshot::Sender<CompleteResult>),
     Inspect(String, usize, oneshot::Sender<Option<(String, String)>>),
+    /// The variables with a summary of each value (the debugger's Variables panel).
+    Variables(oneshot::Sender<Result<Vec<Value>, String>>),
+    /// One variable's rich display bundle.
+    RichVariable(String, oneshot::Sender<Result<Map<String, Value>, String>>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +229,27 @@ impl Session {
         rx.await.ok().flatten()
     }
 
+    /// The session's variables: `{"name", "type", "value"}` each (the value a
+    /// one-line summary, or empty). Waits for a running cell.
+    pub async fn variables(&self) -> Result<Vec<Value>, String> {
+        let (tx, rx) = oneshot::channel();
+        self.jobs
+            .send(Job::Variables(tx))
+            .map_err(|_| "the session thread has stopped".to_string())?;
+        rx.await
+            .unwrap_or_else(|_| Err("the session thread has stopped".into()))
+    }
+
+    /// The display bundle of the variable `name` (as the cell `&name` shows it).
+    pub async fn rich_variable(&self, name: String) -> Result<Map<String, Value>, String> {
+        let (tx, rx) = oneshot::channel();
+        self.jobs
+            .send(Job::RichVariable(name, tx))
+            .map_err(|_| "the session thread has stopped".to_string())?;
+        rx.await
+            .unwrap_or_else(|_| Err("the session thread has stopped".into()))
+    }
+
     /// Interrupts the running cell: cancels a build, or sends SIGINT to the cell
     /// process and restarts it if the cell has not stopped after a grace period.
     pub fn interrupt(&self) {
@@ -281,6 +306,18 @@ impl Session {
     /// its last cell, and how long ago.
     pub fn gpu_pools(&self) -> Option<(Duration, Value)> {
         self.side.gpu_pools()
+    }
+
+    /// The comms (widget models) the cell process has open, id and target.
+    pub fn comms(&self, target: Option<&str>) -> Vec<(String, String)> {
+        self.side.comms(target)
+    }
+
+    /// Hands a front end's comm message to the cell process and waits (up to
+    /// a minute) until its callbacks ran; false for a comm it does not have.
+    pub fn comm(&self, comm_id: &str, method: &str, data: &Value) -> bool {
+        self.side
+            .comm(comm_id, method, data, Duration::from_secs(60))
     }
 
     /// Kills the cell process (at shutdown).
@@ -390,7 +427,7 @@ fn init_code(src: &std::path::Path) -> String {
         ":opt 0\n\
          :dep cuprite-cells = {{ path = {} }}\n\
          use cuprite_cells::{{cuprite, cuprite_display, cuprite_kernel_io}};\n\
-         use cuprite_display::cp;\n\
+         use cuprite_kernel_io::cp;\n\
          use cuprite::prelude::*;\n\
          use cuprite_display::prelude::*;\n\
          use cuprite_kernel_io::EvcxrDebugDisplay as _;\n\
@@ -576,6 +613,12 @@ impl Evaluator {
             Job::Inspect(code, cursor, reply) => {
                 let _ = reply.send(self.inspect(&code, cursor));
             }
+            Job::Variables(reply) => {
+                let _ = reply.send(self.variables());
+            }
+            Job::RichVariable(name, reply) => {
+                let _ = reply.send(self.rich_variable(&name));
+            }
         }
     }
 
@@ -709,7 +752,9 @@ impl Evaluator {
 
         if let (Some(path), Ok(_)) = (saving, &result) {
             if !events.panicked && !events.user_error {
-                self.last_saved = Some((path, chrono::Local::now()));
+                let at = chrono::Local::now();
+                crate::lifeline::saved(&path, at);
+                self.last_saved = Some((path, at));
             }
         }
         let mut outcome = ExecOutcome::default();
@@ -788,7 +833,59 @@ impl Evaluator {
                 }
             }
         };
+        outcome.result = outcome.result.map_err(errors::with_stdin_hint);
         outcome
+    }
+
+    fn variables(&mut self) -> Result<Vec<Value>, String> {
+        let Some(ctx) = self.ctx.as_ref() else {
+            return Err("the session is not running".into());
+        };
+        let vars: Vec<(String, String)> = ctx
+            .variables_and_types()
+            .filter(|(name, _)| !name.starts_with("__"))
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        if vars.is_empty() {
+            return Ok(Vec::new());
+        }
+        let code = magics::variables_code(vars.iter().map(|(n, t)| (n.as_str(), t.as_str())));
+        let outcome = self.execute(ExecRequest {
+            code,
+            allow_stdin: false,
+        });
+        match outcome.result {
+            Ok(Some(bundle)) => Ok(bundle
+                .get("application/json")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()),
+            Ok(None) => Ok(Vec::new()),
+            // A value the slice cannot borrow: names and types only.
+            Err(_) => Ok(vars
+                .into_iter()
+                .map(|(name, ty)| serde_json::json!({"name": name, "type": ty, "value": ""}))
+                .collect()),
+        }
+    }
+
+    fn rich_variable(&mut self, name: &str) -> Result<Map<String, Value>, String> {
+        let known = self
+            .ctx
+            .as_ref()
+            .is_some_and(|ctx| ctx.variables_and_types().any(|(n, _)| n == name));
+        if !known {
+            return Err(format!("{name:?} is not a variable of this session"));
+        }
+        let outcome = self.execute(ExecRequest {
+            code: format!("&{name}"),
+            allow_stdin: false,
+        });
+        match outcome.result {
+            Ok(Some(bundle)) => Ok(bundle),
+            Ok(None) => Err(format!("{name} has nothing to show")),
+            Err(e) => Err(format!("{name} cannot be shown: {}", e.evalue)),
+        }
     }
 
     fn child_pid(&self) -> Option<u32> {

@@ -5,6 +5,7 @@
 
 use cuprite_kernel_io::wire::{command, kind};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -64,6 +65,11 @@ struct State {
     /// The GPU memory pools the cell process reported at the end of its last
     /// cell, and when.
     gpu_pools: Option<(Instant, Value)>,
+    /// Comms the cell process opened (widget models): id to target name.
+    comms: HashMap<String, String>,
+    /// The last comm message sent to the cell process, and the last it handled.
+    comm_sent: u64,
+    comm_done: u64,
 }
 
 struct Shared {
@@ -98,6 +104,9 @@ impl SideChannel {
                 next_seq: 1,
                 cell: CellEvents::default(),
                 gpu_pools: None,
+                comms: HashMap::new(),
+                comm_sent: 0,
+                comm_done: 0,
             }),
             cond: Condvar::new(),
             sink,
@@ -175,6 +184,60 @@ impl SideChannel {
             }
         }
         self.flush(timeout)
+    }
+
+    /// The comms the cell process has open, with their targets (only those of
+    /// `target` when given).
+    pub fn comms(&self, target: Option<&str>) -> Vec<(String, String)> {
+        let st = self.shared.state.lock().unwrap();
+        let mut v: Vec<(String, String)> = st
+            .comms
+            .iter()
+            .filter(|(_, t)| target.is_none_or(|want| want == t.as_str()))
+            .map(|(id, t)| (id.clone(), t.clone()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Hands a front end's comm message (`method` "msg" or "close") to the cell
+    /// process and waits until its callbacks ran. False when the comm is not
+    /// one of the cell process's, or nothing answers in time.
+    pub fn comm(&self, comm_id: &str, method: &str, data: &Value, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.shared.state.lock().unwrap();
+        if !st.comms.contains_key(comm_id) {
+            return false;
+        }
+        if method == "close" {
+            st.comms.remove(comm_id);
+        }
+        st.comm_sent += 1;
+        let seq = st.comm_sent;
+        let message = json!({"comm_id": comm_id, "method": method, "data": data});
+        let line = format!(
+            "{}{seq}:{}\n",
+            command::COMM as char,
+            cuprite_kernel_io::wire::to_hex(message.to_string().as_bytes())
+        );
+        let conn = st.conn;
+        let sent = st
+            .writer
+            .as_mut()
+            .is_some_and(|w| w.write_all(line.as_bytes()).is_ok());
+        if !sent {
+            return false;
+        }
+        loop {
+            if st.comm_done >= seq {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline || st.conn != conn || st.writer.is_none() {
+                return false;
+            }
+            st = self.shared.cond.wait_timeout(st, deadline - now).unwrap().0;
+        }
     }
 
     /// Flushes everything the cell process printed so far through to the sink,
@@ -301,6 +364,9 @@ impl Reader {
         st.writer = Some(writer);
         st.conn = self.conn;
         st.child_pid = pid;
+        // A new cell process: the old one's widgets are gone.
+        st.comms.clear();
+        st.comm_done = st.comm_sent;
         self.sh.cond.notify_all();
         true
     }
@@ -359,6 +425,18 @@ impl Reader {
                 if let Some(gpu) = gpu {
                     st.gpu_pools = Some((Instant::now(), gpu));
                 }
+            }
+            kind::COMM_DONE => {
+                self.publish_pending();
+                let seq: u64 = String::from_utf8_lossy(&payload)
+                    .trim()
+                    .parse()
+                    .unwrap_or(0);
+                let mut st = self.sh.state.lock().unwrap();
+                if st.conn == self.conn && seq > st.comm_done {
+                    st.comm_done = seq;
+                }
+                self.sh.cond.notify_all();
             }
             kind::SYNCED => {
                 self.publish_pending();
@@ -456,6 +534,23 @@ impl Reader {
                 self.sh.state.lock().unwrap().cell.value_error = Some((ename, evalue));
                 return;
             }
+            "comm_open" | "comm_msg" | "comm_close" => {
+                let Some(id) = content["comm_id"].as_str().map(str::to_string) else {
+                    eprintln!("cuprite-kernel: side channel: a {msg_type} without a comm_id");
+                    return;
+                };
+                let mut st = self.sh.state.lock().unwrap();
+                match msg_type.as_str() {
+                    "comm_open" => {
+                        let target = content["target_name"].as_str().unwrap_or("").to_string();
+                        st.comms.insert(id, target);
+                    }
+                    "comm_close" => {
+                        st.comms.remove(&id);
+                    }
+                    _ => {}
+                }
+            }
             _ => {
                 eprintln!(
                     "cuprite-kernel: side channel: message type {msg_type:?} is not published"
@@ -479,6 +574,15 @@ pub fn normalize_bundle(obj: &mut Map<String, Value>) {
         }
     }
     let data = obj.get_mut("data").and_then(Value::as_object_mut).unwrap();
+    // JSON MIME types (a widget's view, application/json) travel as text, as
+    // in a cell's last value; the front end wants the object.
+    for (mime, value) in data.iter_mut() {
+        if mime.contains("json") {
+            if let Some(parsed) = value.as_str().and_then(|t| serde_json::from_str(t).ok()) {
+                *value = parsed;
+            }
+        }
+    }
     if !data.contains_key("text/plain") {
         let kinds: Vec<&str> = data.keys().map(String::as_str).collect();
         let text = format!(

@@ -44,6 +44,10 @@ mod cpu;
 pub mod cuda;
 mod ops;
 
+/// One value per process for every copy of a crate that evcxr links into a
+/// notebook's cells (for the kernel's own crates; see `core/global.rs`).
+#[doc(hidden)]
+pub use crate::core::global::process_global;
 #[doc(hidden)]
 pub use crate::core::global::process_global_address_for_tests as global_address_for_tests;
 // The crates whose types the public API shows, so that code using this one

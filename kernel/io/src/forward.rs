@@ -393,6 +393,9 @@ impl Forwarder {
                         );
                     }
                 }
+                // Handed to the widgets' own thread: a callback must not hold
+                // up this one, which carries the cell's output.
+                Some(&command::COMM) => crate::widgets::deliver(&line[1..]),
                 _ => {}
             }
         }

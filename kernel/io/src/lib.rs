@@ -29,6 +29,7 @@
 
 pub mod magic;
 pub mod vars;
+pub mod widgets;
 pub mod wire;
 
 mod sys;
@@ -38,6 +39,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use wire::{json_string, Bundle};
+
+/// What notebook cells call `cp`: the runtime, plots and displays
+/// (`cuprite_display::cp`) plus what needs the kernel: [`input`],
+/// [`input_password`] and the widgets.
+pub mod cp {
+    pub use crate::{input, input_password, widgets};
+    pub use cuprite_display::cp::*;
+}
 
 /// Environment variable naming the kernel's Unix socket.
 pub const SOCKET_ENV: &str = "CUPRITE_KERNEL_IO_SOCKET";
@@ -66,19 +75,56 @@ pub fn interrupted() -> bool {
 #[doc(hidden)]
 pub const NO_STDIN: &str = "\u{1b}cuprite:no-stdin";
 
+/// Environment variable naming the pipe that answers [`input`] (`pid:fd`),
+/// set by the kernel's cell process.
+pub const INPUT_FD_ENV: &str = "CUPRITE_INPUT_FD";
+
 /// Asks for a line of text in the notebook, as Python's `input()`: the front
 /// end shows `prompt` and a box to type in. An error when the front end takes
 /// no input (nbclient, `cuprite-kernel run`: `allow_stdin` is false).
 ///
-/// (A cell must not read `std::io::stdin()` itself: the cell process's stdin
-/// carries evcxr's own commands.)
+/// (A cell cannot read `std::io::stdin()` itself: in the kernel a read of
+/// stdin fails at once, since the cell process's stdin carries evcxr's own
+/// commands.)
 pub fn input(prompt: &str) -> cuprite::Result<String> {
-    answer(evcxr_input::get_string(prompt))
+    request_input(prompt, false)
 }
 
 /// As [`input`], with the typed text hidden (a password, a token).
 pub fn input_password(prompt: &str) -> cuprite::Result<String> {
-    answer(evcxr_input::get_password(prompt))
+    request_input(prompt, true)
+}
+
+fn request_input(prompt: &str, password: bool) -> cuprite::Result<String> {
+    let Some(fd) = input_fd() else {
+        // Outside the kernel's cell process: the terminal's stdin.
+        let line = if password {
+            evcxr_input::get_password(prompt)
+        } else {
+            evcxr_input::get_string(prompt)
+        };
+        return answer(line);
+    };
+    let command = if password {
+        evcxr_input::GET_CMD_PASSWORD
+    } else {
+        evcxr_input::GET_CMD
+    };
+    // One line on evcxr's protocol (the forwarder hands `EVCXR_` lines on);
+    // the prompt cannot hold a newline there.
+    println!("{command}:{}", prompt.replace(['\n', '\r'], " "));
+    let _ = std::io::stdout().flush();
+    let line = sys::read_line_fd(fd)
+        .map_err(|e| cuprite::Error::invalid("input", format!("reading the answer failed: {e}")))?;
+    answer(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+/// The answers pipe the kernel's cell process made for this process.
+fn input_fd() -> Option<i32> {
+    let text = std::env::var(INPUT_FD_ENV).ok()?;
+    let (pid, fd) = text.split_once(':')?;
+    (pid.parse::<u32>().ok()? == std::process::id()).then_some(())?;
+    fd.parse().ok()
 }
 
 fn answer(line: String) -> cuprite::Result<String> {

@@ -725,6 +725,71 @@ pub fn __whos(vars: &[(&str, &str, &dyn std::any::Any)]) {
     publish(&whos_bundle(vars));
 }
 
+/// The variables as JSON for the debugger's Variables panel (the kernel asks
+/// for it with the same borrowed slice as `%whos`): `[{"name", "type",
+/// "value"}]`, an array's value its shape, dtype, device and bytes, a number's
+/// or a string's its `Debug` text.
+#[doc(hidden)]
+pub fn __variables(vars: &[(&str, &str, &dyn std::any::Any)]) -> MimeBundle {
+    let mut vars = vars.to_vec();
+    vars.sort_by(|a, b| a.0.cmp(b.0));
+    let rows: Vec<serde_json::Value> = vars
+        .iter()
+        .map(|(name, ty, value)| {
+            serde_json::json!({"name": name, "type": ty, "value": value_summary(*value)})
+        })
+        .collect();
+    MimeBundle::new(format!("{} variables", rows.len())).with(
+        "application/json",
+        serde_json::Value::Array(rows).to_string(),
+    )
+}
+
+/// A one-line view of a value whose type is known here; empty otherwise.
+fn value_summary(value: &dyn std::any::Any) -> String {
+    if let Some(a) = value.downcast_ref::<cuprite::Array>() {
+        return format!(
+            "{} {} on {}, {}",
+            dhtml::fmt_shape(a.shape()),
+            a.dtype(),
+            a.device(),
+            human_bytes(a.nbytes() as u64)
+        );
+    }
+    macro_rules! debug_of {
+        ($($t:ty),*) => {$(
+            if let Some(v) = value.downcast_ref::<$t>() {
+                return short(&format!("{v:?}"), 200);
+            }
+        )*};
+    }
+    debug_of!(
+        bool,
+        char,
+        i8,
+        i16,
+        i32,
+        i64,
+        isize,
+        u8,
+        u16,
+        u32,
+        u64,
+        usize,
+        f32,
+        f64,
+        String,
+        &'static str,
+        Vec<f64>,
+        Vec<f32>,
+        Vec<i64>,
+        Vec<i32>,
+        Vec<usize>,
+        Vec<String>
+    );
+    String::new()
+}
+
 /// The `%whos` table: every variable's name and type, and for arrays their
 /// shape, dtype, device and bytes; then the bytes arrays hold per device.
 pub fn whos_bundle(vars: &[(&str, &str, &dyn std::any::Any)]) -> MimeBundle {

@@ -80,6 +80,29 @@ pub(crate) fn write_all_fd(fd: RawFd, bytes: &[u8]) -> io::Result<()> {
     f.write_all(bytes)
 }
 
+/// Reads one line from `fd` a byte at a time (so nothing past the newline is
+/// taken from the descriptor); without the newline at end of file.
+pub(crate) fn read_line_fd(fd: RawFd) -> io::Result<String> {
+    use std::io::Read;
+    let mut f = borrow_fd(fd);
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        match f.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) => {
+                line.push(byte[0]);
+                if byte[0] == b'\n' {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(String::from_utf8_lossy(&line).into_owned())
+}
+
 /// Duplicates `fd` to a new descriptor that is closed on exec.
 pub(crate) fn dup_cloexec(fd: RawFd) -> io::Result<RawFd> {
     // SAFETY: plain syscall on an integer descriptor.

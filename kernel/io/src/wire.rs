@@ -30,6 +30,9 @@ pub mod kind {
     pub const USER_ERROR: u8 = b'?';
     /// Answer to a flush request: payload is the request's sequence number.
     pub const SYNCED: u8 = b'S';
+    /// A comm message ([`command::COMM`](super::command::COMM)) was handled
+    /// (its callbacks ran): payload is its sequence number.
+    pub const COMM_DONE: u8 = b'W';
 }
 
 /// Commands from the kernel to the cell process (one per line).
@@ -42,6 +45,10 @@ pub mod command {
     pub const CHDIR: u8 = b'D';
     /// `V<hex name>=<hex value>`: set an environment variable (`%env` in the kernel).
     pub const SET_ENV: u8 = b'V';
+    /// `W<seq>:<hex json>`: a comm message from the front end for a widget of
+    /// this process (`{"comm_id", "method": "msg"|"close", "data"}`); answered
+    /// with a [`kind::COMM_DONE`](super::kind::COMM_DONE) frame once handled.
+    pub const COMM: u8 = b'W';
 }
 
 /// Bytes as lowercase hex digits: paths and values in command lines, which

@@ -11,10 +11,7 @@
 use std::sync::Mutex;
 
 /// The process-wide instance of `T` for `key`, created by `init` on first use.
-pub(crate) fn process_global<T: Send + Sync + 'static>(
-    key: &str,
-    init: impl FnOnce() -> T,
-) -> &'static T {
+pub fn process_global<T: Send + Sync + 'static>(key: &str, init: impl FnOnce() -> T) -> &'static T {
     // Serializes initialisation within this copy; copies run cells one at a time.
     static INIT: Mutex<()> = Mutex::new(());
     let var = env_name::<T>(key);
