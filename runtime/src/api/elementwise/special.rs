@@ -26,7 +26,8 @@
 //! tiny shapes near `x = 1`. Deliberate differences from SciPy: Bessel
 //! functions tend to 0 at infinity (SciPy: NaN), `j0`, `j1`, `y0`, `y1` of
 //! huge arguments are reduced exactly (SciPy's lose the phase beyond about
-//! 1e9), and `i0`, `i1` stay finite up to 713.98 (SciPy: inf from 709.8). On the GPU, float32 inputs use CUDA's
+//! 1e9), and `i0`, `i1` stay finite up to 713.98 (SciPy: inf from 709.8)
+//! and are infinite at infinity (SciPy: NaN). On the GPU, float32 inputs use CUDA's
 //! single-precision functions where CUDA has them (`erf`, `erfc`, `erfcx`,
 //! `erfinv`, `erfcinv`, `ndtr`, `ndtri`, `gamma`, `gammaln`, `j0`, `j1`,
 //! `y0`, `y1`, `i0`, `i1`) and double precision elsewhere.

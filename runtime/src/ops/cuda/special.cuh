@@ -44,10 +44,10 @@ __device__ __forceinline__ float sp_y0(float x) { return y0f(x); }
 __device__ __forceinline__ double sp_y0(double x) { return y0(x); }
 __device__ __forceinline__ float sp_y1(float x) { return y1f(x); }
 __device__ __forceinline__ double sp_y1(double x) { return y1(x); }
-__device__ __forceinline__ float sp_i0(float x) { return cyl_bessel_i0f(x); }
-__device__ __forceinline__ double sp_i0(double x) { return cyl_bessel_i0(x); }
-__device__ __forceinline__ float sp_i1(float x) { return cyl_bessel_i1f(x); }
-__device__ __forceinline__ double sp_i1(double x) { return cyl_bessel_i1(x); }
+// i0 and i1 are infinite at infinity (SciPy 1.17: NaN).
+__device__ __forceinline__ float sp_i0(float x) { return isinf(x) ? SP_INF : cyl_bessel_i0f(x); }
+__device__ __forceinline__ float sp_i1(float x) { return isinf(x) ? x : cyl_bessel_i1f(x); }
+// (The double i0 and i1 are below, after the scaled forms they use past exp's range.)
 
 // The logistic function and the entropy terms (xsf's log_exp.h and
 // convex_analysis.h), in the compute type.
@@ -216,6 +216,20 @@ __device__ __forceinline__ double sp_i1e(double x) {
   if (z <= 8.0) v = sp_chbevl(z / 2.0 - 2.0, sp_i1_A, 29) * z;
   else v = sp_chbevl(32.0 / z - 2.0, sp_i1_B, 25) / sqrt(z);
   return x < 0.0 ? -v : v;
+}
+// i0 and i1 are finite up to 713.98, where exp(x) alone overflows from
+// 709.78: there, the scaled form times exp(x/2) twice.
+__device__ __forceinline__ double sp_i0(double x) {
+  double z = fabs(x);
+  if (z <= 709.0 || isinf(x)) return z == SP_INF ? SP_INF : cyl_bessel_i0(x);
+  double e = exp(z / 2.0);
+  return e * sp_i0e(x) * e;
+}
+__device__ __forceinline__ double sp_i1(double x) {
+  double z = fabs(x);
+  if (z <= 709.0 || isinf(x)) return isinf(x) ? x : cyl_bessel_i1(x);
+  double e = exp(z / 2.0);
+  return e * sp_i1e(x) * e;
 }
 __device__ __forceinline__ double sp_k0_small(double x) {
   return sp_chbevl(x * x - 2.0, sp_k0_A, 10) - log(0.5 * x) * cyl_bessel_i0(x);

@@ -44,7 +44,11 @@ fn times_exp(x: f64, f: f64) -> f64 {
     }
 }
 
+/// I0; infinite at infinity (SciPy 1.17 gives NaN there).
 pub(super) fn i0(x: f64) -> f64 {
+    if x.is_infinite() {
+        return f64::INFINITY;
+    }
     times_exp(x.abs(), i0e(x))
 }
 
@@ -63,7 +67,11 @@ pub(super) fn i1e(x: f64) -> f64 {
     }
 }
 
+/// I1; `±inf` at `±inf` (SciPy 1.17 gives NaN there).
 pub(super) fn i1(x: f64) -> f64 {
+    if x.is_infinite() {
+        return x;
+    }
     times_exp(x.abs(), i1e(x))
 }
 
