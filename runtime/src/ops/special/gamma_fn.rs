@@ -6,7 +6,7 @@ use super::poly::polevl;
 use super::tables::{PSI_A, PSI_P, PSI_Q};
 
 /// The largest x whose gamma function is finite.
-pub(super) const MAXGAM: f64 = 171.624_376_956_302_725;
+pub(super) const MAXGAM: f64 = 171.624_376_956_302_7;
 /// log(f64::MAX).
 pub(super) const MAXLOG: f64 = 7.097_827_128_933_84e2;
 const EULER: f64 = 0.577_215_664_901_532_9;

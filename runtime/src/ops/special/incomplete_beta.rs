@@ -130,15 +130,14 @@ fn continued_fraction(a: f64, b: f64, x: f64, second: bool) -> f64 {
 /// `a = 0` or `b = inf`, at 1 where `b = 0` or `a = inf`, NaN where both or
 /// any argument is NaN, negative, or `x` outside [0, 1].
 fn betainc_edges(a: f64, b: f64, x: f64) -> Option<f64> {
-    if a.is_nan() || b.is_nan() || x.is_nan() || a < 0.0 || b < 0.0 || !(0.0..=1.0).contains(&x) {
-        Some(f64::NAN)
-    } else if (a == 0.0 && b == 0.0) || (a.is_infinite() && b.is_infinite()) {
+    let undefined = a.is_nan() || b.is_nan() || x.is_nan() || a < 0.0 || b < 0.0;
+    let outside = !(0.0..=1.0).contains(&x);
+    let both_masses = (a == 0.0 && b == 0.0) || (a.is_infinite() && b.is_infinite());
+    if undefined || outside || both_masses {
         Some(f64::NAN)
     } else if x == 0.0 {
         Some(0.0)
-    } else if x == 1.0 {
-        Some(1.0)
-    } else if a == 0.0 || b.is_infinite() {
+    } else if x == 1.0 || a == 0.0 || b.is_infinite() {
         Some(1.0)
     } else if b == 0.0 || a.is_infinite() {
         Some(0.0)

@@ -13,7 +13,7 @@ use super::tables::{
 
 const MACHEP: f64 = 1.110_223_024_625_156_5e-16;
 const MAXITER: usize = 2000;
-const LANCZOS_G: f64 = 6.024_680_040_776_729_583_740_234_375;
+const LANCZOS_G: f64 = 6.024_680_040_776_73;
 const EULER: f64 = 0.577_215_664_901_532_9;
 /// The size of Temme's coefficient table (`d[K][N]`).
 const ASYMP_K: usize = 25;
@@ -301,14 +301,8 @@ mod tests {
     #[test]
     fn p_and_q_of_a_one_are_exponentials() {
         for &x in &[1e-5, 0.3, 1.0, 2.5, 30.0] {
-            assert!(
-                (gammainc(1.0, x) + (-x as f64).exp_m1()).abs() < 1e-15,
-                "{x}"
-            );
-            assert!(
-                (gammaincc(1.0, x) / (-x as f64).exp() - 1.0).abs() < 1e-14,
-                "{x}"
-            );
+            assert!((gammainc(1.0, x) + (-x).exp_m1()).abs() < 1e-15, "{x}");
+            assert!((gammaincc(1.0, x) / (-x).exp() - 1.0).abs() < 1e-14, "{x}");
         }
         // Temme's region: P + Q = 1.
         let (a, x) = (100.0, 101.0);
