@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import cupy as cp
+import cupyx.scipy.special as csp
 from cupyx.profiler import benchmark
 
 results = []
@@ -54,6 +55,16 @@ case("raw_kernel_warm_call_1K", lambda: saxpy((4,), (256,), (small, small, small
      n_repeat=200, n_warmup=10)
 sum_squares = cp.ReductionKernel("float32 x", "float32 y", "x * x", "a + b", "y = a", "0", "sum_squares")
 case("reduction_kernel_sum_squares_64M", lambda: sum_squares(x), bytes_moved=4 * N)
+
+
+# SciPy's special functions (issue 34's cases; cuprite-bench's x is uniform in [0, 1)).
+case("gammaln_f32_64M", lambda: csp.gammaln(x, out), bytes_moved=8 * N)
+case("erfinv_f32_64M", lambda: csp.erfinv(x, out), bytes_moved=8 * N)
+x64 = x.astype(cp.float64)
+out64 = cp.empty_like(x64)
+# CuPy has no stats.norm; ndtr is the standard normal CDF.
+case("norm_cdf_f64_64M", lambda: csp.ndtr(x64, out64), bytes_moved=16 * N)
+del x64, out64
 
 
 # Where the host time of a small operation goes.

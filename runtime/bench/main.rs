@@ -265,6 +265,20 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
     b.bandwidth("add_f32_64M", 12.0 * n as f64, || {
         cp::add_out(&x, &y, &mut out)
     })?;
+    // SciPy's special functions (issue 34's cases; x is uniform in [0, 1)).
+    b.bandwidth("gammaln_f32_64M", 8.0 * n as f64, || {
+        cp::special::gammaln_out(&x, &mut out)
+    })?;
+    b.bandwidth("erfinv_f32_64M", 8.0 * n as f64, || {
+        cp::special::erfinv_out(&x, &mut out)
+    })?;
+    {
+        let x64 = x.astype(cp::DType::Float64)?;
+        let mut out64 = cp::empty_like(&x64)?;
+        b.bandwidth("norm_cdf_f64_64M", 16.0 * n as f64, || {
+            cp::special::ndtr_out(&x64, &mut out64)
+        })?;
+    }
     let xs = x.slice(cp::s![..1 << 24])?;
     b.case(
         "tanh_sin_expr_16M",

@@ -58,7 +58,7 @@ pub use ndarray;
 pub use num_complex;
 
 // The public modules, at the paths they have always had.
-pub use crate::api::elementwise::ufuncs;
+pub use crate::api::elementwise::{special, ufuncs};
 pub use crate::api::{fft, format, linalg, nccl, profiler, random, signal, sparse};
 pub use crate::core::{dtype, interrupt, layout};
 

@@ -428,6 +428,20 @@ const ALL_UNARY: &[(&str, UnFn)] = &[
     ("sinc", |a| cp::sinc(a)), ("real", |a| cp::real(a)), ("imag", |a| cp::imag(a)),
     ("conj", |a| cp::conj(a)), ("angle", |a| cp::angle(a)), ("nan_to_num", |a| cp::nan_to_num(a)),
     ("clip", |a| cp::clip(a, -0.5, 0.5)),
+    // SciPy's special functions (cp::special).
+    ("erf", |a| cp::special::erf(a)), ("erfc", |a| cp::special::erfc(a)),
+    ("erfcx", |a| cp::special::erfcx(a)), ("erfinv", |a| cp::special::erfinv(a)),
+    ("erfcinv", |a| cp::special::erfcinv(a)), ("ndtr", |a| cp::special::ndtr(a)),
+    ("ndtri", |a| cp::special::ndtri(a)), ("log_ndtr", |a| cp::special::log_ndtr(a)),
+    ("gamma", |a| cp::special::gamma(a)), ("gammaln", |a| cp::special::gammaln(a)),
+    ("digamma", |a| cp::special::digamma(a)), ("loggamma", |a| cp::special::loggamma(a)), ("expit", |a| cp::special::expit(a)),
+    ("logit", |a| cp::special::logit(a)), ("log_expit", |a| cp::special::log_expit(a)),
+    ("entr", |a| cp::special::entr(a)), ("i0", |a| cp::special::i0(a)),
+    ("i0e", |a| cp::special::i0e(a)), ("i1", |a| cp::special::i1(a)),
+    ("i1e", |a| cp::special::i1e(a)), ("k0", |a| cp::special::k0(a)),
+    ("k0e", |a| cp::special::k0e(a)), ("k1", |a| cp::special::k1(a)),
+    ("k1e", |a| cp::special::k1e(a)), ("j0", |a| cp::special::j0(a)),
+    ("j1", |a| cp::special::j1(a)), ("y0", |a| cp::special::y0(a)), ("y1", |a| cp::special::y1(a)),
 ];
 
 #[rustfmt::skip]
@@ -449,6 +463,16 @@ const ALL_BINARY: &[(&str, BinFn)] = &[
     ("logaddexp2", |a, b| cp::logaddexp2(a, b)), ("copysign", |a, b| cp::copysign(a, b)),
     ("nextafter", |a, b| cp::nextafter(a, b)), ("heaviside", |a, b| cp::heaviside(a, b)),
     ("clip_arrays", |a, b| cp::clip(a, b, 0.25)),
+    // SciPy's special functions (cp::special).
+    ("beta", |a, b| cp::special::beta(a, b)), ("betaln", |a, b| cp::special::betaln(a, b)),
+    ("gammainc", |a, b| cp::special::gammainc(a, b)),
+    ("gammaincc", |a, b| cp::special::gammaincc(a, b)), ("zeta", |a, b| cp::special::zeta(a, b)),
+    ("polygamma", |a, b| cp::special::polygamma(a, b)), ("xlogy", |a, b| cp::special::xlogy(a, b)),
+    ("xlog1py", |a, b| cp::special::xlog1py(a, b)), ("binom", |a, b| cp::special::binom(a, b)),
+    ("huber", |a, b| cp::special::huber(a, b)),
+    ("betainc_x_0.5", |a, b| cp::special::betainc(a, b, 0.5)),
+    ("pseudo_huber", |a, b| cp::special::pseudo_huber(a, b)),
+    ("rel_entr", |a, b| cp::special::rel_entr(a, b)), ("kl_div", |a, b| cp::special::kl_div(a, b)),
 ];
 
 /// Random values of `dt` on the CPU: reals in [-4, 4) (integers in a range

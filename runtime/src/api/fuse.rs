@@ -89,7 +89,7 @@ macro_rules! scalar_expr {
 scalar_expr!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
 macro_rules! unary_methods {
-    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
+    ($([$($module:ident)?] $name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
         impl Expr {$(
             #[doc = concat!("`", stringify!($name), "` of this expression: ", $doc)]
             pub fn $name(&self) -> Expr {
@@ -101,7 +101,7 @@ macro_rules! unary_methods {
 for_each_unary!(unary_methods);
 
 macro_rules! binary_methods {
-    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
+    ($([$($module:ident)?] $name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
         impl Expr {$(
             #[doc = concat!("`", stringify!($name), "(self, other)`: ", $doc)]
             pub fn $name(&self, other: impl IntoExpr) -> Expr {

@@ -11,7 +11,7 @@ use crate::core::layout::Layout;
 use crate::core::storage::{CpuData, CpuStorage, Storage};
 use crate::core::view::View;
 use crate::ops::scalar_math::{Arith, Inexact, Integer};
-use crate::ops::ufunc::{no_loop, Elementwise, Input, Map1, Map2, MapOp, Ufunc};
+use crate::ops::ufunc::{no_loop, Elementwise, Input, Map1, Map2, Map3, MapOp, Ufunc};
 
 /// The CPU loop over one view, for a row's CPU body.
 struct Loop1<'a>(View<'a>);
@@ -34,6 +34,19 @@ impl Map2 for Loop2<'_> {
     type Out = CpuData;
     fn map<T: Element, O: Element, F: Fn(T, T) -> O>(self, f: F) -> CpuData {
         map2(self.a, self.b, self.shape, f)
+    }
+}
+
+/// The CPU loop over three views broadcast to a shape, for a row's CPU body.
+struct Loop3<'a> {
+    views: [View<'a>; 3],
+    shape: &'a [usize],
+}
+
+impl Map3 for Loop3<'_> {
+    type Out = CpuData;
+    fn map<T: Element, O: Element, F: Fn(T, T, T) -> O>(self, f: F) -> CpuData {
+        map3(self.views, self.shape, f)
     }
 }
 
@@ -130,6 +143,13 @@ fn compute(op: MapOp, dt: DType, inputs: &[Input<'_>], shape: &[usize]) -> Resul
             Loop2 {
                 a: v(0),
                 b: v(1),
+                shape,
+            },
+        ),
+        MapOp::Ufunc(Ufunc::Ternary(t)) => t.cpu(
+            dt,
+            Loop3 {
+                views: [v(0), v(1), v(2)],
                 shape,
             },
         ),

@@ -27,6 +27,7 @@ pub(crate) mod scalar_math;
 pub(crate) mod signal;
 pub(crate) mod sort;
 pub(crate) mod sparse;
+pub(crate) mod special;
 pub(crate) mod ufunc;
 
 pub(crate) use fft::FftKind;

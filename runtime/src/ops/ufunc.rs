@@ -21,6 +21,7 @@ use num_complex::Complex;
 use super::scalar_math::{
     Abs, Arith, Bits, DivMod, FloatExtra, Inexact, Integer, NextAfter, RealOnly,
 };
+use super::special::Special;
 use crate::core::dtype::DType;
 use crate::core::element::Element;
 
@@ -142,6 +143,15 @@ pub(crate) mod rules {
             float_math(dt)
         }
     }
+    /// SciPy's special functions: real floats keep their dtype, integers
+    /// and bools compute in float64 (SciPy's first loop is the float64 one);
+    /// complex is refused.
+    pub fn special(dt: DType) -> Types {
+        if dt.is_complex() {
+            return Err(Reject::Unsupported(VALID_REAL));
+        }
+        float64_for_ints(dt)
+    }
     /// Floats kept, integers and bools to float64 (NumPy's `sinc` computes
     /// `pi * x` with a Python float first).
     pub fn float64_for_ints(dt: DType) -> Types {
@@ -217,8 +227,9 @@ pub(crate) mod support {
     pub const FLOAT_DIV: &str = include_str!("cuda/float_div.cuh");
     pub const FLOAT_EXTRA: &str = include_str!("cuda/float_extra.cuh");
     pub const COMPLEX_MATH: &str = include_str!("cuda/complex_math.cuh");
+    pub const SPECIAL: &str = include_str!("cuda/special.cuh");
 }
-use support::{COMPLEX_MATH, FLOAT_DIV, FLOAT_EXTRA, INT_DIV};
+use support::{COMPLEX_MATH, FLOAT_DIV, FLOAT_EXTRA, INT_DIV, SPECIAL};
 
 /// The CPU backend's loop over one input, handed a row's CPU body.
 pub(crate) trait Map1 {
@@ -230,6 +241,12 @@ pub(crate) trait Map1 {
 pub(crate) trait Map2 {
     type Out;
     fn map<T: Element, O: Element, F: Fn(T, T) -> O>(self, f: F) -> Self::Out;
+}
+
+/// The CPU backend's loop over three inputs, handed a row's CPU body.
+pub(crate) trait Map3 {
+    type Out;
+    fn map<T: Element, O: Element, F: Fn(T, T, T) -> O>(self, f: F) -> Self::Out;
 }
 
 /// Hands the dtypes of a group, as `[Variant: type, ...]`, to another macro.
@@ -294,7 +311,7 @@ macro_rules! ufunc_family {
         $Family:ident, $Map:ident, $for_each:ident;
         $(
             $doc:literal
-            $name:ident $name_out:ident $Var:ident : rule $rule:ident, fuse $fuse:literal, batch $batch:literal {
+            $name:ident $name_out:ident $Var:ident : rule $rule:ident, fuse $fuse:literal, batch $batch:literal $(, module $module:ident)? {
                 $( $($g:ident)|+ => $cpu:expr, $gpu:expr; )+
             }
         )*
@@ -352,7 +369,9 @@ macro_rules! ufunc_family {
                 }
             }
 
-            /// Whether `fuse` compiles the op into fused kernels.
+            /// Whether `fuse` compiles the op into fused kernels (`fuse` has
+            /// no ternary nodes, so that family never asks).
+            #[allow(dead_code)]
             pub(crate) fn fusable(self) -> bool {
                 match self { $($Family::$Var => $fuse,)* }
             }
@@ -387,10 +406,12 @@ macro_rules! ufunc_family {
             }
         }
 
-        /// Calls `$m!` with every row: `name name_out Variant "doc";`.
+        /// Calls `$m!` with every row: `[module] name name_out Variant "doc";`,
+        /// where `[]` is the top-level namespace (NumPy's functions) and
+        /// `[special]` is `cp::special` (SciPy's).
         macro_rules! $for_each {
             ($m:ident) => {
-                $m! { $( $name $name_out $Var $doc; )* }
+                $m! { $( [$($module)?] $name $name_out $Var $doc; )* }
             };
         }
         pub(crate) use $for_each;
@@ -624,6 +645,120 @@ ufunc_family! {
             same("c_nan_to_num(in0, (decltype(in0.re))@MAX@)").with(COMPLEX_MATH);
         bool | int => |v: T| v, same("in0");
     }
+
+    // SciPy's special functions (`cp::special`).
+    "The error function `2/sqrt(pi) * integral of exp(-t^2) from 0 to x` (`scipy.special.erf`)."
+    erf erf_out Erf: rule special, fuse true, batch false, module special {
+        float => <T as Special>::erf, same("sp_erf(in0)").with(SPECIAL);
+    }
+    "The complementary error function `1 - erf(x)`, accurate where erf is near 1 (`scipy.special.erfc`)."
+    erfc erfc_out Erfc: rule special, fuse true, batch false, module special {
+        float => <T as Special>::erfc, same("sp_erfc(in0)").with(SPECIAL);
+    }
+    "The scaled complementary error function `exp(x^2) * erfc(x)` (`scipy.special.erfcx`)."
+    erfcx erfcx_out Erfcx: rule special, fuse true, batch false, module special {
+        float => <T as Special>::erfcx, same("sp_erfcx(in0)").with(SPECIAL);
+    }
+    "The inverse of `erf` on [-1, 1]; NaN outside (`scipy.special.erfinv`)."
+    erfinv erfinv_out Erfinv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::erfinv, same("sp_erfinv(in0)").with(SPECIAL);
+    }
+    "The inverse of `erfc` on [0, 2]; NaN outside (`scipy.special.erfcinv`)."
+    erfcinv erfcinv_out Erfcinv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::erfcinv, same("sp_erfcinv(in0)").with(SPECIAL);
+    }
+    "The standard normal CDF `(1 + erf(x / sqrt(2))) / 2` (`scipy.special.ndtr`)."
+    ndtr ndtr_out Ndtr: rule special, fuse true, batch false, module special {
+        float => <T as Special>::ndtr, same("sp_ndtr(in0)").with(SPECIAL);
+    }
+    "The inverse of `ndtr` on [0, 1]: the standard normal quantile; NaN outside (`scipy.special.ndtri`)."
+    ndtri ndtri_out Ndtri: rule special, fuse true, batch false, module special {
+        float => <T as Special>::ndtri, same("sp_ndtri(in0)").with(SPECIAL);
+    }
+    "The log of the standard normal CDF, accurate far into the lower tail (`scipy.special.log_ndtr`)."
+    log_ndtr log_ndtr_out LogNdtr: rule special, fuse true, batch false, module special {
+        float => <T as Special>::log_ndtr, same("sp_log_ndtr(in0)").with(SPECIAL);
+    }
+    "The gamma function; infinite at 0 (signed), NaN at negative integers (`scipy.special.gamma`)."
+    gamma gamma_out Gamma: rule special, fuse true, batch false, module special {
+        float => <T as Special>::gamma, same("sp_gamma(in0)").with(SPECIAL);
+    }
+    "The log of the absolute value of the gamma function; infinite at its poles (`scipy.special.gammaln`)."
+    gammaln gammaln_out Gammaln: rule special, fuse true, batch false, module special {
+        float => <T as Special>::gammaln, same("sp_gammaln(in0)").with(SPECIAL);
+    }
+    "The digamma function `gamma'(x) / gamma(x)`; NaN at negative integers (`scipy.special.digamma`, `psi`)."
+    digamma digamma_out Digamma: rule special, fuse true, batch false, module special {
+        float => <T as Special>::digamma, same("sp_digamma(in0)").with(SPECIAL);
+    }
+    "The real `log(gamma(x))`: as `gammaln` from 0 up, NaN below 0 (`scipy.special.loggamma` of real input)."
+    loggamma loggamma_out Loggamma: rule special, fuse true, batch false, module special {
+        float => <T as Special>::loggamma, same("sp_loggamma(in0)").with(SPECIAL);
+    }
+    "The logistic sigmoid `1 / (1 + exp(-x))` (`scipy.special.expit`)."
+    expit expit_out Expit: rule special, fuse true, batch false, module special {
+        float => <T as Special>::expit, same("sp_expit(in0)").with(SPECIAL);
+    }
+    "The inverse of `expit`, `log(p / (1 - p))`; NaN outside [0, 1] (`scipy.special.logit`)."
+    logit logit_out Logit: rule special, fuse true, batch false, module special {
+        float => <T as Special>::logit, same("sp_logit(in0)").with(SPECIAL);
+    }
+    "`log(expit(x))` without underflow for large negative x (`scipy.special.log_expit`)."
+    log_expit log_expit_out LogExpit: rule special, fuse true, batch false, module special {
+        float => <T as Special>::log_expit, same("sp_log_expit(in0)").with(SPECIAL);
+    }
+    "The entropy term `-x log(x)`: 0 at 0, `-inf` below 0 (`scipy.special.entr`)."
+    entr entr_out Entr: rule special, fuse true, batch false, module special {
+        float => <T as Special>::entr, same("sp_entr(in0)").with(SPECIAL);
+    }
+    "The modified Bessel function of the first kind of order 0 (`scipy.special.i0`)."
+    i0 i0_out I0: rule special, fuse true, batch false, module special {
+        float => <T as Special>::i0, same("sp_i0(in0)").with(SPECIAL);
+    }
+    "The exponentially scaled `exp(-|x|) i0(x)` (`scipy.special.i0e`)."
+    i0e i0e_out I0e: rule special, fuse true, batch false, module special {
+        float => <T as Special>::i0e, same("sp_i0e(in0)").with(SPECIAL);
+    }
+    "The modified Bessel function of the first kind of order 1 (`scipy.special.i1`)."
+    i1 i1_out I1: rule special, fuse true, batch false, module special {
+        float => <T as Special>::i1, same("sp_i1(in0)").with(SPECIAL);
+    }
+    "The exponentially scaled `exp(-|x|) i1(x)` (`scipy.special.i1e`)."
+    i1e i1e_out I1e: rule special, fuse true, batch false, module special {
+        float => <T as Special>::i1e, same("sp_i1e(in0)").with(SPECIAL);
+    }
+    "The modified Bessel function of the second kind of order 0; infinite at 0, NaN below (`scipy.special.k0`)."
+    k0 k0_out K0: rule special, fuse true, batch false, module special {
+        float => <T as Special>::k0, same("sp_k0(in0)").with(SPECIAL);
+    }
+    "The exponentially scaled `exp(x) k0(x)` (`scipy.special.k0e`)."
+    k0e k0e_out K0e: rule special, fuse true, batch false, module special {
+        float => <T as Special>::k0e, same("sp_k0e(in0)").with(SPECIAL);
+    }
+    "The modified Bessel function of the second kind of order 1; infinite at 0, NaN below (`scipy.special.k1`)."
+    k1 k1_out K1: rule special, fuse true, batch false, module special {
+        float => <T as Special>::k1, same("sp_k1(in0)").with(SPECIAL);
+    }
+    "The exponentially scaled `exp(x) k1(x)` (`scipy.special.k1e`)."
+    k1e k1e_out K1e: rule special, fuse true, batch false, module special {
+        float => <T as Special>::k1e, same("sp_k1e(in0)").with(SPECIAL);
+    }
+    "The Bessel function of the first kind of order 0 (`scipy.special.j0`)."
+    j0 j0_out J0: rule special, fuse true, batch false, module special {
+        float => <T as Special>::j0, same("sp_j0(in0)").with(SPECIAL);
+    }
+    "The Bessel function of the first kind of order 1 (`scipy.special.j1`)."
+    j1 j1_out J1: rule special, fuse true, batch false, module special {
+        float => <T as Special>::j1, same("sp_j1(in0)").with(SPECIAL);
+    }
+    "The Bessel function of the second kind of order 0; `-inf` at 0, NaN below (`scipy.special.y0`)."
+    y0 y0_out Y0: rule special, fuse true, batch false, module special {
+        float => <T as Special>::y0, same("sp_y0(in0)").with(SPECIAL);
+    }
+    "The Bessel function of the second kind of order 1; `-inf` at 0, NaN below (`scipy.special.y1`)."
+    y1 y1_out Y1: rule special, fuse true, batch false, module special {
+        float => <T as Special>::y1, same("sp_y1(in0)").with(SPECIAL);
+    }
 }
 
 ufunc_family! {
@@ -778,13 +913,78 @@ ufunc_family! {
     heaviside heaviside_out Heaviside: rule real_float_math, fuse true, batch false {
         float => <T as FloatExtra>::heaviside, same("np_heaviside(in0, in1)").with(FLOAT_EXTRA);
     }
+
+    // SciPy's special functions (`cp::special`).
+    "The beta function `gamma(a) gamma(b) / gamma(a + b)` (`scipy.special.beta`)."
+    beta beta_out Beta: rule special, fuse true, batch false, module special {
+        float => <T as Special>::beta, same("sp_beta(in0, in1)").with(SPECIAL);
+    }
+    "The log of the absolute value of the beta function (`scipy.special.betaln`)."
+    betaln betaln_out Betaln: rule special, fuse true, batch false, module special {
+        float => <T as Special>::betaln, same("sp_betaln(in0, in1)").with(SPECIAL);
+    }
+    "The regularized lower incomplete gamma function `P(a, x)`; NaN for negative a or x (`scipy.special.gammainc`)."
+    gammainc gammainc_out Gammainc: rule special, fuse true, batch false, module special {
+        float => <T as Special>::gammainc, same("sp_gammainc(in0, in1)").with(SPECIAL);
+    }
+    "The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`, accurate where P is near 1 (`scipy.special.gammaincc`)."
+    gammaincc gammaincc_out Gammaincc: rule special, fuse true, batch false, module special {
+        float => <T as Special>::gammaincc, same("sp_gammaincc(in0, in1)").with(SPECIAL);
+    }
+    "The Hurwitz zeta function `sum over k >= 0 of (k + q)^-x`; infinite at x = 1, NaN below (`scipy.special.zeta(x, q)`)."
+    zeta zeta_out Zeta: rule special, fuse true, batch false, module special {
+        float => <T as Special>::zeta, same("sp_zeta(in0, in1)").with(SPECIAL);
+    }
+    "The n-th derivative of digamma, `(-1)^(n+1) n! zeta(n + 1, x)`; NaN for non-integer or negative n (`scipy.special.polygamma`)."
+    polygamma polygamma_out Polygamma: rule special, fuse true, batch false, module special {
+        float => <T as Special>::polygamma, same("sp_polygamma(in0, in1)").with(SPECIAL);
+    }
+    "The binomial coefficient `n choose k` for real n and k; NaN for negative integer n (`scipy.special.binom`)."
+    binom binom_out Binom: rule special, fuse true, batch false, module special {
+        float => <T as Special>::binom, same("sp_binom(in0, in1)").with(SPECIAL);
+    }
+    "The Huber loss of residual `r` with threshold `delta`: `r^2 / 2` within delta, `delta (|r| - delta / 2)` beyond (`scipy.special.huber(delta, r)`)."
+    huber huber_out Huber: rule special, fuse true, batch false, module special {
+        float => <T as Special>::huber, same("sp_huber(in0, in1)").with(SPECIAL);
+    }
+    "The pseudo-Huber loss `delta^2 (sqrt(1 + (r / delta)^2) - 1)` (`scipy.special.pseudo_huber(delta, r)`)."
+    pseudo_huber pseudo_huber_out PseudoHuber: rule special, fuse true, batch false, module special {
+        float => <T as Special>::pseudo_huber, same("sp_pseudo_huber(in0, in1)").with(SPECIAL);
+    }
+    "`x * log(y)`, 0 where x is 0 and y is not NaN (`scipy.special.xlogy`)."
+    xlogy xlogy_out Xlogy: rule special, fuse true, batch false, module special {
+        float => <T as Special>::xlogy, same("sp_xlogy(in0, in1)").with(SPECIAL);
+    }
+    "`x * log1p(y)`, 0 where x is 0 and y is not NaN (`scipy.special.xlog1py`)."
+    xlog1py xlog1py_out Xlog1py: rule special, fuse true, batch false, module special {
+        float => <T as Special>::xlog1py, same("sp_xlog1py(in0, in1)").with(SPECIAL);
+    }
+    "The relative entropy term `x log(x / y)`: 0 for x = 0, y >= 0, infinite where x or y is negative (`scipy.special.rel_entr`)."
+    rel_entr rel_entr_out RelEntr: rule special, fuse true, batch false, module special {
+        float => <T as Special>::rel_entr, same("sp_rel_entr(in0, in1)").with(SPECIAL);
+    }
+    "The Kullback-Leibler term `x log(x / y) - x + y`: y for x = 0, y >= 0, infinite where x or y is negative (`scipy.special.kl_div`)."
+    kl_div kl_div_out KlDiv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::kl_div, same("sp_kl_div(in0, in1)").with(SPECIAL);
+    }
 }
 
-/// A ufunc of either family.
+ufunc_family! {
+    Ternary, Map3, for_each_ternary;
+
+    // SciPy's special functions (`cp::special`). `fuse` has no ternary nodes.
+    "The regularized incomplete beta function `I_x(a, b)`; NaN for a <= 0, b <= 0 or x outside [0, 1] (`scipy.special.betainc(a, b, x)`)."
+    betainc betainc_out Betainc: rule special, fuse false, batch false, module special {
+        float => <T as Special>::betainc, same("sp_betainc(in0, in1, in2)").with(SPECIAL);
+    }
+}
+
+/// A ufunc of any family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Ufunc {
     Unary(Unary),
     Binary(Binary),
+    Ternary(Ternary),
 }
 
 impl Ufunc {
@@ -792,24 +992,36 @@ impl Ufunc {
         match self {
             Ufunc::Unary(u) => u.name(),
             Ufunc::Binary(b) => b.name(),
+            Ufunc::Ternary(t) => t.name(),
         }
     }
     pub(crate) fn arity(self) -> usize {
         match self {
             Ufunc::Unary(_) => 1,
             Ufunc::Binary(_) => 2,
+            Ufunc::Ternary(_) => 3,
         }
     }
     pub(crate) fn gpu(self, dt: DType) -> Option<Gpu> {
         match self {
             Ufunc::Unary(u) => u.gpu(dt),
             Ufunc::Binary(b) => b.gpu(dt),
+            Ufunc::Ternary(t) => t.gpu(dt),
         }
     }
     pub(crate) fn batchable(self) -> bool {
         match self {
             Ufunc::Unary(u) => u.batchable(),
             Ufunc::Binary(b) => b.batchable(),
+            Ufunc::Ternary(t) => t.batchable(),
+        }
+    }
+    /// The loop and result dtypes for loop dtype `dt`.
+    pub(crate) fn types(self, dt: DType) -> Types {
+        match self {
+            Ufunc::Unary(u) => u.types(dt),
+            Ufunc::Binary(b) => b.types(dt),
+            Ufunc::Ternary(t) => t.types(dt),
         }
     }
     /// Every ufunc, unary ones first, in table order.
@@ -818,6 +1030,7 @@ impl Ufunc {
             .iter()
             .map(|&u| Ufunc::Unary(u))
             .chain(Binary::ALL.iter().map(|&b| Ufunc::Binary(b)))
+            .chain(Ternary::ALL.iter().map(|&t| Ufunc::Ternary(t)))
     }
 }
 
@@ -837,6 +1050,7 @@ mod tests {
                 let covered = match op {
                     Ufunc::Unary(u) => u.covers(dt),
                     Ufunc::Binary(b) => b.covers(dt),
+                    Ufunc::Ternary(t) => t.covers(dt),
                 };
                 assert_eq!(
                     covered,

@@ -54,7 +54,8 @@ use crate::core::element::{Element, Scalar};
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::{broadcast_shapes, Layout};
 use crate::ops::ufunc::{
-    for_each_binary, for_each_unary, no_loop, Binary, Input, MapOp, Reject, Ufunc, Unary,
+    for_each_binary, for_each_ternary, for_each_unary, no_loop, Binary, Input, MapOp, Reject,
+    Ternary, Ufunc, Unary,
 };
 
 // ---------------------------------------------------------------------------
@@ -217,14 +218,22 @@ struct Plan {
 // ---------------------------------------------------------------------------
 
 fn plan_binary(op: Binary, a: &Operand<'_>, b: &Operand<'_>) -> Result<Plan> {
+    plan_broadcast(Ufunc::Binary(op), &[a, b])
+}
+
+/// The plan of a ufunc of several operands, which broadcast together and
+/// compute in their common dtype's loop.
+fn plan_broadcast(op: Ufunc, operands: &[&Operand<'_>]) -> Result<Plan> {
     let name = op.name();
-    let device = common_device(name, &[a, b])?;
+    let device = common_device(name, operands)?;
     let backend = crate::backend::on(name, device)?;
-    let shape = broadcast_shapes(name, &[a.shape(), b.shape()])?;
-    let common = result_type(&[a.type_operand(), b.type_operand()])?;
+    let shapes: Vec<&[usize]> = operands.iter().map(|o| o.shape()).collect();
+    let shape = broadcast_shapes(name, &shapes)?;
+    let types: Vec<TypeOperand> = operands.iter().map(|o| o.type_operand()).collect();
+    let common = result_type(&types)?;
     let (loop_dt, out_dt) = op
         .types(common)
-        .map_err(|why| rejected(name, &[a, b], common, why))?;
+        .map_err(|why| rejected(name, operands, common, why))?;
     if device.is_cpu() {
         let item = out_dt.itemsize().max(loop_dt.itemsize());
         crate::core::layout::check_host_room(name, shape.iter().product(), item)?;
@@ -377,13 +386,97 @@ macro_rules! binary_functions {
         }
     )*};
 }
-for_each_binary!(binary_functions);
+/// Hands the rows of a table family that belong to namespace `[$want]`
+/// (`[]`: the top level, NumPy's functions; `[special]`: `cp::special`) to
+/// the generator `$gen!`, and drops the others.
+macro_rules! rows_in {
+    (@row [] [] $gen:ident $($row:tt)*) => { $gen! { $($row)*; } };
+    (@row [special] [special] $gen:ident $($row:tt)*) => { $gen! { $($row)*; } };
+    (@row [$($want:ident)?] [$($module:ident)?] $gen:ident $($row:tt)*) => {};
+    ($want:tt $gen:ident; $([$($module:ident)?] $name:ident $name_out:ident $Var:ident $doc:literal;)*) => {
+        $( rows_in!(@row $want [$($module)?] $gen $name $name_out $Var $doc); )*
+    };
+}
+macro_rules! top_level_binary {
+    ($($rows:tt)*) => { rows_in!([] binary_functions; $($rows)*); };
+}
+for_each_binary!(top_level_binary);
 
 // Other names NumPy gives the same functions.
 binary_functions! {
     true_divide true_divide_out Divide "True division `a / b`, the same as [`divide`] (`np.true_divide`).";
     mod_ mod_out Remainder "The same as [`remainder`] (`np.mod`).";
 }
+
+// ---------------------------------------------------------------------------
+// Ternary ufuncs
+// ---------------------------------------------------------------------------
+
+pub(crate) fn ternary(
+    op: Ternary,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    c: Operand<'_>,
+) -> Result<Array> {
+    let plan = plan_broadcast(Ufunc::Ternary(op), &[&a, &b, &c])?;
+    let name = op.name();
+    let inputs = [
+        input(&a, name, plan.loop_dt)?,
+        input(&b, name, plan.loop_dt)?,
+        input(&c, name, plan.loop_dt)?,
+    ];
+    run_new(
+        &plan,
+        MapOp::Ufunc(Ufunc::Ternary(op)),
+        &inputs,
+        &plan.shape,
+    )
+}
+
+pub(crate) fn ternary_out(op: Ternary, operands: [Operand<'_>; 3], out: &mut Array) -> Result<()> {
+    let [a, b, c] = &operands;
+    let plan = plan_broadcast(Ufunc::Ternary(op), &[a, b, c])?;
+    let name = op.name();
+    check_out(name, &plan.shape, plan.out_dt, plan.device, out)?;
+    let inputs = [
+        input(a, name, plan.loop_dt)?,
+        input(b, name, plan.loop_dt)?,
+        input(c, name, plan.loop_dt)?,
+    ];
+    plan.backend.map_into(
+        MapOp::Ufunc(Ufunc::Ternary(op)),
+        plan.loop_dt,
+        &inputs,
+        out.view(),
+    )
+}
+
+macro_rules! ternary_functions {
+    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {$(
+        #[doc = $doc]
+        pub fn $name<'a, 'b, 'c>(
+            a: impl IntoOperand<'a>,
+            b: impl IntoOperand<'b>,
+            c: impl IntoOperand<'c>,
+        ) -> Result<Array> {
+            ternary(Ternary::$Var, a.into_operand(), b.into_operand(), c.into_operand())
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] written into `out` (inputs broadcast to its shape; the result is cast under the `same_kind` rule).")]
+        pub fn $name_out<'a, 'b, 'c>(
+            a: impl IntoOperand<'a>,
+            b: impl IntoOperand<'b>,
+            c: impl IntoOperand<'c>,
+            out: &mut Array,
+        ) -> Result<()> {
+            ternary_out(Ternary::$Var, [a.into_operand(), b.into_operand(), c.into_operand()], out)
+        }
+    )*};
+}
+macro_rules! top_level_ternary {
+    ($($rows:tt)*) => { rows_in!([] ternary_functions; $($rows)*); };
+}
+for_each_ternary!(top_level_ternary);
 
 // ---------------------------------------------------------------------------
 // Unary ufuncs
@@ -441,7 +534,10 @@ macro_rules! unary_functions {
         }
     )*};
 }
-for_each_unary!(unary_functions);
+macro_rules! top_level_unary {
+    ($($rows:tt)*) => { rows_in!([] unary_functions; $($rows)*); };
+}
+for_each_unary!(top_level_unary);
 
 // Other names NumPy gives the same functions.
 unary_functions! {
@@ -451,6 +547,9 @@ unary_functions! {
     degrees degrees_out Rad2deg "The same as [`rad2deg`] (`np.degrees`).";
     radians radians_out Deg2rad "The same as [`deg2rad`] (`np.radians`).";
 }
+
+// After the generators above, which it uses.
+pub mod special;
 
 // ---------------------------------------------------------------------------
 // round

@@ -49,7 +49,7 @@ struct MethodNames {
 }
 
 macro_rules! ufunc_values {
-    ($($name:ident $name_out:ident $Var:ident $doc:literal;)*) => {$(
+    ($([$($module:ident)?] $name:ident $name_out:ident $Var:ident $doc:literal;)*) => {$(
         #[doc = $doc]
         #[allow(non_upper_case_globals)]
         pub const $name: BinaryUfunc = BinaryUfunc(

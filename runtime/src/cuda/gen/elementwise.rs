@@ -642,8 +642,7 @@ impl crate::ops::ufunc::Elementwise for crate::cuda::CudaBackend {
             return run_op(op, loop_dt, inputs, out);
         }
         let out_dt = match op {
-            MapOp::Ufunc(Ufunc::Unary(u)) => u.types(loop_dt).map_or(loop_dt, |t| t.1),
-            MapOp::Ufunc(Ufunc::Binary(b)) => b.types(loop_dt).map_or(loop_dt, |t| t.1),
+            MapOp::Ufunc(u) => u.types(loop_dt).map_or(loop_dt, |t| t.1),
             MapOp::Round(_) | MapOp::Clip => loop_dt,
         };
         let layout = Layout::contiguous(out.shape());
