@@ -27,6 +27,9 @@ use crate::core::error::{Error, Result};
 mod conv;
 mod filtering;
 mod fir;
+mod iir_design;
+mod lti;
+mod prototypes;
 mod spectral;
 
 pub use conv::{
@@ -35,6 +38,15 @@ pub use conv::{
 };
 pub use filtering::lfilter;
 pub use fir::{firwin, get_window, hann, hanning, FirwinOptions, Window};
+pub use iir_design::{
+    bessel, butter, cheby1, cheby2, ellip, iirfilter, iirnotch, iirpeak, BandType, IirOptions,
+    IirType,
+};
+pub use lti::{
+    sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos, zpk2tf, Ba, Filter, FilterForm, Pairing, Sos,
+    SosCoefficients, Zpk,
+};
+pub use prototypes::BesselNorm;
 pub use spectral::{periodogram, spectrogram, Detrend, Scaling, SpectralOptions};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
