@@ -1,14 +1,23 @@
 //! Signal processing (`cupyx.scipy.signal`): convolution and correlation
 //! (N-D, and 2-D with boundaries), FFT convolution, median filters, IIR/FIR
-//! filtering, windows and spectral estimates, with SciPy's semantics and
-//! defaults.
+//! design and filtering, windows and spectral estimates, with SciPy's
+//! semantics and defaults.
+//!
+//! One file per job: `conv` (convolution, correlation, median filters),
+//! `fir` (windows, `firwin`), `prototypes` and `iir_design` (IIR design),
+//! `lti` (ba / zpk / sos forms and conversions), `response` (`freqz`,
+//! `sosfreqz`, `group_delay`), `filtering` (`lfilter`, `sosfilt`, initial
+//! states), `zero_phase` (`filtfilt`, `sosfiltfilt`), `spectral`.
 //!
 //! GPU paths: `convolve2d` / `correlate2d`, and `convolve` / `correlate` /
 //! `fftconvolve` / `oaconvolve` of 1-D and 2-D real float32/float64 arrays
 //! run the tiled shared-memory kernel of `cuda::conv` (the FFT functions
 //! compute the same result directly: cp::fft was not available to this
 //! module); `medfilt` / `medfilt2d` of real 1-D and 2-D arrays with windows
-//! of at most 49 elements run a sorting-network kernel. The other functions
+//! of at most 49 elements run a sorting-network kernel; `sosfilt`, real
+//! `lfilter` (order up to 16), `filtfilt` and `sosfiltfilt` run the blocked
+//! parallel scan of `cuda::iir`. Designs and responses are computed on the
+//! host (a few coefficients). The other functions
 //! (and complex inputs) compute on the host and return their result on the
 //! input's device.
 //!
@@ -30,13 +39,15 @@ mod fir;
 mod iir_design;
 mod lti;
 mod prototypes;
+mod response;
 mod spectral;
+mod zero_phase;
 
 pub use conv::{
     choose_conv_method, convolve, convolve2d, correlate, correlate2d, fftconvolve, medfilt,
     medfilt2d, oaconvolve,
 };
-pub use filtering::lfilter;
+pub use filtering::{lfilter, lfilter_zi, sosfilt, sosfilt_zi};
 pub use fir::{firwin, get_window, hann, hanning, FirwinOptions, Window};
 pub use iir_design::{
     bessel, butter, cheby1, cheby2, ellip, iirfilter, iirnotch, iirpeak, BandType, IirOptions,
@@ -47,7 +58,9 @@ pub use lti::{
     SosCoefficients, Zpk,
 };
 pub use prototypes::BesselNorm;
+pub use response::{freqz, group_delay, sosfreqz, FreqzOptions, WorN};
 pub use spectral::{periodogram, spectrogram, Detrend, Scaling, SpectralOptions};
+pub use zero_phase::{filtfilt, sosfiltfilt, FiltfiltOptions, PadType};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
