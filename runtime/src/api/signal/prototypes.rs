@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 
 use num_complex::Complex64;
 
-use super::lti::{roots, Zpk};
+use super::lti::Zpk;
 use crate::core::error::{Error, Result};
 
 /// How `bessel` normalises its prototype (SciPy's `norm`).
@@ -312,10 +312,13 @@ fn bessel_constant(n: usize) -> f64 {
     ((n + 1)..=(2 * n)).fold(1.0f64, |acc, k| acc * k as f64) / 2f64.powi(n as i32)
 }
 
-/// Bessel/Thomson prototype (`scipy.signal.besselap`): the roots of the
-/// reverse Bessel polynomial, found as companion-matrix eigenvalues of the
-/// polynomial rescaled so its roots are near the unit circle, polished by
-/// Newton steps, made exactly conjugate-symmetric, then normalised.
+/// Bessel/Thomson prototype (`scipy.signal.besselap`). The poles are the
+/// roots of the reverse Bessel polynomial `theta_n`: started from the
+/// eigenvalues of the tridiagonal matrix of the Bessel polynomials'
+/// three-term recurrence (far better conditioned than the companion
+/// matrix), then polished by Newton steps with `theta_n` evaluated in
+/// double-double arithmetic, because the roots of high orders are too
+/// ill-conditioned for an f64 evaluation (order 25 would keep only ~4 digits).
 pub(crate) fn besselap(op: &'static str, n: usize, norm: BesselNorm) -> Result<Zpk> {
     if n == 0 {
         return Ok(Zpk {
@@ -324,58 +327,28 @@ pub(crate) fn besselap(op: &'static str, n: usize, norm: BesselNorm) -> Result<Z
             k: 1.0,
         });
     }
-    // theta_n(s) = sum_k a_k s^k with a_k = (2n - k)! / (2^(n-k) k! (n-k)!);
-    // substituting s = scale * u with scale = a_0^(1/n) makes it monic with
-    // roots of modulus about 1 (the phase-normalised poles).
+    let p = bessel_poles(op, n)?;
+    let mut p = conjugate_symmetric(&p);
     let a_last = bessel_constant(n);
-    let scale = a_last.powf(1.0 / n as f64);
-    let mut coef = vec![0.0f64; n + 1]; // decreasing powers of u
-    for k in 0..=n {
-        // a_k / (scale^(n - k) ... ) computed in logs to avoid overflow.
-        let ln_ak = ln_factorial(2 * n - k)
-            - (n - k) as f64 * std::f64::consts::LN_2
-            - ln_factorial(k)
-            - ln_factorial(n - k);
-        coef[n - k] = (ln_ak - (n - k) as f64 * scale.ln()).exp();
-    }
-    let mut u = roots(op, &coef)?;
-    let eval = |x: Complex64| -> (Complex64, Complex64) {
-        let mut f = c(0.0, 0.0);
-        let mut d = c(0.0, 0.0);
-        for &a in &coef {
-            d = d * x + f;
-            f = f * x + a;
-        }
-        (f, d)
-    };
-    for x in u.iter_mut() {
-        for _ in 0..4 {
-            let (f, d) = eval(*x);
-            if d.norm() == 0.0 {
-                break;
-            }
-            *x -= f / d;
-        }
-    }
-    let mut p = conjugate_symmetric(&u);
     match norm {
-        BesselNorm::Phase => Ok(Zpk {
+        BesselNorm::Phase => {
+            let f = 10f64.powf(-a_last.log10() / n as f64);
+            p.iter_mut().for_each(|x| *x *= f);
+            Ok(Zpk {
+                z: Vec::new(),
+                p,
+                k: 1.0,
+            })
+        }
+        BesselNorm::Delay => Ok(Zpk {
             z: Vec::new(),
             p,
-            k: 1.0,
+            k: a_last,
         }),
-        BesselNorm::Delay | BesselNorm::Mag => {
-            for x in p.iter_mut() {
-                *x *= scale;
-            }
-            let mut k = a_last;
-            if norm == BesselNorm::Mag {
-                let f = norm_factor(op, &p, k)?;
-                for x in p.iter_mut() {
-                    *x /= f;
-                }
-                k = f.powi(-(n as i32)) * a_last;
-            }
+        BesselNorm::Mag => {
+            let f = norm_factor(op, &p, a_last)?;
+            p.iter_mut().for_each(|x| *x /= f);
+            let k = f.powi(-(n as i32)) * a_last;
             Ok(Zpk {
                 z: Vec::new(),
                 p,
@@ -385,8 +358,131 @@ pub(crate) fn besselap(op: &'static str, n: usize, norm: BesselNorm) -> Result<Z
     }
 }
 
-fn ln_factorial(n: usize) -> f64 {
-    (2..=n).map(|k| (k as f64).ln()).sum()
+/// The roots of `theta_n(s) = sum_k a_k s^k`, `a_k = (2n-k)! / (2^(n-k) k! (n-k)!)`.
+fn bessel_poles(op: &'static str, n: usize) -> Result<Vec<Complex64>> {
+    // x y_k = (y_{k+1} - y_{k-1}) / (2k + 1) for k >= 1 and x y_0 = y_1 - y_0:
+    // the zeros of y_n are the eigenvalues of this matrix, and theta_n's
+    // roots are their reciprocals.
+    let mut t = faer::Mat::<f64>::zeros(n, n);
+    t[(0, 0)] = -1.0;
+    if n > 1 {
+        t[(0, 1)] = 1.0;
+    }
+    for k in 1..n {
+        let w = 1.0 / (2 * k + 1) as f64;
+        t[(k, k - 1)] = -w;
+        if k + 1 < n {
+            t[(k, k + 1)] = w;
+        }
+    }
+    let x = t.eigenvalues().map_err(|e| Error::LinAlg {
+        op,
+        detail: format!("the Bessel polynomial's roots did not converge ({e:?})"),
+    })?;
+    // Coefficients in double-double: a_n = 1, a_{k-1} = a_k k (2n-k+1) / (2 (n-k+1)).
+    let mut coef = vec![Dd::from(0.0); n + 1];
+    coef[n] = Dd::from(1.0);
+    for k in (1..=n).rev() {
+        let num = (k * (2 * n - k + 1)) as f64;
+        let den = (2 * (n - k + 1)) as f64;
+        coef[k - 1] = coef[k].mul_f64(num).div_f64(den);
+    }
+    let mut roots = Vec::with_capacity(n);
+    for z in x {
+        let mut s = Complex64::new(1.0, 0.0) / Complex64::new(z.re, z.im);
+        for _ in 0..30 {
+            let (f, d) = theta_dd(&coef, s);
+            if d.norm() == 0.0 {
+                break;
+            }
+            let step = f / d;
+            s -= step;
+            if step.norm() <= 1e-17 * s.norm() {
+                break;
+            }
+        }
+        roots.push(s);
+    }
+    Ok(roots)
+}
+
+/// `theta(s)` and `theta'(s)` by Horner's rule in double-double complex
+/// arithmetic, rounded to f64 at the end.
+fn theta_dd(coef: &[Dd], s: Complex64) -> (Complex64, Complex64) {
+    let (sr, si) = (Dd::from(s.re), Dd::from(s.im));
+    let zero = Dd::from(0.0);
+    let (mut fr, mut fi, mut dr, mut di) = (zero, zero, zero, zero);
+    for &c in coef.iter().rev() {
+        // d = d s + f, then f = f s + c.
+        let ndr = dr.mul(sr).sub(di.mul(si)).add(fr);
+        let ndi = dr.mul(si).add(di.mul(sr)).add(fi);
+        let nfr = fr.mul(sr).sub(fi.mul(si)).add(c);
+        let nfi = fr.mul(si).add(fi.mul(sr));
+        (dr, di, fr, fi) = (ndr, ndi, nfr, nfi);
+    }
+    (
+        Complex64::new(fr.to_f64(), fi.to_f64()),
+        Complex64::new(dr.to_f64(), di.to_f64()),
+    )
+}
+
+/// A double-double number `hi + lo` (about 106 bits), for the Bessel roots.
+#[derive(Debug, Clone, Copy)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+impl From<f64> for Dd {
+    fn from(x: f64) -> Dd {
+        Dd { hi: x, lo: 0.0 }
+    }
+}
+
+impl Dd {
+    fn two_sum(a: f64, b: f64) -> Dd {
+        let s = a + b;
+        let bb = s - a;
+        Dd {
+            hi: s,
+            lo: (a - (s - bb)) + (b - bb),
+        }
+    }
+    fn renorm(hi: f64, lo: f64) -> Dd {
+        let s = hi + lo;
+        Dd {
+            hi: s,
+            lo: lo - (s - hi),
+        }
+    }
+    fn add(self, o: Dd) -> Dd {
+        let s = Dd::two_sum(self.hi, o.hi);
+        Dd::renorm(s.hi, s.lo + self.lo + o.lo)
+    }
+    fn sub(self, o: Dd) -> Dd {
+        self.add(Dd {
+            hi: -o.hi,
+            lo: -o.lo,
+        })
+    }
+    fn mul(self, o: Dd) -> Dd {
+        let p = self.hi * o.hi;
+        let e = self.hi.mul_add(o.hi, -p);
+        Dd::renorm(p, e + self.hi * o.lo + self.lo * o.hi)
+    }
+    fn mul_f64(self, x: f64) -> Dd {
+        self.mul(Dd::from(x))
+    }
+    fn div_f64(self, x: f64) -> Dd {
+        // One Newton correction of the f64 quotient.
+        let q1 = self.hi / x;
+        let r = self.sub(Dd::from(q1).mul_f64(x));
+        let q2 = r.hi / x;
+        Dd::renorm(q1, q2)
+    }
+    fn to_f64(self) -> f64 {
+        self.hi + self.lo
+    }
 }
 
 /// Roots made exactly closed under conjugation: each value with a
