@@ -37,6 +37,7 @@ pub(super) fn contiguous_as(a: &Array, dt: DType) -> Result<Array> {
 /// `a` of `order + 1` coefficients, `a[0] == 1`) in `dt`. `zi`, when given,
 /// has `x`'s shape with `order` along `axis`, after a leading sections axis
 /// when `zi_sections`. Returns `y` (x's shape) and the final states (zi's shape).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn cascade_along(
     op: &'static str,
     coefs: &[f64],

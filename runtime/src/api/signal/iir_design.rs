@@ -254,7 +254,7 @@ fn design(
         }
         w.iter_mut().for_each(|x| *x /= fs / 2.0);
     }
-    if w.iter().any(|x| !(*x > 0.0)) {
+    if w.iter().any(|x| x.is_nan() || *x <= 0.0) {
         return Err(Error::invalid(
             op,
             format!("filter critical frequencies must be greater than 0, not {wn:?}"),
@@ -280,7 +280,7 @@ fn design(
     let warped: Vec<f64> = if opts.analog {
         w.clone()
     } else {
-        if w.iter().any(|x| !(*x < 1.0)) {
+        if w.iter().any(|x| x.is_nan() || *x >= 1.0) {
             return Err(Error::invalid(
                 op,
                 match opts.fs {

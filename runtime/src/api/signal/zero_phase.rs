@@ -74,8 +74,8 @@ fn extend(rows: &Array, edge: usize, padtype: PadType) -> Result<Array> {
             columns(rows, n - 2, edge, -1),
         ),
         PadType::Odd => (
-            subtract(multiply(&first, 2.0)?, &columns(rows, edge, edge, -1))?,
-            subtract(multiply(&last, 2.0)?, &columns(rows, n - 2, edge, -1))?,
+            subtract(multiply(&first, 2.0)?, columns(rows, edge, edge, -1))?,
+            subtract(multiply(&last, 2.0)?, columns(rows, n - 2, edge, -1))?,
         ),
         PadType::Constant => (columns(rows, 0, edge, 0), columns(rows, n - 1, edge, 0)),
     };
