@@ -4,7 +4,8 @@
 //! semantics and defaults.
 //!
 //! One file per job: `conv` (convolution, correlation, median filters),
-//! `fir` (windows, `firwin`), `prototypes` and `iir_design` (IIR design),
+//! `fir` (windows, `firwin`), `prototypes`, `iir_design` and `iir_order` (IIR design,
+//! order selection),
 //! `lti` (ba / zpk / sos forms and conversions), `response` (`freqz`,
 //! `sosfreqz`, `group_delay`), `filtering` (`lfilter`, `sosfilt`, initial
 //! states), `zero_phase` (`filtfilt`, `sosfiltfilt`), `spectral`.
@@ -37,6 +38,7 @@ mod conv;
 mod filtering;
 mod fir;
 mod iir_design;
+mod iir_order;
 mod lti;
 mod prototypes;
 mod response;
@@ -53,6 +55,7 @@ pub use iir_design::{
     bessel, butter, cheby1, cheby2, ellip, iirfilter, iirnotch, iirpeak, BandType, IirOptions,
     IirType,
 };
+pub use iir_order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign};
 pub use lti::{
     sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos, zpk2tf, Ba, Filter, FilterForm, Pairing, Sos,
     SosCoefficients, Zpk,

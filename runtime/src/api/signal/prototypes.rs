@@ -112,12 +112,12 @@ fn agm1(b: f64) -> f64 {
 
 /// The complete elliptic integral K at parameter `1 - mc` (`ellipkm1(mc)`),
 /// accurate for `mc` near 0.
-fn ellipk_of_complement(mc: f64) -> f64 {
+pub(super) fn ellipk_of_complement(mc: f64) -> f64 {
     PI / (2.0 * agm1(mc.sqrt()))
 }
 
 /// The complete elliptic integral of the first kind K(m) (`scipy.special.ellipk`).
-fn ellipk(m: f64) -> f64 {
+pub(super) fn ellipk(m: f64) -> f64 {
     ellipk_of_complement(1.0 - m)
 }
 

@@ -74,6 +74,31 @@ for fam, bt, n, an in designs:
 put("fs_butter/sos", signal.butter(4, 100.0, fs=1000.0, output="sos"))
 put("fs_cheby1_band/sos", signal.cheby1(3, 0.5, [50.0, 120.0], btype="band", fs=500.0, output="sos"))
 
+# Order selection and iirdesign: each family and band kind, digital and analog.
+SPECS = {
+    "low": ([0.2], [0.3]),
+    "high": ([0.3], [0.2]),
+    "pass": ([0.2, 0.5], [0.1, 0.6]),
+    "stop": ([0.1, 0.6], [0.2, 0.5]),
+}
+ORD = {"butter": signal.buttord, "cheby1": signal.cheb1ord, "cheby2": signal.cheb2ord, "ellip": signal.ellipord}
+for fam, ordfunc in ORD.items():
+    for kind, (wp, ws) in SPECS.items():
+        for an in [False, True]:
+            name = f"ord_{fam}_{kind}_{'a' if an else 'd'}"
+            n, wn = ordfunc(wp, ws, 1.0, 40.0, analog=an)
+            put(f"{name}/n", n)
+            put(f"{name}/wn", np.atleast_1d(wn))
+            # SciPy's analog sos pairing fails on some of these: compare zpk there.
+            if an:
+                z, p, k = signal.iirdesign(wp, ws, 1.0, 40.0, analog=an, ftype=fam, output="zpk")
+                put(f"{name}/z", np.asarray(z, complex))
+                put(f"{name}/p", np.asarray(p, complex))
+                put(f"{name}/k", k)
+            else:
+                put(f"{name}/sos", signal.iirdesign(wp, ws, 1.0, 40.0, analog=an, ftype=fam, output="sos"))
+put("ord_fs/wn", np.atleast_1d(signal.buttord(100.0, 150.0, 3.0, 30.0, fs=1000.0)[1]))
+
 # Notch and peak filters.
 put("iirnotch/ba", np.stack(signal.iirnotch(0.2, 30.0)))
 put("iirnotch_fs/ba", np.stack(signal.iirnotch(60.0, 20.0, fs=1000.0)))
