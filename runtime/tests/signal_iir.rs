@@ -139,9 +139,9 @@ fn check_design(fam: &Family, band: &str, n: usize, analog: bool) {
     let bt = BandType::parse(band).unwrap();
     let w = wn(analog, band);
     let design = |form| iirfilter(n, w, rp, rs, ftype, opts(bt, analog, form)).unwrap();
-    // Roots of high-order Bessel polynomials are found less precisely than
-    // SciPy's Aberth iteration does; everything else agrees to ~1e-12.
-    let tol = if n >= 8 { 1e-7 } else { 1e-9 };
+    // Relative to the largest value: ba coefficients of order 8 and up lose
+    // digits to cancellation in both implementations.
+    let tol = if n >= 8 { 1e-11 } else { 1e-12 };
     let Filter::Zpk(f) = design(FilterForm::Zpk) else {
         panic!("{case}: zpk form")
     };
