@@ -50,6 +50,9 @@ pub(super) fn cascade_along(
 ) -> Result<(Array, Array)> {
     let sections = coefs.len() / (2 * (order + 1));
     let lead = usize::from(zi_sections);
+    if let Some(z) = zi {
+        crate::api::shape::index::same_device(op, x, z)?;
+    }
     let moved = x.moveaxis(axis as isize, -1)?;
     let moved_shape = moved.shape().to_vec();
     let n = x.shape()[axis];
