@@ -163,6 +163,17 @@ case("loadtxt_csv_100MB", lambda: cp.asarray(np.loadtxt(csv_path, delimiter=",")
      bytes_moved=os.path.getsize(csv_path), n_repeat=3, n_warmup=1)
 shutil.rmtree(io_dir, ignore_errors=True)
 
+# IIR filtering (bench/signal.rs): float32 sections over 64 channels, and a
+# float64 zero-phase filter over 16M samples.
+from cupyx.scipy import signal as csignal
+sos32 = csignal.butter(8, 0.1, output="sos").astype(cp.float32)
+chans = cp.random.random((64, 1 << 20), dtype=cp.float32)
+case("sosfilt_order8_64ch_1M", lambda: csignal.sosfilt(sos32, chans), n_repeat=5, n_warmup=2)
+b_iir, a_iir = csignal.butter(4, 0.1)
+long_x = cp.random.random(1 << 24, dtype=cp.float32).astype(cp.float64)
+case("filtfilt_order4_16M", lambda: csignal.filtfilt(b_iir, a_iir, long_x), n_repeat=5, n_warmup=2)
+del chans, long_x
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

@@ -35,6 +35,28 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     b.case("medfilt_1M_k5", None, None, 5, 3, || {
         cp::signal::medfilt(&sx, Some(&[5])).map(drop)
     })?;
+    // IIR (cupy_extra.py has CuPy's side): an 8th-order Butterworth in
+    // float32 sections over 64 channels of 1M samples, and a 4th-order
+    // zero-phase filter over 16M float64 samples.
+    let as_sos = cp::signal::IirOptions {
+        output: cp::signal::FilterForm::Sos,
+        ..Default::default()
+    };
+    let sos = cp::signal::butter(8, &[0.1], as_sos)?
+        .sos()?
+        .to_array()?
+        .astype(cp::f32)?;
+    let chans = cp::from_shape_vec(vec![64, 1 << 20], host_random(64 << 20, 15), cp::Order::C)?;
+    b.case("sosfilt_order8_64ch_1M", None, None, 5, 2, || {
+        cp::signal::sosfilt(&sos, &chans, -1, None).map(drop)
+    })?;
+    let (bb, aa) = cp::signal::butter(4, &[0.1], Default::default())?
+        .ba()?
+        .to_arrays()?;
+    let long = cp::asarray(host_random(1 << 24, 16))?.astype(cp::f64)?;
+    b.case("filtfilt_order4_16M", None, None, 5, 2, || {
+        cp::signal::filtfilt(&bb, &aa, &long, Default::default()).map(drop)
+    })?;
 
     let nrows = 1usize << 20;
     let nnz_per = 16usize;

@@ -10,7 +10,7 @@ use crate::core::element::Element;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::signal::{Boundary, Conv, Lfilter, Signal};
+use crate::ops::signal::{Boundary, Cascade, Conv, Lfilter, Signal};
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
@@ -363,6 +363,71 @@ impl Signal for CpuBackend {
             Ok((ya, za))
         })
     }
+
+    fn cascade(&self, _op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)> {
+        Ok(cascade_host(f))
+    }
+}
+
+/// The cascade of `f` over one row `y` (filtered in place, in f64) from
+/// the states `z` ((sections, order) for this row), which end as the final states.
+fn cascade_row(coefs: &[f64], order: usize, y: &mut [f64], z: &mut [f64]) {
+    let width = 2 * (order + 1);
+    for (c, zs) in coefs
+        .chunks_exact(width)
+        .zip(z.chunks_exact_mut(order.max(1)))
+    {
+        let (b, a) = c.split_at(order + 1);
+        for v in y.iter_mut() {
+            let x = *v;
+            // Direct form II transposed, as lfilter's loop.
+            let out = if order == 0 {
+                b[0] * x
+            } else {
+                zs[0] + b[0] * x
+            };
+            for j in 0..order {
+                let next = if j + 1 < order { zs[j + 1] } else { 0.0 };
+                zs[j] = next + b[j + 1] * x - a[j + 1] * out;
+            }
+            *v = out;
+        }
+    }
+}
+
+/// `cascade` on the host: rows in parallel, each through every section in f64.
+fn cascade_host(f: &Cascade<'_>) -> (Storage, Storage) {
+    use rayon::prelude::*;
+    let (lanes, n) = (f.x.shape()[0], f.x.shape()[1]);
+    let (sections, order) = (f.sections(), f.order);
+    let mut y: Vec<f64> = f.x.gather_as::<f64>();
+    let zi: Option<Vec<f64>> = f.zi.map(|z| z.gather_as::<f64>());
+    // States per row: (sections, order), gathered from (sections, lanes, order).
+    let stride = order.max(1);
+    let mut z = vec![0.0f64; lanes * sections * stride];
+    if let Some(zi) = &zi {
+        for l in 0..lanes {
+            for s in 0..sections {
+                for j in 0..order {
+                    z[(l * sections + s) * stride + j] = zi[(s * lanes + l) * order + j];
+                }
+            }
+        }
+    }
+    if n > 0 {
+        y.par_chunks_mut(n)
+            .zip(z.par_chunks_mut(sections * stride))
+            .for_each(|(row, zr)| cascade_row(f.coefs, order, row, zr));
+    }
+    let mut zf = vec![0.0f64; sections * lanes * order];
+    for l in 0..lanes {
+        for s in 0..sections {
+            for j in 0..order {
+                zf[(s * lanes + l) * order + j] = z[(l * sections + s) * stride + j];
+            }
+        }
+    }
+    (host_buffer_as(y, f.dt), host_buffer_as(zf, f.dt))
 }
 
 #[cfg(test)]

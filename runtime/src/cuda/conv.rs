@@ -35,7 +35,7 @@ use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{ordinal, session_of, upload, Buffer};
 use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
-use crate::ops::signal::{Boundary as Bound, Conv, Lfilter, Signal};
+use crate::ops::signal::{Boundary as Bound, Cascade, Conv, Lfilter, Signal};
 
 /// Thread-block geometry of a convolution kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -493,6 +493,10 @@ impl Signal for super::CudaBackend {
         let dt = f.dt;
         let zf = zf.map(|z| upload(op, self.ordinal, &z, dt)).transpose()?;
         Ok((upload(op, self.ordinal, &y, dt)?, zf))
+    }
+
+    fn cascade(&self, op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)> {
+        super::iir::cascade(self.ordinal, op, f)
     }
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod cufft;
 pub(crate) mod cusparse;
 pub(crate) mod gather;
 pub(crate) mod gen;
+pub(crate) mod iir;
 pub(crate) mod rand;
 pub(crate) mod runtime;
 pub(crate) mod scan;

@@ -1,4 +1,4 @@
-//! Signal processing: convolution and correlation.
+//! Signal processing: convolution, correlation and linear filtering.
 //!
 //! The backend trait of this op family (see `ops::backend`).
 
@@ -46,6 +46,28 @@ pub(crate) struct Lfilter<'a> {
     pub dt: DType,
 }
 
+/// A cascade of linear filters of one `order` applied along the rows of
+/// the C-contiguous (lanes, n) `x` of dtype `dt` (real float): section `s`
+/// has coefficients `coefs[s * 2 * (order + 1)..]`, `b` then `a`, with
+/// `a[0] == 1`, and runs in direct form II transposed from the states
+/// `zi` ((sections, lanes, order), C-contiguous, `dt`) or from zero.
+/// Second-order sections are `order == 2`; `lfilter` is one section.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cascade<'a> {
+    pub coefs: &'a [f64],
+    pub order: usize,
+    pub x: View<'a>,
+    pub zi: Option<View<'a>>,
+    pub dt: DType,
+}
+
+impl Cascade<'_> {
+    /// Number of sections.
+    pub fn sections(&self) -> usize {
+        self.coefs.len() / (2 * (self.order + 1))
+    }
+}
+
 /// Signal processing: convolution and correlation.
 pub(crate) trait Signal {
     /// `out[i] = sum_p A(i + off - p) k[p]` over N-D `a` and `k` (same rank,
@@ -59,4 +81,7 @@ pub(crate) trait Signal {
     /// The filtered `x` and, when `zi` is given, the final conditions, as
     /// new C-contiguous buffers.
     fn lfilter(&self, f: &Lfilter<'_>) -> Result<(Storage, Option<Storage>)>;
+    /// The filtered rows (lanes, n) and the final states (sections, lanes,
+    /// order), as new C-contiguous buffers of `f.dt`.
+    fn cascade(&self, op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)>;
 }
