@@ -16,8 +16,9 @@ VIEW = "application/vnd.jupyter.widget-view+json"
 
 class WidgetTests(KernelCase):
     def opened(self, r):
-        """comm_open contents of a run, by comm id."""
-        return {m["content"]["comm_id"]: m["content"] for m in r.of("comm_open")}
+        """comm_open contents of a run, by comm id (with the message's metadata)."""
+        return {m["content"]["comm_id"]: dict(m["content"], metadata=m["metadata"])
+                for m in r.of("comm_open")}
 
     def models(self, r, name):
         return [c for c in self.opened(r).values()

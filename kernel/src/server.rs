@@ -186,6 +186,14 @@ impl Sink for Outputs {
         let parent = self.parent.lock().unwrap().clone();
         self.send(parent.as_ref(), msg_type, content);
     }
+
+    fn publish_with_metadata(&self, msg_type: &str, content: Value, metadata: Value) {
+        let parent = self.parent.lock().unwrap().clone();
+        let mut m = child(parent.as_ref(), msg_type, content);
+        m.metadata = metadata;
+        m.zmq_identities = vec![Bytes::from(format!("{}.{msg_type}", self.topic))];
+        let _ = self.tx.send(m);
+    }
 }
 
 struct StdinRequest {

@@ -16,6 +16,13 @@ use std::time::{Duration, Instant};
 pub trait Sink: Send + Sync {
     /// Publishes one iopub message.
     fn publish(&self, msg_type: &str, content: Value);
+
+    /// Publishes one iopub message with the message's own `metadata` (a
+    /// widget's comm_open carries the protocol version there).
+    fn publish_with_metadata(&self, msg_type: &str, content: Value, metadata: Value) {
+        let _ = metadata;
+        self.publish(msg_type, content);
+    }
 }
 
 /// A panic reported by the cell process.
@@ -535,6 +542,7 @@ impl Reader {
                 return;
             }
             "comm_open" | "comm_msg" | "comm_close" => {
+                let metadata = v.get("metadata").cloned().unwrap_or(json!({}));
                 let Some(id) = content["comm_id"].as_str().map(str::to_string) else {
                     eprintln!("cuprite-kernel: side channel: a {msg_type} without a comm_id");
                     return;
@@ -550,6 +558,11 @@ impl Reader {
                     }
                     _ => {}
                 }
+                drop(st);
+                self.sh
+                    .sink
+                    .publish_with_metadata(&msg_type, content, metadata);
+                return;
             }
             _ => {
                 eprintln!(

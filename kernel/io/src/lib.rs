@@ -219,6 +219,17 @@ pub fn send_message(msg_type: &str, content_json: &str) -> bool {
     send_inband(wire::kind::MESSAGE, payload.as_bytes())
 }
 
+/// Publishes a message of any iopub type with the message's own `metadata`
+/// (both JSON objects).
+pub fn send_message_with_metadata(msg_type: &str, content_json: &str, metadata_json: &str) -> bool {
+    let payload = format!(
+        "{{\"msg_type\":{},\"content\":{content_json},\"metadata\":{}}}",
+        json_string(msg_type),
+        nonempty_object(metadata_json)
+    );
+    send_inband(wire::kind::MESSAGE, payload.as_bytes())
+}
+
 fn nonempty_object(json: &str) -> &str {
     if json.trim().is_empty() {
         "{}"

@@ -36,7 +36,7 @@ pub use containers::{HBox, Output, VBox};
 pub use controls::{Button, Checkbox, Dropdown, FloatSlider, IntSlider, Text};
 pub use interact::{interact, interact_with, Control, Interactive};
 
-use crate::{send_inband, send_message, wire};
+use crate::{send_inband, send_message, send_message_with_metadata, wire};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -106,15 +106,16 @@ impl Model {
             messages: Mutex::new(Vec::new()),
         });
         hub().register(&m);
-        send_message(
+        // The protocol version goes in the message's metadata, not its content.
+        send_message_with_metadata(
             "comm_open",
             &json!({
                 "comm_id": m.id,
                 "target_name": TARGET,
                 "data": {"state": state, "buffer_paths": []},
-                "metadata": {"version": PROTOCOL_VERSION},
             })
             .to_string(),
+            &json!({"version": PROTOCOL_VERSION}).to_string(),
         );
         m
     }
