@@ -20,7 +20,11 @@ __device__ __forceinline__ double sp_erfcx(double x) { return erfcx(x); }
 __device__ __forceinline__ float sp_erfinv(float x) { return erfinvf(x); }
 __device__ __forceinline__ double sp_erfinv(double x) { return erfinv(x); }
 __device__ __forceinline__ float sp_erfcinv(float x) { return erfcinvf(x); }
-__device__ __forceinline__ double sp_erfcinv(double x) { return erfcinv(x); }
+// SciPy computes erfcinv(y) as -ndtri(y / 2) / sqrt(2), where y / 2 of the
+// smallest subnormal is 0 and the answer inf: the CPU half does the same.
+__device__ __forceinline__ double sp_erfcinv(double x) {
+  return (x > 0.0 && 0.5 * x == 0.0) ? SP_INF : erfcinv(x);
+}
 __device__ __forceinline__ float sp_ndtr(float x) { return normcdff(x); }
 __device__ __forceinline__ double sp_ndtr(double x) { return normcdf(x); }
 __device__ __forceinline__ float sp_ndtri(float x) { return normcdfinvf(x); }
@@ -444,7 +448,8 @@ __device__ __forceinline__ double sp_beta_or_log(double a, double b, bool lg) {
       if (p < -2147483648.0) return SP_INF;
       double n = p;
       if (q == trunc(q) && fabs(q) < 2e9 && 1.0 - n - q > 0.0) {
-        if (q <= 0.0) return SP_INF;
+        // Both poles: B(1 + n - q, q) is infinite, signed as the CPU half's recursion.
+        if (q <= 0.0) return (lg || fmod(q, 2.0) == 0.0) ? SP_INF : -SP_INF;
         double v = sp_beta_core(1.0 - n - q, q, lg);
         return (lg || fmod(q, 2.0) == 0.0) ? v : -v;
       }
