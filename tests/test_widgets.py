@@ -145,7 +145,7 @@ class WidgetTests(KernelCase):
             "let d = cp::widgets::Dropdown::new([\"sin\", \"cos\", \"tan\"])?;\n"
             "let chosen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));\n"
             "{ let chosen = chosen.clone(); d.observe(move |l| *chosen.lock().unwrap() = l); }\n"
-            "cp::widgets::HBox::new().add(&b).add(&d)")
+            "cp::widgets::HBox::new().child(&b).child(&d)")
         button = self.models(r, "ButtonModel")[0]["comm_id"]
         dropdown = self.models(r, "DropdownModel")[0]
         self.assertEqual(dropdown["data"]["state"]["_options_labels"], ["sin", "cos", "tan"])

@@ -133,7 +133,7 @@ macro_rules! boxes {
             }
 
             /// Adds `child` after the widgets already in the box.
-            pub fn add(self, child: &impl Widget) -> Self {
+            pub fn child(self, child: &impl Widget) -> Self {
                 let mut children = self
                     .model
                     .get("children")

@@ -127,7 +127,7 @@ macro_rules! arity {
                     let again = redraw.clone();
                     controls.$i.on_change(Box::new(again));
                 )+
-                VBox::new()$(.add(&controls.$i))+.add(&output)
+                VBox::new()$(.child(&controls.$i))+.child(&output)
             }
         }
 
