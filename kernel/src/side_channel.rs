@@ -433,32 +433,23 @@ impl Reader {
                     st.gpu_pools = Some((Instant::now(), gpu));
                 }
             }
-            kind::COMM_DONE => {
-                self.publish_pending();
-                let seq: u64 = String::from_utf8_lossy(&payload)
-                    .trim()
-                    .parse()
-                    .unwrap_or(0);
-                let mut st = self.sh.state.lock().unwrap();
-                if st.conn == self.conn && seq > st.comm_done {
-                    st.comm_done = seq;
-                }
-                self.sh.cond.notify_all();
-            }
-            kind::SYNCED => {
-                self.publish_pending();
-                let seq: u64 = String::from_utf8_lossy(&payload)
-                    .trim()
-                    .parse()
-                    .unwrap_or(0);
-                let mut st = self.sh.state.lock().unwrap();
-                if st.conn == self.conn && seq > st.synced {
-                    st.synced = seq;
-                }
-                self.sh.cond.notify_all();
-            }
+            kind::COMM_DONE => self.acknowledge(&payload, |st| &mut st.comm_done),
+            kind::SYNCED => self.acknowledge(&payload, |st| &mut st.synced),
             _ => {}
         }
+    }
+
+    /// An answer to a numbered request (a flush, a comm message): everything
+    /// printed before it is published, then the highest answered number rises.
+    fn acknowledge(&mut self, payload: &[u8], answered: fn(&mut State) -> &mut u64) {
+        self.publish_pending();
+        let seq: u64 = String::from_utf8_lossy(payload).trim().parse().unwrap_or(0);
+        let mut st = self.sh.state.lock().unwrap();
+        if st.conn == self.conn {
+            let last = answered(&mut st);
+            *last = (*last).max(seq);
+        }
+        self.sh.cond.notify_all();
     }
 
     /// Adds stream text, publishing when the stream changes or enough has gathered.
