@@ -5,9 +5,10 @@
 //! ```no_run
 //! use cuprite_kernel_io::cp;
 //! use cp::widgets::{FloatSlider, Widget};
-//! let freq = FloatSlider::new(0.5, 5.0).value(1.0).description("frequency");
+//! let freq = FloatSlider::new(0.5, 5.0)?.value(1.0).description("frequency");
 //! freq.observe(|f| println!("now {f}"));
 //! cp::show(&freq);
+//! # Ok::<(), cp::Error>(())
 //! ```
 //!
 //! The widgets speak ipywidgets' protocol (version 2.1, the `jupyter.widget`
