@@ -4,6 +4,7 @@
 //! at their usual paths (`cp::sum`, `cp::linalg::svd`).
 
 pub(crate) mod creation;
+pub mod dist;
 pub(crate) mod elementwise;
 pub mod fft;
 pub mod format;

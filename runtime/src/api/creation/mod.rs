@@ -324,17 +324,32 @@ pub(crate) fn linspace_values_rounded(
     endpoint: bool,
     round: impl Fn(f64) -> f64,
 ) -> Vec<f64> {
+    linspace_values_part(start, stop, num, endpoint, 0..num, round)
+}
+
+/// Entries `part` of [`linspace_values_rounded`]'s values (a distributed
+/// array's block), each computed exactly as there.
+pub(crate) fn linspace_values_part(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    part: std::ops::Range<usize>,
+    round: impl Fn(f64) -> f64,
+) -> Vec<f64> {
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let step = if div > 0 {
         round(round(stop - start) / div as f64)
     } else {
         0.0
     };
-    let mut v: Vec<f64> = (0..num)
+    let first = part.start;
+    let mut v: Vec<f64> = part
+        .clone()
         .map(|i| round(round(round(i as f64) * step) + start))
         .collect();
-    if endpoint && num > 1 {
-        v[num - 1] = stop;
+    if endpoint && num > 1 && part.contains(&(num - 1)) {
+        v[num - 1 - first] = stop;
     }
     v
 }

@@ -265,7 +265,7 @@ pub fn choose_device(local_rank: usize, world_size: usize, visible: usize) -> Re
         0 => Err(Error::NeedsCuda {
             op: "nccl::Launch::device",
             reason: format!(
-                "local rank {local_rank} of a world of {world_size} needs a GPU, and this process sees none ({})",
+                "local rank {local_rank} of a world of {world_size} needs a GPU, and this process sees none ({}); for a world of CPU processes set CUPRITE_COMM=host on every rank",
                 crate::backend::probe::cuda_status().reason
             ),
         }),

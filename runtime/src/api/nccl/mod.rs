@@ -115,13 +115,22 @@
 //!
 //! [`world_launch`] reports the result (ranks, hosts, launcher, NCCL
 //! version).
+//!
+//! **Ranks on the CPU.** With `CUPRITE_COMM=host` on every rank, [`world`]
+//! makes a world of CPU processes instead (a login node, CI, a CPU
+//! partition): the same rendezvous, then TCP links to rank 0 that carry
+//! every collective (`host.rs`), with the same calls and results. Such a
+//! world has no point-to-point [`Group`]s; the collectives, including
+//! `all_to_all`, cover what distributed arrays need.
 
+mod host;
 mod launcher;
 mod liveness;
 mod rendezvous;
 mod wait;
 mod world;
 
+pub(crate) use host::{array_of as host_array, bytes_of as host_bytes};
 pub use launcher::{choose_device, Launch};
 pub use rendezvous::{first_host, parse_nodelist, slurm_port, PeerWatch, Rendezvous, Shared};
 pub use world::{rebuild_world, world, world_launch};
@@ -332,6 +341,8 @@ enum Backend {
     /// A world of one rank without NCCL (the CPU, or a GPU when NCCL is
     /// missing): every collective is a copy.
     Single { device: Device, why: String },
+    /// Ranks in processes on the CPU, joined by TCP (`host.rs`).
+    Host { star: host::Star },
 }
 
 /// A group of ranks that run collectives together (`ncclComm_t`, CuPy's
@@ -511,7 +522,7 @@ impl Communicator {
                 nonblocking,
                 liveness,
             ),
-            Backend::Single { .. } => wait::Watched::unwatched(),
+            Backend::Single { .. } | Backend::Host { .. } => wait::Watched::unwatched(),
         };
         Communicator {
             backend,
@@ -647,6 +658,7 @@ impl Communicator {
         match &self.backend {
             Backend::Nccl { ranks, .. } => ranks.iter().map(|r| r.rank).collect(),
             Backend::Single { .. } => vec![0],
+            Backend::Host { star } => vec![star.rank()],
         }
     }
 
@@ -655,6 +667,7 @@ impl Communicator {
         match &self.backend {
             Backend::Nccl { ranks, .. } => ranks.iter().map(|r| Device::Cuda(r.ordinal)).collect(),
             Backend::Single { device, .. } => vec![*device],
+            Backend::Host { .. } => vec![Device::Cpu],
         }
     }
 
@@ -682,6 +695,7 @@ impl Communicator {
                 }
                 Device::Cpu => Ok(()),
             },
+            Backend::Host { .. } => Ok(()),
             Backend::Nccl { api, ranks, .. } => {
                 self.watch.check_usable(OP)?;
                 self.watch.wait_all(OP)?;
@@ -728,6 +742,9 @@ impl Communicator {
         if let Backend::Single { .. } = self.backend {
             return outputs[0].assign(&inputs[0]);
         }
+        if let Some(star) = self.star() {
+            return self.host_all_reduce(star, &inputs[0], &mut outputs[0], op);
+        }
         let ins = self.contiguous_inputs(OP, inputs)?;
         for (i, (x, y)) in ins.iter().zip(outputs.iter()).enumerate() {
             check_in_place(OP, i, x, y, true)?;
@@ -769,6 +786,9 @@ impl Communicator {
         }
         if let Backend::Single { .. } = self.backend {
             return Ok(());
+        }
+        if let Some(star) = self.star() {
+            return self.host_broadcast(star, &mut arrays[0], root);
         }
         let count = arrays[0].size() * per;
         if count == 0 {
@@ -813,6 +833,12 @@ impl Communicator {
         if let Backend::Single { .. } = self.backend {
             let mut outs = outs;
             outs[0].assign(source)?;
+            return Ok(outs);
+        }
+        if let Some(star) = self.star() {
+            let mut outs = outs;
+            outs[0].assign(source)?;
+            self.host_broadcast(star, &mut outs[0], star.rank())?;
             return Ok(outs);
         }
         let root = self.ranks()[local_root];
@@ -901,6 +927,9 @@ impl Communicator {
             }
             return Ok(());
         }
+        if let Some(star) = self.star() {
+            return self.host_reduce(star, &inputs[0], output, op, root);
+        }
         let ins = self.contiguous_inputs(OP, inputs)?;
         let out_ptr = match (local_root, output.as_deref()) {
             (Some(i), Some(out)) => {
@@ -960,6 +989,9 @@ impl Communicator {
             let flat = inputs[0].reshape(outputs[0].shape().to_vec())?;
             return outputs[0].assign(&flat);
         }
+        if let Some(star) = self.star() {
+            return self.host_all_gather(star, &inputs[0], &mut outputs[0]);
+        }
         let ins = self.contiguous_inputs(OP, inputs)?;
         for (i, (x, y)) in ins.iter().zip(outputs.iter()).enumerate() {
             check_in_place(OP, i, x, y, false)?;
@@ -1006,6 +1038,9 @@ impl Communicator {
         self.check_outputs(OP, outputs, &out_shape, dtype)?;
         if let Backend::Single { .. } = self.backend {
             return outputs[0].assign(&inputs[0]);
+        }
+        if let Some(star) = self.star() {
+            return self.host_reduce_scatter(star, &inputs[0], &mut outputs[0], op);
         }
         let ins = self.contiguous_inputs(OP, inputs)?;
         for (i, (x, y)) in ins.iter().zip(outputs.iter()).enumerate() {
@@ -1057,6 +1092,9 @@ impl Communicator {
         self.check_outputs(OP, outputs, &shape, dtype)?;
         if let Backend::Single { .. } = self.backend {
             return outputs[0].assign(&inputs[0]);
+        }
+        if let Some(star) = self.star() {
+            return self.host_all_to_all(star, &inputs[0], &mut outputs[0]);
         }
         let ins = self.contiguous_inputs(OP, inputs)?;
         for (i, (x, y)) in ins.iter().zip(outputs.iter()).enumerate() {
@@ -1112,6 +1150,9 @@ impl Communicator {
         const OP: &str = "nccl::barrier";
         if let Backend::Single { .. } = self.backend {
             return Ok(());
+        }
+        if let Some(star) = self.star() {
+            return self.host_barrier(star);
         }
         // The numbers' values do not matter: only that every rank sent one.
         let flags = self.new_outputs(OP, &[1], DType::Int32)?;
@@ -1441,6 +1482,11 @@ impl Communicator {
             Backend::Single { device, why } => {
                 format!("Communicator: world size 1, rank 0 on {device}; {why}")
             }
+            Backend::Host { star } => format!(
+                "Communicator: CPU world of {} processes over TCP (no GPU), rank {}",
+                self.world,
+                star.rank()
+            ),
             Backend::Nccl {
                 api,
                 ranks,
@@ -1565,6 +1611,12 @@ impl Group<'_> {
         let ranks = comm.ranks();
         if ranks.len() == comm.world {
             self.check_pairs(OP, &ranks)?;
+        }
+        if let Backend::Host { .. } = comm.backend {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                detail: "point-to-point transfers between CPU processes are not supported: use a collective (all_to_all, all_gather, broadcast)".into(),
+            });
         }
         if let Backend::Single { .. } = comm.backend {
             let sends: Vec<&P2p> = self.ops.iter().filter(|p| p.send).collect();

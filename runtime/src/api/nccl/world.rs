@@ -6,8 +6,9 @@ use std::sync::Mutex;
 use super::launcher::Launch;
 use super::liveness::Liveness;
 use super::rendezvous::{parse_nodelist, Rendezvous};
-use super::{Backend, Communicator, UniqueId};
+use super::{host, Backend, Communicator, UniqueId};
 use crate::backend::probe::with_device;
+use crate::core::device::Device;
 use crate::core::error::{Error, Result};
 
 impl Communicator {
@@ -38,6 +39,7 @@ impl Communicator {
         match &self.backend {
             Backend::Nccl { ranks, .. } => ranks.first().map_or(0, |r| r.rank),
             Backend::Single { .. } => 0,
+            Backend::Host { star } => star.rank(),
         }
     }
 }
@@ -121,7 +123,13 @@ pub fn world_launch() -> Result<&'static Launch> {
 fn bootstrap(generation: u32) -> Result<World> {
     const OP: &str = "nccl::world";
     let launch = Launch::from_env()?;
-    let device = launch.device()?;
+    // A CPU world only when asked: a GPU job that sees no GPU is an error
+    // worth seeing, not a silent fall to the CPU.
+    let device = if host_world_asked() {
+        Device::Cpu
+    } else {
+        launch.device()?
+    };
     let rendezvous = Rendezvous::from_env(&launch)?.for_generation(generation);
     if launch.world_size == 1 {
         let comm = Communicator::init_all(&[device])?;
@@ -130,6 +138,9 @@ fn bootstrap(generation: u32) -> Result<World> {
             launch: launch.with_nccl_version(version),
             comm,
         });
+    }
+    if device == Device::Cpu || host_world_asked() {
+        return bootstrap_host(launch, &rendezvous);
     }
     // Rank 0 makes the id on its own GPU: NCCL opens its listening socket then.
     let (shared, links) = with_device(device, || {
@@ -164,10 +175,58 @@ fn bootstrap(generation: u32) -> Result<World> {
     })
 }
 
+/// `CUPRITE_COMM=host`: ranks on the CPU even where GPUs are (tests of the
+/// CPU path on a GPU machine; every rank must set it).
+fn host_world_asked() -> bool {
+    std::env::var("CUPRITE_COMM").is_ok_and(|v| v.trim().eq_ignore_ascii_case("host"))
+}
+
+/// A world of processes on the CPU: rank 0 opens a port and shares it
+/// through the rendezvous; the others connect to it (`host.rs`).
+fn bootstrap_host(launch: Launch, rendezvous: &Rendezvous) -> Result<World> {
+    const OP: &str = "nccl::world";
+    let limit = super::wait::default_timeout();
+    let listener = match launch.rank {
+        0 => Some(host::Star::listen(OP)?),
+        _ => None,
+    };
+    let port = match &listener {
+        Some(l) => l.local_addr().map(|a| a.port()).map_err(|e| Error::Nccl {
+            op: OP,
+            detail: format!("rank 0's TCP port: {e}"),
+        })?,
+        None => 0,
+    };
+    let (shared, _rendezvous_links) =
+        rendezvous.share_linked(&launch, || Ok(host::address_payload(launch.host(), port)))?;
+    let star = match listener {
+        Some(l) => host::Star::serve(OP, l, launch.world_size, limit)?,
+        None => {
+            let (named_host, port) = host::parse_address(OP, &shared.payload)?;
+            // The address the members already reached rank 0 at, when TCP.
+            let host = match rendezvous {
+                Rendezvous::Tcp { host, .. } => host.clone(),
+                _ => named_host,
+            };
+            host::Star::join(OP, &host, port, launch.rank, launch.world_size, limit)?
+        }
+    };
+    let comm = Communicator::with_backend(Backend::Host { star }, launch.world_size, false, None);
+    let hosts = if shared.hosts.is_empty() {
+        listed_hosts()
+    } else {
+        shared.hosts
+    };
+    Ok(World {
+        launch: launch.with_hosts(hosts),
+        comm,
+    })
+}
+
 fn nccl_version(comm: &Communicator) -> Option<(u32, u32, u32)> {
     match &comm.backend {
         Backend::Nccl { api, .. } => Some(api.version()),
-        Backend::Single { .. } => None,
+        Backend::Single { .. } | Backend::Host { .. } => None,
     }
 }
 

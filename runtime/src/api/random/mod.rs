@@ -161,6 +161,17 @@ impl Generator {
         Ok(Array::from_parts(storage, Layout::contiguous(shape), dtype))
     }
 
+    /// How many values of `dtype` (float32 or float64) [`Generator::random_as`]
+    /// takes from one Philox block: drawing part of a stream (a distributed
+    /// array's block) starts at the block that holds its first value.
+    pub fn values_per_block(dtype: DType) -> usize {
+        Draw::Uniform {
+            low: 0.0,
+            span: 1.0,
+        }
+        .per_block(dtype)
+    }
+
     /// Uniform float64 values in [0, 1) (`rng.random(size)`).
     pub fn random(&mut self, shape: impl IntoShape) -> Result<Array> {
         self.random_as(shape, DType::Float64)
