@@ -52,8 +52,18 @@ fn env(world: usize, port: u16, rank: usize, cpu: bool) -> Vec<(String, String)>
 
 fn run(role: &str, world: usize, cpu: bool) -> Vec<Result<String, String>> {
     let port = free_port();
-    let envs = (0..world).map(|r| env(world, port, r, cpu)).collect();
-    run_world_limited(role, envs, WORLD_LIMIT)
+    let dir = std::env::temp_dir().join(format!("cuprite-dist-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder for the ranks' files");
+    let envs = (0..world)
+        .map(|r| {
+            let mut e = env(world, port, r, cpu);
+            e.push(("DIST_TEST_DIR".into(), dir.display().to_string()));
+            e
+        })
+        .collect();
+    let results = run_world_limited(role, envs, WORLD_LIMIT);
+    let _ = std::fs::remove_dir_all(&dir);
+    results
 }
 
 fn expect_all_ok(role: &str, world: usize, cpu: bool) {
@@ -458,6 +468,127 @@ fn checks_on(world: usize) -> Outcome {
         )?;
         same(&format!("halo periodic {periodic}"), &got, &want, 0.0)?;
     }
+    // Products and transforms.
+    let m_whole = cp::random::default_rng(4).standard_normal([5, 6])?;
+    let m = DistArray::from_array(&m_whole, None)?;
+    whole(
+        "matmul rows x replicated",
+        &a.matmul(&m)?,
+        &cp::matmul(&a_whole, &m_whole)?,
+        1e-12,
+    )?;
+    let m_cols = DistArray::from_array(
+        &cp::random::default_rng(5).standard_normal([5, 8])?,
+        Some(1),
+    )?;
+    whole(
+        "matmul rows x column-split",
+        &a.matmul(&m_cols)?,
+        &cp::matmul(&a_whole, &m_cols.to_array()?)?,
+        1e-12,
+    )?;
+    let at = DistArray::from_array(&a_whole.t().copy()?, Some(1))?; // (5, 37), split along the inner axis
+    let inner = at.matmul(&a)?;
+    same(
+        "matmul inner-split",
+        &value("matmul", &inner)?,
+        &cp::matmul(&a_whole.t().copy()?, &a_whole)?,
+        1e-12,
+    )?;
+    let v_whole = cp::random::default_rng(6).standard_normal([37])?;
+    let v = DistArray::from_array(&v_whole, Some(0))?;
+    let u = DistArray::from_array(&cp::sin(&v_whole)?, Some(0))?;
+    same(
+        "dot",
+        &value("dot", &v.dot(&u)?)?,
+        &cp::dot(&v_whole, &cp::sin(&v_whole)?)?,
+        1e-12,
+    )?;
+    same(
+        "vdot",
+        &value("vdot", &v.vdot(&u)?)?,
+        &cp::vdot(&v_whole, &cp::sin(&v_whole)?)?,
+        1e-12,
+    )?;
+    whole(
+        "fft along the local axis",
+        &a.fft(1)?,
+        &cp::fft::fft(&a_whole)?,
+        1e-12,
+    )?;
+    let f2 = a.fft2()?;
+    if f2.split() != Some(1) {
+        return Err(fail(
+            "fft2",
+            format!("split {:?}, expected Some(1)", f2.split()),
+        ));
+    }
+    whole("fft2 (slabs)", &f2, &cp::fft::fft2(&a_whole)?, 1e-12)?;
+    if a.fft(0).is_ok() {
+        return Err(fail("fft along the split axis", "no error".into()));
+    }
+
+    // Slices and elements in global indices.
+    whole(
+        "slice rows",
+        &a.slice(cp::s![3..30, 1..4])?,
+        &a_whole.slice(cp::s![3..30, 1..4])?,
+        0.0,
+    )?;
+    whole(
+        "slice with a step",
+        &a.slice(cp::s![1..36;5])?,
+        &a_whole.slice(cp::s![1..36;5])?,
+        0.0,
+    )?;
+    whole(
+        "slice reversed",
+        &a.slice(cp::s![..;-1])?,
+        &a_whole.slice(cp::s![..;-1])?,
+        0.0,
+    )?;
+    whole(
+        "slice one row",
+        &a.slice(cp::s![17])?,
+        &a_whole.slice(cp::s![17])?,
+        0.0,
+    )?;
+    whole(
+        "slice few rows",
+        &a.slice(cp::s![0..2])?,
+        &a_whole.slice(cp::s![0..2])?,
+        0.0,
+    )?;
+    whole(
+        "slice a column",
+        &a.slice(cp::s![.., 2])?,
+        &a_whole.slice(cp::s![.., 2])?,
+        0.0,
+    )?;
+    if a.get(&[-3, 4])? != a_whole.get(&[-3, 4])? {
+        return Err(fail("get", "a different element".into()));
+    }
+
+    // .npy written by all ranks, read by all ranks.
+    let dir = std::env::var("DIST_TEST_DIR").map_err(|_| fail("npy", "no DIST_TEST_DIR".into()))?;
+    let path = std::path::Path::new(&dir).join("a.npy");
+    a.save_npy(&path)?;
+    same("save_npy then cp::load", &cp::load(&path)?, &a_whole, 0.0)?;
+    for split in [Some(0), Some(1), None] {
+        whole(
+            &format!("load_npy split {split:?}"),
+            &DistArray::load_npy(&path, split)?,
+            &a_whole,
+            0.0,
+        )?;
+    }
+    b.save_npy(&path)?; // split along axis 1: resplit to rows first
+    same(
+        "save_npy of a column-split array",
+        &cp::load(&path)?,
+        &b_whole,
+        0.0,
+    )?;
     Ok(format!("rank {r} of {world}: all checks passed"))
 }
 

@@ -37,6 +37,9 @@
 mod create;
 mod elementwise;
 mod exchange;
+mod index;
+mod io;
+mod linalg;
 mod reduce;
 mod reshape;
 

@@ -51,11 +51,15 @@ pub(crate) fn rebalance(
             })
         })
         .collect();
-    let parts: Vec<Array> = exchange(comm, op, sends, shapes, local.dtype(), local.device())?
-        .into_iter()
-        .flatten()
-        .collect();
-    let refs: Vec<&Array> = parts.iter().collect();
+    // In global order, which is rank order unless the blocks were reversed.
+    let mut parts: Vec<(usize, Array)> =
+        exchange(comm, op, sends, shapes, local.dtype(), local.device())?
+            .into_iter()
+            .enumerate()
+            .filter_map(|(s, a)| a.map(|a| (current[s].0, a)))
+            .collect();
+    parts.sort_by_key(|(start, _)| *start);
+    let refs: Vec<&Array> = parts.iter().map(|(_, a)| a).collect();
     crate::concatenate(&refs, ax as isize)
 }
 

@@ -9,7 +9,7 @@
 //! target and rename it, so a failed save never leaves a partial file under
 //! the final name (an existing file stays as it was).
 
-mod npy;
+pub(crate) mod npy;
 mod npz;
 mod raw;
 mod table;

@@ -363,8 +363,40 @@ fn npy_header(op: &'static str, path: &Path, a: &Array) -> Result<(Vec<u8>, Arra
     } else {
         (a.copy()?, npyz::Order::C)
     };
-    let type_str: TypeStr = descr.parse().expect("descr() gives valid type strings");
-    let shape: Vec<u64> = src.shape().iter().map(|&d| d as u64).collect();
+    let header = header_bytes(op, path, &descr, src.shape(), order)?;
+    Ok((header, src))
+}
+
+/// The header of a C-order `.npy` file of `dtype` and `shape`, for writers
+/// that write the data themselves (a distributed array, by ranks).
+pub(crate) fn npy_header_for(
+    op: &'static str,
+    path: &Path,
+    dtype: DType,
+    shape: &[usize],
+) -> Result<Vec<u8>> {
+    let descr = descr(dtype).ok_or_else(|| Error::DType {
+        op,
+        detail: format!(
+            "{}: {dtype} has no NumPy dtype, so no .npy descr",
+            shown(path)
+        ),
+    })?;
+    header_bytes(op, path, &descr, shape, npyz::Order::C)
+}
+
+fn header_bytes(
+    op: &'static str,
+    path: &Path,
+    descr: &str,
+    shape: &[usize],
+    order: npyz::Order,
+) -> Result<Vec<u8>> {
+    let type_str: TypeStr = descr.parse().map_err(|e| Error::DType {
+        op,
+        detail: format!("{}: descr {descr:?}: {e}", shown(path)),
+    })?;
+    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     let mut header = Vec::new();
     npyz::WriteOptions::new_header_only()
         .dtype(npyz::DType::Plain(type_str))
@@ -373,7 +405,7 @@ fn npy_header(op: &'static str, path: &Path, a: &Array) -> Result<(Vec<u8>, Arra
         .writer(&mut header)
         .write_header_only()
         .map_err(|e| io_error(op, path, e))?;
-    Ok((header, src))
+    Ok(header)
 }
 
 /// Saves an array as a `.npy` file (`np.save`), appending `.npy` to a path
