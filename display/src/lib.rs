@@ -44,6 +44,7 @@
 
 pub mod array;
 pub mod bundle;
+pub mod dist;
 pub mod html;
 pub mod memory;
 pub mod plot;

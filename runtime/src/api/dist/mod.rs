@@ -151,6 +151,34 @@ impl DistArray {
         block_shape(&self.global, self.split, self.world_size(), rank)
     }
 
+    /// Each rank's host and device, in rank order (collective: one small
+    /// all-gather). Hosts are known when the ranks met over TCP, else the
+    /// launcher's node list or `"?"`.
+    pub fn placement(&self) -> Result<Vec<(String, Device)>> {
+        let code = match self.device() {
+            Device::Cuda(n) => n as i64,
+            Device::Cpu => -1,
+        };
+        let mine = crate::backend::probe::with_device(self.device(), || crate::asarray(vec![code]))?;
+        let codes: Vec<i64> = exchange::all_gather_stacked(self.comm, &mine)?.to_vec()?;
+        let hosts: Vec<String> = crate::api::nccl::world_launch()
+            .map(|l| l.hosts().to_vec())
+            .unwrap_or_default();
+        Ok(codes
+            .iter()
+            .enumerate()
+            .map(|(r, &c)| {
+                let host = match hosts.len() {
+                    n if n == codes.len() => hosts[r].clone(),
+                    1 => hosts[0].clone(),
+                    _ => "?".to_string(),
+                };
+                let device = if c < 0 { Device::Cpu } else { Device::Cuda(c as usize) };
+                (host, device)
+            })
+            .collect())
+    }
+
     /// A DistArray from parts known to be consistent (internal).
     pub(crate) fn from_parts(
         local: Array,
