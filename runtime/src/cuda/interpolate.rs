@@ -40,12 +40,14 @@ fn ppoly_source(dt: DType) -> String {
     format!("{PRELUDE}{body}")
 }
 
-fn grid_source(dt: DType, d: usize, method: GridMethod) -> String {
+/// The grid kernel for values `v`, points `x` and output `o` dtypes.
+fn grid_source(v: DType, x: DType, o: DType, d: usize, method: GridMethod) -> String {
     let on: &[&str] = match method {
         GridMethod::Linear => &["LINEAR"],
         GridMethod::Nearest => &[],
     };
-    let body = render(GRID, &[("T", ctype(dt)), ("D", &d.to_string())], on);
+    let values = [("V", ctype(v)), ("X", ctype(x)), ("O", ctype(o)), ("D", &d.to_string())];
+    let body = render(GRID, &values, on);
     format!("{PRELUDE}{body}")
 }
 
@@ -141,9 +143,9 @@ impl Interpolate for CudaBackend {
                 format!("a grid of {d} dimensions (the GPU kernel takes 1 to {MAX_GRID_DIMS})"),
             ));
         }
-        let dt = g.out.dtype();
-        let f = kernel(s, key(("interp_grid", dt, d, g.method)), op, "cuprite_grid_eval", || {
-            grid_source(dt, d, g.method)
+        let (v, x, o) = (g.values.dtype(), g.xi.dtype(), g.out.dtype());
+        let f = kernel(s, key(("interp_grid", v, x, o, d, g.method)), op, "cuprite_grid_eval", || {
+            grid_source(v, x, o, d, g.method)
         })?;
         // GridShape: axis starts, lengths, element strides of `values`.
         let mut shape = vec![0i64; 3 * d];
@@ -188,15 +190,17 @@ mod tests {
 
     #[test]
     fn grid_sources_compile() {
-        for (dt, d, method) in [
-            (DType::Float32, 3, GridMethod::Linear),
-            (DType::Float64, 1, GridMethod::Nearest),
-            (DType::Float64, 2, GridMethod::Linear),
+        for (v, x, d, method) in [
+            (DType::Float32, DType::Float64, 3, GridMethod::Linear),
+            (DType::Float32, DType::Float32, 3, GridMethod::Nearest),
+            (DType::Float64, DType::Float64, 1, GridMethod::Nearest),
+            (DType::Float64, DType::Float32, 2, GridMethod::Linear),
         ] {
-            let src = grid_source(dt, d, method);
+            let o = crate::core::dtype::promote_types(v, x);
+            let src = grid_source(v, x, o, d, method);
             assert_eq!(unfilled(&src), None);
             assert_eq!(src.contains("#define LINEAR 1"), method == GridMethod::Linear);
-            dump_source(&format!("interp_grid_{}_{d}_{method:?}", dt.name()), &src);
+            dump_source(&format!("interp_grid_{}_{}_{d}_{method:?}", v.name(), x.name()), &src);
         }
     }
 }

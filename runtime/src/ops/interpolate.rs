@@ -52,10 +52,13 @@ pub(crate) enum GridMethod {
 }
 
 /// Values on a rectilinear grid read at many points (SciPy's
-/// `RegularGridInterpolator` with method linear or nearest).
+/// `RegularGridInterpolator` with method linear or nearest). Unlike the
+/// other ops, its views have their own dtypes: float64 axes, float32 or
+/// float64 values and points, and the output of the wider of the two, so
+/// float32 grids read at float64 points are not converted first.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GridEval<'a> {
-    /// `d` increasing axes, concatenated: `(sum n_k,)`.
+    /// `d` increasing float64 axes, concatenated: `(sum n_k,)`.
     pub axes: View<'a>,
     /// The length of each axis, `n_k >= 1` (`>= 2` for linear).
     pub lengths: &'a [usize],

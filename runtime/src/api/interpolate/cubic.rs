@@ -288,7 +288,8 @@ impl System<'_> {
         let one = ones_of(&zero)?;
         let cols = |a: Array| -> Result<Array> { a.broadcast_to(&[1, m])?.ascontiguousarray() };
         // Near: the end interval; far: its neighbour.
-        let (near, far) = if at_start { (0, 1) } else { (n - 2, n - 3) };
+        // (`far` is read only by not-a-knot ends, which have n >= 3 here.)
+        let (near, far) = if at_start { (0, 1) } else { (n - 2, n.saturating_sub(3)) };
         match end {
             End::NotAKnot => {
                 let d = if at_start {

@@ -54,7 +54,7 @@ option_setters!(GridOptions {
 /// `RegularGridInterpolator`).
 #[derive(Debug, Clone)]
 pub struct RegularGridInterpolator {
-    /// The axes, concatenated, of the values' dtype.
+    /// The axes, concatenated, float64.
     axes: Array,
     lengths: Vec<usize>,
     /// `(n_0, ..., n_{d-1}, m)`.
@@ -96,7 +96,7 @@ impl RegularGridInterpolator {
                     format!("dimension {k} has {} point(s); method {:?} needs at least {min}", p.size(), opts.method),
                 ));
             }
-            let a = super::checks::sample_points(op, p, dt, min)
+            let a = super::checks::sample_points(op, p, DType::Float64, min)
                 .map_err(|e| Error::invalid(op, format!("the points in dimension {k}: {e}")))?;
             ends.push((a.at(0)?.item::<f64>()?, a.at(-1)?.item::<f64>()?));
             axes.push(a);
@@ -144,8 +144,10 @@ impl RegularGridInterpolator {
         if method == RegularGridMethod::Linear && self.lengths.iter().any(|&n| n < 2) {
             return Err(Error::invalid(op, format!("method linear needs at least 2 points per dimension, the grid has {:?}", self.lengths)));
         }
-        let dt = self.values.dtype();
-        let xi2 = contiguous_as(&xi2, dt)?;
+        // Points keep float32 or float64; the result is the wider of theirs and the values'.
+        let xt = if xi.dtype() == DType::Float32 { DType::Float32 } else { DType::Float64 };
+        let xi2 = contiguous_as(&xi2, xt)?;
+        let dt = crate::core::dtype::promote_types(self.values.dtype(), xt);
         if self.opts.bounds_error {
             self.check_bounds(op, &xi2)?;
         }

@@ -24,7 +24,8 @@ pub enum Interp1dKind {
     Previous,
     /// The point at or after.
     Next,
-    /// The spline of degree 0 (the value of the interval's left point).
+    /// The spline of degree 0: the value of the last point at or before
+    /// (the first point's below them).
     Zero,
     /// The spline of degree 1 (as `Linear`).
     SLinear,
@@ -140,7 +141,6 @@ impl Interp1d {
         let (y, rest, ax) = values_along(op, &y, opts.axis, n, dt)?;
         let reader = match opts.kind {
             Interp1dKind::Linear | Interp1dKind::SLinear => Reader::Poly(linear(&x, &y, &rest, ax)?),
-            Interp1dKind::Zero => Reader::Poly(steps(&x, &y, &rest, ax)?),
             Interp1dKind::Cubic => {
                 let o = CubicSplineOptions::default().axis(0);
                 let s = CubicSpline::with(&x, &y, o)?;
@@ -196,6 +196,13 @@ impl Interp1d {
             }
         };
         let values = values.reshape([flat.size() as isize, m as isize])?;
+        // Nothing comes before the first point or after the last (SciPy
+        // gives NaN there even when extrapolating).
+        let values = match self.reader {
+            Reader::Pick(Interp1dKind::Previous) => fill(&values, &below, &below, f64::NAN, f64::NAN)?,
+            Reader::Pick(Interp1dKind::Next) => fill(&values, &above, &above, f64::NAN, f64::NAN)?,
+            _ => values,
+        };
         let values = match self.fill_value {
             FillValue::Extrapolate => values,
             FillValue::Value(v) => fill(&values, &below, &above, v, v)?,
@@ -219,7 +226,9 @@ impl Interp1d {
                 let side = if kind == Interp1dKind::Nearest { Side::Left } else { Side::Right };
                 crate::searchsorted(&mid, flat, side, None)?
             }
-            Interp1dKind::Previous => {
+            // The degree-0 spline: the value of the last point at or before,
+            // the first point's below them.
+            Interp1dKind::Previous | Interp1dKind::Zero => {
                 let i = crate::searchsorted(x, flat, Side::Right, None)?;
                 crate::subtract(crate::clip(&i, 1i64, n)?, 1i64)?
             }
@@ -237,13 +246,6 @@ fn linear(x: &Array, y: &Array, rest: &[usize], axis: usize) -> Result<PPoly> {
     let dx = crate::diff(x, 1, 0)?.reshape([n as isize - 1, 1])?;
     let slope = crate::divide(crate::diff(y, 1, 0)?, &dx)?;
     let c = crate::stack(&[&slope, &rows(y, 0, n - 1)], 0)?;
-    Ok(PPoly::from_parts(x.clone(), c, rest.to_vec(), axis, Extrapolate::Yes))
-}
-
-/// The steps through `(x, y)`: each interval holds its left value.
-fn steps(x: &Array, y: &Array, rest: &[usize], axis: usize) -> Result<PPoly> {
-    let n = x.size();
-    let c = rows(y, 0, n - 1).expand_dims(0)?.ascontiguousarray()?;
     Ok(PPoly::from_parts(x.clone(), c, rest.to_vec(), axis, Extrapolate::Yes))
 }
 
