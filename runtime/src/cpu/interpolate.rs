@@ -103,7 +103,11 @@ impl Interpolate for CpuBackend {
                 .zip(&axes)
                 .any(|(&v, ax)| v < ax[0] || v > ax[ax.len() - 1]);
             if nan || (outside && g.fill.is_some()) {
-                row.fill(if nan { f64::NAN } else { g.fill.unwrap_or(f64::NAN) });
+                row.fill(if nan {
+                    f64::NAN
+                } else {
+                    g.fill.unwrap_or(f64::NAN)
+                });
                 continue;
             }
             for a in 0..d {

@@ -46,7 +46,12 @@ fn grid_source(v: DType, x: DType, o: DType, d: usize, method: GridMethod) -> St
         GridMethod::Linear => &["LINEAR"],
         GridMethod::Nearest => &[],
     };
-    let values = [("V", ctype(v)), ("X", ctype(x)), ("O", ctype(o)), ("D", &d.to_string())];
+    let values = [
+        ("V", ctype(v)),
+        ("X", ctype(x)),
+        ("O", ctype(o)),
+        ("D", &d.to_string()),
+    ];
     let body = render(GRID, &values, on);
     format!("{PRELUDE}{body}")
 }
@@ -61,7 +66,8 @@ fn config(s: &crate::cuda::runtime::session::DeviceSession, n: usize) -> LaunchC
 
 /// `v` as a C `int`, or an error naming the operation.
 fn c_int(op: &'static str, what: &str, v: usize) -> Result<i32> {
-    i32::try_from(v).map_err(|_| Error::invalid(op, format!("{what} {v} exceeds cuSPARSE's int range")))
+    i32::try_from(v)
+        .map_err(|_| Error::invalid(op, format!("{what} {v} exceeds cuSPARSE's int range")))
 }
 
 impl Interpolate for CudaBackend {
@@ -72,16 +78,22 @@ impl Interpolate for CudaBackend {
             return Ok(());
         }
         let dt = e.out.dtype();
-        let f = kernel(s, key(("interp_ppoly", dt)), op, "cuprite_ppoly_eval", || {
-            ppoly_source(dt)
-        })?;
+        let f = kernel(
+            s,
+            key(("interp_ppoly", dt)),
+            op,
+            "cuprite_ppoly_eval",
+            || ppoly_source(dt),
+        )?;
         let shape = e.coefs.shape();
         let (k, n, m) = (shape[0] - 1, shape[1], shape[2]);
         let mut args = KernelArgs::new();
         args.push(ptr(op, e.breaks)?).push(ptr(op, e.coefs)?);
         args.push(ptr(op, e.xi)?);
         args.push(points as i64).push(n as i64).push(m as i64);
-        args.push(k as i32).push(e.nu as i32).push(i32::from(e.extrapolate));
+        args.push(k as i32)
+            .push(e.nu as i32)
+            .push(i32::from(e.extrapolate));
         args.push(ptr(op, e.out)?);
         launch(s, op, f, config(s, points), &current_stream(), &mut args)
     }
@@ -93,7 +105,10 @@ impl Interpolate for CudaBackend {
         }
         crate::cuda::runtime::libs::require("cusparse", GTSV_SYMBOLS, op)?;
         let h = handle(op, self.ordinal)?;
-        let (nn, mm) = (c_int(op, "system size", n)?, c_int(op, "right-hand sides", m)?);
+        let (nn, mm) = (
+            c_int(op, "system size", n)?,
+            c_int(op, "right-hand sides", m)?,
+        );
         let (dl, d, du, b) = (
             ptr(op, t.lower)?,
             ptr(op, t.diag)?,
@@ -120,9 +135,9 @@ impl Interpolate for CudaBackend {
         // SAFETY: as above, with a work buffer of the size cuSPARSE asked for.
         let st = unsafe {
             match t.rhs.dtype() {
-                DType::Float32 => cs::cusparseSgtsv2(
-                    h, nn, mm, dl as _, d as _, du as _, b as _, nn, wp,
-                ),
+                DType::Float32 => {
+                    cs::cusparseSgtsv2(h, nn, mm, dl as _, d as _, du as _, b as _, nn, wp)
+                }
                 _ => cs::cusparseDgtsv2(h, nn, mm, dl as _, d as _, du as _, b as _, nn, wp),
             }
         };
@@ -144,9 +159,13 @@ impl Interpolate for CudaBackend {
             ));
         }
         let (v, x, o) = (g.values.dtype(), g.xi.dtype(), g.out.dtype());
-        let f = kernel(s, key(("interp_grid", v, x, o, d, g.method)), op, "cuprite_grid_eval", || {
-            grid_source(v, x, o, d, g.method)
-        })?;
+        let f = kernel(
+            s,
+            key(("interp_grid", v, x, o, d, g.method)),
+            op,
+            "cuprite_grid_eval",
+            || grid_source(v, x, o, d, g.method),
+        )?;
         // GridShape: axis starts, lengths, element strides of `values`.
         let mut shape = vec![0i64; 3 * d];
         let mut start = 0;
@@ -199,8 +218,14 @@ mod tests {
             let o = crate::core::dtype::promote_types(v, x);
             let src = grid_source(v, x, o, d, method);
             assert_eq!(unfilled(&src), None);
-            assert_eq!(src.contains("#define LINEAR 1"), method == GridMethod::Linear);
-            dump_source(&format!("interp_grid_{}_{}_{d}_{method:?}", v.name(), x.name()), &src);
+            assert_eq!(
+                src.contains("#define LINEAR 1"),
+                method == GridMethod::Linear
+            );
+            dump_source(
+                &format!("interp_grid_{}_{}_{d}_{method:?}", v.name(), x.name()),
+                &src,
+            );
         }
     }
 }

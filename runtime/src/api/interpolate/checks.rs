@@ -11,7 +11,9 @@ pub(crate) fn value_dtype(op: &'static str, y: DType) -> Result<DType> {
     if y.is_complex() {
         return Err(Error::DType {
             op,
-            detail: format!("complex values ({y}) are not supported; interpolate the real and imaginary parts"),
+            detail: format!(
+                "complex values ({y}) are not supported; interpolate the real and imaginary parts"
+            ),
         });
     }
     Ok(match y {
@@ -22,7 +24,11 @@ pub(crate) fn value_dtype(op: &'static str, y: DType) -> Result<DType> {
 
 /// `a` cast to `dt`, C-contiguous.
 pub(crate) fn contiguous_as(a: &Array, dt: DType) -> Result<Array> {
-    let a = if a.dtype() == dt { a.clone() } else { a.astype(dt)? };
+    let a = if a.dtype() == dt {
+        a.clone()
+    } else {
+        a.astype(dt)?
+    };
     if a.is_c_contiguous() {
         Ok(a)
     } else {
@@ -74,10 +80,16 @@ pub(crate) fn sample_points(op: &'static str, x: &Array, dt: DType, min: usize) 
         if !crate::greater(&dx, 0.0)?.all()?.item::<bool>()? {
             // The first step that does not increase, read back for the message.
             let i = crate::argmin(&dx, None, false)?.item::<i64>()? as usize;
-            let (a, b) = (x.at(i as isize)?.item::<f64>()?, x.at(i as isize + 1)?.item::<f64>()?);
+            let (a, b) = (
+                x.at(i as isize)?.item::<f64>()?,
+                x.at(i as isize + 1)?.item::<f64>()?,
+            );
             return Err(Error::invalid(
                 op,
-                format!("x must be strictly increasing: x[{}] = {b} follows x[{i}] = {a}", i + 1),
+                format!(
+                    "x must be strictly increasing: x[{}] = {b} follows x[{i}] = {a}",
+                    i + 1
+                ),
             ));
         }
     }
@@ -94,7 +106,10 @@ pub(crate) fn values_along(
     dt: DType,
 ) -> Result<(Array, Vec<usize>, usize)> {
     if y.ndim() == 0 {
-        return Err(Error::shape(op, "y must have at least one axis, got a 0-d array"));
+        return Err(Error::shape(
+            op,
+            "y must have at least one axis, got a 0-d array",
+        ));
     }
     let ax = normalize_axis(op, axis, y.ndim())?;
     if y.shape()[ax] != n {

@@ -4,7 +4,9 @@
 
 use std::ops::Deref;
 
-use super::checks::{zeros_of, ones_of, constants, row, rows, sample_points, value_dtype, values_along};
+use super::checks::{
+    constants, ones_of, row, rows, sample_points, value_dtype, values_along, zeros_of,
+};
 use super::hermite::hermite_ppoly;
 use super::ppoly::{Extrapolate, PPoly};
 use super::tridiagonal::solve;
@@ -154,14 +156,28 @@ impl CubicSpline {
                 end_c = line();
             }
         }
-        let sys = System { x: &x, dx: &dx, dxr: &dxr, y: &y, slope: &slope, n };
+        let sys = System {
+            x: &x,
+            dx: &dx,
+            dxr: &dxr,
+            y: &y,
+            slope: &slope,
+            n,
+        };
         let s = match (&start, &end_c) {
             (End::NotAKnot, End::NotAKnot) if n == 3 => sys.parabola()?,
             (End::Periodic, _) if n == 3 => sys.periodic_three()?,
             (End::Periodic, _) => sys.periodic()?,
             _ => sys.general(&start, &end_c)?,
         };
-        Ok(CubicSpline(hermite_ppoly(&x, &y, &s, rest, ax, extrapolate)?))
+        Ok(CubicSpline(hermite_ppoly(
+            &x,
+            &y,
+            &s,
+            rest,
+            ax,
+            extrapolate,
+        )?))
     }
 }
 
@@ -174,7 +190,9 @@ fn check_periodic(op: &'static str, y: &Array, n: usize) -> Result<()> {
         let worst = crate::max(&gap, None, false)?.item::<f64>()?;
         return Err(Error::invalid(
             op,
-            format!("periodic boundary conditions need y[0] == y[-1], but they differ by up to {worst}"),
+            format!(
+                "periodic boundary conditions need y[0] == y[-1], but they differ by up to {worst}"
+            ),
         ));
     }
     Ok(())
@@ -226,7 +244,10 @@ impl System<'_> {
         let one = ones_of(&dx0)?;
         let zero = zeros_of(&dx0)?;
         let two = crate::multiply(&one, 2.0)?;
-        let diag = crate::concatenate(&[&one, &crate::multiply(crate::add(&dx0, &dx1)?, 2.0)?, &one], 0)?;
+        let diag = crate::concatenate(
+            &[&one, &crate::multiply(crate::add(&dx0, &dx1)?, 2.0)?, &one],
+            0,
+        )?;
         let lower = crate::concatenate(&[&zero, &dx1, &one], 0)?;
         let upper = crate::concatenate(&[&one, &dx0, &zero], 0)?;
         let mid = crate::multiply(
@@ -289,7 +310,11 @@ impl System<'_> {
         let cols = |a: Array| -> Result<Array> { a.broadcast_to(&[1, m])?.ascontiguousarray() };
         // Near: the end interval; far: its neighbour.
         // (`far` is read only by not-a-knot ends, which have n >= 3 here.)
-        let (near, far) = if at_start { (0, 1) } else { (n - 2, n.saturating_sub(3)) };
+        let (near, far) = if at_start {
+            (0, 1)
+        } else {
+            (n - 2, n.saturating_sub(3))
+        };
         match end {
             End::NotAKnot => {
                 let d = if at_start {
@@ -330,7 +355,10 @@ impl System<'_> {
             End::Derivative(_, v) => {
                 let h = self.dx_at(near);
                 let hr = self.dxr_at(near);
-                let dy = crate::subtract(rows(self.y, near + 1, near + 2), rows(self.y, near, near + 1))?;
+                let dy = crate::subtract(
+                    rows(self.y, near + 1, near + 2),
+                    rows(self.y, near, near + 1),
+                )?;
                 let half = crate::multiply(crate::multiply(v, crate::square(&hr)?)?, 0.5)?;
                 let three = crate::multiply(dy, 3.0)?;
                 let rhs = if at_start {
@@ -358,7 +386,7 @@ impl System<'_> {
         let n = self.n;
         let dx = |i: usize| self.dx_at(i);
         let k = n - 1; // dx has n - 1 entries; dx[-1] = dx[k - 1]
-        // Rows 0..n-2 of the tridiagonal part (size n - 2).
+                       // Rows 0..n-2 of the tridiagonal part (size n - 2).
         let [lo, d, up, r] = self.interior()?; // rows 1..n-1 of the full system
         let d0 = crate::multiply(crate::add(dx(k - 1), dx(0))?, 2.0)?;
         let diag = crate::concatenate(&[&d0, &rows(&d, 0, n - 3)], 0)?;
@@ -376,7 +404,10 @@ impl System<'_> {
         let b1 = crate::concatenate(&[&b0, &rows(&r, 0, n - 3)], 0)?;
         // The corner terms of the cyclic rows: [-dx[0], 0, ..., 0, -dx[-3]].
         let gap = zeros_of(&rows(self.dx, 0, n - 4))?;
-        let b2 = crate::concatenate(&[&crate::negative(dx(0))?, &gap, &crate::negative(dx(k - 3))?], 0)?;
+        let b2 = crate::concatenate(
+            &[&crate::negative(dx(0))?, &gap, &crate::negative(dx(k - 3))?],
+            0,
+        )?;
         let b2 = b2.reshape([-1, 1])?;
         let s1 = solve("CubicSpline", &lower, &diag, &upper, &b1)?;
         let s2 = solve("CubicSpline", &lower, &diag, &upper, &b2)?;

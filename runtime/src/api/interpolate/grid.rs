@@ -75,11 +75,19 @@ impl RegularGridInterpolator {
         if d == 0 || d > values.ndim() {
             return Err(Error::shape(
                 op,
-                format!("there are {d} point arrays, but values has {} dimensions (shape {:?})", values.ndim(), values.shape()),
+                format!(
+                    "there are {d} point arrays, but values has {} dimensions (shape {:?})",
+                    values.ndim(),
+                    values.shape()
+                ),
             ));
         }
         let dt = value_dtype(op, values.dtype())?;
-        let min = if opts.method == RegularGridMethod::Linear { 2 } else { 1 };
+        let min = if opts.method == RegularGridMethod::Linear {
+            2
+        } else {
+            1
+        };
         let mut axes = Vec::with_capacity(d);
         let mut ends = Vec::with_capacity(d);
         for (k, p) in points.iter().enumerate() {
@@ -87,13 +95,22 @@ impl RegularGridInterpolator {
             if p.ndim() != 1 || p.size() != values.shape()[k] {
                 return Err(Error::shape(
                     op,
-                    format!("there are {} points in dimension {k}, but values has {} (shape {:?})", p.size(), values.shape()[k], values.shape()),
+                    format!(
+                        "there are {} points in dimension {k}, but values has {} (shape {:?})",
+                        p.size(),
+                        values.shape()[k],
+                        values.shape()
+                    ),
                 ));
             }
             if p.size() < min {
                 return Err(Error::invalid(
                     op,
-                    format!("dimension {k} has {} point(s); method {:?} needs at least {min}", p.size(), opts.method),
+                    format!(
+                        "dimension {k} has {} point(s); method {:?} needs at least {min}",
+                        p.size(),
+                        opts.method
+                    ),
                 ));
             }
             let a = super::checks::sample_points(op, p, DType::Float64, min)
@@ -111,10 +128,20 @@ impl RegularGridInterpolator {
         let values = contiguous_as(values, dt)?.reshape(shape)?;
         if let Some(f) = opts.fill_value {
             if dt == DType::Float32 && f.is_finite() && (f as f32).is_infinite() {
-                return Err(Error::invalid(op, format!("fill_value {f} does not fit float32 values")));
+                return Err(Error::invalid(
+                    op,
+                    format!("fill_value {f} does not fit float32 values"),
+                ));
             }
         }
-        Ok(RegularGridInterpolator { axes, lengths, values, rest, ends, opts })
+        Ok(RegularGridInterpolator {
+            axes,
+            lengths,
+            values,
+            rest,
+            ends,
+            opts,
+        })
     }
 
     /// Its values at `xi` (shape `(..., d)`; 1-D for a 1-D grid): shape
@@ -131,21 +158,41 @@ impl RegularGridInterpolator {
         let (lead, xi2): (Vec<usize>, Array) = if xi.ndim() == 1 && d == 1 {
             (xi.shape().to_vec(), xi.reshape([-1, 1])?)
         } else if xi.ndim() >= 1 && xi.shape()[xi.ndim() - 1] == d {
-            (xi.shape()[..xi.ndim() - 1].to_vec(), xi.reshape([-1, d as isize])?)
+            (
+                xi.shape()[..xi.ndim() - 1].to_vec(),
+                xi.reshape([-1, d as isize])?,
+            )
         } else {
             return Err(Error::shape(
                 op,
-                format!("the points xi have dimension {} (shape {:?}), but the grid has dimension {d}", xi.shape().last().copied().unwrap_or(0), xi.shape()),
+                format!(
+                    "the points xi have dimension {} (shape {:?}), but the grid has dimension {d}",
+                    xi.shape().last().copied().unwrap_or(0),
+                    xi.shape()
+                ),
             ));
         };
         if xi.dtype().is_complex() {
-            return Err(Error::DType { op, detail: format!("the points must be real, got {}", xi.dtype()) });
+            return Err(Error::DType {
+                op,
+                detail: format!("the points must be real, got {}", xi.dtype()),
+            });
         }
         if method == RegularGridMethod::Linear && self.lengths.iter().any(|&n| n < 2) {
-            return Err(Error::invalid(op, format!("method linear needs at least 2 points per dimension, the grid has {:?}", self.lengths)));
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "method linear needs at least 2 points per dimension, the grid has {:?}",
+                    self.lengths
+                ),
+            ));
         }
         // Points keep float32 or float64; the result is the wider of theirs and the values'.
-        let xt = if xi.dtype() == DType::Float32 { DType::Float32 } else { DType::Float64 };
+        let xt = if xi.dtype() == DType::Float32 {
+            DType::Float32
+        } else {
+            DType::Float64
+        };
         let xi2 = contiguous_as(&xi2, xt)?;
         let dt = crate::core::dtype::promote_types(self.values.dtype(), xt);
         if self.opts.bounds_error {

@@ -4,7 +4,7 @@
 
 use std::ops::Deref;
 
-use super::checks::{rows, sample_points, zeros_of, value_dtype, values_along};
+use super::checks::{rows, sample_points, value_dtype, values_along, zeros_of};
 use super::ppoly::{Extrapolate, PPoly};
 use crate::core::array::Array;
 use crate::core::error::Result;
@@ -106,7 +106,14 @@ impl PchipInterpolator {
             crate::concatenate(&[&first, &inner, &last], 0)?
         };
         let extrapolate = Extrapolate::from(extrapolate.unwrap_or(true));
-        Ok(PchipInterpolator(hermite_ppoly(&x, &y, &s, rest, ax, extrapolate)?))
+        Ok(PchipInterpolator(hermite_ppoly(
+            &x,
+            &y,
+            &s,
+            rest,
+            ax,
+            extrapolate,
+        )?))
     }
 }
 
@@ -171,7 +178,10 @@ impl Akima1DInterpolator {
             AkimaMethod::Makima => {
                 let pm = crate::abs(crate::add(rows(&m, 1, n + 3), rows(&m, 0, n + 2))?)?;
                 (
-                    crate::add(rows(&dm, 2, n + 2), crate::multiply(rows(&pm, 2, n + 2), 0.5)?)?,
+                    crate::add(
+                        rows(&dm, 2, n + 2),
+                        crate::multiply(rows(&pm, 2, n + 2), 0.5)?,
+                    )?,
                     crate::add(rows(&dm, 0, n), crate::multiply(rows(&pm, 0, n), 0.5)?)?,
                 )
             }
@@ -187,7 +197,14 @@ impl Akima1DInterpolator {
             crate::multiply(crate::divide(&f2, &f12)?, crate::subtract(&right, &left)?)?,
         )?;
         let s = pick(&defined, &weighted, &fallback)?;
-        Ok(Akima1DInterpolator(hermite_ppoly(&x, &y, &s, rest, ax, extrapolate)?))
+        Ok(Akima1DInterpolator(hermite_ppoly(
+            &x,
+            &y,
+            &s,
+            rest,
+            ax,
+            extrapolate,
+        )?))
     }
 }
 

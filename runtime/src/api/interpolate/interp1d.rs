@@ -2,7 +2,9 @@
 //! the same pieces as the rest of the module: nearest, previous and next
 //! by `searchsorted` and a gather, the splines as piecewise polynomials.
 
-use super::checks::{contiguous_as, row, rows, sample_points, value_dtype, values_along, xi_axes_at, zeros_of};
+use super::checks::{
+    contiguous_as, row, rows, sample_points, value_dtype, values_along, xi_axes_at, zeros_of,
+};
 use super::cubic::{CubicSpline, CubicSplineOptions};
 use super::ppoly::{Extrapolate, PPoly};
 use crate::api::sorting::search::Side;
@@ -122,25 +124,36 @@ impl Interp1d {
         crate::api::shape::index::same_device(op, x, y)?;
         let dt = value_dtype(op, y.dtype())?;
         if x.ndim() != 1 {
-            return Err(Error::shape(op, format!("x must be 1-D, got shape {:?}", x.shape())));
+            return Err(Error::shape(
+                op,
+                format!("x must be 1-D, got shape {:?}", x.shape()),
+            ));
         }
         let (x, y) = if opts.assume_sorted || x.size() < 2 {
             (x.clone(), y.clone())
         } else {
             let ax = crate::core::layout::normalize_axis(op, opts.axis, y.ndim().max(1))?;
             let order = crate::argsort(x, -1)?;
-            (crate::take(x, &order, None)?, crate::take(y, &order, Some(ax as isize))?)
+            (
+                crate::take(x, &order, None)?,
+                crate::take(y, &order, Some(ax as isize))?,
+            )
         };
         let min = match opts.kind {
             Interp1dKind::Cubic => 4,
-            Interp1dKind::Nearest | Interp1dKind::NearestUp | Interp1dKind::Previous | Interp1dKind::Next => 1,
+            Interp1dKind::Nearest
+            | Interp1dKind::NearestUp
+            | Interp1dKind::Previous
+            | Interp1dKind::Next => 1,
             _ => 2,
         };
         let x = sample_points(op, &x, dt, min)?;
         let n = x.size();
         let (y, rest, ax) = values_along(op, &y, opts.axis, n, dt)?;
         let reader = match opts.kind {
-            Interp1dKind::Linear | Interp1dKind::SLinear => Reader::Poly(linear(&x, &y, &rest, ax)?),
+            Interp1dKind::Linear | Interp1dKind::SLinear => {
+                Reader::Poly(linear(&x, &y, &rest, ax)?)
+            }
             Interp1dKind::Cubic => {
                 let o = CubicSplineOptions::default().axis(0);
                 let s = CubicSpline::with(&x, &y, o)?;
@@ -176,7 +189,10 @@ impl Interp1d {
         let op = "interp1d.__call__";
         crate::api::shape::index::same_device(op, &self.x, x_new)?;
         if x_new.dtype().is_complex() {
-            return Err(Error::DType { op, detail: format!("the points must be real, got {}", x_new.dtype()) });
+            return Err(Error::DType {
+                op,
+                detail: format!("the points must be real, got {}", x_new.dtype()),
+            });
         }
         let dt = self.y.dtype();
         let n = self.x.size();
@@ -199,7 +215,9 @@ impl Interp1d {
         // Nothing comes before the first point or after the last (SciPy
         // gives NaN there even when extrapolating).
         let values = match self.reader {
-            Reader::Pick(Interp1dKind::Previous) => fill(&values, &below, &below, f64::NAN, f64::NAN)?,
+            Reader::Pick(Interp1dKind::Previous) => {
+                fill(&values, &below, &below, f64::NAN, f64::NAN)?
+            }
             Reader::Pick(Interp1dKind::Next) => fill(&values, &above, &above, f64::NAN, f64::NAN)?,
             _ => values,
         };
@@ -210,7 +228,12 @@ impl Interp1d {
         };
         let mut shape = x_new.shape().to_vec();
         shape.extend_from_slice(&self.rest);
-        xi_axes_at(values.reshape(shape)?, x_new.ndim(), self.rest.len(), self.axis)
+        xi_axes_at(
+            values.reshape(shape)?,
+            x_new.ndim(),
+            self.rest.len(),
+            self.axis,
+        )
     }
 
     /// The row of `y` each point reads for the nearest, previous and next kinds.
@@ -222,8 +245,15 @@ impl Interp1d {
                 if n == 1 {
                     return zeros_of(flat)?.astype(crate::int64);
                 }
-                let mid = crate::multiply(crate::add(rows(x, 1, n as usize), rows(x, 0, n as usize - 1))?, 0.5)?;
-                let side = if kind == Interp1dKind::Nearest { Side::Left } else { Side::Right };
+                let mid = crate::multiply(
+                    crate::add(rows(x, 1, n as usize), rows(x, 0, n as usize - 1))?,
+                    0.5,
+                )?;
+                let side = if kind == Interp1dKind::Nearest {
+                    Side::Left
+                } else {
+                    Side::Right
+                };
                 crate::searchsorted(&mid, flat, side, None)?
             }
             // The degree-0 spline: the value of the last point at or before,
@@ -246,7 +276,13 @@ fn linear(x: &Array, y: &Array, rest: &[usize], axis: usize) -> Result<PPoly> {
     let dx = crate::diff(x, 1, 0)?.reshape([n as isize - 1, 1])?;
     let slope = crate::divide(crate::diff(y, 1, 0)?, &dx)?;
     let c = crate::stack(&[&slope, &rows(y, 0, n - 1)], 0)?;
-    Ok(PPoly::from_parts(x.clone(), c, rest.to_vec(), axis, Extrapolate::Yes))
+    Ok(PPoly::from_parts(
+        x.clone(),
+        c,
+        rest.to_vec(),
+        axis,
+        Extrapolate::Yes,
+    ))
 }
 
 /// `values` (`(p, m)`) with `below`/`above` rows replaced.
@@ -257,7 +293,13 @@ fn fill(values: &Array, below: &Array, above: &Array, b: f64, a: f64) -> Result<
 }
 
 /// An error naming the first point outside `x`, if any.
-fn check_bounds(op: &'static str, flat: &Array, below: &Array, above: &Array, x: &Array) -> Result<()> {
+fn check_bounds(
+    op: &'static str,
+    flat: &Array,
+    below: &Array,
+    above: &Array,
+    x: &Array,
+) -> Result<()> {
     let outside = crate::logical_or(below, above)?;
     if !outside.any()?.item::<bool>()? {
         return Ok(());

@@ -2,7 +2,9 @@
 //! here is, evaluated by one kernel per call, differentiated and
 //! integrated by array operations on its coefficients.
 
-use super::checks::{zeros_of, constants, contiguous_as, row, rows, sample_points, value_dtype, xi_axes_at};
+use super::checks::{
+    constants, contiguous_as, row, rows, sample_points, value_dtype, xi_axes_at, zeros_of,
+};
 use crate::core::array::Array;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
@@ -53,7 +55,10 @@ impl PPoly {
         if c.ndim() < 2 {
             return Err(Error::shape(
                 op,
-                format!("c must have at least 2 axes (k + 1, n, ...), got shape {:?}", c.shape()),
+                format!(
+                    "c must have at least 2 axes (k + 1, n, ...), got shape {:?}",
+                    c.shape()
+                ),
             ));
         }
         crate::api::shape::index::same_device(op, c, x)?;
@@ -63,7 +68,11 @@ impl PPoly {
         if c.shape()[1] != n || c.shape()[0] == 0 {
             return Err(Error::shape(
                 op,
-                format!("c must have shape (k + 1, {n}, ...) for {} breakpoints, got {:?}", n + 1, c.shape()),
+                format!(
+                    "c must have shape (k + 1, {n}, ...) for {} breakpoints, got {:?}",
+                    n + 1,
+                    c.shape()
+                ),
             ));
         }
         let rest = c.shape()[2..].to_vec();
@@ -120,10 +129,17 @@ impl PPoly {
 
     /// Its `nu`-th derivative at `xi` (a negative `nu`: the antiderivative
     /// of that order), extrapolating as `extrapolate` says (default: its own).
-    pub fn call_with(&self, xi: &Array, nu: isize, extrapolate: Option<Extrapolate>) -> Result<Array> {
+    pub fn call_with(
+        &self,
+        xi: &Array,
+        nu: isize,
+        extrapolate: Option<Extrapolate>,
+    ) -> Result<Array> {
         let op = "PPoly.__call__";
         if nu < 0 {
-            return self.antiderivative(nu.unsigned_abs())?.call_with(xi, 0, extrapolate);
+            return self
+                .antiderivative(nu.unsigned_abs())?
+                .call_with(xi, 0, extrapolate);
         }
         crate::api::shape::index::same_device(op, &self.x, xi)?;
         if xi.dtype().is_complex() {
@@ -140,7 +156,10 @@ impl PPoly {
             let n = self.x.size() - 1;
             let x0 = row(&self.x, 0);
             let period = crate::subtract(row(&self.x, n), &x0)?;
-            points = crate::add(crate::remainder(crate::subtract(&points, &x0)?, &period)?, &x0)?;
+            points = crate::add(
+                crate::remainder(crate::subtract(&points, &x0)?, &period)?,
+                &x0,
+            )?;
         }
         let m = self.c.shape()[2];
         let nu = nu as usize;
@@ -243,7 +262,10 @@ impl PPoly {
     pub fn integrate(&self, a: f64, b: f64, extrapolate: Option<Extrapolate>) -> Result<Array> {
         let op = "PPoly.integrate";
         if !a.is_finite() || !b.is_finite() {
-            return Err(Error::invalid(op, format!("the bounds must be finite, got a = {a}, b = {b}")));
+            return Err(Error::invalid(
+                op,
+                format!("the bounds must be finite, got a = {a}, b = {b}"),
+            ));
         }
         let extrapolate = extrapolate.unwrap_or(self.extrapolate);
         let (a, b, sign) = if b < a { (b, a, -1.0) } else { (a, b, 1.0) };

@@ -25,9 +25,7 @@ pub(crate) fn solve(
     // Padded with identity rows up to MIN_ROWS; the padding solves to zero.
     let pad = MIN_ROWS.saturating_sub(n);
     let zero1 = zeros_of(&rows(diag, 0, 1))?;
-    let zeros = |len: usize| -> Result<Array> {
-        zero1.broadcast_to(&[len])?.ascontiguousarray()
-    };
+    let zeros = |len: usize| -> Result<Array> { zero1.broadcast_to(&[len])?.ascontiguousarray() };
     let lower = crate::concatenate(&[&zero1, &rows(lower, 1, n), &zeros(pad)?], 0)?;
     let upper = crate::concatenate(&[&rows(upper, 0, n - 1), &zero1, &zeros(pad)?], 0)?;
     let ones = crate::add(&zeros(pad)?, 1.0)?;
