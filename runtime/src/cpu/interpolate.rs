@@ -91,7 +91,7 @@ impl Interpolate for CpuBackend {
             strides[a] = strides[a + 1] * g.lengths[a + 1];
         }
         let xi = g.xi.gather_as::<f64>();
-        let points = if d == 0 { 0 } else { xi.len() / d };
+        let points = xi.len().checked_div(d).unwrap_or(0);
         let mut out = vec![0.0; points * m];
         let mut cells = vec![(0usize, 0.0f64); d];
         for p in 0..points {

@@ -92,7 +92,8 @@ pub(crate) fn interval_of(x: f64, breaks: &[f64], extrapolate: bool) -> Option<u
     if x.is_nan() {
         return None;
     }
-    if !extrapolate && !(x >= breaks[0] && x <= breaks[n]) {
+    let inside = x >= breaks[0] && x <= breaks[n];
+    if !(extrapolate || inside) {
         return None;
     }
     // The number of breakpoints at or below x, less one, kept in 0..n.

@@ -94,7 +94,7 @@ option_setters!(Interp1dOptions {
 /// How the values between points are computed.
 #[derive(Debug, Clone)]
 enum Reader {
-    Poly(PPoly),
+    Poly(Box<PPoly>),
     /// Gathers `y` (`(n, m)`) at a searchsorted index.
     Pick(Interp1dKind),
 }
@@ -152,18 +152,18 @@ impl Interp1d {
         let (y, rest, ax) = values_along(op, &y, opts.axis, n, dt)?;
         let reader = match opts.kind {
             Interp1dKind::Linear | Interp1dKind::SLinear => {
-                Reader::Poly(linear(&x, &y, &rest, ax)?)
+                Reader::Poly(Box::new(linear(&x, &y, &rest, ax)?))
             }
             Interp1dKind::Cubic => {
                 let o = CubicSplineOptions::default().axis(0);
                 let s = CubicSpline::with(&x, &y, o)?;
-                Reader::Poly(PPoly::from_parts(
+                Reader::Poly(Box::new(PPoly::from_parts(
                     x.clone(),
                     s.c()?.reshape([4, n as isize - 1, -1])?,
                     rest.clone(),
                     ax,
                     Extrapolate::Yes,
-                ))
+                )))
             }
             k => Reader::Pick(k),
         };
