@@ -212,6 +212,7 @@ fn kind_name(k: Interp1dKind) -> &'static str {
         Interp1dKind::Next => "next",
         Interp1dKind::Zero => "zero",
         Interp1dKind::SLinear => "slinear",
+        Interp1dKind::Quadratic => "quadratic",
         Interp1dKind::Cubic => "cubic",
     }
 }
@@ -225,7 +226,7 @@ on_every_device!(interp1d_every_kind, |_dev| {
     );
     use Interp1dKind::*;
     for kind in [
-        Linear, Nearest, NearestUp, Previous, Next, Zero, SLinear, Cubic,
+        Linear, Nearest, NearestUp, Previous, Next, Zero, SLinear, Quadratic, Cubic,
     ] {
         let name = kind_name(kind);
         let opts = Interp1dOptions::default().kind(kind);
@@ -378,6 +379,18 @@ fn gpu_splines_match_cpu_on_random_inputs() {
         |a| {
             let o = Interp1dOptions::default()
                 .kind(Interp1dKind::Nearest)
+                .axis(0)
+                .fill_value(FillValue::Extrapolate);
+            interp1d(&a[0], &a[1], o)?.call(&a[2])
+        },
+        &inputs,
+    );
+    gpu_matches_cpu(
+        "interp1d quadratic",
+        1e-9,
+        |a| {
+            let o = Interp1dOptions::default()
+                .kind(Interp1dKind::Quadratic)
                 .axis(0)
                 .fill_value(FillValue::Extrapolate);
             interp1d(&a[0], &a[1], o)?.call(&a[2])

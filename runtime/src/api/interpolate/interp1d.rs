@@ -31,6 +31,8 @@ pub enum Interp1dKind {
     Zero,
     /// The spline of degree 1 (as `Linear`).
     SLinear,
+    /// The quadratic spline (knots at the midpoints, SciPy's `k=2`).
+    Quadratic,
     /// The not-a-knot cubic spline.
     Cubic,
 }
@@ -141,6 +143,7 @@ impl Interp1d {
         };
         let min = match opts.kind {
             Interp1dKind::Cubic => 4,
+            Interp1dKind::Quadratic => 3,
             Interp1dKind::Nearest
             | Interp1dKind::NearestUp
             | Interp1dKind::Previous
@@ -154,6 +157,9 @@ impl Interp1d {
             Interp1dKind::Linear | Interp1dKind::SLinear => {
                 Reader::Poly(Box::new(linear(&x, &y, &rest, ax)?))
             }
+            Interp1dKind::Quadratic => Reader::Poly(Box::new(super::quadratic::quadratic_spline(
+                &x, &y, &rest, ax,
+            )?)),
             Interp1dKind::Cubic => {
                 let o = CubicSplineOptions::default().axis(0);
                 let s = CubicSpline::with(&x, &y, o)?;

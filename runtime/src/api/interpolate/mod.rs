@@ -15,6 +15,7 @@ mod grid;
 mod hermite;
 mod interp1d;
 mod ppoly;
+mod quadratic;
 mod tridiagonal;
 
 pub use cubic::{BoundaryCondition, CubicSpline, CubicSplineOptions};

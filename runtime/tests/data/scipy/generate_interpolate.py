@@ -82,7 +82,7 @@ for m in ["akima", "makima"]:
 # interp1d: every kind, along the last axis of y (its default).
 yt = np.ascontiguousarray(y.T)  # (2, 9)
 put("interp1d/y", yt)
-for kind in ["linear", "nearest", "nearest-up", "previous", "next", "zero", "slinear", "cubic"]:
+for kind in ["linear", "nearest", "nearest-up", "previous", "next", "zero", "slinear", "quadratic", "cubic"]:
     f = si.interp1d(x, yt, kind=kind, bounds_error=False, fill_value=(-7.0, 9.0))
     put(f"interp1d_{kind}/fill", f(xi))
     g = si.interp1d(x, yt, kind=kind, fill_value="extrapolate")
