@@ -267,6 +267,11 @@ on_every_device!(regular_grids, |_dev| {
         .bounds_error(false)
         .fill_value(Some(-1.0));
     let r = RegularGridInterpolator::new(&[&g0, &g1, &g2], &fx("grid/values4"), opts)?;
+    let slinear = GridOptions::default()
+        .method(RegularGridMethod::SLinear)
+        .bounds_error(false);
+    let sl = RegularGridInterpolator::new(&[&g0, &g1, &g2], &vals, slinear)?;
+    assert_matches("slinear", &sl.call(&pts)?, "grid_linear/nanfill", TOL);
     assert_matches("trailing", &r.call(&pts)?, "grid_trailing/v", TOL);
     let inside = fx("grid/inside");
     let v = interpn(&[&g0, &g1, &g2], &vals, &inside, GridOptions::default())?;

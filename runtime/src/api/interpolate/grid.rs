@@ -17,6 +17,8 @@ pub enum RegularGridMethod {
     Linear,
     /// The nearest node (halfway rounds down, as SciPy).
     Nearest,
+    /// The tensor-product spline of degree 1: the same values as `Linear`.
+    SLinear,
 }
 
 /// Options of [`RegularGridInterpolator`] and [`interpn`]; `Default` is
@@ -83,7 +85,7 @@ impl RegularGridInterpolator {
             ));
         }
         let dt = value_dtype(op, values.dtype())?;
-        let min = if opts.method == RegularGridMethod::Linear {
+        let min = if opts.method != RegularGridMethod::Nearest {
             2
         } else {
             1
@@ -178,7 +180,7 @@ impl RegularGridInterpolator {
                 detail: format!("the points must be real, got {}", xi.dtype()),
             });
         }
-        if method == RegularGridMethod::Linear && self.lengths.iter().any(|&n| n < 2) {
+        if method != RegularGridMethod::Nearest && self.lengths.iter().any(|&n| n < 2) {
             return Err(Error::invalid(
                 op,
                 format!(
@@ -210,7 +212,7 @@ impl RegularGridInterpolator {
                 values: self.values.view(),
                 xi: xi2.view(),
                 method: match method {
-                    RegularGridMethod::Linear => GridMethod::Linear,
+                    RegularGridMethod::Linear | RegularGridMethod::SLinear => GridMethod::Linear,
                     RegularGridMethod::Nearest => GridMethod::Nearest,
                 },
                 fill: self.opts.fill_value,
