@@ -174,6 +174,27 @@ long_x = cp.random.random(1 << 24, dtype=cp.float32).astype(cp.float64)
 case("filtfilt_order4_16M", lambda: csignal.filtfilt(b_iir, a_iir, long_x), n_repeat=5, n_warmup=2)
 del chans, long_x
 
+# Interpolation (bench/interpolate.rs): evaluation only, construction
+# outside the timed region. A not-a-knot CubicSpline through 1M float64
+# knots at 16M float64 points; linear RegularGridInterpolator of a 512^3
+# float32 grid at 16M float64 points (CuPy returns float64, as Cuprite).
+from cupyx.scipy import interpolate as cinterp
+knots = cp.cumsum(0.5 + cp.random.random(1 << 20, dtype=cp.float64))
+spline = cinterp.CubicSpline(knots, cp.random.random(1 << 20, dtype=cp.float64))
+span = float(knots[-1])
+xi_s = 0.5 + cp.random.random(1 << 24, dtype=cp.float64) * (span - 0.5)
+case("cubic_spline_1M_knots_16M_eval", lambda: spline(xi_s), bytes_moved=16 * (1 << 24),
+     n_repeat=10, n_warmup=2)
+del spline, xi_s, knots
+g512 = cp.linspace(0.0, 1.0, 512)
+grid = cinterp.RegularGridInterpolator((g512, g512, g512),
+                                       cp.random.random((512, 512, 512), dtype=cp.float32),
+                                       method="linear", bounds_error=False)
+pts = cp.random.random((1 << 24, 3), dtype=cp.float64)
+case("regular_grid_interp_512cube_16M_points", lambda: grid(pts), bytes_moved=32 * (1 << 24),
+     n_repeat=10, n_warmup=2)
+del grid, pts
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

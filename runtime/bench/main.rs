@@ -14,6 +14,7 @@
 
 mod binning;
 mod fft_random;
+mod interpolate;
 mod io;
 mod kernels;
 mod launch_floor;
@@ -193,6 +194,7 @@ fn main() -> cp::Result<()> {
             search::run(&mut b)?;
             binning::run(&mut b)?;
             io::run(&mut b)?;
+            interpolate::run(&mut b)?;
         }
         nccl::run(&mut b)?;
         nccl_procs::run(&mut b)

@@ -59,7 +59,9 @@ pub use num_complex;
 
 // The public modules, at the paths they have always had.
 pub use crate::api::elementwise::{special, ufuncs};
-pub use crate::api::{dist, fft, format, linalg, nccl, profiler, random, signal, sparse};
+pub use crate::api::{
+    dist, fft, format, interpolate, linalg, nccl, profiler, random, signal, sparse,
+};
 pub use crate::core::{dtype, interrupt, layout};
 
 /// Devices: the CPU and CUDA GPUs, the default device and the scoped

@@ -10,6 +10,7 @@ pub mod fft;
 pub mod format;
 pub(crate) mod fuse;
 pub(crate) mod interop;
+pub mod interpolate;
 pub(crate) mod io;
 pub(crate) mod kernels;
 pub mod linalg;

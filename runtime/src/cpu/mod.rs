@@ -6,6 +6,7 @@ mod create;
 mod elementwise;
 mod fft;
 mod gather;
+mod interpolate;
 mod linalg;
 pub(crate) mod loops;
 mod matmul;

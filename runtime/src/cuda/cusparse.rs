@@ -60,7 +60,7 @@ fn one_zero(dt: DType) -> ([u8; 16], [u8; 16]) {
 }
 
 /// `Ok` for success, else `Error::Cuda` naming the operation and the call.
-fn check(op: &str, call: &str, st: cs::cusparseStatus_t) -> Result<()> {
+pub(crate) fn check(op: &str, call: &str, st: cs::cusparseStatus_t) -> Result<()> {
     if st == cs::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS {
         return Ok(());
     }
@@ -83,7 +83,7 @@ fn check(op: &str, call: &str, st: cs::cusparseStatus_t) -> Result<()> {
 pub(crate) type SparseHandle = Handle<cs::cusparseHandle_t>;
 
 /// The handle of device `ordinal`, bound to the current stream.
-fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHandle_t> {
+pub(crate) fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHandle_t> {
     crate::cuda::runtime::libs::require("cusparse", SYMBOLS, op)?;
     let s = session(ordinal)?;
     let create = || {
@@ -197,7 +197,7 @@ fn csr_descr(op: &'static str, a: &CsrRef, vt: cs::cudaDataType) -> Result<SpMat
 }
 
 /// A pool buffer of at least `bytes` bytes (one byte when none is needed).
-fn work_buffer(op: &'static str, ordinal: usize, bytes: usize) -> Result<Buffer> {
+pub(crate) fn work_buffer(op: &'static str, ordinal: usize, bytes: usize) -> Result<Buffer> {
     Buffer::new(op, ordinal, DType::UInt8, &[bytes.max(1)])
 }
 

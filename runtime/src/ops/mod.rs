@@ -18,6 +18,7 @@ pub(crate) mod c_types;
 pub(crate) mod create;
 pub(crate) mod fft;
 pub(crate) mod index;
+pub(crate) mod interpolate;
 pub(crate) mod launch;
 pub(crate) mod linalg;
 pub(crate) mod matmul;

@@ -1,0 +1,131 @@
+"""Writes interpolate.npz: SciPy's interpolants on small inputs, which
+runtime/tests/interpolate.rs compares cp::interpolate with.
+
+Run with SciPy 1.17 / NumPy 2.4:  python generate_interpolate.py  (from this folder).
+Keys are `<case>/<field>`; every case stores its inputs beside the results.
+"""
+
+import numpy as np
+from scipy import interpolate as si
+
+rng = np.random.default_rng(35)
+out = {}
+
+
+def put(key, value):
+    out[key] = np.asarray(value)
+
+
+# 1-D data: uneven increasing x, two columns of y along axis 0.
+x = np.sort(rng.uniform(0.0, 10.0, 9))
+x[0], x[-1] = 0.0, 10.0
+y = np.stack([np.sin(x), np.cos(0.7 * x) + 0.1 * x], axis=1)
+xi = np.concatenate([np.linspace(-1.0, 11.0, 25), x[2:4]])
+xin = np.linspace(0.0, 10.0, 23)
+put("data/x", x)
+put("data/y", y)
+put("data/xi", xi)
+put("data/xin", xin)
+
+# CubicSpline with every boundary condition; derivatives and integrals.
+bcs = {
+    "not_a_knot": "not-a-knot",
+    "clamped": "clamped",
+    "natural": "natural",
+    "explicit": ((1, [0.5, -1.0]), (2, [2.0, 0.25])),
+}
+for name, bc in bcs.items():
+    s = si.CubicSpline(x, y, bc_type=bc)
+    put(f"cubic_{name}/c", s.c)
+    for nu in range(4):
+        put(f"cubic_{name}/nu{nu}", s(xi, nu))
+    put(f"cubic_{name}/anti", s.antiderivative()(xi))
+    put(f"cubic_{name}/int", s.integrate(-0.5, 7.25))
+    put(f"cubic_{name}/noext", si.CubicSpline(x, y, bc_type=bc, extrapolate=False)(xi))
+yp = y.copy()
+yp[-1] = yp[0]
+put("periodic/y", yp)
+sp = si.CubicSpline(x, yp, bc_type="periodic")
+put("periodic/c", sp.c)
+put("periodic/v", sp(xi))
+put("periodic/d1", sp(xi, 1))
+put("periodic/int", sp.integrate(-3.0, 24.5))
+# Small systems: two points, three points (parabola), three periodic.
+put("small2/v", si.CubicSpline(x[:2], y[:2])(xi))
+put("small3/v", si.CubicSpline(x[:3], y[:3])(xi))
+y3 = y[:3].copy()
+y3[-1] = y3[0]
+put("small3p/y", y3)
+put("small3p/v", si.CubicSpline(x[:3], y3, bc_type="periodic")(xi))
+# y along axis 1 of a 3-D array.
+y3d = np.stack([y.T, 2 * y.T], axis=0)  # (2, 2, 9)
+put("axis1/y", y3d)
+put("axis1/v", si.CubicSpline(x, y3d, axis=2)(xin[:5]))
+put("axis1/xi2", xin[:6].reshape(2, 3))
+put("axis1/v2", si.CubicSpline(x, y3d, axis=2)(xin[:6].reshape(2, 3)))
+
+# PCHIP and Akima (with flat stretches and a sign change for the edge rules).
+yf = y.copy()
+yf[3:5, 0] = 0.25
+put("pchip/y", yf)
+p = si.PchipInterpolator(x, yf)
+put("pchip/v", p(xi))
+put("pchip/d1", p(xi, 1))
+put("pchip/int", p.integrate(0.5, 9.0))
+put("pchip2/v", si.PchipInterpolator(x[:2], yf[:2])(xi))
+for m in ["akima", "makima"]:
+    a = si.Akima1DInterpolator(x, yf, method=m)
+    put(f"{m}/v", a(xi))
+    put(f"{m}/vext", si.Akima1DInterpolator(x, yf, method=m, extrapolate=True)(xi))
+    put(f"{m}/d1", a(xin, 1))
+
+# interp1d: every kind, along the last axis of y (its default).
+yt = np.ascontiguousarray(y.T)  # (2, 9)
+put("interp1d/y", yt)
+for kind in ["linear", "nearest", "nearest-up", "previous", "next", "zero", "slinear", "quadratic", "cubic"]:
+    f = si.interp1d(x, yt, kind=kind, bounds_error=False, fill_value=(-7.0, 9.0))
+    put(f"interp1d_{kind}/fill", f(xi))
+    g = si.interp1d(x, yt, kind=kind, fill_value="extrapolate")
+    put(f"interp1d_{kind}/ext", g(xi))
+    put(f"interp1d_{kind}/in", si.interp1d(x, yt, kind=kind)(xin))
+# Unsorted x.
+perm = rng.permutation(len(x))
+put("unsorted/x", x[perm])
+put("unsorted/y", yt[:, perm])
+put("unsorted/v", si.interp1d(x[perm], yt[:, perm], kind="linear")(xin))
+
+# Regular grids: 3-D linear and nearest, a trailing value axis, fill and
+# extrapolation; 2-D interpn.
+g0 = np.array([0.0, 0.5, 1.5, 3.0])
+g1 = np.array([-1.0, 0.0, 2.0])
+g2 = np.array([0.0, 1.0, 2.0, 2.5, 4.0])
+vals = rng.standard_normal((4, 3, 5))
+pts = np.stack([
+    rng.uniform(-0.5, 3.5, 30), rng.uniform(-1.5, 2.5, 30), rng.uniform(-0.5, 4.5, 30)
+], axis=1)
+pts[:5] = [[0.0, -1.0, 0.0], [3.0, 2.0, 4.0], [0.5, 0.0, 1.0], [1.0, 1.0, 1.25], [0.25, 1.0, 3.25]]
+put("grid/g0", g0)
+put("grid/g1", g1)
+put("grid/g2", g2)
+put("grid/values", vals)
+put("grid/pts", pts)
+for method in ["linear", "nearest"]:
+    r = si.RegularGridInterpolator((g0, g1, g2), vals, method=method, bounds_error=False)
+    put(f"grid_{method}/nanfill", r(pts))
+    r = si.RegularGridInterpolator((g0, g1, g2), vals, method=method, bounds_error=False,
+                                   fill_value=None)
+    put(f"grid_{method}/ext", r(pts))
+vals4 = rng.standard_normal((4, 3, 5, 2))
+put("grid/values4", vals4)
+put("grid_trailing/v", si.RegularGridInterpolator((g0, g1, g2), vals4, bounds_error=False,
+                                                 fill_value=-1.0)(pts))
+inside = pts[5:].copy()
+inside[:, 0] = np.clip(inside[:, 0], 0.0, 3.0)
+inside[:, 1] = np.clip(inside[:, 1], -1.0, 2.0)
+inside[:, 2] = np.clip(inside[:, 2], 0.0, 4.0)
+put("grid/inside", inside)
+put("interpn/v", si.interpn((g0, g1, g2), vals, inside))
+put("interpn2/v", si.interpn((g0, g1), vals[:, :, 0], inside[:, :2], method="nearest"))
+
+np.savez_compressed("interpolate.npz", **out)
+print(f"wrote {len(out)} arrays to interpolate.npz")
