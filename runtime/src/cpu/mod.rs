@@ -7,6 +7,7 @@ mod elementwise;
 mod fft;
 mod gather;
 mod linalg;
+mod ndimage;
 pub(crate) mod loops;
 mod matmul;
 mod random;
