@@ -120,7 +120,9 @@ pub(crate) fn map_coordinate(c: f64, n: i64, mode: Mode) -> Option<f64> {
         return None;
     }
     match mode {
-        Mode::Constant | Mode::GridConstant => return None,
+        Mode::Constant => return None,
+        // Samples outside read cval instead (see `interpolate`).
+        Mode::GridConstant => return Some(c),
         _ if n <= 1 => return Some(0.0),
         Mode::Nearest => return Some(if c < 0.0 { 0.0 } else { last }),
         _ => {}
@@ -220,14 +222,21 @@ pub(super) fn interpolate(
             let mut r = s;
             let mut at = 0usize;
             let mut w = 1.0;
+            let mut outside = false;
             for d in (0..nd).rev() {
                 let k = r % (f.order + 1);
                 r /= f.order + 1;
-                let i = ext.index(starts[d] + k as i64, ishape[d] as i64);
+                let i = starts[d] + k as i64;
+                outside |= !(0..ishape[d] as i64).contains(&i);
+                let i = ext.index(i, ishape[d] as i64);
                 at += i as usize * istrides[d];
                 w *= weights[d][k];
             }
-            t += w * coeffs[at];
+            t += w * if outside && f.mode == Mode::GridConstant {
+                f.cval
+            } else {
+                coeffs[at]
+            };
         }
         *o = t;
     }

@@ -86,7 +86,8 @@ __device__ __forceinline__ double nd_bspline(double t) {
 __device__ __forceinline__ bool nd_map_coordinate(double& c, long long n, int mode) {
   const double last = (double)(n - 1);
   if (c >= 0.0 && c <= last) return true;
-  if (!isfinite(c) || mode == 1 || mode == 6) return false;
+  if (!isfinite(c) || mode == 1) return false;
+  if (mode == 6) return true;  // samples outside read cval instead
   if (n <= 1) { c = 0.0; return true; }
   if (mode == 2) { c = c < 0.0 ? 0.0 : last; return true; }
   const double nf = (double)n;
@@ -147,13 +148,16 @@ extern "C" __global__ void cuprite_nd_interp(const double* __restrict__ coef, do
     for (long long s = 0; s < support; ++s) {
       long long r = s, at = 0;
       double w = 1.0;
+      bool out = false;
       for (int d = ND - 1; d >= 0; --d) {
         const int k = (int)(r % (ORDER + 1));
         r /= ORDER + 1;
-        at += nd_ext_index(start[d] + k, ishape.n[d], ext) * istrides.n[d];
+        const long long i = start[d] + k;
+        out = out || i < 0 || i >= ishape.n[d];
+        at += nd_ext_index(i, ishape.n[d], ext) * istrides.n[d];
         w *= wt[d][k];
       }
-      t += w * coef[at];
+      t += w * (out && mode == 6 ? cval : coef[at]);
     }
     y[q] = t;
   }
