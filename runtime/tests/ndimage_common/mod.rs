@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use cuprite as cp;
 use cp::{Array, Device};
+use cuprite as cp;
 
 pub fn fixtures() -> &'static BTreeMap<String, Array> {
     static F: OnceLock<BTreeMap<String, Array>> = OnceLock::new();
@@ -28,13 +28,18 @@ pub fn fx(key: &str) -> Array {
 }
 
 pub fn vals(a: &Array) -> Vec<f64> {
-    a.astype(cp::DType::Float64).unwrap().to_vec::<f64>().unwrap()
+    a.astype(cp::DType::Float64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
 }
 
 /// `got` has the fixture's shape and values within `tol` of its largest magnitude.
 #[track_caller]
 pub fn check(got: &Array, key: &str, tol: f64) {
-    let want = fixtures().get(key).unwrap_or_else(|| panic!("fixture {key} missing"));
+    let want = fixtures()
+        .get(key)
+        .unwrap_or_else(|| panic!("fixture {key} missing"));
     assert_eq!(got.shape(), want.shape(), "{key}: shape");
     check_vals(key, &vals(got), &vals(want), tol);
 }
@@ -42,16 +47,33 @@ pub fn check(got: &Array, key: &str, tol: f64) {
 #[track_caller]
 pub fn check_vals(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");
-    let scale = want.iter().filter(|v| v.is_finite()).fold(1e-300f64, |m, v| m.max(v.abs()));
+    let scale = want
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(1e-300f64, |m, v| m.max(v.abs()));
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let ok = if w.is_finite() { (g - w).abs() <= tol * scale } else { g == w };
-        assert!(ok, "{what}[{i}]: got {g}, want {w} (tol {tol} x {scale})\n got {got:?}\nwant {want:?}");
+        let ok = if w.is_finite() {
+            (g - w).abs() <= tol * scale
+        } else {
+            g == w
+        };
+        assert!(
+            ok,
+            "{what}[{i}]: got {g}, want {w} (tol {tol} x {scale})\n got {got:?}\nwant {want:?}"
+        );
     }
 }
 
 pub const MODES: [&str; 5] = ["reflect", "constant", "nearest", "mirror", "wrap"];
 pub const IMODES: [&str; 8] = [
-    "reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant", "grid-wrap",
+    "reflect",
+    "constant",
+    "nearest",
+    "mirror",
+    "wrap",
+    "grid-mirror",
+    "grid-constant",
+    "grid-wrap",
 ];
 
 pub fn mode(name: &str) -> cp::ndimage::Mode {
@@ -79,6 +101,12 @@ pub fn gpu_matches_cpu(what: &str, tol: f64, f: impl Fn(Device) -> cp::Result<Ar
 /// A random array of `shape` in [0, 1) on `dev` (the same values on every device).
 pub fn random(shape: &[usize], seed: u64, dev: Device) -> Array {
     let n: usize = shape.iter().product();
-    let v: Vec<f64> = crate::common::rnd(n, seed).into_iter().map(|x| 0.5 * (x + 1.0)).collect();
-    cp::from_shape_vec(shape, v, cp::Order::C).unwrap().to_device(&dev).unwrap()
+    let v: Vec<f64> = crate::common::rnd(n, seed)
+        .into_iter()
+        .map(|x| 0.5 * (x + 1.0))
+        .collect();
+    cp::from_shape_vec(shape, v, cp::Order::C)
+        .unwrap()
+        .to_device(&dev)
+        .unwrap()
 }

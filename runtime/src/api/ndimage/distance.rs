@@ -68,5 +68,9 @@ pub fn distance_transform_cdt(input: &Array, metric: &str) -> Result<Array> {
     }
     let mask = contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?;
     let be = crate::backend::on(op, input.device())?;
-    Ok(wrap(be.cdt(op, mask.view(), chessboard)?, input.shape(), DType::Int32))
+    Ok(wrap(
+        be.cdt(op, mask.view(), chessboard)?,
+        input.shape(),
+        DType::Int32,
+    ))
 }

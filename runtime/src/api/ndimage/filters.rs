@@ -83,13 +83,23 @@ fn first_origin(op: &'static str, opts: &FilterOptions) -> Result<isize> {
 
 /// One-dimensional correlation along `axis`: `out[i] = sum_k w[k] x[i + k - center]`,
 /// `center = len(w) / 2 + origin` (`scipy.ndimage.correlate1d`).
-pub fn correlate1d(input: &Array, weights: &[f64], axis: isize, opts: &FilterOptions) -> Result<Array> {
+pub fn correlate1d(
+    input: &Array,
+    weights: &[f64],
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
     let op = "ndimage.correlate1d";
     correlate1d_impl(op, input, weights, axis, first_origin(op, opts)?, opts)
 }
 
 /// One-dimensional convolution along `axis` (`scipy.ndimage.convolve1d`).
-pub fn convolve1d(input: &Array, weights: &[f64], axis: isize, opts: &FilterOptions) -> Result<Array> {
+pub fn convolve1d(
+    input: &Array,
+    weights: &[f64],
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
     let op = "ndimage.convolve1d";
     let mut w = weights.to_vec();
     w.reverse();
@@ -134,7 +144,10 @@ fn correlate_impl(
         }
     }
     // Zero taps are left out, as SciPy does.
-    let mask: Vec<f64> = w.iter().map(|v| if v.abs() > f64::EPSILON { 1.0 } else { 0.0 }).collect();
+    let mask: Vec<f64> = w
+        .iter()
+        .map(|v| if v.abs() > f64::EPSILON { 1.0 } else { 0.0 })
+        .collect();
     let (offsets, kept) = window_offsets(op, weights.shape(), &mask, &origins)?;
     let taps: Vec<f64> = kept.iter().map(|&k| w[k]).collect();
     let x = contiguous_as(input, float_dtype(input))?;
@@ -189,7 +202,11 @@ pub(crate) fn gaussian_kernel(sigma: f64, order: usize, radius: usize) -> Vec<f6
     xs.iter()
         .zip(&phi)
         .map(|(&x, &p)| {
-            let poly: f64 = q.iter().enumerate().map(|(i, c)| c * x.powi(i as i32)).sum();
+            let poly: f64 = q
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c * x.powi(i as i32))
+                .sum();
             poly * p
         })
         .collect()
@@ -199,7 +216,9 @@ fn check_sigma(op: &'static str, sigma: f64, truncate: f64) -> Result<usize> {
     if !(sigma.is_finite() && sigma >= 0.0 && truncate.is_finite() && truncate >= 0.0) {
         return Err(Error::InvalidArgument {
             op,
-            detail: format!("sigma {sigma} and truncate {truncate} must be finite and non-negative"),
+            detail: format!(
+                "sigma {sigma} and truncate {truncate} must be finite and non-negative"
+            ),
         });
     }
     Ok((truncate * sigma + 0.5) as usize)
@@ -260,12 +279,22 @@ fn gaussian_impl(
 /// Multidimensional Gaussian filter: one 1-D pass per axis with `sigma`
 /// and derivative `order` (one value for every axis or one per axis)
 /// (`scipy.ndimage.gaussian_filter`).
-pub fn gaussian_filter(input: &Array, sigma: &[f64], order: &[usize], opts: &FilterOptions) -> Result<Array> {
+pub fn gaussian_filter(
+    input: &Array,
+    sigma: &[f64],
+    order: &[usize],
+    opts: &FilterOptions,
+) -> Result<Array> {
     gaussian_impl("ndimage.gaussian_filter", input, sigma, order, opts)
 }
 
 /// One-dimensional moving average of `size` samples along `axis` (`scipy.ndimage.uniform_filter1d`).
-pub fn uniform_filter1d(input: &Array, size: usize, axis: isize, opts: &FilterOptions) -> Result<Array> {
+pub fn uniform_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
     let op = "ndimage.uniform_filter1d";
     check_input(op, input)?;
     let axis = norm_axis(op, axis, input.ndim())?;
@@ -277,7 +306,15 @@ pub fn uniform_filter1d(input: &Array, size: usize, axis: isize, opts: &FilterOp
     }
     let center = center_of(op, size, first_origin(op, opts)?)?;
     let x = contiguous_as(input, float_dtype(input))?;
-    line_pass(op, &x, axis, &vec![1.0 / size as f64; size], center, LineOp::Correlate, opts)
+    line_pass(
+        op,
+        &x,
+        axis,
+        &vec![1.0 / size as f64; size],
+        center,
+        LineOp::Correlate,
+        opts,
+    )
 }
 
 /// Multidimensional moving average over a box of `size` (one or per axis) (`scipy.ndimage.uniform_filter`).
@@ -298,7 +335,15 @@ pub fn uniform_filter(input: &Array, size: &[usize], opts: &FilterOptions) -> Re
         }
         if n > 1 {
             let center = center_of(op, n, origins[axis])?;
-            x = line_pass(op, &x, axis, &vec![1.0 / n as f64; n], center, LineOp::Correlate, opts)?;
+            x = line_pass(
+                op,
+                &x,
+                axis,
+                &vec![1.0 / n as f64; n],
+                center,
+                LineOp::Correlate,
+                opts,
+            )?;
         }
     }
     Ok(x)
@@ -326,12 +371,26 @@ fn derivative(
 
 /// Sobel derivative along `axis` (`scipy.ndimage.sobel`).
 pub fn sobel(input: &Array, axis: isize, opts: &FilterOptions) -> Result<Array> {
-    derivative("ndimage.sobel", input, axis, &[-1.0, 0.0, 1.0], &[1.0, 2.0, 1.0], opts)
+    derivative(
+        "ndimage.sobel",
+        input,
+        axis,
+        &[-1.0, 0.0, 1.0],
+        &[1.0, 2.0, 1.0],
+        opts,
+    )
 }
 
 /// Prewitt derivative along `axis` (`scipy.ndimage.prewitt`).
 pub fn prewitt(input: &Array, axis: isize, opts: &FilterOptions) -> Result<Array> {
-    derivative("ndimage.prewitt", input, axis, &[-1.0, 0.0, 1.0], &[1.0, 1.0, 1.0], opts)
+    derivative(
+        "ndimage.prewitt",
+        input,
+        axis,
+        &[-1.0, 0.0, 1.0],
+        &[1.0, 1.0, 1.0],
+        opts,
+    )
 }
 
 /// Sum over axes of `f(axis)`.
@@ -373,7 +432,11 @@ pub fn gaussian_laplace(input: &Array, sigma: &[f64], opts: &FilterOptions) -> R
 
 /// Gradient magnitude from first Gaussian derivatives along every axis
 /// (`scipy.ndimage.gaussian_gradient_magnitude`).
-pub fn gaussian_gradient_magnitude(input: &Array, sigma: &[f64], opts: &FilterOptions) -> Result<Array> {
+pub fn gaussian_gradient_magnitude(
+    input: &Array,
+    sigma: &[f64],
+    opts: &FilterOptions,
+) -> Result<Array> {
     let op = "ndimage.gaussian_gradient_magnitude";
     check_input(op, input)?;
     let nd = input.ndim();

@@ -2,7 +2,9 @@
 //! `affine_transform` and the transforms built on it (`zoom`, `shift`,
 //! `rotate`).
 
-use super::{check_input, contiguous_as, float_dtype, host_values, norm_axis, per_axis, wrap, Mode};
+use super::{
+    check_input, contiguous_as, float_dtype, host_values, norm_axis, per_axis, wrap, Mode,
+};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -66,7 +68,13 @@ fn check_order(op: &'static str, order: usize) -> Result<()> {
     Ok(())
 }
 
-fn spline_pass(op: &'static str, x: &Array, axis: usize, order: usize, mode: Mode) -> Result<Array> {
+fn spline_pass(
+    op: &'static str,
+    x: &Array,
+    axis: usize,
+    order: usize,
+    mode: Mode,
+) -> Result<Array> {
     let be = crate::backend::on(op, x.device())?;
     let s = be.spline_filter1d(op, x.view(), axis, order, mode)?;
     Ok(wrap(s, x.shape(), DType::Float64))
@@ -120,7 +128,14 @@ fn coefficients(op: &'static str, input: &Array, o: &InterpOptions) -> Result<(A
     }
     let (x, npad) = match o.mode {
         Mode::Nearest => (crate::pad(&x, 12usize, crate::PadMode::Edge)?, 12),
-        Mode::GridConstant => (crate::pad(&x, 12usize, crate::PadMode::Constant(crate::Scalar::Float(o.cval)))?, 12),
+        Mode::GridConstant => (
+            crate::pad(
+                &x,
+                12usize,
+                crate::PadMode::Constant(crate::Scalar::Float(o.cval)),
+            )?,
+            12,
+        ),
         _ => (x, 0),
     };
     let x = contiguous_as(&x, DType::Float64)?;
@@ -191,7 +206,15 @@ pub fn map_coordinates(input: &Array, coordinates: &Array, opts: &InterpOptions)
     let (c, npad) = coefficients(op, input, opts)?;
     let coords = contiguous_as(coordinates, DType::Float64)?;
     let out_shape = coordinates.shape()[1..].to_vec();
-    run(op, input, &c, npad, Coords::Array(coords.view()), &out_shape, opts)
+    run(
+        op,
+        input,
+        &c,
+        npad,
+        Coords::Array(coords.view()),
+        &out_shape,
+        opts,
+    )
 }
 
 /// The input sampled at `matrix @ o + offset` for every output index `o`
@@ -239,7 +262,12 @@ pub fn affine_transform(
         }
     };
     if off.is_none() {
-        off = Some(per_axis(op, "offset", if offset.is_empty() { &[0.0] } else { offset }, nd)?);
+        off = Some(per_axis(
+            op,
+            "offset",
+            if offset.is_empty() { &[0.0] } else { offset },
+            nd,
+        )?);
     }
     let off = off.unwrap_or_default();
     let out_shape = output_shape.map_or_else(|| input.shape().to_vec(), |s| s.to_vec());
@@ -285,7 +313,14 @@ pub fn shift(input: &Array, shift: &[f64], opts: &InterpOptions) -> Result<Array
     let nd = input.ndim();
     let s = per_axis(op, "shift", shift, nd)?;
     let off: Vec<f64> = s.iter().map(|v| -v).collect();
-    affine(op, input, &diagonal(&vec![1.0; nd]), &off, input.shape(), opts)
+    affine(
+        op,
+        input,
+        &diagonal(&vec![1.0; nd]),
+        &off,
+        input.shape(),
+        opts,
+    )
 }
 
 /// The input resized by `zoom` (one or per axis); output extent
@@ -328,14 +363,23 @@ pub fn zoom(input: &Array, zoom: &[f64], grid_mode: bool, opts: &InterpOptions) 
 
 /// The input rotated by `angle` degrees in the plane of `axes`; with
 /// `reshape` the output grows to hold the whole rotated input (`scipy.ndimage.rotate`).
-pub fn rotate(input: &Array, angle: f64, axes: (isize, isize), reshape: bool, opts: &InterpOptions) -> Result<Array> {
+pub fn rotate(
+    input: &Array,
+    angle: f64,
+    axes: (isize, isize),
+    reshape: bool,
+    opts: &InterpOptions,
+) -> Result<Array> {
     let op = "ndimage.rotate";
     check_input(op, input)?;
     let nd = input.ndim();
     if nd < 2 {
         return Err(Error::Shape {
             op,
-            detail: format!("rotate needs at least 2 dimensions, got shape {:?}", input.shape()),
+            detail: format!(
+                "rotate needs at least 2 dimensions, got shape {:?}",
+                input.shape()
+            ),
         });
     }
     let (mut a0, mut a1) = (norm_axis(op, axes.0, nd)?, norm_axis(op, axes.1, nd)?);

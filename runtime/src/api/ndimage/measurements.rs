@@ -15,7 +15,11 @@ use crate::ops::ndimage::LabelReduce;
 
 /// Offsets of the structure's elements that come before its centre in C
 /// order: each link of a component is made once, from its later element.
-pub(crate) fn earlier_neighbors(op: &'static str, structure: Option<&Array>, nd: usize) -> Result<Vec<i64>> {
+pub(crate) fn earlier_neighbors(
+    op: &'static str,
+    structure: Option<&Array>,
+    nd: usize,
+) -> Result<Vec<i64>> {
     let s = match structure {
         Some(s) => s.clone(),
         None => generate_binary_structure(nd, 1)?,
@@ -69,19 +73,36 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     let shape = input.shape().to_vec();
     let total = input.size();
     if total == 0 {
-        return Ok((crate::with_device(input.device(), || crate::zeros(shape.clone(), DType::Int32))?, 0));
+        return Ok((
+            crate::with_device(input.device(), || crate::zeros(shape.clone(), DType::Int32))?,
+            0,
+        ));
     }
     let mask = contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?;
-    let mask = if nd == 0 { mask.reshape([1usize])? } else { mask };
+    let mask = if nd == 0 {
+        mask.reshape([1usize])?
+    } else {
+        mask
+    };
     let be = crate::backend::on(op, input.device())?;
-    let roots = wrap(be.label_roots(op, mask.view(), &neighbors)?, &[total], DType::Int64);
+    let roots = wrap(
+        be.label_roots(op, mask.view(), &neighbors)?,
+        &[total],
+        DType::Int64,
+    );
     // Number the roots in C order: a running count of the elements that are their own root.
     let idx = arange_on(total, input.device())?;
     let is_root = crate::equal(&roots, &idx)?.astype(DType::Int64)?;
     let numbers = crate::cumsum(&is_root, None)?;
-    let n = numbers.take(vec![total as i64 - 1], None)?.to_vec::<i64>()?[0] as usize;
+    let n = numbers
+        .take(vec![total as i64 - 1], None)?
+        .to_vec::<i64>()?[0] as usize;
     let at = crate::maximum(&roots, 0)?;
-    let labels = crate::where_(&crate::greater_equal(&roots, 0)?, &crate::take(&numbers, &at, None)?, 0)?;
+    let labels = crate::where_(
+        &crate::greater_equal(&roots, 0)?,
+        &crate::take(&numbers, &at, None)?,
+        0,
+    )?;
     Ok((labels.astype(DType::Int32)?.reshape(shape)?, n))
 }
 
@@ -94,17 +115,31 @@ struct Groups {
     scalar: bool,
 }
 
-fn groups(op: &'static str, input: &Array, labels: Option<&Array>, index: Option<&[i64]>) -> Result<Groups> {
+fn groups(
+    op: &'static str,
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+) -> Result<Groups> {
     check_input(op, input)?;
     let dev = input.device();
     let values = contiguous_as(input, DType::Float64)?.reshape([input.size()])?;
     let (lab, bins, sel, scalar) = match (labels, index) {
-        (None, _) => (crate::zeros_like(&values)?.astype(DType::Int64)?, 1, vec![0], true),
+        (None, _) => (
+            crate::zeros_like(&values)?.astype(DType::Int64)?,
+            1,
+            vec![0],
+            true,
+        ),
         (Some(l), idx) => {
             if l.shape() != input.shape() {
                 return Err(Error::Shape {
                     op,
-                    detail: format!("labels of shape {:?} for an input of shape {:?}", l.shape(), input.shape()),
+                    detail: format!(
+                        "labels of shape {:?} for an input of shape {:?}",
+                        l.shape(),
+                        input.shape()
+                    ),
                 });
             }
             if l.device() != dev {
@@ -116,12 +151,20 @@ fn groups(op: &'static str, input: &Array, labels: Option<&Array>, index: Option
             }
             let l = contiguous_as(l, DType::Int64)?.reshape([input.size()])?;
             match idx {
-                None => (crate::greater(&l, 0)?.astype(DType::Int64)?, 2, vec![1], true),
+                None => (
+                    crate::greater(&l, 0)?.astype(DType::Int64)?,
+                    2,
+                    vec![1],
+                    true,
+                ),
                 Some(ix) => {
                     // Negative indices read a last bin no label reaches.
                     let top = ix.iter().copied().max().unwrap_or(-1).max(-1);
                     let bins = (top + 2) as usize;
-                    let sel = ix.iter().map(|&i| if i < 0 { bins as i64 - 1 } else { i }).collect();
+                    let sel = ix
+                        .iter()
+                        .map(|&i| if i < 0 { bins as i64 - 1 } else { i })
+                        .collect();
                     let l = crate::where_(&crate::greater_equal(&l, bins as i64 - 1)?, -1, &l)?;
                     (l, bins, sel, false)
                 }
@@ -166,7 +209,13 @@ impl Groups {
     }
 }
 
-fn reduce_labels(op: &'static str, input: &Array, labels: Option<&Array>, index: Option<&[i64]>, how: LabelReduce) -> Result<Array> {
+fn reduce_labels(
+    op: &'static str,
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+    how: LabelReduce,
+) -> Result<Array> {
     let g = groups(op, input, labels, index)?;
     g.pick(&g.per_bin(op, &g.values, how)?)
 }
@@ -207,7 +256,11 @@ pub fn variance(input: &Array, labels: Option<&Array>, index: Option<&[i64]>) ->
 }
 
 /// Standard deviation (population) per label (`scipy.ndimage.standard_deviation`).
-pub fn standard_deviation(input: &Array, labels: Option<&Array>, index: Option<&[i64]>) -> Result<Array> {
+pub fn standard_deviation(
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+) -> Result<Array> {
     crate::sqrt(&variance(input, labels, index)?)
 }
 
@@ -223,29 +276,62 @@ fn unravel(flat: &Array, shape: &[usize]) -> Result<Array> {
         stride *= shape[d] as i64;
     }
     for d in 0..shape.len() {
-        cols.push(crate::remainder(&crate::floor_divide(&f, strides[d])?, shape[d].max(1) as i64)?);
+        cols.push(crate::remainder(
+            &crate::floor_divide(&f, strides[d])?,
+            shape[d].max(1) as i64,
+        )?);
     }
     let refs: Vec<&Array> = cols.iter().collect();
     crate::stack(&refs, -1)
 }
 
-fn position(op: &'static str, input: &Array, labels: Option<&Array>, index: Option<&[i64]>, how: LabelReduce) -> Result<Array> {
+fn position(
+    op: &'static str,
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+    how: LabelReduce,
+) -> Result<Array> {
     let at = reduce_labels(op, input, labels, index, how)?;
     unravel(&at, input.shape())
 }
 
 /// Coordinates of the first minimum per label, `(k, ndim)` int64 (`scipy.ndimage.minimum_position`).
-pub fn minimum_position(input: &Array, labels: Option<&Array>, index: Option<&[i64]>) -> Result<Array> {
-    position("ndimage.minimum_position", input, labels, index, LabelReduce::ArgMin)
+pub fn minimum_position(
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+) -> Result<Array> {
+    position(
+        "ndimage.minimum_position",
+        input,
+        labels,
+        index,
+        LabelReduce::ArgMin,
+    )
 }
 
 /// Coordinates of the first maximum per label (`scipy.ndimage.maximum_position`).
-pub fn maximum_position(input: &Array, labels: Option<&Array>, index: Option<&[i64]>) -> Result<Array> {
-    position("ndimage.maximum_position", input, labels, index, LabelReduce::ArgMax)
+pub fn maximum_position(
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+) -> Result<Array> {
+    position(
+        "ndimage.maximum_position",
+        input,
+        labels,
+        index,
+        LabelReduce::ArgMax,
+    )
 }
 
 /// Minimum, maximum and their positions per label (`scipy.ndimage.extrema`).
-pub fn extrema(input: &Array, labels: Option<&Array>, index: Option<&[i64]>) -> Result<(Array, Array, Array, Array)> {
+pub fn extrema(
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+) -> Result<(Array, Array, Array, Array)> {
     Ok((
         minimum(input, labels, index)?,
         maximum(input, labels, index)?,
@@ -259,11 +345,16 @@ pub(crate) fn coordinate(shape: &[usize], axis: usize, device: Device) -> Result
     let total: usize = shape.iter().product();
     let inner: usize = shape[axis + 1..].iter().product();
     let i = arange_on(total, device)?;
-    crate::remainder(&crate::floor_divide(&i, inner as i64)?, shape[axis] as i64)?.astype(DType::Float64)
+    crate::remainder(&crate::floor_divide(&i, inner as i64)?, shape[axis] as i64)?
+        .astype(DType::Float64)
 }
 
 /// Centre of mass per label, `(k, ndim)` float64 (`(ndim,)` for one group) (`scipy.ndimage.center_of_mass`).
-pub fn center_of_mass(input: &Array, labels: Option<&Array>, index: Option<&[i64]>) -> Result<Array> {
+pub fn center_of_mass(
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&[i64]>,
+) -> Result<Array> {
     let op = "ndimage.center_of_mass";
     let g = groups(op, input, labels, index)?;
     let mass = g.per_bin(op, &g.values, LabelReduce::Sum)?;
@@ -298,7 +389,10 @@ pub fn histogram(
     // The bin of each value (the top edge belongs to the last bin); -1 outside.
     let scaled = crate::multiply(&crate::subtract(&g.values, min)?, bins as f64 / (max - min))?;
     let b = crate::minimum(&crate::floor(&scaled)?, (bins - 1) as f64)?.astype(DType::Int64)?;
-    let inside = crate::logical_and(&crate::greater_equal(&g.values, min)?, &crate::less_equal(&g.values, max)?)?;
+    let inside = crate::logical_and(
+        &crate::greater_equal(&g.values, min)?,
+        &crate::less_equal(&g.values, max)?,
+    )?;
     let inside = crate::logical_and(&inside, &crate::greater_equal(&g.labels, 0)?)?;
     let key = crate::add(&crate::multiply(&g.labels, bins as i64)?, &b)?;
     let key = crate::where_(&inside, &key, -1)?;
@@ -344,8 +438,16 @@ pub fn find_objects(input: &Array, max_label: usize) -> Result<Vec<Option<Vec<Ra
     let mut hi = Vec::new();
     for axis in 0..input.ndim() {
         let c = coordinate(input.shape(), axis, input.device())?;
-        let a = wrap(be.label_reduce(op, c.view(), lab.view(), bins, LabelReduce::Min)?, &[bins], DType::Float64);
-        let b = wrap(be.label_reduce(op, c.view(), lab.view(), bins, LabelReduce::Max)?, &[bins], DType::Float64);
+        let a = wrap(
+            be.label_reduce(op, c.view(), lab.view(), bins, LabelReduce::Min)?,
+            &[bins],
+            DType::Float64,
+        );
+        let b = wrap(
+            be.label_reduce(op, c.view(), lab.view(), bins, LabelReduce::Max)?,
+            &[bins],
+            DType::Float64,
+        );
         lo.push(a.to_vec::<f64>()?);
         hi.push(b.to_vec::<f64>()?);
     }
@@ -354,7 +456,11 @@ pub fn find_objects(input: &Array, max_label: usize) -> Result<Vec<Option<Vec<Ra
             if input.ndim() == 0 || !lo[0][l].is_finite() {
                 return None;
             }
-            Some((0..input.ndim()).map(|d| lo[d][l] as usize..hi[d][l] as usize + 1).collect())
+            Some(
+                (0..input.ndim())
+                    .map(|d| lo[d][l] as usize..hi[d][l] as usize + 1)
+                    .collect(),
+            )
         })
         .collect())
 }

@@ -165,7 +165,10 @@ pub(crate) fn check_input(op: &'static str, x: &Array) -> Result<()> {
     if x.ndim() > MAX_NDIM {
         return Err(Error::Shape {
             op,
-            detail: format!("an input of {} dimensions; at most {MAX_NDIM} are supported", x.ndim()),
+            detail: format!(
+                "an input of {} dimensions; at most {MAX_NDIM} are supported",
+                x.ndim()
+            ),
         });
     }
     if x.dtype().is_complex() {
@@ -182,11 +185,7 @@ pub(crate) fn norm_axis(op: &'static str, axis: isize, ndim: usize) -> Result<us
     let n = ndim as isize;
     let a = if axis < 0 { axis + n } else { axis };
     if a < 0 || a >= n {
-        return Err(Error::Axis {
-            op,
-            axis,
-            ndim,
-        });
+        return Err(Error::Axis { op, axis, ndim });
     }
     Ok(a as usize)
 }
@@ -215,7 +214,9 @@ pub(crate) fn wrap(s: Storage, shape: &[usize], dt: DType) -> Array {
 
 /// A small parameter array (weights, footprint, structure) read to the host as f64.
 pub(crate) fn host_values(x: &Array) -> Result<Vec<f64>> {
-    x.astype(DType::Float64)?.to_device(&crate::Device::Cpu)?.to_vec::<f64>()
+    x.astype(DType::Float64)?
+        .to_device(&crate::Device::Cpu)?
+        .to_vec::<f64>()
 }
 
 /// The offsets (ndim each) of the non-zero elements of a window of

@@ -15,7 +15,10 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
     if rank > crate::ops::ndimage::MAX_NDIM {
         return Err(Error::InvalidArgument {
             op,
-            detail: format!("rank {rank}; at most {} is supported", crate::ops::ndimage::MAX_NDIM),
+            detail: format!(
+                "rank {rank}; at most {} is supported",
+                crate::ops::ndimage::MAX_NDIM
+            ),
         });
     }
     let n = 3usize.pow(rank as u32);
@@ -45,7 +48,10 @@ pub fn iterate_structure(structure: &Array, iterations: usize) -> Result<Array> 
         return structure.astype(DType::Bool);
     }
     let ni = iterations as i64;
-    let new_shape: Vec<usize> = shape.iter().map(|&s| s + (iterations - 1) * (s - 1)).collect();
+    let new_shape: Vec<usize> = shape
+        .iter()
+        .map(|&s| s + (iterations - 1) * (s - 1))
+        .collect();
     let total: usize = new_shape.iter().product();
     let mut out = vec![false; total];
     // Minkowski sum of the element's offsets, `iterations` times.
@@ -95,7 +101,10 @@ pub(crate) fn structure_values(op: &'static str, s: &Array, nd: usize) -> Result
     if s.ndim() != nd {
         return Err(Error::Shape {
             op,
-            detail: format!("structure of shape {:?} for an input of rank {nd}; they need the same rank", s.shape()),
+            detail: format!(
+                "structure of shape {:?} for an input of rank {nd}; they need the same rank",
+                s.shape()
+            ),
         });
     }
     host_values(s)
@@ -149,7 +158,13 @@ impl BinaryOptions {
 }
 
 /// One erosion (`dilate == false`) or dilation step over the taps.
-fn binary_step(op: &'static str, x: &Array, offsets: &[i64], dilate: bool, border: bool) -> Result<Array> {
+fn binary_step(
+    op: &'static str,
+    x: &Array,
+    offsets: &[i64],
+    dilate: bool,
+    border: bool,
+) -> Result<Array> {
     let be = crate::backend::on(op, x.device())?;
     let taps = offsets.len() / x.ndim().max(1);
     let win = Window {
@@ -251,7 +266,13 @@ pub fn binary_fill_holes(input: &Array, structure: Option<&Array>) -> Result<Arr
     let b = border;
     let be = crate::backend::on(op, input.device())?;
     let on_border = wrap(
-        be.label_reduce(op, b.view(), lab.view(), n + 1, crate::ops::ndimage::LabelReduce::Max)?,
+        be.label_reduce(
+            op,
+            b.view(),
+            lab.view(),
+            n + 1,
+            crate::ops::ndimage::LabelReduce::Max,
+        )?,
         &[n + 1],
         DType::Float64,
     );
@@ -261,7 +282,14 @@ pub fn binary_fill_holes(input: &Array, structure: Option<&Array>) -> Result<Arr
     crate::logical_not(&keep_bg.reshape(input.shape().to_vec())?)
 }
 
-fn grey(op: &'static str, input: &Array, footprint: Footprint, structure: Option<&Array>, opts: &FilterOptions, dilate: bool) -> Result<Array> {
+fn grey(
+    op: &'static str,
+    input: &Array,
+    footprint: Footprint,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+    dilate: bool,
+) -> Result<Array> {
     check_input(op, input)?;
     let nd = input.ndim();
     let mut o = opts.clone();
@@ -285,7 +313,14 @@ fn grey(op: &'static str, input: &Array, footprint: Footprint, structure: Option
             .collect();
     }
     let Footprint::Mask(m) = &fp else {
-        return rank_impl(op, input, &fp, |n| Ok(if dilate { n - 1 } else { 0 }), None, &o);
+        return rank_impl(
+            op,
+            input,
+            &fp,
+            |n| Ok(if dilate { n - 1 } else { 0 }),
+            None,
+            &o,
+        );
     };
     let mut mask = host_values(m)?;
     let mut add = add;
@@ -297,34 +332,93 @@ fn grey(op: &'static str, input: &Array, footprint: Footprint, structure: Option
     }
     let sign = if dilate { 1.0 } else { -1.0 };
     let kept_add: Option<Vec<f64>> = add.map(|a| {
-        a.iter().zip(&mask).filter(|(_, &m)| m != 0.0).map(|(v, _)| sign * v).collect()
+        a.iter()
+            .zip(&mask)
+            .filter(|(_, &m)| m != 0.0)
+            .map(|(v, _)| sign * v)
+            .collect()
     });
     let fp2 = Footprint::Mask(crate::asarray_on(mask, crate::Device::Cpu)?.reshape(shape)?);
-    rank_impl(op, input, &fp2, |n| Ok(if dilate { n - 1 } else { 0 }), kept_add.as_deref(), &o)
+    rank_impl(
+        op,
+        input,
+        &fp2,
+        |n| Ok(if dilate { n - 1 } else { 0 }),
+        kept_add.as_deref(),
+        &o,
+    )
 }
 
 /// Grey-scale erosion: the minimum over the footprint (minus `structure`)
 /// (`scipy.ndimage.grey_erosion`).
-pub fn grey_erosion(input: &Array, footprint: impl Into<Footprint>, structure: Option<&Array>, opts: &FilterOptions) -> Result<Array> {
-    grey("ndimage.grey_erosion", input, footprint.into(), structure, opts, false)
+pub fn grey_erosion(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    grey(
+        "ndimage.grey_erosion",
+        input,
+        footprint.into(),
+        structure,
+        opts,
+        false,
+    )
 }
 
 /// Grey-scale dilation: the maximum over the reflected footprint (plus
 /// the reflected `structure`) (`scipy.ndimage.grey_dilation`).
-pub fn grey_dilation(input: &Array, footprint: impl Into<Footprint>, structure: Option<&Array>, opts: &FilterOptions) -> Result<Array> {
-    grey("ndimage.grey_dilation", input, footprint.into(), structure, opts, true)
+pub fn grey_dilation(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    grey(
+        "ndimage.grey_dilation",
+        input,
+        footprint.into(),
+        structure,
+        opts,
+        true,
+    )
 }
 
 /// Grey erosion then dilation (`scipy.ndimage.grey_opening`).
-pub fn grey_opening(input: &Array, footprint: impl Into<Footprint>, structure: Option<&Array>, opts: &FilterOptions) -> Result<Array> {
+pub fn grey_opening(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
     let fp = footprint.into();
-    let e = grey("ndimage.grey_opening", input, fp.clone(), structure, opts, false)?;
+    let e = grey(
+        "ndimage.grey_opening",
+        input,
+        fp.clone(),
+        structure,
+        opts,
+        false,
+    )?;
     grey("ndimage.grey_opening", &e, fp, structure, opts, true)
 }
 
 /// Grey dilation then erosion (`scipy.ndimage.grey_closing`).
-pub fn grey_closing(input: &Array, footprint: impl Into<Footprint>, structure: Option<&Array>, opts: &FilterOptions) -> Result<Array> {
+pub fn grey_closing(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
     let fp = footprint.into();
-    let d = grey("ndimage.grey_closing", input, fp.clone(), structure, opts, true)?;
+    let d = grey(
+        "ndimage.grey_closing",
+        input,
+        fp.clone(),
+        structure,
+        opts,
+        true,
+    )?;
     grey("ndimage.grey_closing", &d, fp, structure, opts, false)
 }

@@ -2,7 +2,10 @@
 //! filters over a box (`size`) or a footprint.
 
 use super::filters::{center_of, line_pass};
-use super::{check_input, contiguous_as, host_values, norm_axis, per_axis, window_offsets, wrap, FilterOptions, Footprint};
+use super::{
+    check_input, contiguous_as, host_values, norm_axis, per_axis, window_offsets, wrap,
+    FilterOptions, Footprint,
+};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -109,34 +112,79 @@ pub(crate) fn rank_impl(
 }
 
 /// Minimum over each window (`scipy.ndimage.minimum_filter`).
-pub fn minimum_filter(input: &Array, footprint: impl Into<Footprint>, opts: &FilterOptions) -> Result<Array> {
-    rank_impl("ndimage.minimum_filter", input, &footprint.into(), |_| Ok(0), None, opts)
+pub fn minimum_filter(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    rank_impl(
+        "ndimage.minimum_filter",
+        input,
+        &footprint.into(),
+        |_| Ok(0),
+        None,
+        opts,
+    )
 }
 
 /// Maximum over each window (`scipy.ndimage.maximum_filter`).
-pub fn maximum_filter(input: &Array, footprint: impl Into<Footprint>, opts: &FilterOptions) -> Result<Array> {
-    rank_impl("ndimage.maximum_filter", input, &footprint.into(), |n| Ok(n - 1), None, opts)
+pub fn maximum_filter(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    rank_impl(
+        "ndimage.maximum_filter",
+        input,
+        &footprint.into(),
+        |n| Ok(n - 1),
+        None,
+        opts,
+    )
 }
 
 /// Median over each window (`scipy.ndimage.median_filter`).
-pub fn median_filter(input: &Array, footprint: impl Into<Footprint>, opts: &FilterOptions) -> Result<Array> {
-    rank_impl("ndimage.median_filter", input, &footprint.into(), |n| Ok(n / 2), None, opts)
+pub fn median_filter(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    rank_impl(
+        "ndimage.median_filter",
+        input,
+        &footprint.into(),
+        |n| Ok(n / 2),
+        None,
+        opts,
+    )
 }
 
 /// The `rank`-th smallest over each window; negative counts from the
 /// largest (`scipy.ndimage.rank_filter`).
-pub fn rank_filter(input: &Array, rank: isize, footprint: impl Into<Footprint>, opts: &FilterOptions) -> Result<Array> {
+pub fn rank_filter(
+    input: &Array,
+    rank: isize,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
     let op = "ndimage.rank_filter";
-    rank_impl(op, input, &footprint.into(), |n| {
-        let r = if rank < 0 { rank + n as isize } else { rank };
-        if r < 0 || r >= n as isize {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!("rank {rank} is outside a window of {n} elements"),
-            });
-        }
-        Ok(r as usize)
-    }, None, opts)
+    rank_impl(
+        op,
+        input,
+        &footprint.into(),
+        |n| {
+            let r = if rank < 0 { rank + n as isize } else { rank };
+            if r < 0 || r >= n as isize {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("rank {rank} is outside a window of {n} elements"),
+                });
+            }
+            Ok(r as usize)
+        },
+        None,
+        opts,
+    )
 }
 
 /// The `percentile` (0-100; negative counts from 100) of each window (`scipy.ndimage.percentile_filter`).
@@ -147,20 +195,38 @@ pub fn percentile_filter(
     opts: &FilterOptions,
 ) -> Result<Array> {
     let op = "ndimage.percentile_filter";
-    rank_impl(op, input, &footprint.into(), |n| {
-        let p = if percentile < 0.0 { percentile + 100.0 } else { percentile };
-        if !(0.0..=100.0).contains(&p) {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!("percentile {percentile} is outside [-100, 100]"),
-            });
-        }
-        let r = (n as f64 * p / 100.0) as usize;
-        Ok(if r == n { n - 1 } else { r })
-    }, None, opts)
+    rank_impl(
+        op,
+        input,
+        &footprint.into(),
+        |n| {
+            let p = if percentile < 0.0 {
+                percentile + 100.0
+            } else {
+                percentile
+            };
+            if !(0.0..=100.0).contains(&p) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("percentile {percentile} is outside [-100, 100]"),
+                });
+            }
+            let r = (n as f64 * p / 100.0) as usize;
+            Ok(if r == n { n - 1 } else { r })
+        },
+        None,
+        opts,
+    )
 }
 
-fn minmax1d(op: &'static str, input: &Array, size: usize, axis: isize, how: LineOp, opts: &FilterOptions) -> Result<Array> {
+fn minmax1d(
+    op: &'static str,
+    input: &Array,
+    size: usize,
+    axis: isize,
+    how: LineOp,
+    opts: &FilterOptions,
+) -> Result<Array> {
     check_input(op, input)?;
     let axis = norm_axis(op, axis, input.ndim())?;
     if size == 0 {
@@ -180,15 +246,42 @@ fn minmax1d(op: &'static str, input: &Array, size: usize, axis: isize, how: Line
     };
     let c = center_of(op, size, origin)?;
     let x = contiguous_as(input, order_dtype(input))?;
-    restore(line_pass(op, &x, axis, &vec![0.0; size], c, how, opts)?, input)
+    restore(
+        line_pass(op, &x, axis, &vec![0.0; size], c, how, opts)?,
+        input,
+    )
 }
 
 /// Minimum over `size` samples along `axis` (`scipy.ndimage.minimum_filter1d`).
-pub fn minimum_filter1d(input: &Array, size: usize, axis: isize, opts: &FilterOptions) -> Result<Array> {
-    minmax1d("ndimage.minimum_filter1d", input, size, axis, LineOp::Min, opts)
+pub fn minimum_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    minmax1d(
+        "ndimage.minimum_filter1d",
+        input,
+        size,
+        axis,
+        LineOp::Min,
+        opts,
+    )
 }
 
 /// Maximum over `size` samples along `axis` (`scipy.ndimage.maximum_filter1d`).
-pub fn maximum_filter1d(input: &Array, size: usize, axis: isize, opts: &FilterOptions) -> Result<Array> {
-    minmax1d("ndimage.maximum_filter1d", input, size, axis, LineOp::Max, opts)
+pub fn maximum_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    minmax1d(
+        "ndimage.maximum_filter1d",
+        input,
+        size,
+        axis,
+        LineOp::Max,
+        opts,
+    )
 }

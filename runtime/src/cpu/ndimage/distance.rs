@@ -7,7 +7,14 @@ use super::filters::around;
 /// The lower envelope pass over one line: `f` squared distances in, for
 /// each position the squared distance and the position of the parabola
 /// that attains it; `w` is the squared spacing.
-pub(crate) fn envelope(f: &[f64], w: f64, d: &mut [f64], arg: &mut [usize], v: &mut [usize], z: &mut [f64]) {
+pub(crate) fn envelope(
+    f: &[f64],
+    w: f64,
+    d: &mut [f64],
+    arg: &mut [usize],
+    v: &mut [usize],
+    z: &mut [f64],
+) {
     let n = f.len();
     let mut k = 0usize;
     let mut first = None;
@@ -62,10 +69,18 @@ pub(crate) fn envelope(f: &[f64], w: f64, d: &mut [f64], arg: &mut [usize], v: &
 }
 
 /// Squared distances and, when asked, nearest-zero coordinates, of the mask `x`.
-pub(super) fn edt(x: &[u8], shape: &[usize], sampling: &[f64], indices: bool) -> (Vec<f64>, Option<Vec<i64>>) {
+pub(super) fn edt(
+    x: &[u8],
+    shape: &[usize],
+    sampling: &[f64],
+    indices: bool,
+) -> (Vec<f64>, Option<Vec<i64>>) {
     let nd = shape.len();
     let total = x.len();
-    let mut dist: Vec<f64> = x.iter().map(|&m| if m != 0 { f64::INFINITY } else { 0.0 }).collect();
+    let mut dist: Vec<f64> = x
+        .iter()
+        .map(|&m| if m != 0 { f64::INFINITY } else { 0.0 })
+        .collect();
     // feat[d * total + i]: coordinate d of the zero element nearest to i so far.
     let mut feat: Vec<i64> = if indices {
         let strides = super::filters::c_strides(shape);
@@ -133,7 +148,9 @@ pub(super) fn cdt(x: &[u8], shape: &[usize], chessboard: bool) -> Vec<i32> {
             }
         }
     }
-    dist.into_iter().map(|d| if d >= FAR { -1 } else { d as i32 }).collect()
+    dist.into_iter()
+        .map(|d| if d >= FAR { -1 } else { d as i32 })
+        .collect()
 }
 
 /// `min_j max(|k - j|, f[j])` (chessboard) or `min_j |k - j| + f[j]`,
@@ -142,8 +159,15 @@ pub(crate) fn line_min(f: &[i64], k: usize, chessboard: bool) -> i64 {
     let mut best = f[k];
     let mut r = 1usize;
     while (r as i64) < best && (r <= k || k + r < f.len()) {
-        for j in [k.checked_sub(r), Some(k + r).filter(|&j| j < f.len())].into_iter().flatten() {
-            let c = if chessboard { f[j].max(r as i64) } else { f[j] + r as i64 };
+        for j in [k.checked_sub(r), Some(k + r).filter(|&j| j < f.len())]
+            .into_iter()
+            .flatten()
+        {
+            let c = if chessboard {
+                f[j].max(r as i64)
+            } else {
+                f[j] + r as i64
+            };
             best = best.min(c);
         }
         r += 1;

@@ -74,7 +74,12 @@ pub(super) fn line_filter(x: &[f64], shape: &[usize], f: &LineFilter<'_>) -> Vec
 
 /// Calls `f(flat index, window values)` for every element of `x`, the
 /// window read through `w`'s taps.
-pub(super) fn windows(x: &[f64], shape: &[usize], w: &Window<'_>, mut f: impl FnMut(usize, &[f64])) {
+pub(super) fn windows(
+    x: &[f64],
+    shape: &[usize],
+    w: &Window<'_>,
+    mut f: impl FnMut(usize, &[f64]),
+) {
     let nd = shape.len();
     let taps = w.taps(nd);
     let strides = c_strides(shape);

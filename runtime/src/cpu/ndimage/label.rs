@@ -59,7 +59,12 @@ pub(super) fn label_roots(mask: &[u8], shape: &[usize], neighbors: &[i64]) -> Ve
 }
 
 /// The reduction `how` of `values` per label in `0..bins`.
-pub(super) fn label_reduce(values: &[f64], labels: &[i64], bins: usize, how: LabelReduce) -> Vec<f64> {
+pub(super) fn label_reduce(
+    values: &[f64],
+    labels: &[i64],
+    bins: usize,
+    how: LabelReduce,
+) -> Vec<f64> {
     let init = match how {
         LabelReduce::Sum => 0.0,
         LabelReduce::Min => f64::INFINITY,
@@ -79,7 +84,11 @@ pub(super) fn label_reduce(values: &[f64], labels: &[i64], bins: usize, how: Lab
             LabelReduce::Max => *o = o.max(v),
             LabelReduce::ArgMin | LabelReduce::ArgMax => {
                 let b = &mut best[l as usize];
-                let better = if how == LabelReduce::ArgMin { v < *b } else { v > *b };
+                let better = if how == LabelReduce::ArgMin {
+                    v < *b
+                } else {
+                    v > *b
+                };
                 if *o < 0.0 || better {
                     *b = v;
                     *o = i as f64;

@@ -68,6 +68,13 @@ extern "C" __global__ void cuprite_nd_correlate(const T* __restrict__ x, T* __re
   }
 }
 
+// Small windows are unrolled so that their values stay in registers.
+#if @N@ <= 49
+#define ND_UNROLL _Pragma("unroll")
+#else
+#define ND_UNROLL
+#endif
+
 // The rank-th smallest of each window of @N@ taps (plus add[t] when given).
 extern "C" __global__ void cuprite_nd_rank(const T* __restrict__ x, T* __restrict__ y,
     const long long* __restrict__ off, const double* __restrict__ add, int nd,
@@ -77,6 +84,7 @@ extern "C" __global__ void cuprite_nd_rank(const T* __restrict__ x, T* __restric
     long long c[ND_MAX];
     nd_unravel(i, nd, shape, c);
     double v[@N@];
+    ND_UNROLL
     for (int t = 0; t < @N@; ++t) {
       const long long at = nd_tap(c, off, t, nd, shape, strides, mode);
       v[t] = (at < 0 ? cval : (double)x[at]) + (add ? add[t] : 0.0);
@@ -84,11 +92,25 @@ extern "C" __global__ void cuprite_nd_rank(const T* __restrict__ x, T* __restric
     double r;
     if (rank == 0) {
       r = v[0];
+      ND_UNROLL
       for (int t = 1; t < @N@; ++t) r = v[t] < r ? v[t] : r;
     } else if (rank == @N@ - 1) {
       r = v[0];
+      ND_UNROLL
       for (int t = 1; t < @N@; ++t) r = v[t] > r ? v[t] : r;
     } else {
+#if @N@ <= 49
+      // Small windows: the element with exactly `rank` smaller ones (ties
+      // counted), by comparisons alone, so v stays in registers.
+      r = v[0];
+#pragma unroll
+      for (int a = 0; a < @N@; ++a) {
+        int below = 0, at_most = 0;
+#pragma unroll
+        for (int b = 0; b < @N@; ++b) { below += v[b] < v[a]; at_most += v[b] <= v[a]; }
+        if (below <= rank && rank < at_most) r = v[a];
+      }
+#else
       // Hoare's selection in place.
       int lo = 0, hi = @N@ - 1;
       while (lo < hi) {
@@ -102,6 +124,7 @@ extern "C" __global__ void cuprite_nd_rank(const T* __restrict__ x, T* __restric
         if (rank <= b) hi = b; else if (rank >= a) lo = a; else break;
       }
       r = v[rank];
+#endif
     }
     y[i] = (T)r;
   }

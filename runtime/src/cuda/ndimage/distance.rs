@@ -69,9 +69,20 @@ pub(super) fn edt(
         }
     };
     let mut a = KernelArgs::new();
-    a.push(ptr(op, x)?).push(d[0].ptr(op)?).push(fptr(&feat, 0)?).push(nd as i32);
-    a.push(shape_arg(shape.iter().map(|&v| v as i64))).push(total as i64);
-    launch(s, "nd_edt_init", func(s, "cuprite_nd_edt_init")?, config(s, total), &stream, &mut a)?;
+    a.push(ptr(op, x)?)
+        .push(d[0].ptr(op)?)
+        .push(fptr(&feat, 0)?)
+        .push(nd as i32);
+    a.push(shape_arg(shape.iter().map(|&v| v as i64)))
+        .push(total as i64);
+    launch(
+        s,
+        "nd_edt_init",
+        func(s, "cuprite_nd_edt_init")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
     let longest = shape.iter().copied().max().unwrap_or(1);
     let most_lines = shape.iter().map(|&n| total / n.max(1)).max().unwrap_or(1);
     let v = Buffer::new(op, ordinal, DType::Int64, &[longest * most_lines])?;
@@ -85,21 +96,43 @@ pub(super) fn edt(
         a.push(d[cur].ptr(op)?).push(d[1 - cur].ptr(op)?);
         a.push(fptr(&feat, cur)?).push(fptr(&feat, 1 - cur)?);
         a.push(v.ptr(op)?).push(z.ptr(op)?);
-        a.push(nd as i32).push(lines as i64).push(n as i64).push(inner as i64);
+        a.push(nd as i32)
+            .push(lines as i64)
+            .push(n as i64)
+            .push(inner as i64);
         a.push(total as i64).push(w);
-        launch(s, "nd_edt_pass", func(s, "cuprite_nd_edt_pass")?, config(s, lines), &stream, &mut a)?;
+        launch(
+            s,
+            "nd_edt_pass",
+            func(s, "cuprite_nd_edt_pass")?,
+            config(s, lines),
+            &stream,
+            &mut a,
+        )?;
         cur = 1 - cur;
     }
     let mut a = KernelArgs::new();
     a.push(d[cur].ptr(op)?).push(total as i64);
-    launch(s, "nd_sqrt", func(s, "cuprite_nd_sqrt")?, config(s, total), &stream, &mut a)?;
+    launch(
+        s,
+        "nd_sqrt",
+        func(s, "cuprite_nd_sqrt")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
     let [d0, d1] = d;
     let dist = if cur == 0 { d0 } else { d1 };
     let feat = feat.map(|[f0, f1]| if cur == 0 { f0 } else { f1 });
     Ok((dist.storage, feat.map(|f| f.storage)))
 }
 
-pub(super) fn cdt(op: &'static str, ordinal: usize, x: View<'_>, chessboard: bool) -> Result<Storage> {
+pub(super) fn cdt(
+    op: &'static str,
+    ordinal: usize,
+    x: View<'_>,
+    chessboard: bool,
+) -> Result<Storage> {
     let s = session_of(op, x)?;
     let shape = x.shape();
     let total = x.layout.size();
@@ -114,19 +147,45 @@ pub(super) fn cdt(op: &'static str, ordinal: usize, x: View<'_>, chessboard: boo
     let stream = current_stream();
     let mut a = KernelArgs::new();
     a.push(ptr(op, x)?).push(d[0].ptr(op)?).push(total as i64);
-    launch(s, "nd_cdt_init", func(s, "cuprite_nd_cdt_init")?, config(s, total), &stream, &mut a)?;
+    launch(
+        s,
+        "nd_cdt_init",
+        func(s, "cuprite_nd_cdt_init")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
     let mut cur = 0;
     for axis in 0..shape.len() {
         let (_, n, inner) = around(shape, axis);
         let mut a = KernelArgs::new();
         a.push(d[cur].ptr(op)?).push(d[1 - cur].ptr(op)?);
-        a.push(n as i64).push(inner as i64).push(total as i64).push(chessboard as i32);
-        launch(s, "nd_cdt_pass", func(s, "cuprite_nd_cdt_pass")?, config(s, total), &stream, &mut a)?;
+        a.push(n as i64)
+            .push(inner as i64)
+            .push(total as i64)
+            .push(chessboard as i32);
+        launch(
+            s,
+            "nd_cdt_pass",
+            func(s, "cuprite_nd_cdt_pass")?,
+            config(s, total),
+            &stream,
+            &mut a,
+        )?;
         cur = 1 - cur;
     }
     let mut a = KernelArgs::new();
-    a.push(d[cur].ptr(op)?).push(out.ptr(op)?).push(total as i64);
-    launch(s, "nd_cdt_finish", func(s, "cuprite_nd_cdt_finish")?, config(s, total), &stream, &mut a)?;
+    a.push(d[cur].ptr(op)?)
+        .push(out.ptr(op)?)
+        .push(total as i64);
+    launch(
+        s,
+        "nd_cdt_finish",
+        func(s, "cuprite_nd_cdt_finish")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 

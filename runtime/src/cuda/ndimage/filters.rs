@@ -22,8 +22,14 @@ pub(crate) const MAX_RANK_WINDOW: usize = 1024;
 pub(crate) fn filters_source(dt: DType, n: usize, op: LineOp) -> String {
     let (init, combine) = match op {
         LineOp::Correlate => ("0.0", "acc = fma(wk, v, acc)"),
-        LineOp::Min => ("__longlong_as_double(0x7ff0000000000000LL)", "acc = v < acc ? v : acc"),
-        LineOp::Max => ("-__longlong_as_double(0x7ff0000000000000LL)", "acc = v > acc ? v : acc"),
+        LineOp::Min => (
+            "__longlong_as_double(0x7ff0000000000000LL)",
+            "acc = v < acc ? v : acc",
+        ),
+        LineOp::Max => (
+            "-__longlong_as_double(0x7ff0000000000000LL)",
+            "acc = v > acc ? v : acc",
+        ),
     };
     source(
         FILTERS,
@@ -54,14 +60,28 @@ pub(super) fn line_filter(
     let n = shape[f.axis];
     let inner: usize = shape[f.axis + 1..].iter().product();
     let w = Buffer::from_host(op, ordinal, f.weights)?;
-    let func = kernel(s, key(("nd_filters", dt, 1usize, f.op)), "nd_filters", "cuprite_nd_line", || {
-        filters_source(dt, 1, f.op)
-    })?;
+    let func = kernel(
+        s,
+        key(("nd_filters", dt, 1usize, f.op)),
+        "nd_filters",
+        "cuprite_nd_line",
+        || filters_source(dt, 1, f.op),
+    )?;
     let mut a = KernelArgs::new();
     a.push(ptr(op, x)?).push(out.ptr(op)?).push(w.ptr(op)?);
-    a.push(f.weights.len() as i32).push(f.center).push(n as i64).push(inner as i64);
+    a.push(f.weights.len() as i32)
+        .push(f.center)
+        .push(n as i64)
+        .push(inner as i64);
     a.push(total as i64).push(f.mode.code()).push(f.cval);
-    launch(s, "nd_line", func, config(s, total), &current_stream(), &mut a)?;
+    launch(
+        s,
+        "nd_line",
+        func,
+        config(s, total),
+        &current_stream(),
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 
@@ -90,12 +110,22 @@ pub(super) fn correlate(
         || filters_source(dt, 1, LineOp::Correlate),
     )?;
     let mut a = KernelArgs::new();
-    a.push(ptr(op, x)?).push(out.ptr(op)?).push(offs.ptr(op)?).push(wb.ptr(op)?);
+    a.push(ptr(op, x)?)
+        .push(out.ptr(op)?)
+        .push(offs.ptr(op)?)
+        .push(wb.ptr(op)?);
     a.push(taps as i32).push(x.ndim() as i32);
     a.push(shape_arg(x.shape().iter().map(|&d| d as i64)))
         .push(strides_arg(x.shape()));
     a.push(total as i64).push(w.mode.code()).push(w.cval);
-    launch(s, "nd_correlate", func, config(s, total), &current_stream(), &mut a)?;
+    launch(
+        s,
+        "nd_correlate",
+        func,
+        config(s, total),
+        &current_stream(),
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 
@@ -141,8 +171,18 @@ pub(super) fn rank_filter(
     a.push(x.ndim() as i32);
     a.push(shape_arg(x.shape().iter().map(|&d| d as i64)))
         .push(strides_arg(x.shape()));
-    a.push(total as i64).push(w.mode.code()).push(w.cval).push(rank as i32);
-    launch(s, "nd_rank", func, config(s, total), &current_stream(), &mut a)?;
+    a.push(total as i64)
+        .push(w.mode.code())
+        .push(w.cval)
+        .push(rank as i32);
+    launch(
+        s,
+        "nd_rank",
+        func,
+        config(s, total),
+        &current_stream(),
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 
@@ -153,7 +193,12 @@ mod tests {
     #[test]
     fn kernels_compile() {
         for dt in [DType::Float32, DType::Float64, DType::UInt8, DType::Int64] {
-            for (n, lop) in [(1, LineOp::Correlate), (9, LineOp::Min), (25, LineOp::Max)] {
+            for (n, lop) in [
+                (1, LineOp::Correlate),
+                (9, LineOp::Min),
+                (25, LineOp::Max),
+                (100, LineOp::Correlate),
+            ] {
                 let src = filters_source(dt, n, lop);
                 assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
                 crate::cuda::gen::helpers::dump_source(&format!("nd_filters_{dt}_{n}"), &src);

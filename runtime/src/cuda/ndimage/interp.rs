@@ -2,6 +2,7 @@
 //! (`kernels/ndimage_interp.cu`).
 
 use super::{config, shape_arg, source, strides_arg};
+use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
@@ -9,7 +10,6 @@ use crate::cuda::gen::helpers::{kernel, key, ptr};
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{session_of, Buffer};
-use crate::core::dtype::DType;
 use crate::ops::ndimage::{poles, Coords, Extension, Interp, Mode};
 
 const INTERP: &str = include_str!("../kernels/ndimage_interp.cu");
@@ -50,16 +50,28 @@ pub(super) fn spline_filter1d(
     let lines = total / n;
     let zs = poles(order);
     let gain: f64 = zs.iter().map(|z| (1.0 - z) * (1.0 - 1.0 / z)).product();
-    let func = kernel(s, key(("nd_interp", 1usize, 0usize)), "nd_interp", "cuprite_nd_spline_lines", || {
-        interp_source(1, 0)
-    })?;
+    let func = kernel(
+        s,
+        key(("nd_interp", 1usize, 0usize)),
+        "nd_interp",
+        "cuprite_nd_spline_lines",
+        || interp_source(1, 0),
+    )?;
     let mut a = KernelArgs::new();
     a.push(ptr(op, x)?).push(out.ptr(op)?);
     a.push(lines as i64).push(n as i64).push(inner as i64);
     a.push(ext_code(mode)).push(zs.len() as i32);
-    a.push(zs.first().copied().unwrap_or(0.0)).push(zs.get(1).copied().unwrap_or(0.0));
+    a.push(zs.first().copied().unwrap_or(0.0))
+        .push(zs.get(1).copied().unwrap_or(0.0));
     a.push(gain);
-    launch(s, "nd_spline_lines", func, config(s, lines), &current_stream(), &mut a)?;
+    launch(
+        s,
+        "nd_spline_lines",
+        func,
+        config(s, lines),
+        &current_stream(),
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 
@@ -71,9 +83,13 @@ pub(super) fn interpolate(op: &'static str, ordinal: usize, f: &Interp<'_>) -> R
         return Ok(out.storage);
     }
     let nd = f.coeffs.ndim();
-    let func = kernel(s, key(("nd_interp", nd, f.order)), "nd_interp", "cuprite_nd_interp", || {
-        interp_source(nd, f.order)
-    })?;
+    let func = kernel(
+        s,
+        key(("nd_interp", nd, f.order)),
+        "nd_interp",
+        "cuprite_nd_interp",
+        || interp_source(nd, f.order),
+    )?;
     let (coords, mat) = match f.coords {
         Coords::Array(c) => (ptr(op, c)?, None),
         Coords::Affine { matrix, offset } => {
@@ -92,9 +108,18 @@ pub(super) fn interpolate(op: &'static str, ordinal: usize, f: &Interp<'_>) -> R
     a.push(shape_arg(f.out_shape.iter().map(|&d| d as i64)));
     a.push(shape_arg(f.coeffs.shape().iter().map(|&d| d as i64)));
     a.push(strides_arg(f.coeffs.shape()));
-    a.push(total as i64).push(f.mode.code()).push(ext_code(f.mode));
+    a.push(total as i64)
+        .push(f.mode.code())
+        .push(ext_code(f.mode));
     a.push(f.cval).push(f.npad as f64);
-    launch(s, "nd_interp", func, config(s, total), &current_stream(), &mut a)?;
+    launch(
+        s,
+        "nd_interp",
+        func,
+        config(s, total),
+        &current_stream(),
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 

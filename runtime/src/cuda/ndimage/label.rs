@@ -42,19 +42,44 @@ pub(super) fn label_roots(
     let (xp, pp) = (ptr(op, x)?, out.ptr(op)?);
     let mut a = KernelArgs::new();
     a.push(xp).push(pp).push(total as i64);
-    launch(s, "nd_label_init", func(s, "cuprite_nd_label_init")?, config(s, total), &stream, &mut a)?;
+    launch(
+        s,
+        "nd_label_init",
+        func(s, "cuprite_nd_label_init")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
     if taps > 0 {
         let nb = Buffer::from_host(op, ordinal, neighbors)?;
         let mut a = KernelArgs::new();
-        a.push(xp).push(pp).push(nb.ptr(op)?).push(taps as i32).push(nd as i32);
+        a.push(xp)
+            .push(pp)
+            .push(nb.ptr(op)?)
+            .push(taps as i32)
+            .push(nd as i32);
         a.push(shape_arg(x.shape().iter().map(|&d| d as i64)))
             .push(strides_arg(x.shape()));
         a.push(total as i64);
-        launch(s, "nd_label_merge", func(s, "cuprite_nd_label_merge")?, config(s, total), &stream, &mut a)?;
+        launch(
+            s,
+            "nd_label_merge",
+            func(s, "cuprite_nd_label_merge")?,
+            config(s, total),
+            &stream,
+            &mut a,
+        )?;
     }
     let mut a = KernelArgs::new();
     a.push(pp).push(total as i64);
-    launch(s, "nd_label_flatten", func(s, "cuprite_nd_label_flatten")?, config(s, total), &stream, &mut a)?;
+    launch(
+        s,
+        "nd_label_flatten",
+        func(s, "cuprite_nd_label_flatten")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
     Ok(out.storage)
 }
 
@@ -77,15 +102,34 @@ pub(super) fn label_reduce(
     let fill = |p: u64, v: f64| -> Result<()> {
         let mut a = KernelArgs::new();
         a.push(p).push(v).push(bins as i64);
-        launch(s, "nd_fill", func(s, "cuprite_nd_fill_f64")?, config(s, bins), &stream, &mut a)
+        launch(
+            s,
+            "nd_fill",
+            func(s, "cuprite_nd_fill_f64")?,
+            config(s, bins),
+            &stream,
+            &mut a,
+        )
     };
     let reduce = |p: u64, code: i32| -> Result<()> {
         if total == 0 {
             return Ok(());
         }
         let mut a = KernelArgs::new();
-        a.push(vp).push(lp).push(p).push(bins as i64).push(total as i64).push(code);
-        launch(s, "nd_label_reduce", func(s, "cuprite_nd_label_reduce")?, config(s, total), &stream, &mut a)
+        a.push(vp)
+            .push(lp)
+            .push(p)
+            .push(bins as i64)
+            .push(total as i64)
+            .push(code);
+        launch(
+            s,
+            "nd_label_reduce",
+            func(s, "cuprite_nd_label_reduce")?,
+            config(s, total),
+            &stream,
+            &mut a,
+        )
     };
     match how {
         LabelReduce::Sum => {
@@ -114,15 +158,41 @@ pub(super) fn label_reduce(
             let atp = at.ptr(op)?;
             let mut a = KernelArgs::new();
             a.push(atp).push(u64::MAX).push(bins as i64);
-            launch(s, "nd_fill", func(s, "cuprite_nd_fill_u64")?, config(s, bins), &stream, &mut a)?;
+            launch(
+                s,
+                "nd_fill",
+                func(s, "cuprite_nd_fill_u64")?,
+                config(s, bins),
+                &stream,
+                &mut a,
+            )?;
             if total > 0 {
                 let mut a = KernelArgs::new();
-                a.push(vp).push(lp).push(bp).push(atp).push(bins as i64).push(total as i64);
-                launch(s, "nd_label_argbest", func(s, "cuprite_nd_label_argbest")?, config(s, total), &stream, &mut a)?;
+                a.push(vp)
+                    .push(lp)
+                    .push(bp)
+                    .push(atp)
+                    .push(bins as i64)
+                    .push(total as i64);
+                launch(
+                    s,
+                    "nd_label_argbest",
+                    func(s, "cuprite_nd_label_argbest")?,
+                    config(s, total),
+                    &stream,
+                    &mut a,
+                )?;
             }
             let mut a = KernelArgs::new();
             a.push(atp).push(op_).push(bins as i64);
-            launch(s, "nd_label_argfinish", func(s, "cuprite_nd_label_argfinish")?, config(s, bins), &stream, &mut a)?;
+            launch(
+                s,
+                "nd_label_argfinish",
+                func(s, "cuprite_nd_label_argfinish")?,
+                config(s, bins),
+                &stream,
+                &mut a,
+            )?;
         }
     }
     Ok(out.storage)
