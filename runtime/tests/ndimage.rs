@@ -350,7 +350,7 @@ fn gpu_filters_match_cpu() {
             nd::rank_filter(&random(&[8, 9, 10], seed, d), 3, [3, 2, 3], &opts(m))
         });
         gpu_matches_cpu("maximum_filter uint8", 0.0, |d| {
-            let x = cp::multiply(&random(&[40, 41], seed, d), 200.0)?.astype(DType::UInt8)?;
+            let x = cp::multiply(random(&[40, 41], seed, d), 200.0)?.astype(DType::UInt8)?;
             nd::maximum_filter(&x, [3, 6], &opts(m))
         });
         gpu_matches_cpu("sobel", 1e-12, |d| {
@@ -372,11 +372,11 @@ fn gpu_interpolation_matches_cpu() {
                 .mode(mode(m))
                 .cval(0.4);
             gpu_matches_cpu("map_coordinates", 1e-10, |d| {
-                let c = cp::subtract(cp::multiply(&random(&[2, 500], seed + 1, d), 40.0)?, 5.0)?;
+                let c = cp::subtract(cp::multiply(random(&[2, 500], seed + 1, d), 40.0)?, 5.0)?;
                 nd::map_coordinates(&random(&[25, 30], seed, d), &c, &o)
             });
             gpu_matches_cpu("map_coordinates 3-D", 1e-10, |d| {
-                let c = cp::subtract(cp::multiply(&random(&[3, 7, 11], seed + 1, d), 12.0)?, 2.0)?;
+                let c = cp::subtract(cp::multiply(random(&[3, 7, 11], seed + 1, d), 12.0)?, 2.0)?;
                 nd::map_coordinates(&random(&[6, 7, 8], seed, d), &c, &o)
             });
             gpu_matches_cpu("zoom", 1e-10, |d| {

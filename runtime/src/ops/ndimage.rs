@@ -226,8 +226,9 @@ pub(crate) enum Coords<'a> {
 }
 
 /// A spline interpolation of order 0-5 from the coefficients `coeffs`
-/// (float64, already prefiltered for orders above 1, padded by `npad`
-/// samples on every side), written as float64 of `out_shape`.
+/// (float32 or float64, already prefiltered for orders above 1, padded by
+/// `npad` samples on every side), written as `out_dt` (float32 or
+/// float64) of `out_shape`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Interp<'a> {
     pub coeffs: View<'a>,
@@ -237,6 +238,7 @@ pub(crate) struct Interp<'a> {
     pub mode: Mode,
     pub cval: f64,
     pub npad: usize,
+    pub out_dt: crate::core::dtype::DType,
 }
 
 /// A reduction of values over labels (`sum_labels`, `minimum`, ...).
@@ -285,7 +287,7 @@ pub(crate) trait Ndimage {
         order: usize,
         mode: Mode,
     ) -> Result<Storage>;
-    /// Interpolated values at the output points, float64.
+    /// Interpolated values at the output points, of `f.out_dt`.
     fn interpolate(&self, op: &'static str, f: &Interp<'_>) -> Result<Storage>;
     /// Connected components of the non-zero elements of `x` (uint8): each
     /// element's component root (the smallest flat index in it), int64,

@@ -122,10 +122,11 @@ fn coefficients(op: &'static str, input: &Array, o: &InterpOptions) -> Result<(A
             detail: "a 0-d input cannot be interpolated".into(),
         });
     }
-    let x = contiguous_as(input, DType::Float64)?;
     if !o.prefilter || o.order < 2 {
-        return Ok((x, 0));
+        // Read in place: float32 stays float32.
+        return Ok((contiguous_as(input, float_dtype(input))?, 0));
     }
+    let x = contiguous_as(input, DType::Float64)?;
     let (x, npad) = match o.mode {
         Mode::Nearest => (crate::pad(&x, 12usize, crate::PadMode::Edge)?, 12),
         Mode::GridConstant => (
@@ -164,15 +165,10 @@ fn run(
         mode: o.mode,
         cval: o.cval,
         npad,
+        out_dt: float_dtype(input),
     };
     let s = be.interpolate(op, &f)?;
-    let r = wrap(s, out_shape, DType::Float64);
-    let dt = float_dtype(input);
-    if dt == DType::Float64 {
-        Ok(r)
-    } else {
-        r.astype(dt)
-    }
+    Ok(wrap(s, out_shape, f.out_dt))
 }
 
 /// The input interpolated at `coordinates` (shape `(input.ndim, output...)`)

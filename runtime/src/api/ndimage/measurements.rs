@@ -379,7 +379,7 @@ pub fn histogram(
     index: Option<&[i64]>,
 ) -> Result<Array> {
     let op = "ndimage.histogram";
-    if bins == 0 || !(min < max) {
+    if bins == 0 || min.is_nan() || max.is_nan() || min >= max {
         return Err(Error::InvalidArgument {
             op,
             detail: format!("{bins} bins over [{min}, {max}]; need at least one bin and min < max"),

@@ -196,7 +196,7 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
     let (offsets, kept) = super::window_offsets(op, s.shape(), &vals, &origins)?;
     let mut x = contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?;
     if kept.is_empty() {
-        return Ok(crate::zeros_like(&x)?.astype(DType::Bool)?);
+        return crate::zeros_like(&x)?.astype(DType::Bool);
     }
     let mut done = 0usize;
     loop {

@@ -94,9 +94,9 @@ pub(super) fn edt(
     } else {
         Vec::new()
     };
-    for axis in 0..nd {
+    for (axis, step) in sampling.iter().enumerate().take(nd) {
         let (outer, n, inner) = around(shape, axis);
-        let w = sampling[axis] * sampling[axis];
+        let w = step * step;
         let (mut f, mut d) = (vec![0.0; n], vec![0.0; n]);
         let (mut arg, mut v, mut z) = (vec![0usize; n], vec![0usize; n], vec![0.0; n + 1]);
         let mut old = vec![0i64; if indices { nd * n } else { 0 }];

@@ -61,7 +61,7 @@ impl Ndimage for CpuBackend {
             Coords::Affine { .. } => None,
         };
         let out = spline::interpolate(&host(f.coeffs), f.coeffs.shape(), coords.as_deref(), f);
-        Ok(host_buffer_as(out, DType::Float64))
+        Ok(host_buffer_as(out, f.out_dt))
     }
 
     fn label_roots(&self, _op: &'static str, x: View<'_>, neighbors: &[i64]) -> Result<Storage> {

@@ -64,6 +64,8 @@ extern "C" __global__ void cuprite_nd_spline_lines(const double* __restrict__ x,
 // The centred B-spline of degree ORDER at t (truncated-power form).
 #define ORDER @ORDER@
 #define ND @ND@
+typedef @T@ T;  // coefficients
+typedef @U@ U;  // output
 __device__ __forceinline__ double nd_bspline(double t) {
   const double half = (ORDER + 1) * 0.5;
   if (fabs(t) >= half) return 0.0;
@@ -114,7 +116,7 @@ __device__ __forceinline__ bool nd_map_coordinate(double& c, long long n, int mo
 // One output point per thread: its input coordinate from coords (nd x
 // total) or from the affine map (mat: ND x ond row-major, then ND
 // offsets), then the sum over the (ORDER + 1)^ND support.
-extern "C" __global__ void cuprite_nd_interp(const double* __restrict__ coef, double* __restrict__ y,
+extern "C" __global__ void cuprite_nd_interp(const T* __restrict__ coef, U* __restrict__ y,
     const double* __restrict__ coords, const double* __restrict__ mat, int ond, NdShape oshape,
     NdShape ishape, NdShape istrides, long long total, int mode, int ext, double cval, double npad)
 {
@@ -141,7 +143,7 @@ extern "C" __global__ void cuprite_nd_interp(const double* __restrict__ coef, do
       start[d] = (ORDER & 1) ? (long long)floor(m) - ORDER / 2 : (long long)floor(m + 0.5) - ORDER / 2;
       for (int k = 0; k <= ORDER; ++k) wt[d][k] = ORDER == 0 ? 1.0 : nd_bspline(m - (double)(start[d] + k));
     }
-    if (outside) { y[q] = cval; continue; }
+    if (outside) { y[q] = (U)cval; continue; }
     long long support = 1;
     for (int d = 0; d < ND; ++d) support *= ORDER + 1;
     double t = 0.0;
@@ -157,8 +159,8 @@ extern "C" __global__ void cuprite_nd_interp(const double* __restrict__ coef, do
         at += nd_ext_index(i, ishape.n[d], ext) * istrides.n[d];
         w *= wt[d][k];
       }
-      t += w * (out && mode == 6 ? cval : coef[at]);
+      t += w * (out && mode == 6 ? cval : (double)coef[at]);
     }
-    y[q] = t;
+    y[q] = (U)t;
   }
 }

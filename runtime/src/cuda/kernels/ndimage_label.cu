@@ -5,9 +5,17 @@
 // link points to a smaller index, so a root is its component's first
 // element in C order, and links are made by compare-and-swap on roots.
 
+// The root of x, halving the path on the way: a non-root's link only ever
+// moves to an ancestor (a smaller index), so the writes race harmlessly
+// with the compare-and-swap on roots.
 __device__ __forceinline__ long long uf_find(volatile long long* p, long long x) {
   long long q = p[x];
-  while (q != x) { x = q; q = p[x]; }
+  while (q != x) {
+    const long long g = p[q];
+    if (g != q) p[x] = g;
+    x = q;
+    q = p[x];
+  }
   return x;
 }
 

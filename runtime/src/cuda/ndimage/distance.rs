@@ -83,15 +83,15 @@ pub(super) fn edt(
         &stream,
         &mut a,
     )?;
-    let longest = shape.iter().copied().max().unwrap_or(1);
+    // Per pass, v holds n words and z n + 1 per line: total and total + lines.
     let most_lines = shape.iter().map(|&n| total / n.max(1)).max().unwrap_or(1);
-    let v = Buffer::new(op, ordinal, DType::Int64, &[longest * most_lines])?;
-    let z = Buffer::new(op, ordinal, DType::Float64, &[(longest + 1) * most_lines])?;
+    let v = Buffer::new(op, ordinal, DType::Int64, &[total])?;
+    let z = Buffer::new(op, ordinal, DType::Float64, &[total + most_lines])?;
     let mut cur = 0;
-    for axis in 0..nd {
+    for (axis, step) in sampling.iter().enumerate().take(nd) {
         let (outer, n, inner) = around(shape, axis);
         let lines = outer * inner;
-        let w = sampling[axis] * sampling[axis];
+        let w = step * step;
         let mut a = KernelArgs::new();
         a.push(d[cur].ptr(op)?).push(d[1 - cur].ptr(op)?);
         a.push(fptr(&feat, cur)?).push(fptr(&feat, 1 - cur)?);

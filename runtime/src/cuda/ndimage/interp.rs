@@ -10,15 +10,22 @@ use crate::cuda::gen::helpers::{kernel, key, ptr};
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{session_of, Buffer};
+use crate::ops::c_types::ctype;
 use crate::ops::ndimage::{poles, Coords, Extension, Interp, Mode};
 
 const INTERP: &str = include_str!("../kernels/ndimage_interp.cu");
 
-/// The interpolation kernels for `nd` input dimensions and spline `order`.
-pub(crate) fn interp_source(nd: usize, order: usize) -> String {
+/// The interpolation kernels for `nd` input dimensions, spline `order`,
+/// coefficients of `coef` and output of `out` (float32 or float64).
+pub(crate) fn interp_source(nd: usize, order: usize, coef: DType, out: DType) -> String {
     source(
         INTERP,
-        &[("ND", nd.max(1).to_string()), ("ORDER", order.to_string())],
+        &[
+            ("ND", nd.max(1).to_string()),
+            ("ORDER", order.to_string()),
+            ("T", ctype(coef).to_string()),
+            ("U", ctype(out).to_string()),
+        ],
     )
 }
 
@@ -52,10 +59,10 @@ pub(super) fn spline_filter1d(
     let gain: f64 = zs.iter().map(|z| (1.0 - z) * (1.0 - 1.0 / z)).product();
     let func = kernel(
         s,
-        key(("nd_interp", 1usize, 0usize)),
+        key(("nd_interp", 1usize, 0usize, DType::Float64, DType::Float64)),
         "nd_interp",
         "cuprite_nd_spline_lines",
-        || interp_source(1, 0),
+        || interp_source(1, 0, DType::Float64, DType::Float64),
     )?;
     let mut a = KernelArgs::new();
     a.push(ptr(op, x)?).push(out.ptr(op)?);
@@ -77,18 +84,19 @@ pub(super) fn spline_filter1d(
 
 pub(super) fn interpolate(op: &'static str, ordinal: usize, f: &Interp<'_>) -> Result<Storage> {
     let s = session_of(op, f.coeffs)?;
-    let out = Buffer::new(op, ordinal, DType::Float64, f.out_shape)?;
+    let out = Buffer::new(op, ordinal, f.out_dt, f.out_shape)?;
     let total: usize = f.out_shape.iter().product();
     if total == 0 {
         return Ok(out.storage);
     }
     let nd = f.coeffs.ndim();
+    let (cdt, odt) = (f.coeffs.dtype(), f.out_dt);
     let func = kernel(
         s,
-        key(("nd_interp", nd, f.order)),
+        key(("nd_interp", nd, f.order, cdt, odt)),
         "nd_interp",
         "cuprite_nd_interp",
-        || interp_source(nd, f.order),
+        || interp_source(nd, f.order, cdt, odt),
     )?;
     let (coords, mat) = match f.coords {
         Coords::Array(c) => (ptr(op, c)?, None),
@@ -131,7 +139,7 @@ mod tests {
     fn kernels_compile() {
         for nd in [1usize, 2, 3] {
             for order in 0..=5 {
-                let src = interp_source(nd, order);
+                let src = interp_source(nd, order, DType::Float32, DType::Float64);
                 assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
                 crate::cuda::gen::helpers::dump_source(&format!("nd_interp_{nd}_{order}"), &src);
             }
