@@ -194,6 +194,25 @@ pts = cp.random.random((1 << 24, 3), dtype=cp.float64)
 case("regular_grid_interp_512cube_16M_points", lambda: grid(pts), bytes_moved=32 * (1 << 24),
      n_repeat=10, n_warmup=2)
 del grid, pts
+# ndimage (bench/ndimage.rs): float32 images of uniform random values,
+# thresholded for the binary cases; map_coordinates reads a float64 grid.
+from cupyx.scipy import ndimage as cnd
+big = cp.random.random((4096, 4096), dtype=cp.float32)
+mid = cp.random.random((2048, 2048), dtype=cp.float32)
+case("gaussian_filter_4096sq_sigma4", lambda: cnd.gaussian_filter(big, 4.0), bytes_moved=8 * 4096 * 4096)
+case("median_filter_2048sq_5x5", lambda: cnd.median_filter(mid, size=5))
+ax = cp.arange(4096, dtype=cp.float64) * 0.9995 + 0.25
+grid = cp.stack([cp.broadcast_to(ax[:, None], (4096, 4096)), cp.broadcast_to(ax[None, :], (4096, 4096))])
+case("map_coordinates_order3_4096sq", lambda: cnd.map_coordinates(big, grid, order=3), n_repeat=5, n_warmup=2)
+del grid
+case("zoom_order1_2048sq_x2", lambda: cnd.zoom(mid, 2.0, order=1), bytes_moved=4 * 5 * 2048 * 2048)
+bw = big > 0.5
+case("label_4096sq", lambda: cnd.label(bw), n_repeat=5, n_warmup=2)
+sparse_zeros = mid > 0.001
+case("distance_transform_edt_2048sq", lambda: cnd.distance_transform_edt(sparse_zeros), n_repeat=5, n_warmup=2)
+mostly = big > 0.2
+case("binary_erosion_4096sq_10iter", lambda: cnd.binary_erosion(mostly, iterations=10), n_repeat=5, n_warmup=2)
+del big, mid, bw, sparse_zeros, mostly
 
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:

@@ -22,6 +22,7 @@ mod linalg;
 mod manip;
 mod nccl;
 mod nccl_procs;
+mod ndimage;
 mod search;
 mod signal;
 mod stats;
@@ -189,6 +190,7 @@ fn main() -> cp::Result<()> {
             fft_random::run(&mut b)?;
             kernels::run(&mut b)?;
             signal::run(&mut b)?;
+            ndimage::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;

@@ -60,7 +60,7 @@ pub use num_complex;
 // The public modules, at the paths they have always had.
 pub use crate::api::elementwise::{special, ufuncs};
 pub use crate::api::{
-    dist, fft, format, interpolate, linalg, nccl, profiler, random, signal, sparse,
+    dist, fft, format, interpolate, linalg, nccl, ndimage, profiler, random, signal, sparse,
 };
 pub use crate::core::{dtype, interrupt, layout};
 

@@ -15,6 +15,7 @@ pub(crate) mod io;
 pub(crate) mod kernels;
 pub mod linalg;
 pub mod nccl;
+pub mod ndimage;
 pub(crate) mod operand;
 pub mod profiler;
 pub mod random;

@@ -10,6 +10,7 @@ mod interpolate;
 mod linalg;
 pub(crate) mod loops;
 mod matmul;
+mod ndimage;
 mod random;
 pub(crate) mod reduce;
 mod signal;

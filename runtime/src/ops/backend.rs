@@ -18,6 +18,7 @@ pub(crate) use super::index::GatherScatter;
 pub(crate) use super::interpolate::Interpolate;
 pub(crate) use super::linalg::Linalg;
 pub(crate) use super::matmul::Matmul;
+pub(crate) use super::ndimage::Ndimage;
 pub(crate) use super::random::Random;
 pub(crate) use super::reduce::{ArgReduce, Reduce, Scan};
 pub(crate) use super::signal::Signal;
@@ -38,5 +39,5 @@ macro_rules! backend_is_every_family {
 
 backend_is_every_family!(
     Create Elementwise Reduce Scan ArgReduce GatherScatter Sort Matmul Linalg Fft Signal Sparse
-    Random Binning Interpolate
+    Random Binning Interpolate Ndimage
 );

@@ -22,6 +22,7 @@ pub(crate) mod interpolate;
 pub(crate) mod launch;
 pub(crate) mod linalg;
 pub(crate) mod matmul;
+pub(crate) mod ndimage;
 pub(crate) mod random;
 pub(crate) mod reduce;
 pub(crate) mod scalar_math;

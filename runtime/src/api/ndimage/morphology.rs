@@ -1,0 +1,424 @@
+//! Binary and grey-scale morphology, and the structuring elements they use.
+
+use super::rank::rank_impl;
+use super::{check_input, contiguous_as, host_values, wrap, FilterOptions, Footprint, Mode};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::ops::ndimage::Window;
+
+/// The structuring element of `rank` dimensions (3 x ... x 3, bool) whose
+/// elements lie within `connectivity` steps of the centre (squared
+/// distance at most `connectivity`) (`scipy.ndimage.generate_binary_structure`).
+pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Array> {
+    let op = "ndimage.generate_binary_structure";
+    if rank > crate::ops::ndimage::MAX_NDIM {
+        return Err(Error::InvalidArgument {
+            op,
+            detail: format!(
+                "rank {rank}; at most {} is supported",
+                crate::ops::ndimage::MAX_NDIM
+            ),
+        });
+    }
+    let n = 3usize.pow(rank as u32);
+    // Steps from the centre: the number of coordinates that are not 1.
+    let vals: Vec<bool> = (0..n)
+        .map(|mut flat| {
+            let mut dist = 0;
+            for _ in 0..rank {
+                dist += usize::from(flat % 3 != 1);
+                flat /= 3;
+            }
+            dist <= connectivity
+        })
+        .collect();
+    let shape = vec![3usize; rank];
+    crate::asarray_on(vals, crate::current_device())?.reshape(shape)
+}
+
+/// `structure` dilated by itself `iterations - 1` times: the element
+/// `iterations` successive dilations reach (`scipy.ndimage.iterate_structure`).
+pub fn iterate_structure(structure: &Array, iterations: usize) -> Result<Array> {
+    let op = "ndimage.iterate_structure";
+    let nd = structure.ndim();
+    let vals = structure_values(op, structure, nd)?;
+    let shape = structure.shape().to_vec();
+    if iterations < 2 {
+        return structure.astype(DType::Bool);
+    }
+    let ni = iterations as i64;
+    let new_shape: Vec<usize> = shape
+        .iter()
+        .map(|&s| s + (iterations - 1) * (s - 1))
+        .collect();
+    let total: usize = new_shape.iter().product();
+    let mut out = vec![false; total];
+    // Minkowski sum of the element's offsets, `iterations` times.
+    let offs: Vec<Vec<i64>> = offsets_of(&shape, &vals);
+    let mut reach: Vec<Vec<i64>> = vec![vec![0; nd]];
+    for _ in 0..iterations {
+        let mut next = std::collections::BTreeSet::new();
+        for r in &reach {
+            for o in &offs {
+                next.insert(r.iter().zip(o).map(|(a, b)| a + b).collect::<Vec<i64>>());
+            }
+        }
+        reach = next.into_iter().collect();
+    }
+    for r in reach {
+        let mut flat = 0usize;
+        for d in 0..nd {
+            let c = (shape[d] as i64 / 2) * ni + r[d];
+            flat = flat * new_shape[d] + c as usize;
+        }
+        out[flat] = true;
+    }
+    crate::asarray_on(out, structure.device())?.reshape(new_shape)
+}
+
+/// Offsets from the centre of the non-zero elements of a window.
+fn offsets_of(shape: &[usize], vals: &[f64]) -> Vec<Vec<i64>> {
+    let nd = shape.len();
+    let mut out = Vec::new();
+    for (flat, &v) in vals.iter().enumerate() {
+        if v == 0.0 {
+            continue;
+        }
+        let mut r = flat;
+        let mut o = vec![0i64; nd];
+        for d in (0..nd).rev() {
+            o[d] = (r % shape[d]) as i64 - (shape[d] / 2) as i64;
+            r /= shape[d];
+        }
+        out.push(o);
+    }
+    out
+}
+
+/// A structure's values, checked to have rank `nd`.
+pub(crate) fn structure_values(op: &'static str, s: &Array, nd: usize) -> Result<Vec<f64>> {
+    if s.ndim() != nd {
+        return Err(Error::Shape {
+            op,
+            detail: format!(
+                "structure of shape {:?} for an input of rank {nd}; they need the same rank",
+                s.shape()
+            ),
+        });
+    }
+    host_values(s)
+}
+
+/// Options of the binary morphology functions.
+#[derive(Debug, Clone)]
+pub struct BinaryOptions {
+    /// The structuring element (default: faces only, `generate_binary_structure(ndim, 1)`).
+    pub structure: Option<Array>,
+    /// How many times to apply it; 0 repeats until nothing changes (default 1).
+    pub iterations: usize,
+    /// The value outside the input (default false).
+    pub border_value: bool,
+    /// Shift of the element's centre, one or per axis (default 0).
+    pub origin: Vec<isize>,
+}
+
+impl Default for BinaryOptions {
+    fn default() -> Self {
+        BinaryOptions {
+            structure: None,
+            iterations: 1,
+            border_value: false,
+            origin: vec![0],
+        }
+    }
+}
+
+impl BinaryOptions {
+    /// Sets the structuring element.
+    pub fn structure(mut self, s: &Array) -> Self {
+        self.structure = Some(s.clone());
+        self
+    }
+    /// Sets the number of iterations (0: until nothing changes).
+    pub fn iterations(mut self, n: usize) -> Self {
+        self.iterations = n;
+        self
+    }
+    /// Sets the value outside the input.
+    pub fn border_value(mut self, v: bool) -> Self {
+        self.border_value = v;
+        self
+    }
+    /// Sets one origin for every axis.
+    pub fn origin(mut self, o: isize) -> Self {
+        self.origin = vec![o];
+        self
+    }
+}
+
+/// One erosion (`dilate == false`) or dilation step over the taps.
+fn binary_step(
+    op: &'static str,
+    x: &Array,
+    offsets: &[i64],
+    dilate: bool,
+    border: bool,
+) -> Result<Array> {
+    let be = crate::backend::on(op, x.device())?;
+    let taps = offsets.len() / x.ndim().max(1);
+    let win = Window {
+        offsets,
+        mode: Mode::Constant,
+        cval: if border { 1.0 } else { 0.0 },
+    };
+    let rank = if dilate { taps.saturating_sub(1) } else { 0 };
+    let s = be.rank_filter(op, x.view(), &win, rank, None)?;
+    Ok(wrap(s, x.shape(), DType::UInt8))
+}
+
+fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool) -> Result<Array> {
+    check_input(op, input)?;
+    let nd = input.ndim();
+    let s = match &o.structure {
+        Some(s) => s.clone(),
+        None => generate_binary_structure(nd, 1)?,
+    };
+    let mut vals = structure_values(op, &s, nd)?;
+    let mut origins = super::per_axis(op, "origin", &o.origin, nd)?;
+    if dilate {
+        // Dilation uses the reflected element (and moves an even extent's centre).
+        vals.reverse();
+        for (org, &e) in origins.iter_mut().zip(s.shape()) {
+            *org = -*org - if e % 2 == 0 { 1 } else { 0 };
+        }
+    }
+    let (offsets, kept) = super::window_offsets(op, s.shape(), &vals, &origins)?;
+    let mut x = contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?;
+    if kept.is_empty() {
+        return crate::zeros_like(&x)?.astype(DType::Bool);
+    }
+    let mut done = 0usize;
+    loop {
+        let next = binary_step(op, &x, &offsets, dilate, o.border_value)?;
+        done += 1;
+        if o.iterations == 0 {
+            let same = crate::array_equal(&next, &x)?;
+            x = next;
+            if same {
+                break;
+            }
+        } else {
+            x = next;
+            if done >= o.iterations {
+                break;
+            }
+        }
+    }
+    x.astype(DType::Bool)
+}
+
+/// Binary erosion: true where the element, placed there, fits inside the
+/// true elements (`scipy.ndimage.binary_erosion`).
+pub fn binary_erosion(input: &Array, opts: &BinaryOptions) -> Result<Array> {
+    binary_impl("ndimage.binary_erosion", input, opts, false)
+}
+
+/// Binary dilation: true where the reflected element meets a true element (`scipy.ndimage.binary_dilation`).
+pub fn binary_dilation(input: &Array, opts: &BinaryOptions) -> Result<Array> {
+    binary_impl("ndimage.binary_dilation", input, opts, true)
+}
+
+/// Erosion then dilation (`scipy.ndimage.binary_opening`).
+pub fn binary_opening(input: &Array, opts: &BinaryOptions) -> Result<Array> {
+    let e = binary_impl("ndimage.binary_opening", input, opts, false)?;
+    binary_impl("ndimage.binary_opening", &e, opts, true)
+}
+
+/// Dilation then erosion (`scipy.ndimage.binary_closing`).
+pub fn binary_closing(input: &Array, opts: &BinaryOptions) -> Result<Array> {
+    let d = binary_impl("ndimage.binary_closing", input, opts, true)?;
+    binary_impl("ndimage.binary_closing", &d, opts, false)
+}
+
+/// The input with every background region that does not touch the border
+/// filled (connectivity from `structure`, default faces only) (`scipy.ndimage.binary_fill_holes`).
+pub fn binary_fill_holes(input: &Array, structure: Option<&Array>) -> Result<Array> {
+    let op = "ndimage.binary_fill_holes";
+    check_input(op, input)?;
+    let nd = input.ndim();
+    let fg = crate::not_equal(input, 0)?;
+    if nd == 0 || input.size() == 0 {
+        return Ok(fg);
+    }
+    // Label the background; a region is a hole when none of its elements is on the border.
+    let bg = crate::logical_not(&fg)?;
+    let (labels, n) = super::measurements::label(&bg, structure)?;
+    let mut touches = crate::zeros(input.size(), DType::Bool)?.to_device(&input.device())?;
+    for axis in 0..nd {
+        let c = super::measurements::coordinate(input.shape(), axis, input.device())?;
+        let last = (input.shape()[axis] - 1) as f64;
+        let edge = crate::logical_or(&crate::equal(&c, 0.0)?, &crate::equal(&c, last)?)?;
+        touches = crate::logical_or(&touches, &edge)?;
+    }
+    let border = touches.astype(DType::Float64)?;
+    let lab = contiguous_as(&labels, DType::Int64)?.reshape([input.size()])?;
+    let b = border;
+    let be = crate::backend::on(op, input.device())?;
+    let on_border = wrap(
+        be.label_reduce(
+            op,
+            b.view(),
+            lab.view(),
+            n + 1,
+            crate::ops::ndimage::LabelReduce::Max,
+        )?,
+        &[n + 1],
+        DType::Float64,
+    );
+    // A background element stays background when its region reaches the border.
+    let keep_bg = crate::take(&on_border, &lab, None)?;
+    let keep_bg = crate::logical_and(&crate::greater(&keep_bg, 0.0)?, &crate::greater(&lab, 0)?)?;
+    crate::logical_not(&keep_bg.reshape(input.shape().to_vec())?)
+}
+
+fn grey(
+    op: &'static str,
+    input: &Array,
+    footprint: Footprint,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+    dilate: bool,
+) -> Result<Array> {
+    check_input(op, input)?;
+    let nd = input.ndim();
+    let mut o = opts.clone();
+    // A structure without a footprint brings its own (flat) window.
+    let fp = match (&footprint, structure) {
+        (Footprint::Size(_), Some(s)) => Footprint::Mask(crate::ones_like(s)?),
+        _ => footprint,
+    };
+    let add = structure.map(|s| structure_values(op, s, nd)).transpose()?;
+    let shape = match &fp {
+        Footprint::Size(s) => super::per_axis(op, "size", s, nd)?,
+        Footprint::Mask(m) => m.shape().to_vec(),
+    };
+    if dilate {
+        // Dilation reads the reflected window (an even extent's centre moves by one).
+        let origins = o.origins_for(op, nd)?;
+        o.origin = origins
+            .iter()
+            .zip(&shape)
+            .map(|(&org, &e)| -org - if e % 2 == 0 { 1 } else { 0 })
+            .collect();
+    }
+    let Footprint::Mask(m) = &fp else {
+        return rank_impl(
+            op,
+            input,
+            &fp,
+            |n| Ok(if dilate { n - 1 } else { 0 }),
+            None,
+            &o,
+        );
+    };
+    let mut mask = host_values(m)?;
+    let mut add = add;
+    if dilate {
+        mask.reverse();
+        if let Some(a) = add.as_mut() {
+            a.reverse();
+        }
+    }
+    let sign = if dilate { 1.0 } else { -1.0 };
+    let kept_add: Option<Vec<f64>> = add.map(|a| {
+        a.iter()
+            .zip(&mask)
+            .filter(|(_, &m)| m != 0.0)
+            .map(|(v, _)| sign * v)
+            .collect()
+    });
+    let fp2 = Footprint::Mask(crate::asarray_on(mask, crate::Device::Cpu)?.reshape(shape)?);
+    rank_impl(
+        op,
+        input,
+        &fp2,
+        |n| Ok(if dilate { n - 1 } else { 0 }),
+        kept_add.as_deref(),
+        &o,
+    )
+}
+
+/// Grey-scale erosion: the minimum over the footprint (minus `structure`)
+/// (`scipy.ndimage.grey_erosion`).
+pub fn grey_erosion(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    grey(
+        "ndimage.grey_erosion",
+        input,
+        footprint.into(),
+        structure,
+        opts,
+        false,
+    )
+}
+
+/// Grey-scale dilation: the maximum over the reflected footprint (plus
+/// the reflected `structure`) (`scipy.ndimage.grey_dilation`).
+pub fn grey_dilation(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    grey(
+        "ndimage.grey_dilation",
+        input,
+        footprint.into(),
+        structure,
+        opts,
+        true,
+    )
+}
+
+/// Grey erosion then dilation (`scipy.ndimage.grey_opening`).
+pub fn grey_opening(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    let fp = footprint.into();
+    let e = grey(
+        "ndimage.grey_opening",
+        input,
+        fp.clone(),
+        structure,
+        opts,
+        false,
+    )?;
+    grey("ndimage.grey_opening", &e, fp, structure, opts, true)
+}
+
+/// Grey dilation then erosion (`scipy.ndimage.grey_closing`).
+pub fn grey_closing(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    structure: Option<&Array>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    let fp = footprint.into();
+    let d = grey(
+        "ndimage.grey_closing",
+        input,
+        fp.clone(),
+        structure,
+        opts,
+        true,
+    )?;
+    grey("ndimage.grey_closing", &d, fp, structure, opts, false)
+}

@@ -1,0 +1,287 @@
+//! Order-statistic filters: minimum, maximum, median, percentile and rank
+//! filters over a box (`size`) or a footprint.
+
+use super::filters::{center_of, line_pass};
+use super::{
+    check_input, contiguous_as, host_values, norm_axis, per_axis, window_offsets, wrap,
+    FilterOptions, Footprint,
+};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::ops::ndimage::{LineOp, Window};
+
+/// The dtype order filters run in: the input's, with bool as uint8 and
+/// half floats as float32.
+pub(crate) fn order_dtype(x: &Array) -> DType {
+    match x.dtype() {
+        DType::Bool => DType::UInt8,
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d => d,
+    }
+}
+
+/// `r` back in the input's dtype (bool and half floats were widened).
+fn restore(r: Array, input: &Array) -> Result<Array> {
+    if r.dtype() == input.dtype() {
+        Ok(r)
+    } else {
+        r.astype(input.dtype())
+    }
+}
+
+/// A window's tap offsets (and which mask elements they are) from a footprint.
+pub(crate) fn footprint_taps(
+    op: &'static str,
+    fp: &Footprint,
+    nd: usize,
+    origins: &[isize],
+) -> Result<(Vec<i64>, Vec<usize>, Vec<usize>)> {
+    match fp {
+        Footprint::Size(s) => {
+            let sizes = per_axis(op, "size", s, nd)?;
+            if sizes.contains(&0) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("size {sizes:?} has a zero extent"),
+                });
+            }
+            let n: usize = sizes.iter().product();
+            let (o, k) = window_offsets(op, &sizes, &vec![1.0; n], origins)?;
+            Ok((o, k, sizes))
+        }
+        Footprint::Mask(m) => {
+            if m.ndim() != nd {
+                return Err(Error::Shape {
+                    op,
+                    detail: format!(
+                        "footprint of shape {:?} for an input of rank {nd}; they need the same rank",
+                        m.shape()
+                    ),
+                });
+            }
+            let mask = host_values(m)?;
+            let (o, k) = window_offsets(op, m.shape(), &mask, origins)?;
+            if k.is_empty() {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: "the footprint has no non-zero element".into(),
+                });
+            }
+            Ok((o, k, m.shape().to_vec()))
+        }
+    }
+}
+
+/// The `rank`-th smallest over the window (or min/max as separable passes over a box).
+pub(crate) fn rank_impl(
+    op: &'static str,
+    input: &Array,
+    fp: &Footprint,
+    rank: impl FnOnce(usize) -> Result<usize>,
+    add: Option<&[f64]>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    check_input(op, input)?;
+    let nd = input.ndim();
+    let origins = opts.origins_for(op, nd)?;
+    let (offsets, _, sizes) = footprint_taps(op, fp, nd, &origins)?;
+    let taps = offsets.len() / nd.max(1);
+    let r = rank(taps)?;
+    let x = contiguous_as(input, order_dtype(input))?;
+    // A min or max over a box is separable: one line pass per axis.
+    if matches!(fp, Footprint::Size(_)) && add.is_none() && (r == 0 || r + 1 == taps) && nd > 0 {
+        let how = if r == 0 { LineOp::Min } else { LineOp::Max };
+        let mut out = x;
+        for axis in 0..nd {
+            if sizes[axis] > 1 {
+                let c = center_of(op, sizes[axis], origins[axis])?;
+                out = line_pass(op, &out, axis, &vec![0.0; sizes[axis]], c, how, opts)?;
+            }
+        }
+        return restore(out, input);
+    }
+    let be = crate::backend::on(op, x.device())?;
+    let win = Window {
+        offsets: &offsets,
+        mode: opts.mode.for_filters(),
+        cval: opts.cval,
+    };
+    let s = be.rank_filter(op, x.view(), &win, r, add)?;
+    restore(wrap(s, x.shape(), x.dtype()), input)
+}
+
+/// Minimum over each window (`scipy.ndimage.minimum_filter`).
+pub fn minimum_filter(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    rank_impl(
+        "ndimage.minimum_filter",
+        input,
+        &footprint.into(),
+        |_| Ok(0),
+        None,
+        opts,
+    )
+}
+
+/// Maximum over each window (`scipy.ndimage.maximum_filter`).
+pub fn maximum_filter(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    rank_impl(
+        "ndimage.maximum_filter",
+        input,
+        &footprint.into(),
+        |n| Ok(n - 1),
+        None,
+        opts,
+    )
+}
+
+/// Median over each window (`scipy.ndimage.median_filter`).
+pub fn median_filter(
+    input: &Array,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    rank_impl(
+        "ndimage.median_filter",
+        input,
+        &footprint.into(),
+        |n| Ok(n / 2),
+        None,
+        opts,
+    )
+}
+
+/// The `rank`-th smallest over each window; negative counts from the
+/// largest (`scipy.ndimage.rank_filter`).
+pub fn rank_filter(
+    input: &Array,
+    rank: isize,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    let op = "ndimage.rank_filter";
+    rank_impl(
+        op,
+        input,
+        &footprint.into(),
+        |n| {
+            let r = if rank < 0 { rank + n as isize } else { rank };
+            if r < 0 || r >= n as isize {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("rank {rank} is outside a window of {n} elements"),
+                });
+            }
+            Ok(r as usize)
+        },
+        None,
+        opts,
+    )
+}
+
+/// The `percentile` (0-100; negative counts from 100) of each window (`scipy.ndimage.percentile_filter`).
+pub fn percentile_filter(
+    input: &Array,
+    percentile: f64,
+    footprint: impl Into<Footprint>,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    let op = "ndimage.percentile_filter";
+    rank_impl(
+        op,
+        input,
+        &footprint.into(),
+        |n| {
+            let p = if percentile < 0.0 {
+                percentile + 100.0
+            } else {
+                percentile
+            };
+            if !(0.0..=100.0).contains(&p) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    detail: format!("percentile {percentile} is outside [-100, 100]"),
+                });
+            }
+            let r = (n as f64 * p / 100.0) as usize;
+            Ok(if r == n { n - 1 } else { r })
+        },
+        None,
+        opts,
+    )
+}
+
+fn minmax1d(
+    op: &'static str,
+    input: &Array,
+    size: usize,
+    axis: isize,
+    how: LineOp,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    check_input(op, input)?;
+    let axis = norm_axis(op, axis, input.ndim())?;
+    if size == 0 {
+        return Err(Error::InvalidArgument {
+            op,
+            detail: "size 0; give at least 1".into(),
+        });
+    }
+    let origin = match opts.origin.as_slice() {
+        [o] => *o,
+        o => {
+            return Err(Error::InvalidArgument {
+                op,
+                detail: format!("a 1-D filter takes one origin, got {o:?}"),
+            })
+        }
+    };
+    let c = center_of(op, size, origin)?;
+    let x = contiguous_as(input, order_dtype(input))?;
+    restore(
+        line_pass(op, &x, axis, &vec![0.0; size], c, how, opts)?,
+        input,
+    )
+}
+
+/// Minimum over `size` samples along `axis` (`scipy.ndimage.minimum_filter1d`).
+pub fn minimum_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    minmax1d(
+        "ndimage.minimum_filter1d",
+        input,
+        size,
+        axis,
+        LineOp::Min,
+        opts,
+    )
+}
+
+/// Maximum over `size` samples along `axis` (`scipy.ndimage.maximum_filter1d`).
+pub fn maximum_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    minmax1d(
+        "ndimage.maximum_filter1d",
+        input,
+        size,
+        axis,
+        LineOp::Max,
+        opts,
+    )
+}

@@ -1,0 +1,100 @@
+//! Connected components and reductions over labels on the CPU.
+
+use super::filters::c_strides;
+use crate::ops::ndimage::LabelReduce;
+
+fn find(parent: &mut [i64], mut x: usize) -> usize {
+    while parent[x] as usize != x {
+        let p = parent[x] as usize;
+        parent[x] = parent[p];
+        x = p;
+    }
+    x
+}
+
+/// Each element's component root (its smallest flat index), -1 off the mask.
+pub(super) fn label_roots(mask: &[u8], shape: &[usize], neighbors: &[i64]) -> Vec<i64> {
+    let nd = shape.len();
+    let strides = c_strides(shape);
+    let mut parent: Vec<i64> = mask
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| if m != 0 { i as i64 } else { -1 })
+        .collect();
+    let taps = neighbors.len() / nd.max(1);
+    let mut idx = vec![0i64; nd];
+    for i in 0..mask.len() {
+        if mask[i] == 0 {
+            continue;
+        }
+        let mut r = i;
+        for d in 0..nd {
+            idx[d] = (r / strides[d]) as i64;
+            r %= strides[d];
+        }
+        for t in 0..taps {
+            let mut j = 0i64;
+            let mut inside = true;
+            for d in 0..nd {
+                let p = idx[d] + neighbors[t * nd + d];
+                inside &= (0..shape[d] as i64).contains(&p);
+                j += p * strides[d] as i64;
+            }
+            if !inside || mask[j as usize] == 0 {
+                continue;
+            }
+            let (a, b) = (find(&mut parent, i), find(&mut parent, j as usize));
+            if a != b {
+                let (lo, hi) = (a.min(b), a.max(b));
+                parent[hi] = lo as i64;
+            }
+        }
+    }
+    for i in 0..parent.len() {
+        if parent[i] >= 0 {
+            parent[i] = find(&mut parent, i) as i64;
+        }
+    }
+    parent
+}
+
+/// The reduction `how` of `values` per label in `0..bins`.
+pub(super) fn label_reduce(
+    values: &[f64],
+    labels: &[i64],
+    bins: usize,
+    how: LabelReduce,
+) -> Vec<f64> {
+    let init = match how {
+        LabelReduce::Sum => 0.0,
+        LabelReduce::Min => f64::INFINITY,
+        LabelReduce::Max => f64::NEG_INFINITY,
+        LabelReduce::ArgMin | LabelReduce::ArgMax => -1.0,
+    };
+    let mut out = vec![init; bins];
+    let mut best = vec![f64::NAN; bins];
+    for (i, (&v, &l)) in values.iter().zip(labels).enumerate() {
+        if l < 0 || l as usize >= bins {
+            continue;
+        }
+        let o = &mut out[l as usize];
+        match how {
+            LabelReduce::Sum => *o += v,
+            LabelReduce::Min => *o = o.min(v),
+            LabelReduce::Max => *o = o.max(v),
+            LabelReduce::ArgMin | LabelReduce::ArgMax => {
+                let b = &mut best[l as usize];
+                let better = if how == LabelReduce::ArgMin {
+                    v < *b
+                } else {
+                    v > *b
+                };
+                if *o < 0.0 || better {
+                    *b = v;
+                    *o = i as f64;
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,105 @@
+//! `cp::ndimage` on the CPU: the `Ndimage` family of the backend interface.
+
+mod distance;
+mod filters;
+mod label;
+pub(crate) mod spline;
+
+use super::create::host_buffer_as;
+use super::CpuBackend;
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::ops::ndimage::{Coords, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window};
+use filters::host;
+
+impl Ndimage for CpuBackend {
+    fn line_filter(&self, _op: &'static str, x: View<'_>, f: &LineFilter<'_>) -> Result<Storage> {
+        let out = filters::line_filter(&host(x), x.shape(), f);
+        Ok(host_buffer_as(out, x.dtype()))
+    }
+
+    fn correlate(
+        &self,
+        _op: &'static str,
+        x: View<'_>,
+        w: &Window<'_>,
+        weights: &[f64],
+    ) -> Result<Storage> {
+        let out = filters::correlate(&host(x), x.shape(), w, weights);
+        Ok(host_buffer_as(out, x.dtype()))
+    }
+
+    fn rank_filter(
+        &self,
+        _op: &'static str,
+        x: View<'_>,
+        w: &Window<'_>,
+        rank: usize,
+        add: Option<&[f64]>,
+    ) -> Result<Storage> {
+        let out = filters::rank_filter(&host(x), x.shape(), w, rank, add);
+        Ok(host_buffer_as(out, x.dtype()))
+    }
+
+    fn spline_filter1d(
+        &self,
+        _op: &'static str,
+        x: View<'_>,
+        axis: usize,
+        order: usize,
+        mode: Mode,
+    ) -> Result<Storage> {
+        let out = spline::spline_filter1d(&host(x), x.shape(), axis, order, mode);
+        Ok(host_buffer_as(out, DType::Float64))
+    }
+
+    fn interpolate(&self, _op: &'static str, f: &Interp<'_>) -> Result<Storage> {
+        let coords = match f.coords {
+            Coords::Array(c) => Some(host(c)),
+            Coords::Affine { .. } => None,
+        };
+        let out = spline::interpolate(&host(f.coeffs), f.coeffs.shape(), coords.as_deref(), f);
+        Ok(host_buffer_as(out, f.out_dt))
+    }
+
+    fn label_roots(&self, _op: &'static str, x: View<'_>, neighbors: &[i64]) -> Result<Storage> {
+        let mask = x.gather_as::<u8>();
+        Ok(host_buffer_as(
+            label::label_roots(&mask, x.shape(), neighbors),
+            DType::Int64,
+        ))
+    }
+
+    fn label_reduce(
+        &self,
+        _op: &'static str,
+        values: View<'_>,
+        labels: View<'_>,
+        bins: usize,
+        how: LabelReduce,
+    ) -> Result<Storage> {
+        let out = label::label_reduce(&host(values), &labels.gather_as::<i64>(), bins, how);
+        Ok(host_buffer_as(out, DType::Float64))
+    }
+
+    fn edt(
+        &self,
+        _op: &'static str,
+        x: View<'_>,
+        sampling: &[f64],
+        indices: bool,
+    ) -> Result<(Storage, Option<Storage>)> {
+        let (d, i) = distance::edt(&x.gather_as::<u8>(), x.shape(), sampling, indices);
+        Ok((
+            host_buffer_as(d, DType::Float64),
+            i.map(|i| host_buffer_as(i, DType::Int64)),
+        ))
+    }
+
+    fn cdt(&self, _op: &'static str, x: View<'_>, chessboard: bool) -> Result<Storage> {
+        let d = distance::cdt(&x.gather_as::<u8>(), x.shape(), chessboard);
+        Ok(host_buffer_as(d, DType::Int32))
+    }
+}

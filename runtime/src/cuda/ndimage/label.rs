@@ -1,0 +1,209 @@
+//! Connected components and reductions over labels on the GPU
+//! (`kernels/ndimage_label.cu`).
+
+use super::{config, shape_arg, source, strides_arg};
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::storage::Storage;
+use crate::core::view::View;
+use crate::cuda::gen::helpers::{kernel, key, ptr};
+use crate::cuda::runtime::compile::Function;
+use crate::cuda::runtime::launch::{launch, KernelArgs};
+use crate::cuda::runtime::session::DeviceSession;
+use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::vendor::{session_of, Buffer};
+use crate::ops::ndimage::LabelReduce;
+
+const LABEL: &str = include_str!("../kernels/ndimage_label.cu");
+
+pub(crate) fn label_source() -> String {
+    source(LABEL, &[])
+}
+
+fn func(s: &DeviceSession, name: &str) -> Result<Function> {
+    kernel(s, key("nd_label"), "nd_label", name, label_source)
+}
+
+pub(super) fn label_roots(
+    op: &'static str,
+    ordinal: usize,
+    x: View<'_>,
+    neighbors: &[i64],
+) -> Result<Storage> {
+    let s = session_of(op, x)?;
+    let out = Buffer::new(op, ordinal, DType::Int64, x.shape())?;
+    let total = x.layout.size();
+    if total == 0 {
+        return Ok(out.storage);
+    }
+    let nd = x.ndim();
+    let taps = neighbors.len() / nd.max(1);
+    let stream = current_stream();
+    let (xp, pp) = (ptr(op, x)?, out.ptr(op)?);
+    let mut a = KernelArgs::new();
+    a.push(xp).push(pp).push(total as i64);
+    launch(
+        s,
+        "nd_label_init",
+        func(s, "cuprite_nd_label_init")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
+    if taps > 0 {
+        let nb = Buffer::from_host(op, ordinal, neighbors)?;
+        let mut a = KernelArgs::new();
+        a.push(xp)
+            .push(pp)
+            .push(nb.ptr(op)?)
+            .push(taps as i32)
+            .push(nd as i32);
+        a.push(shape_arg(x.shape().iter().map(|&d| d as i64)))
+            .push(strides_arg(x.shape()));
+        a.push(total as i64);
+        launch(
+            s,
+            "nd_label_merge",
+            func(s, "cuprite_nd_label_merge")?,
+            config(s, total),
+            &stream,
+            &mut a,
+        )?;
+    }
+    let mut a = KernelArgs::new();
+    a.push(pp).push(total as i64);
+    launch(
+        s,
+        "nd_label_flatten",
+        func(s, "cuprite_nd_label_flatten")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
+    Ok(out.storage)
+}
+
+pub(super) fn label_reduce(
+    op: &'static str,
+    ordinal: usize,
+    values: View<'_>,
+    labels: View<'_>,
+    bins: usize,
+    how: LabelReduce,
+) -> Result<Storage> {
+    let s = session_of(op, values)?;
+    let out = Buffer::new(op, ordinal, DType::Float64, &[bins])?;
+    if bins == 0 {
+        return Ok(out.storage);
+    }
+    let total = values.layout.size();
+    let stream = current_stream();
+    let (vp, lp, op_) = (ptr(op, values)?, ptr(op, labels)?, out.ptr(op)?);
+    let fill = |p: u64, v: f64| -> Result<()> {
+        let mut a = KernelArgs::new();
+        a.push(p).push(v).push(bins as i64);
+        launch(
+            s,
+            "nd_fill",
+            func(s, "cuprite_nd_fill_f64")?,
+            config(s, bins),
+            &stream,
+            &mut a,
+        )
+    };
+    let reduce = |p: u64, code: i32| -> Result<()> {
+        if total == 0 {
+            return Ok(());
+        }
+        let mut a = KernelArgs::new();
+        a.push(vp)
+            .push(lp)
+            .push(p)
+            .push(bins as i64)
+            .push(total as i64)
+            .push(code);
+        launch(
+            s,
+            "nd_label_reduce",
+            func(s, "cuprite_nd_label_reduce")?,
+            config(s, total),
+            &stream,
+            &mut a,
+        )
+    };
+    match how {
+        LabelReduce::Sum => {
+            fill(op_, 0.0)?;
+            reduce(op_, 0)?;
+        }
+        LabelReduce::Min => {
+            fill(op_, f64::INFINITY)?;
+            reduce(op_, 1)?;
+        }
+        LabelReduce::Max => {
+            fill(op_, f64::NEG_INFINITY)?;
+            reduce(op_, 2)?;
+        }
+        LabelReduce::ArgMin | LabelReduce::ArgMax => {
+            let best = Buffer::new(op, ordinal, DType::Float64, &[bins])?;
+            let bp = best.ptr(op)?;
+            if how == LabelReduce::ArgMin {
+                fill(bp, f64::INFINITY)?;
+                reduce(bp, 1)?;
+            } else {
+                fill(bp, f64::NEG_INFINITY)?;
+                reduce(bp, 2)?;
+            }
+            let at = Buffer::new(op, ordinal, DType::UInt64, &[bins])?;
+            let atp = at.ptr(op)?;
+            let mut a = KernelArgs::new();
+            a.push(atp).push(u64::MAX).push(bins as i64);
+            launch(
+                s,
+                "nd_fill",
+                func(s, "cuprite_nd_fill_u64")?,
+                config(s, bins),
+                &stream,
+                &mut a,
+            )?;
+            if total > 0 {
+                let mut a = KernelArgs::new();
+                a.push(vp)
+                    .push(lp)
+                    .push(bp)
+                    .push(atp)
+                    .push(bins as i64)
+                    .push(total as i64);
+                launch(
+                    s,
+                    "nd_label_argbest",
+                    func(s, "cuprite_nd_label_argbest")?,
+                    config(s, total),
+                    &stream,
+                    &mut a,
+                )?;
+            }
+            let mut a = KernelArgs::new();
+            a.push(atp).push(op_).push(bins as i64);
+            launch(
+                s,
+                "nd_label_argfinish",
+                func(s, "cuprite_nd_label_argfinish")?,
+                config(s, bins),
+                &stream,
+                &mut a,
+            )?;
+        }
+    }
+    Ok(out.storage)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kernels_compile() {
+        let src = super::label_source();
+        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+        crate::cuda::gen::helpers::dump_source("nd_label", &src);
+    }
+}

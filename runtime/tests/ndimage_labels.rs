@@ -1,0 +1,293 @@
+//! cp::ndimage's labelling, measurements, morphology and distance
+//! transforms against SciPy 1.17 (fixtures written by
+//! tests/data/scipy/generate_ndimage.py) on every device, the GPU against
+//! the CPU backend on larger random inputs, and bad input.
+
+mod common;
+mod ndimage_common;
+
+use cp::ndimage::{self as nd, BinaryOptions, FilterOptions};
+use cp::{Array, DType, Device};
+use cuprite as cp;
+use ndimage_common::{check, check_vals, fixtures, fx, gpu_matches_cpu, random, vals};
+
+fn bools(a: &Array) -> Vec<f64> {
+    vals(&a.astype(DType::Bool).unwrap())
+}
+
+#[track_caller]
+fn check_bool(got: &Array, key: &str) {
+    assert_eq!(got.dtype(), DType::Bool, "{key}: dtype");
+    let want = fixtures().get(key).unwrap();
+    assert_eq!(got.shape(), want.shape(), "{key}: shape");
+    check_vals(key, &bools(got), &bools(want), 0.0);
+}
+
+on_every_device!(label_matches_scipy, |_dev| {
+    let bw = fx("in/bw");
+    let (lab, n) = nd::label(&bw, None)?;
+    assert_eq!(lab.dtype(), DType::Int32);
+    check(&lab, "label/cross", 0.0);
+    assert_eq!(
+        n as f64,
+        vals(&fx("label/cross")).into_iter().fold(0.0, f64::max)
+    );
+    let full = cp::ones([3usize, 3], DType::Bool)?;
+    check(&nd::label(&bw, Some(&full))?.0, "label/full", 0.0);
+    let bw3 = fx("in/bw3");
+    check(&nd::label(&bw3, None)?.0, "label/3d", 0.0);
+    let full3 = cp::ones([3usize, 3, 3], DType::Bool)?;
+    check(&nd::label(&bw3, Some(&full3))?.0, "label/3d_full", 0.0);
+});
+
+on_every_device!(measurements_match_scipy, |_dev| {
+    let v = fx("in/vals");
+    let (lab, _) = nd::label(&fx("in/bw"), None)?;
+    let idx: Vec<i64> = vals(&fx("in/idx")).into_iter().map(|x| x as i64).collect();
+    let ix = Some(idx.as_slice());
+    check(&nd::sum_labels(&v, Some(&lab), ix)?, "sum_labels", 1e-12);
+    check(
+        &nd::sum_labels(&v, Some(&lab), None)?,
+        "sum_labels/all",
+        1e-12,
+    );
+    check(&nd::mean(&v, Some(&lab), ix)?, "mean", 1e-12);
+    check(&nd::variance(&v, Some(&lab), ix)?, "variance", 1e-10);
+    check(
+        &nd::standard_deviation(&v, Some(&lab), ix)?,
+        "standard_deviation",
+        1e-10,
+    );
+    check(&nd::minimum(&v, Some(&lab), ix)?, "minimum", 0.0);
+    check(&nd::maximum(&v, Some(&lab), ix)?, "maximum", 0.0);
+    let (_, _, minpos, maxpos) = nd::extrema(&v, Some(&lab), ix)?;
+    check(&minpos, "extrema/minpos", 0.0);
+    check(&maxpos, "extrema/maxpos", 0.0);
+    check(
+        &nd::center_of_mass(&v, Some(&lab), ix)?,
+        "center_of_mass",
+        1e-12,
+    );
+    check(
+        &nd::center_of_mass(&v, None, None)?,
+        "center_of_mass/all",
+        1e-12,
+    );
+    check(
+        &nd::histogram(&v, 0.0, 1.0, 5, Some(&lab), ix)?,
+        "histogram",
+        0.0,
+    );
+    let objs = nd::find_objects(&lab, 0)?;
+    let want = vals(&fixtures()["find_objects"]);
+    let got: Vec<f64> = objs
+        .iter()
+        .flat_map(|o| {
+            let o = o.as_ref().expect("every label present");
+            o.iter()
+                .map(|r| r.start as f64)
+                .chain(o.iter().map(|r| r.end as f64))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    check_vals("find_objects", &got, &want, 0.0);
+});
+
+on_every_device!(morphology_matches_scipy, |_dev| {
+    check_bool(
+        &nd::generate_binary_structure(2, 1)?,
+        "generate_binary_structure/2_1",
+    );
+    check_bool(
+        &nd::generate_binary_structure(3, 2)?,
+        "generate_binary_structure/3_2",
+    );
+    check_bool(
+        &nd::iterate_structure(&nd::generate_binary_structure(2, 1)?, 3)?,
+        "iterate_structure/2_1_3",
+    );
+    let bw = fx("in/bw");
+    let full = cp::ones([3usize, 3], DType::Bool)?;
+    let d = BinaryOptions::default();
+    let it2 = BinaryOptions::default().structure(&full).iterations(2);
+    type Bin = fn(&Array, &BinaryOptions) -> cp::Result<Array>;
+    let fns: [(&str, Bin); 4] = [
+        ("binary_erosion", nd::binary_erosion),
+        ("binary_dilation", nd::binary_dilation),
+        ("binary_opening", nd::binary_opening),
+        ("binary_closing", nd::binary_closing),
+    ];
+    for (name, f) in fns {
+        check_bool(&f(&bw, &d)?, &format!("{name}/default"));
+        check_bool(&f(&bw, &it2)?, &format!("{name}/iter2_full"));
+    }
+    check_bool(
+        &nd::binary_erosion(&bw, &d.clone().border_value(true))?,
+        "binary_erosion/border",
+    );
+    check_bool(
+        &nd::binary_fill_holes(&fx("in/holes"), None)?,
+        "binary_fill_holes",
+    );
+    let v = fx("in/vals");
+    let (fp, se) = (fx("in/fp"), fx("in/se"));
+    let o = FilterOptions::default();
+    type Grey = fn(&Array, nd::Footprint, Option<&Array>, &FilterOptions) -> cp::Result<Array>;
+    let greys: [(&str, Grey); 4] = [
+        ("grey_erosion", |x, f, s, o| nd::grey_erosion(x, f, s, o)),
+        ("grey_dilation", |x, f, s, o| nd::grey_dilation(x, f, s, o)),
+        ("grey_opening", |x, f, s, o| nd::grey_opening(x, f, s, o)),
+        ("grey_closing", |x, f, s, o| nd::grey_closing(x, f, s, o)),
+    ];
+    for (name, f) in greys {
+        check(
+            &f(&v, [3usize, 2].into(), None, &o)?,
+            &format!("{name}/size"),
+            0.0,
+        );
+        check(&f(&v, (&fp).into(), None, &o)?, &format!("{name}/fp"), 0.0);
+        check(
+            &f(&v, 1usize.into(), Some(&se), &o)?,
+            &format!("{name}/se"),
+            1e-15,
+        );
+    }
+});
+
+on_every_device!(dilation_until_stable_matches_scipy, |_dev| {
+    let got = nd::binary_dilation(&fx("in/seed"), &BinaryOptions::default().iterations(0))?;
+    check_bool(&got, "binary_dilation/until");
+});
+
+on_every_device!(distance_transforms_match_scipy, |_dev| {
+    let m = fx("in/dt");
+    check(
+        &nd::distance_transform_edt(&m, None, false)?.0,
+        "edt",
+        1e-13,
+    );
+    let (d, idx) = nd::distance_transform_edt(&m, Some(&[1.0, 2.5]), true)?;
+    check(&d, "edt/sampling", 1e-13);
+    // The indices name a zero element at exactly that distance (ties may pick another than SciPy).
+    let idx = vals(&idx.expect("indices"));
+    let (mv, dv) = (vals(&m), vals(&d));
+    let (h, w) = (11usize, 12usize);
+    for i in 0..h * w {
+        let (r, c) = (idx[i] as usize, idx[h * w + i] as usize);
+        assert_eq!(
+            mv[r * w + c],
+            0.0,
+            "element {i}: index ({r}, {c}) is not a zero element"
+        );
+        let dd = ((((i / w) as f64 - r as f64) * 1.0).powi(2)
+            + (((i % w) as f64 - c as f64) * 2.5).powi(2))
+        .sqrt();
+        assert!(
+            (dd - dv[i]).abs() < 1e-12,
+            "element {i}: index distance {dd} vs {}",
+            dv[i]
+        );
+    }
+    check(
+        &nd::distance_transform_edt(&fx("in/dt3"), Some(&[2.0, 1.0, 0.5]), false)?.0,
+        "edt/3d",
+        1e-13,
+    );
+    check(
+        &nd::distance_transform_cdt(&m, "chessboard")?,
+        "cdt/chessboard",
+        0.0,
+    );
+    check(
+        &nd::distance_transform_cdt(&m, "taxicab")?,
+        "cdt/taxicab",
+        0.0,
+    );
+});
+
+#[test]
+fn gpu_labels_and_measurements_match_cpu() {
+    for seed in [11u64, 12, 13] {
+        let blobs = |d: Device, shape: &[usize]| -> cp::Result<Array> {
+            let smooth = nd::gaussian_filter(
+                &random(shape, seed, d),
+                &[1.5],
+                &[0],
+                &FilterOptions::default(),
+            )?;
+            cp::greater(&smooth, 0.5)
+        };
+        gpu_matches_cpu("label 2-D", 0.0, |d| {
+            Ok(nd::label(&blobs(d, &[300, 257])?, None)?.0)
+        });
+        gpu_matches_cpu("label 2-D full", 0.0, |d| {
+            let s = nd::generate_binary_structure(2, 2)?;
+            Ok(nd::label(&blobs(d, &[300, 257])?, Some(&s))?.0)
+        });
+        gpu_matches_cpu("label 3-D", 0.0, |d| {
+            Ok(nd::label(&blobs(d, &[30, 31, 29])?, None)?.0)
+        });
+        let idx: Vec<i64> = (0..40).collect();
+        gpu_matches_cpu("sum_labels", 1e-12, |d| {
+            let (l, _) = nd::label(&blobs(d, &[200, 190])?, None)?;
+            nd::sum_labels(&random(&[200, 190], seed + 1, d), Some(&l), Some(&idx))
+        });
+        gpu_matches_cpu("maximum_position", 0.0, |d| {
+            let (l, _) = nd::label(&blobs(d, &[200, 190])?, None)?;
+            nd::maximum_position(&random(&[200, 190], seed + 1, d), Some(&l), Some(&idx))
+        });
+        gpu_matches_cpu("center_of_mass", 1e-12, |d| {
+            let (l, _) = nd::label(&blobs(d, &[200, 190])?, None)?;
+            nd::center_of_mass(&random(&[200, 190], seed + 1, d), Some(&l), Some(&idx))
+        });
+        gpu_matches_cpu("binary_erosion 10 iterations", 0.0, |d| {
+            let o = BinaryOptions::default()
+                .iterations(10)
+                .structure(&nd::generate_binary_structure(2, 2)?);
+            nd::binary_erosion(&blobs(d, &[128, 140])?, &o)
+        });
+        gpu_matches_cpu("binary_fill_holes", 0.0, |d| {
+            nd::binary_fill_holes(&blobs(d, &[128, 140])?, None)
+        });
+        gpu_matches_cpu("edt", 1e-12, |d| {
+            Ok(nd::distance_transform_edt(&blobs(d, &[150, 170])?, Some(&[1.0, 1.5]), false)?.0)
+        });
+        gpu_matches_cpu("edt indices", 0.0, |d| {
+            Ok(
+                nd::distance_transform_edt(&blobs(d, &[40, 17, 23])?, None, true)?
+                    .1
+                    .expect("indices"),
+            )
+        });
+        gpu_matches_cpu("cdt", 0.0, |d| {
+            nd::distance_transform_cdt(&blobs(d, &[150, 170])?, "taxicab")
+        });
+    }
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let x = cp::zeros([4usize, 5], DType::Float64).unwrap();
+    let s1 = cp::ones([3usize], DType::Bool).unwrap();
+    // Structures of the wrong rank or extent, or not symmetric.
+    let e = nd::label(&x, Some(&s1)).unwrap_err();
+    assert!(e.to_string().contains("structure"), "{e}");
+    assert!(nd::label(&x, Some(&cp::ones([5usize, 5], DType::Bool).unwrap())).is_err());
+    let lop = cp::asarray(vec![
+        vec![true, true, false],
+        vec![false, true, false],
+        vec![false, false, false],
+    ])
+    .unwrap();
+    assert!(nd::label(&x, Some(&lop)).is_err());
+    assert!(nd::binary_erosion(&x, &BinaryOptions::default().structure(&s1)).is_err());
+    assert!(nd::grey_erosion(&x, 3usize, Some(&s1), &FilterOptions::default()).is_err());
+    // Labels of another shape, bad histogram range, bad metric, bad sampling.
+    let l = cp::zeros([5usize, 4], DType::Int32).unwrap();
+    assert!(nd::sum_labels(&x, Some(&l), None).is_err());
+    assert!(nd::histogram(&x, 1.0, 0.0, 4, None, None).is_err());
+    assert!(nd::distance_transform_cdt(&x, "euclid").is_err());
+    assert!(nd::distance_transform_edt(&x, Some(&[1.0, 2.0, 3.0]), false).is_err());
+    assert!(nd::distance_transform_edt(&x, Some(&[0.0]), false).is_err());
+    assert!(nd::find_objects(&x, 0).is_err());
+}
