@@ -90,7 +90,43 @@ fn by_columns(op: &'static str, b: &Array, mut solve: impl FnMut(&Array) -> Resu
 fn solve_once(op: &'static str, c: &Compressed, b: &Array) -> Result<Array> {
     let be = crate::backend::on(op, b.device())?;
     let r = be.csr_solve(op, &c.view(), b.view())?;
-    Ok(Array::from_parts(r, Layout::contiguous(b.shape()), b.dtype()))
+    let x = Array::from_parts(r, Layout::contiguous(b.shape()), b.dtype());
+    check_conditioning(op, c, b, &x)?;
+    Ok(x)
+}
+
+/// Refuses a solution that says the matrix is singular to working
+/// precision: `||A|| ||x|| / ||b||` bounds the condition number from below,
+/// and past `1 / eps` (LAPACK's `rcond < eps`) the digits are noise (SciPy
+/// warns there and returns them; NaN or inf fail the test as well).
+fn check_conditioning(op: &'static str, c: &Compressed, b: &Array, x: &Array) -> Result<()> {
+    let largest = |v: &Array| -> Result<f64> {
+        if v.size() == 0 {
+            return Ok(0.0);
+        }
+        let m = crate::max(&crate::abs(v)?, crate::Axes::All, false)?;
+        Ok(m.scalar()?.as_f64())
+    };
+    let (bmax, xmax) = (largest(b)?, largest(x)?);
+    if bmax == 0.0 && xmax == 0.0 {
+        return Ok(());
+    }
+    let a_norm = super::norm::norm(&CsrMatrix { c: c.clone() }, super::norm::SparseNorm::Inf)?;
+    let eps = if matches!(b.dtype(), crate::DType::Float32 | crate::DType::Complex64) {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let bound = a_norm * xmax / bmax;
+    if !(bound * eps <= 1.0) {
+        return Err(Error::LinAlg {
+            op,
+            detail: format!(
+                "the matrix is singular to working precision (condition number at least {bound:.3e})"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Solves `A x = b` for square sparse `A` (`spsolve(A, b)`); `b` is (n,) or

@@ -194,6 +194,16 @@ impl<'a> LinearOperator<'a> {
     }
 }
 
+impl std::fmt::Debug for LinearOperator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "<{}x{} LinearOperator with dtype={}>",
+            self.shape.0, self.shape.1, self.dtype
+        )
+    }
+}
+
 /// `conj(At @ conj(y))`, which is `A^H y` for `At` = A^T.
 fn conj_product(at: &CsrMatrix, y: &Array) -> Result<Array> {
     if at.dtype().is_complex() || y.dtype().is_complex() {
