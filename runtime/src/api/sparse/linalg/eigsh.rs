@@ -4,7 +4,7 @@
 //! The Lanczos vectors are the rows of one device array, extended with full
 //! reorthogonalization (see `basis`); the projected matrix `V^T A V` is small
 //! (ncv x ncv) and lives on the host, filled from the coefficients each step
-//! reads back. At a restart the `keep` Ritz vectors nearest the wanted end
+//! reads back. At a restart the k Ritz vectors nearest the wanted end
 //! become the new first rows (one device `matmul`) and the last residual
 //! direction follows them, so the projected matrix is an arrow plus a
 //! tridiagonal tail (Wu and Simon's thick restart).
@@ -149,7 +149,9 @@ fn lanczos(op: &'static str, a: LinearOperator<'_>, k: usize, opts: &EigshOption
     basis.set(0, &crate::multiply(1.0 / v0n, &v0)?)?;
     let mut t = vec![vec![0.0f64; ncv]; ncv];
     let mut start = 0;
-    let keep_target = (k + (ncv - k) / 2).min(ncv - 1);
+    // Keep the k wanted Ritz vectors (as CuPy's eigsh does): each restart
+    // then extends by ncv - k Lanczos steps.
+    let keep_target = k;
     let mut fresh = 2u64;
     for restart in 0..maxiter {
         let mut beta = 0.0;
