@@ -44,7 +44,10 @@ fn grid(m: usize, kind: Grid) -> cp::Result<CsrMatrix> {
                 (j + 1 < m, row + 1, "right"),
                 (i + 1 < m, row + m, "y"),
             ];
-            let degree = neighbours.iter().filter(|(ok, _, w)| *ok && *w != "self").count() as f64;
+            let degree = neighbours
+                .iter()
+                .filter(|(ok, _, w)| *ok && *w != "self")
+                .count() as f64;
             for (ok, col, which) in neighbours {
                 if !ok {
                     continue;

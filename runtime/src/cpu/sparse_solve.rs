@@ -20,7 +20,11 @@ fn singular(op: &'static str, detail: impl Into<String>) -> Error {
 }
 
 /// `A^-1 B` through faer's sparse LU, B (n, k) row-major.
-pub(super) fn lu_solve<T: Field>(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage> {
+pub(super) fn lu_solve<T: Field>(
+    op: &'static str,
+    a: &CsrView<'_>,
+    b: View<'_>,
+) -> Result<Storage> {
     let n = a.rows;
     let k = if b.ndim() == 2 { b.shape()[1] } else { 1 };
     let indptr = a.indptr.gather::<i32>();
@@ -48,7 +52,10 @@ pub(super) fn lu_solve<T: Field>(op: &'static str, a: &CsrView<'_>, b: View<'_>)
         for j in 0..k {
             let v = x[(i, j)];
             if !<T as faer::traits::ComplexField>::is_finite_impl(&v) {
-                return Err(singular(op, "the matrix is singular (the solution is not finite)"));
+                return Err(singular(
+                    op,
+                    "the matrix is singular (the solution is not finite)",
+                ));
             }
             out.push(v);
         }
@@ -79,7 +86,11 @@ pub(super) fn triangular_solve<T: Field + NumAssign>(
     let mut acc = vec![<T as num_traits::Zero>::zero(); k];
     for r in order {
         acc.copy_from_slice(&x[r * k..(r + 1) * k]);
-        let mut diag = if unit_diagonal { <T as num_traits::One>::one() } else { <T as num_traits::Zero>::zero() };
+        let mut diag = if unit_diagonal {
+            <T as num_traits::One>::one()
+        } else {
+            <T as num_traits::Zero>::zero()
+        };
         for e in indptr[r] as usize..indptr[r + 1] as usize {
             let c = indices[e] as usize;
             if c == r {

@@ -43,7 +43,10 @@ pub(crate) fn available() -> std::result::Result<(), String> {
         .get_or_init(|| {
             let info = crate::cuda::runtime::libs::load("cusolver");
             if info.path.is_none() {
-                return Err(format!("cuSOLVER not found (tried {})", info.tried.join("; ")));
+                return Err(format!(
+                    "cuSOLVER not found (tried {})",
+                    info.tried.join("; ")
+                ));
             }
             let missing = crate::cuda::runtime::libs::missing_symbols(&info, SYMBOLS);
             if missing.is_empty() {
@@ -60,7 +63,12 @@ pub(crate) fn available() -> std::result::Result<(), String> {
 }
 
 fn check(op: &str, call: &str, st: csol::cusolverStatus_t) -> Result<()> {
-    check_status(op, call, st, csol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS)
+    check_status(
+        op,
+        call,
+        st,
+        csol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS,
+    )
 }
 
 struct MatDescr(cspa::cusparseMatDescr_t);
@@ -82,17 +90,28 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
     if n == 0 {
         return Ok(x);
     }
-    crate::cuda::runtime::libs::require("cusparse", &["cusparseCreateMatDescr", "cusparseDestroyMatDescr"], op)?;
+    crate::cuda::runtime::libs::require(
+        "cusparse",
+        &["cusparseCreateMatDescr", "cusparseDestroyMatDescr"],
+        op,
+    )?;
     crate::cuda::runtime::libs::require("cusolver", SYMBOLS, op)?;
     let s = session(ord)?;
     let mut descr: cspa::cusparseMatDescr_t = std::ptr::null_mut();
     // SAFETY: `descr` is a valid out-pointer.
-    check_status(op, "cusparseCreateMatDescr", unsafe { cspa::cusparseCreateMatDescr(&mut descr) }, cspa::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS)?;
+    check_status(
+        op,
+        "cusparseCreateMatDescr",
+        unsafe { cspa::cusparseCreateMatDescr(&mut descr) },
+        cspa::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS,
+    )?;
     let descr = MatDescr(descr);
     let create = || {
         let mut h: csol::cusolverSpHandle_t = std::ptr::null_mut();
         // SAFETY: out pointer valid; the device's context is current.
-        check(op, "cusolverSpCreate", unsafe { csol::cusolverSpCreate(&mut h) })?;
+        check(op, "cusolverSpCreate", unsafe {
+            csol::cusolverSpCreate(&mut h)
+        })?;
         Ok(h)
     };
     // SAFETY: a live handle and this context's current stream.
@@ -119,10 +138,62 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
         // the dtype of the function called; the call blocks until done.
         let st = unsafe {
             match dt {
-                DType::Float32 => csol::cusolverSpScsrlsvqr(h, m, nnz, d, val as _, rp, ci, bp as _, 0.0, reorder, xp as _, &mut singularity),
-                DType::Float64 => csol::cusolverSpDcsrlsvqr(h, m, nnz, d, val as _, rp, ci, bp as _, 0.0, reorder, xp as _, &mut singularity),
-                DType::Complex64 => csol::cusolverSpCcsrlsvqr(h, m, nnz, d, val as _, rp, ci, bp as _, 0.0, reorder, xp as _, &mut singularity),
-                _ => csol::cusolverSpZcsrlsvqr(h, m, nnz, d, val as _, rp, ci, bp as _, 0.0, reorder, xp as _, &mut singularity),
+                DType::Float32 => csol::cusolverSpScsrlsvqr(
+                    h,
+                    m,
+                    nnz,
+                    d,
+                    val as _,
+                    rp,
+                    ci,
+                    bp as _,
+                    0.0,
+                    reorder,
+                    xp as _,
+                    &mut singularity,
+                ),
+                DType::Float64 => csol::cusolverSpDcsrlsvqr(
+                    h,
+                    m,
+                    nnz,
+                    d,
+                    val as _,
+                    rp,
+                    ci,
+                    bp as _,
+                    0.0,
+                    reorder,
+                    xp as _,
+                    &mut singularity,
+                ),
+                DType::Complex64 => csol::cusolverSpCcsrlsvqr(
+                    h,
+                    m,
+                    nnz,
+                    d,
+                    val as _,
+                    rp,
+                    ci,
+                    bp as _,
+                    0.0,
+                    reorder,
+                    xp as _,
+                    &mut singularity,
+                ),
+                _ => csol::cusolverSpZcsrlsvqr(
+                    h,
+                    m,
+                    nnz,
+                    d,
+                    val as _,
+                    rp,
+                    ci,
+                    bp as _,
+                    0.0,
+                    reorder,
+                    xp as _,
+                    &mut singularity,
+                ),
             }
         };
         check(op, "cusolverSpXcsrlsvqr", st)
@@ -130,14 +201,21 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
     if singularity >= 0 {
         return Err(Error::LinAlg {
             op,
-            detail: format!("the matrix is singular (cuSOLVER's QR found a zero pivot at row {singularity})"),
+            detail: format!(
+                "the matrix is singular (cuSOLVER's QR found a zero pivot at row {singularity})"
+            ),
         });
     }
     Ok(x)
 }
 
 /// The direct solves of the Sparse family (called from `cusparse`'s impl).
-pub(crate) fn csr_solve(ordinal: usize, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage> {
+pub(crate) fn csr_solve(
+    ordinal: usize,
+    op: &'static str,
+    a: &CsrView<'_>,
+    b: View<'_>,
+) -> Result<Storage> {
     match available() {
         Ok(()) if b.ndim() == 1 => Ok(lsvqr(op, a, b)?.storage),
         // No sparse solver in this cuSOLVER (or several right-hand sides):
@@ -145,7 +223,12 @@ pub(crate) fn csr_solve(ordinal: usize, op: &'static str, a: &CsrView<'_>, b: Vi
         _ => {
             let arrays = [a.indptr, a.indices, a.data, b];
             let r = on_views(op, &arrays, |cpu, h| {
-                let ha = CsrView { indptr: h[0], indices: h[1], data: h[2], ..*a };
+                let ha = CsrView {
+                    indptr: h[0],
+                    indices: h[1],
+                    data: h[2],
+                    ..*a
+                };
                 cpu.csr_solve(op, &ha, h[3])
             })?;
             upload(op, ordinal, &r, a.data.dtype())
@@ -165,7 +248,12 @@ pub(crate) fn csr_triangular_solve(
 ) -> Result<Storage> {
     let arrays = [a.indptr, a.indices, a.data, b];
     let r = on_views(op, &arrays, |cpu, h| {
-        let ha = CsrView { indptr: h[0], indices: h[1], data: h[2], ..*a };
+        let ha = CsrView {
+            indptr: h[0],
+            indices: h[1],
+            data: h[2],
+            ..*a
+        };
         cpu.csr_triangular_solve(op, &ha, h[3], lower, unit_diagonal)
     })?;
     upload(op, ordinal, &r, a.data.dtype())

@@ -84,11 +84,21 @@ impl Basis {
             w = w2;
             after = a2;
         }
-        Ok(Projected { w, h, before, after })
+        Ok(Projected {
+            w,
+            h,
+            before,
+            after,
+        })
     }
 
     /// One classical Gram-Schmidt pass; reads back `h` and the norms at once.
-    fn project(&self, v: &Array, w: Array, with_before: bool) -> Result<(Array, Vec<Complex64>, f64, f64)> {
+    fn project(
+        &self,
+        v: &Array,
+        w: Array,
+        with_before: bool,
+    ) -> Result<(Array, Vec<Complex64>, f64, f64)> {
         let mm = crate::api::linalg::matmul::matmul;
         let vh = if self.complex {
             crate::api::linalg::matmul::conj(v)?
@@ -105,7 +115,12 @@ impl Basis {
         let vals = packed.astype(DType::Complex128)?.to_vec::<Complex64>()?;
         let k = vals.len();
         let norm = |z: Complex64| z.re.max(0.0).sqrt();
-        Ok((w2, vals[..k - 2].to_vec(), norm(vals[k - 2]), norm(vals[k - 1])))
+        Ok((
+            w2,
+            vals[..k - 2].to_vec(),
+            norm(vals[k - 2]),
+            norm(vals[k - 1]),
+        ))
     }
 }
 

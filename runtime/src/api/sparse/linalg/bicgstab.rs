@@ -5,7 +5,7 @@
 //! which ends the solve with `info = -10`.
 
 use crate::api::sparse::linalg::cg::done;
-use crate::api::sparse::linalg::operator::AsOperator;
+use crate::api::sparse::linalg::operator::IntoOperator;
 use crate::api::sparse::linalg::options::{
     psolve, rhs_norm, tolerance, zero_rhs, Problem, SolveOptions, SolveResult,
 };
@@ -16,7 +16,7 @@ use crate::core::error::Result;
 /// Solves `A x = b` by BiCGSTAB (`bicgstab(A, b, x0, rtol=1e-5, atol=0,
 /// maxiter=10 n, M, callback)`).
 pub fn bicgstab<'a>(
-    a: impl AsOperator<'a>,
+    a: impl IntoOperator<'a>,
     b: &Array,
     mut opts: SolveOptions<'_>,
 ) -> Result<SolveResult> {
@@ -69,5 +69,11 @@ pub fn bicgstab<'a>(
     }
     let rnorm = norm(&r)?;
     let converged = rnorm < atol;
-    Ok(done(x, maxiter, rnorm, converged, if converged { 0 } else { maxiter as i64 }))
+    Ok(done(
+        x,
+        maxiter,
+        rnorm,
+        converged,
+        if converged { 0 } else { maxiter as i64 },
+    ))
 }

@@ -2,7 +2,7 @@
 //! definite `A`, SciPy's iteration: the step sizes are 0-d device arrays,
 //! and each iteration reads back one number, `||r||`, to decide whether to stop.
 
-use crate::api::sparse::linalg::operator::AsOperator;
+use crate::api::sparse::linalg::operator::IntoOperator;
 use crate::api::sparse::linalg::options::{
     psolve, rhs_norm, tolerance, zero_rhs, Problem, SolveOptions, SolveResult,
 };
@@ -22,7 +22,11 @@ use crate::core::error::Result;
 /// assert!(r.converged);
 /// # Ok::<(), cp::Error>(())
 /// ```
-pub fn cg<'a>(a: impl AsOperator<'a>, b: &Array, mut opts: SolveOptions<'_>) -> Result<SolveResult> {
+pub fn cg<'a>(
+    a: impl IntoOperator<'a>,
+    b: &Array,
+    mut opts: SolveOptions<'_>,
+) -> Result<SolveResult> {
     let p = Problem::new("cg", a, b, &opts, true)?;
     let bnorm = rhs_norm(&p)?;
     if bnorm == 0.0 {
@@ -59,10 +63,22 @@ pub fn cg<'a>(a: impl AsOperator<'a>, b: &Array, mut opts: SolveOptions<'_>) -> 
     }
     let rnorm = norm(&r)?;
     let converged = rnorm < atol;
-    Ok(done(x, maxiter, rnorm, converged, if converged { 0 } else { maxiter as i64 }))
+    Ok(done(
+        x,
+        maxiter,
+        rnorm,
+        converged,
+        if converged { 0 } else { maxiter as i64 },
+    ))
 }
 
-pub(super) fn done(x: Array, iterations: usize, residual: f64, converged: bool, info: i64) -> SolveResult {
+pub(super) fn done(
+    x: Array,
+    iterations: usize,
+    residual: f64,
+    converged: bool,
+    info: i64,
+) -> SolveResult {
     SolveResult {
         x,
         iterations,

@@ -7,7 +7,9 @@
 //! solves on the GPU take that round trip too (cuSPARSE SpSV is not wired yet).
 
 use crate::api::shape::index::SliceElem;
-use crate::api::sparse::{check_value_dtype, value_dtype, Canonical, Compressed, CscMatrix, CsrMatrix};
+use crate::api::sparse::{
+    check_value_dtype, value_dtype, Canonical, Compressed, CscMatrix, CsrMatrix,
+};
 use crate::core::array::Array;
 use crate::core::dtype::promote_types;
 use crate::core::error::{fmt_shape, Error, Result};
@@ -60,16 +62,28 @@ fn prepare(op: &'static str, a: &CsrMatrix, b: &Array) -> Result<(Compressed, Ar
         });
     }
     let dt = check_value_dtype(op, value_dtype(promote_types(a.dtype(), b.dtype())))?;
-    let mut c = if a.dtype() == dt { a.c.clone() } else { a.c.astype(dt)? };
+    let mut c = if a.dtype() == dt {
+        a.c.clone()
+    } else {
+        a.c.astype(dt)?
+    };
     if !c.sorted {
         c = c.map_host(op, true, Canonical(false))?;
     }
-    let b = if b.dtype() == dt { b.ascontiguousarray()? } else { b.astype(dt)? };
+    let b = if b.dtype() == dt {
+        b.ascontiguousarray()?
+    } else {
+        b.astype(dt)?
+    };
     Ok((c, b))
 }
 
 /// Runs `solve` on each column of `b` (1-D: once), giving b's shape back.
-fn by_columns(op: &'static str, b: &Array, mut solve: impl FnMut(&Array) -> Result<Array>) -> Result<Array> {
+fn by_columns(
+    op: &'static str,
+    b: &Array,
+    mut solve: impl FnMut(&Array) -> Result<Array>,
+) -> Result<Array> {
     if b.ndim() == 1 {
         return solve(b);
     }
@@ -118,7 +132,7 @@ fn check_conditioning(op: &'static str, c: &Compressed, b: &Array, x: &Array) ->
         f64::EPSILON
     };
     let bound = a_norm * xmax / bmax;
-    if !(bound * eps <= 1.0) {
+    if bound.is_nan() || bound * eps > 1.0 {
         return Err(Error::LinAlg {
             op,
             detail: format!(
@@ -140,12 +154,21 @@ pub fn spsolve(a: &impl AsCsr, b: &Array) -> Result<Array> {
 /// Solves `T x = b` for the lower (or upper) triangle `T` of square sparse
 /// `A` (`spsolve_triangular(A, b, lower, unit_diagonal)`); entries on the
 /// other side of the diagonal are ignored, a zero on the diagonal is an error.
-pub fn spsolve_triangular(a: &impl AsCsr, b: &Array, lower: bool, unit_diagonal: bool) -> Result<Array> {
+pub fn spsolve_triangular(
+    a: &impl AsCsr,
+    b: &Array,
+    lower: bool,
+    unit_diagonal: bool,
+) -> Result<Array> {
     let op = "spsolve_triangular";
     let (c, b) = prepare(op, &a.as_csr()?, b)?;
     let be = crate::backend::on(op, b.device())?;
     let r = be.csr_triangular_solve(op, &c.view(), b.view(), lower, unit_diagonal)?;
-    Ok(Array::from_parts(r, Layout::contiguous(b.shape()), b.dtype()))
+    Ok(Array::from_parts(
+        r,
+        Layout::contiguous(b.shape()),
+        b.dtype(),
+    ))
 }
 
 /// A matrix ready for repeated solves (`splu(A)`, `factorized(A)`): its

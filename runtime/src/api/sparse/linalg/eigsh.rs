@@ -12,7 +12,7 @@
 use num_complex::Complex64;
 
 use crate::api::sparse::linalg::basis::{upload, Basis};
-use crate::api::sparse::linalg::operator::{AsOperator, LinearOperator};
+use crate::api::sparse::linalg::operator::{IntoOperator, LinearOperator};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -99,43 +99,75 @@ pub struct Eigsh {
 
 /// `k` eigenvalues (and eigenvectors) of the real symmetric `a` (`eigsh(A,
 /// k, which, ncv, maxiter, tol, v0)`); `1 <= k < n`.
-pub fn eigsh<'a>(a: impl AsOperator<'a>, k: usize, opts: EigshOptions<'_>) -> Result<Eigsh> {
-    lanczos("eigsh", a.as_operator()?, k, &opts)
+pub fn eigsh<'a>(a: impl IntoOperator<'a>, k: usize, opts: EigshOptions<'_>) -> Result<Eigsh> {
+    lanczos("eigsh", a.into_operator()?, k, &opts)
 }
 
-fn lanczos(op: &'static str, a: LinearOperator<'_>, k: usize, opts: &EigshOptions<'_>) -> Result<Eigsh> {
+fn lanczos(
+    op: &'static str,
+    a: LinearOperator<'_>,
+    k: usize,
+    opts: &EigshOptions<'_>,
+) -> Result<Eigsh> {
     let (m, n) = a.shape();
     if m != n {
-        return Err(Error::shape(op, format!("the matrix must be square, not of shape ({m}, {n})")));
+        return Err(Error::shape(
+            op,
+            format!("the matrix must be square, not of shape ({m}, {n})"),
+        ));
     }
     if k == 0 || k >= n {
-        return Err(Error::invalid(op, format!("k must satisfy 1 <= k < n = {n}, not {k}")));
+        return Err(Error::invalid(
+            op,
+            format!("k must satisfy 1 <= k < n = {n}, not {k}"),
+        ));
     }
     let dt = match a.dtype() {
         DType::Float32 => DType::Float32,
         DType::Complex64 | DType::Complex128 => {
             return Err(Error::DType {
                 op,
-                detail: format!("complex Hermitian operators are not supported yet (dtype {})", a.dtype()),
+                detail: format!(
+                    "complex Hermitian operators are not supported yet (dtype {})",
+                    a.dtype()
+                ),
             })
         }
         _ => DType::Float64,
     };
     let ncv = opts.ncv.unwrap_or((2 * k + 1).max(20)).min(n);
     if ncv <= k || ncv > n {
-        return Err(Error::invalid(op, format!("ncv must satisfy k < ncv <= n ({k} < ncv <= {n}), not {ncv}")));
+        return Err(Error::invalid(
+            op,
+            format!("ncv must satisfy k < ncv <= n ({k} < ncv <= {n}), not {ncv}"),
+        ));
     }
-    if !(opts.tol >= 0.0) {
-        return Err(Error::invalid(op, format!("tol must be >= 0, not {}", opts.tol)));
+    if opts.tol.is_nan() || opts.tol < 0.0 {
+        return Err(Error::invalid(
+            op,
+            format!("tol must be >= 0, not {}", opts.tol),
+        ));
     }
-    let eps = if dt == DType::Float32 { f32::EPSILON as f64 } else { f64::EPSILON };
+    let eps = if dt == DType::Float32 {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
     let tol = if opts.tol == 0.0 { eps } else { opts.tol };
     let maxiter = opts.maxiter.unwrap_or(10 * n).max(1);
-    let device = a.device().unwrap_or_else(crate::backend::probe::current_device);
+    let device = a
+        .device()
+        .unwrap_or_else(crate::backend::probe::current_device);
     let v0 = match opts.v0 {
         Some(v) => {
             if v.shape() != [n] {
-                return Err(Error::shape(op, format!("v0 must have shape ({n},), not {}", crate::core::error::fmt_shape(v.shape()))));
+                return Err(Error::shape(
+                    op,
+                    format!(
+                        "v0 must have shape ({n},), not {}",
+                        crate::core::error::fmt_shape(v.shape())
+                    ),
+                ));
             }
             v.astype(dt)?
         }
@@ -172,7 +204,10 @@ fn lanczos(op: &'static str, a: LinearOperator<'_>, k: usize, opts: &EigshOption
                     let r = start_vector(n, fresh, device)?.astype(dt)?;
                     fresh += 1;
                     let p = basis.orthogonalize(r)?;
-                    basis.set(j + 1, &crate::multiply(1.0 / p.after.max(f64::MIN_POSITIVE), &p.w)?)?;
+                    basis.set(
+                        j + 1,
+                        &crate::multiply(1.0 / p.after.max(f64::MIN_POSITIVE), &p.w)?,
+                    )?;
                 }
                 if j + 1 < ncv {
                     t[j + 1][j] = 0.0;
@@ -243,14 +278,18 @@ fn ritz_vectors(basis: &Basis, y: &[Vec<f64>], idx: &[usize], ncv: usize) -> Res
 fn small_eigen(op: &'static str, t: &[Vec<f64>]) -> Result<(Vec<f64>, Vec<Vec<f64>>)> {
     let n = t.len();
     let m = faer::Mat::<f64>::from_fn(n, n, |i, j| 0.5 * (t[i][j] + t[j][i]));
-    let f = m.self_adjoint_eigen(faer::Side::Lower).map_err(|e| Error::LinAlg {
-        op,
-        detail: format!("the projected eigenproblem did not converge ({e:?})"),
-    })?;
+    let f = m
+        .self_adjoint_eigen(faer::Side::Lower)
+        .map_err(|e| Error::LinAlg {
+            op,
+            detail: format!("the projected eigenproblem did not converge ({e:?})"),
+        })?;
     let s = f.S().column_vector();
     let u = f.U();
     let theta: Vec<f64> = (0..n).map(|i| s[i]).collect();
-    let y = (0..n).map(|i| (0..n).map(|j| u[(i, j)]).collect()).collect();
+    let y = (0..n)
+        .map(|i| (0..n).map(|j| u[(i, j)]).collect())
+        .collect();
     Ok((theta, y))
 }
 
@@ -292,12 +331,15 @@ pub struct Svds {
 
 /// The `k` largest singular triplets of `a` (`svds(A, k)`), from `eigsh` of
 /// `A^T A` (which needs `rmatvec`); `1 <= k < min(m, n)`.
-pub fn svds<'a>(a: impl AsOperator<'a>, k: usize) -> Result<Svds> {
+pub fn svds<'a>(a: impl IntoOperator<'a>, k: usize) -> Result<Svds> {
     let op = "svds";
-    let a = a.as_operator()?;
+    let a = a.into_operator()?;
     let (m, n) = a.shape();
     if k == 0 || k >= m.min(n) {
-        return Err(Error::invalid(op, format!("k must satisfy 1 <= k < min(m, n) = {}, not {k}", m.min(n))));
+        return Err(Error::invalid(
+            op,
+            format!("k must satisfy 1 <= k < min(m, n) = {}, not {k}", m.min(n)),
+        ));
     }
     if !a.has_rmatvec() {
         return Err(Error::invalid(op, "the operator needs an rmatvec (A^H y)"));
@@ -309,13 +351,22 @@ pub fn svds<'a>(a: impl AsOperator<'a>, k: usize) -> Result<Svds> {
         None => ata,
     };
     let e = lanczos(op, ata, k, &EigshOptions::new().which(Which::LA))?;
-    let v = e.vectors.ok_or_else(|| Error::invalid(op, "internal: no vectors"))?;
+    let v = e
+        .vectors
+        .ok_or_else(|| Error::invalid(op, "internal: no vectors"))?;
     let s: Vec<f64> = e.values.iter().map(|&l| l.max(0.0).sqrt()).collect();
     let mut ucols = Vec::with_capacity(k);
     for (j, &sj) in s.iter().enumerate() {
-        let vj = v.slice([crate::api::shape::index::SliceElem::from(..), crate::api::shape::index::SliceElem::Index(j as isize)])?;
+        let vj = v.slice([
+            crate::api::shape::index::SliceElem::from(..),
+            crate::api::shape::index::SliceElem::Index(j as isize),
+        ])?;
         let av = a.matvec(&vj.ascontiguousarray()?)?;
-        ucols.push(if sj > 0.0 { crate::multiply(1.0 / sj, &av)? } else { av });
+        ucols.push(if sj > 0.0 {
+            crate::multiply(1.0 / sj, &av)?
+        } else {
+            av
+        });
     }
     let refs: Vec<&Array> = ucols.iter().collect();
     Ok(Svds {

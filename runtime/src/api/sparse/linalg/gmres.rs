@@ -9,7 +9,7 @@ use num_complex::Complex64;
 
 use crate::api::sparse::linalg::basis::Basis;
 use crate::api::sparse::linalg::cg::done;
-use crate::api::sparse::linalg::operator::AsOperator;
+use crate::api::sparse::linalg::operator::IntoOperator;
 use crate::api::sparse::linalg::options::{
     psolve, rhs_norm, tolerance, zero_rhs, Problem, SolveOptions, SolveResult,
 };
@@ -22,7 +22,7 @@ use crate::core::error::Result;
 /// x0, rtol=1e-5, atol=0, restart=20, maxiter=10 n, M, callback)`);
 /// `maxiter` counts restart cycles, `iterations` in the result inner steps.
 pub fn gmres<'a>(
-    a: impl AsOperator<'a>,
+    a: impl IntoOperator<'a>,
     b: &Array,
     mut opts: SolveOptions<'_>,
 ) -> Result<SolveResult> {

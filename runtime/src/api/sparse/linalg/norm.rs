@@ -32,7 +32,9 @@ pub fn norm(a: &CsrMatrix, ord: SparseNorm) -> Result<f64> {
     let mag = crate::abs(&c.data)?.astype(crate::DType::Float64)?;
     let largest = |ids: &crate::Array, len: usize| -> Result<f64> {
         let sums = crate::bincount(ids, Some(&mag), len)?;
-        Ok(crate::max(&sums, crate::Axes::All, false)?.scalar()?.as_f64())
+        Ok(crate::max(&sums, crate::Axes::All, false)?
+            .scalar()?
+            .as_f64())
     };
     match ord {
         SparseNorm::Fro => Ok(crate::api::linalg::matmul::vdot(&mag, &mag)?

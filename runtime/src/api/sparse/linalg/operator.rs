@@ -139,7 +139,13 @@ impl<'a> LinearOperator<'a> {
 
     /// `A @ x` for 1-D `x` of length cols; the result must have length rows.
     pub fn matvec(&self, x: &Array) -> Result<Array> {
-        self.apply("LinearOperator.matvec", &self.matvec, x, self.shape.1, self.shape.0)
+        self.apply(
+            "LinearOperator.matvec",
+            &self.matvec,
+            x,
+            self.shape.1,
+            self.shape.0,
+        )
     }
 
     /// `A^H @ y` for 1-D `y` of length rows.
@@ -215,38 +221,38 @@ fn conj_product(at: &CsrMatrix, y: &Array) -> Result<Array> {
 
 /// What a solver accepts as its matrix: a sparse matrix, a dense 2-D array
 /// or a [`LinearOperator`] (`aslinearoperator`).
-pub trait AsOperator<'a> {
+pub trait IntoOperator<'a> {
     /// The operator view of `self`.
-    fn as_operator(self) -> Result<LinearOperator<'a>>;
+    fn into_operator(self) -> Result<LinearOperator<'a>>;
 }
 
-impl<'a> AsOperator<'a> for LinearOperator<'a> {
-    fn as_operator(self) -> Result<LinearOperator<'a>> {
+impl<'a> IntoOperator<'a> for LinearOperator<'a> {
+    fn into_operator(self) -> Result<LinearOperator<'a>> {
         Ok(self)
     }
 }
-impl<'a> AsOperator<'a> for &LinearOperator<'a> {
-    fn as_operator(self) -> Result<LinearOperator<'a>> {
+impl<'a> IntoOperator<'a> for &LinearOperator<'a> {
+    fn into_operator(self) -> Result<LinearOperator<'a>> {
         Ok(self.clone())
     }
 }
-impl<'a> AsOperator<'a> for &CsrMatrix {
-    fn as_operator(self) -> Result<LinearOperator<'a>> {
+impl<'a> IntoOperator<'a> for &CsrMatrix {
+    fn into_operator(self) -> Result<LinearOperator<'a>> {
         Ok(LinearOperator::from_csr(self))
     }
 }
-impl<'a> AsOperator<'a> for &CscMatrix {
-    fn as_operator(self) -> Result<LinearOperator<'a>> {
+impl<'a> IntoOperator<'a> for &CscMatrix {
+    fn into_operator(self) -> Result<LinearOperator<'a>> {
         LinearOperator::from_csc(self)
     }
 }
-impl<'a> AsOperator<'a> for &Array {
-    fn as_operator(self) -> Result<LinearOperator<'a>> {
+impl<'a> IntoOperator<'a> for &Array {
+    fn into_operator(self) -> Result<LinearOperator<'a>> {
         LinearOperator::from_dense(self)
     }
 }
 
 /// `aslinearoperator(a)`.
-pub fn aslinearoperator<'a>(a: impl AsOperator<'a>) -> Result<LinearOperator<'a>> {
-    a.as_operator()
+pub fn aslinearoperator<'a>(a: impl IntoOperator<'a>) -> Result<LinearOperator<'a>> {
+    a.into_operator()
 }

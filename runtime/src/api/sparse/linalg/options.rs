@@ -1,11 +1,14 @@
 //! What every iterative solver takes (`SolveOptions`) and returns
 //! (`SolveResult`), and the checks they share on the problem they are given.
 
-use crate::api::sparse::linalg::operator::{AsOperator, LinearOperator};
+use crate::api::sparse::linalg::operator::{IntoOperator, LinearOperator};
 use crate::api::sparse::linalg::vector::norm;
 use crate::core::array::Array;
 use crate::core::dtype::{promote_types, DType};
 use crate::core::error::{fmt_shape, Error, Result};
+
+/// A per-iteration callback, given the current solution.
+type Callback<'a> = Box<dyn FnMut(&Array) + 'a>;
 
 /// Options of the iterative solvers (SciPy's keyword arguments and defaults:
 /// `rtol=1e-5`, `atol=0`, `maxiter` `None` for the solver's own default).
@@ -22,7 +25,7 @@ pub struct SolveOptions<'a> {
     pub m: Option<&'a LinearOperator<'a>>,
     /// `gmres`: Krylov vectors per restart cycle (20 when `None`).
     pub restart: Option<usize>,
-    callback: Option<Box<dyn FnMut(&Array) + 'a>>,
+    callback: Option<Callback<'a>>,
 }
 
 impl Default for SolveOptions<'_> {
@@ -120,12 +123,12 @@ pub(super) struct Problem<'a> {
 impl<'a> Problem<'a> {
     pub fn new(
         op: &'static str,
-        a: impl AsOperator<'a>,
+        a: impl IntoOperator<'a>,
         b: &Array,
         opts: &SolveOptions<'_>,
         square: bool,
     ) -> Result<Problem<'a>> {
-        let a = a.as_operator()?;
+        let a = a.into_operator()?;
         let (rows, cols) = a.shape();
         if square && rows != cols {
             return Err(Error::shape(
@@ -157,7 +160,7 @@ impl<'a> Problem<'a> {
         }
         let dtype = solve_dtype(op, promote_types(a.dtype(), b.dtype()))?;
         for (what, t) in [("rtol", opts.rtol), ("atol", opts.atol)] {
-            if !(t >= 0.0) {
+            if t.is_nan() || t < 0.0 {
                 return Err(Error::invalid(op, format!("{what} must be >= 0, not {t}")));
             }
         }
@@ -193,7 +196,10 @@ impl<'a> Problem<'a> {
                 }
                 (x0.reshape(vec![cols])?.astype(dtype)?, true)
             }
-            None => (crate::zeros_like_as(&b, dtype)?.reshape(vec![cols])?, false),
+            None => (
+                crate::with_device(b.device(), || crate::zeros(cols, dtype))?,
+                false,
+            ),
         };
         Ok(Problem {
             a,

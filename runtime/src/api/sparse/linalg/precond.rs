@@ -64,8 +64,5 @@ pub fn jacobi<'a>(a: &CsrMatrix) -> Result<LinearOperator<'a>> {
     }
     let inv = crate::divide(1.0, &d)?;
     let dt = a.dtype();
-    Ok(
-        LinearOperator::new((n, n), dt, move |x| crate::multiply(&inv, x))
-            .with_device(a.device()),
-    )
+    Ok(LinearOperator::new((n, n), dt, move |x| crate::multiply(&inv, x)).with_device(a.device()))
 }
