@@ -11,9 +11,9 @@ use std::sync::OnceLock;
 
 use common::values_f64;
 use cp::sparse::linalg::{
-    bicgstab, cg, diagonal, eigsh, expm_multiply, gmres, jacobi, lsqr, minres, norm, splu,
-    spsolve, spsolve_triangular, svds, EigshOptions, LinearOperator, LsqrOptions, SolveOptions,
-    SparseNorm, Which,
+    bicgstab, cg, diagonal, eigsh, expm_multiply, gmres, jacobi, lsqr, minres, norm, splu, spsolve,
+    spsolve_triangular, svds, EigshOptions, LinearOperator, LsqrOptions, SolveOptions, SparseNorm,
+    Which,
 };
 use cp::sparse::CsrMatrix;
 use cp::{Array, DType, Device};
@@ -194,15 +194,29 @@ on_every_device!(minres_lsqr_expm_multiply_match_scipy, |_dev| {
     let (a, b) = (matrix("poisson"), rhs("poisson"));
     let r = minres(&a, &b, SolveOptions::new().rtol(1e-12))?;
     assert!(r.converged, "{r:?}");
-    assert_vec_close("minres", &values_f64(&r.x), &fx_f64("poisson/spsolve"), 1e-8);
+    assert_vec_close(
+        "minres",
+        &values_f64(&r.x),
+        &fx_f64("poisson/spsolve"),
+        1e-8,
+    );
     // Least squares with the first 30 columns of convdiff (a 49 x 30 matrix).
     let c = matrix("convdiff");
     let tall = CsrMatrix::from_dense(&c.to_dense()?.slice(cp::s![.., ..30])?)?;
-    let r = lsqr(&tall, &rhs("convdiff"), LsqrOptions::new().tol(1e-12, 1e-12))?;
+    let r = lsqr(
+        &tall,
+        &rhs("convdiff"),
+        LsqrOptions::new().tol(1e-12, 1e-12),
+    )?;
     assert!(r.converged, "{r:?}");
     assert_vec_close("lsqr", &values_f64(&r.x), &fx_f64("tall/lsqr_x"), 1e-8);
     let y = expm_multiply(&c, &rhs("convdiff"), -0.1)?;
-    assert_vec_close("expm_multiply", &values_f64(&y), &fx_f64("convdiff/expm_multiply"), 1e-12);
+    assert_vec_close(
+        "expm_multiply",
+        &values_f64(&y),
+        &fx_f64("convdiff/expm_multiply"),
+        1e-12,
+    );
 });
 
 on_every_device!(diagonal_and_norms_match_scipy, |_dev| {

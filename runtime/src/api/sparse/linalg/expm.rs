@@ -22,20 +22,30 @@ pub fn expm_multiply(a: &CsrMatrix, b: &Array, t: f64) -> Result<Array> {
     let op = "expm_multiply";
     let (m, n) = a.shape();
     if m != n {
-        return Err(Error::shape(op, format!("the matrix must be square, not of shape ({m}, {n})")));
+        return Err(Error::shape(
+            op,
+            format!("the matrix must be square, not of shape ({m}, {n})"),
+        ));
     }
     let ok = matches!(b.shape(), [r] | [r, _] if *r == n);
     if !ok {
         return Err(Error::shape(
             op,
-            format!("b must have shape ({n},) or ({n}, k) for a matrix of shape ({n}, {n}), not {}", fmt_shape(b.shape())),
+            format!(
+                "b must have shape ({n},) or ({n}, k) for a matrix of shape ({n}, {n}), not {}",
+                fmt_shape(b.shape())
+            ),
         ));
     }
     if !t.is_finite() {
         return Err(Error::invalid(op, format!("t must be finite, not {t}")));
     }
     let dt = crate::promote_types(a.dtype(), b.dtype());
-    let dt = if dt.is_inexact() && dt != DType::Float16 && dt != DType::BFloat16 { dt } else { DType::Float64 };
+    let dt = if dt.is_inexact() && dt != DType::Float16 && dt != DType::BFloat16 {
+        dt
+    } else {
+        DType::Float64
+    };
     let mut bcur = b.astype(dt)?;
     if n == 0 || t == 0.0 {
         return Ok(bcur);
@@ -43,13 +53,20 @@ pub fn expm_multiply(a: &CsrMatrix, b: &Array, t: f64) -> Result<Array> {
     // Shift by mu = trace(A) / n: exp(tA) = exp(t mu) exp(t (A - mu I)).
     let d = diagonal(a)?;
     let mu = crate::sum(&d, crate::Axes::All, false)?.scalar()?.as_f64() / n as f64;
-    let shifted = |x: &Array| -> Result<Array> { crate::subtract(a.dot(x)?, crate::multiply(mu, x)?) };
+    let shifted =
+        |x: &Array| -> Result<Array> { crate::subtract(a.dot(x)?, crate::multiply(mu, x)?) };
     let anorm = (norm(a, SparseNorm::One)? + mu.abs()) * t.abs();
     let steps = ((anorm / THETA).ceil() as usize).max(1);
     let h = t / steps as f64;
-    let tol = if matches!(dt, DType::Float32 | DType::Complex64) { 2f64.powi(-24) } else { 2f64.powi(-53) };
+    let tol = if matches!(dt, DType::Float32 | DType::Complex64) {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(-53)
+    };
     let inf_norm = |x: &Array| -> Result<f64> {
-        Ok(crate::max(&crate::abs(x)?, crate::Axes::All, false)?.scalar()?.as_f64())
+        Ok(crate::max(&crate::abs(x)?, crate::Axes::All, false)?
+            .scalar()?
+            .as_f64())
     };
     let eta = (h * mu).exp();
     for _ in 0..steps {

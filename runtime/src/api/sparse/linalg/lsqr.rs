@@ -33,7 +33,14 @@ pub struct LsqrOptions<'a> {
 
 impl Default for LsqrOptions<'_> {
     fn default() -> Self {
-        LsqrOptions { damp: 0.0, atol: 1e-6, btol: 1e-6, conlim: 1e8, iter_lim: None, x0: None }
+        LsqrOptions {
+            damp: 0.0,
+            atol: 1e-6,
+            btol: 1e-6,
+            conlim: 1e8,
+            iter_lim: None,
+            x0: None,
+        }
     }
 }
 
@@ -78,12 +85,21 @@ pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Resu
     if !p.a.has_rmatvec() {
         return Err(Error::invalid(op, "the operator needs an rmatvec (A^H y)"));
     }
-    for (what, v) in [("damp", o.damp), ("atol", o.atol), ("btol", o.btol), ("conlim", o.conlim)] {
+    for (what, v) in [
+        ("damp", o.damp),
+        ("atol", o.atol),
+        ("btol", o.btol),
+        ("conlim", o.conlim),
+    ] {
         if v.is_nan() || v < 0.0 {
             return Err(Error::invalid(op, format!("{what} must be >= 0, not {v}")));
         }
     }
-    let eps = if matches!(p.dtype, DType::Float32 | DType::Complex64) { f32::EPSILON as f64 } else { f64::EPSILON };
+    let eps = if matches!(p.dtype, DType::Float32 | DType::Complex64) {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
     let iter_lim = o.iter_lim.unwrap_or(2 * p.n);
     let dampsq = o.damp * o.damp;
     let ctol = if o.conlim > 0.0 { 1.0 / o.conlim } else { 0.0 };
@@ -105,7 +121,8 @@ pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Resu
     }
     let mut w = v.clone();
     let (mut rhobar, mut phibar) = (alfa, beta);
-    let (mut anorm, mut ddnorm, mut res2, mut xxnorm, mut z) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut anorm, mut ddnorm, mut res2, mut xxnorm, mut z) =
+        (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let (mut cs2, mut sn2) = (-1.0f64, 0.0f64);
     let mut r1norm = beta;
     if alfa * beta == 0.0 {
@@ -198,7 +215,13 @@ pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Resu
 /// A stable Givens rotation (c, s, r) with `[c s; -s c] [a; b] = [r; 0]`.
 fn sym_ortho(a: f64, b: f64) -> (f64, f64, f64) {
     if b == 0.0 {
-        let sign = if a > 0.0 { 1.0 } else if a < 0.0 { -1.0 } else { 0.0 };
+        let sign = if a > 0.0 {
+            1.0
+        } else if a < 0.0 {
+            -1.0
+        } else {
+            0.0
+        };
         return (sign, 0.0, a.abs());
     }
     if a == 0.0 {

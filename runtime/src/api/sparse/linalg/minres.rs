@@ -5,7 +5,9 @@
 
 use crate::api::sparse::linalg::cg::done;
 use crate::api::sparse::linalg::operator::IntoOperator;
-use crate::api::sparse::linalg::options::{psolve, rhs_norm, zero_rhs, Problem, SolveOptions, SolveResult};
+use crate::api::sparse::linalg::options::{
+    psolve, rhs_norm, zero_rhs, Problem, SolveOptions, SolveResult,
+};
 use crate::api::sparse::linalg::vector::{axpy, dotc, norm, scale};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
@@ -13,7 +15,11 @@ use crate::core::error::{Error, Result};
 
 /// Solves `A x = b` for symmetric `A` by MINRES (`minres(A, b, x0, rtol=1e-5,
 /// maxiter=5 n, M, callback)`; `M` must be symmetric positive definite).
-pub fn minres<'a>(a: impl IntoOperator<'a>, b: &Array, mut opts: SolveOptions<'_>) -> Result<SolveResult> {
+pub fn minres<'a>(
+    a: impl IntoOperator<'a>,
+    b: &Array,
+    mut opts: SolveOptions<'_>,
+) -> Result<SolveResult> {
     let op = "minres";
     let p = Problem::new(op, a, b, &opts, true)?;
     let n = p.n;
@@ -31,10 +37,17 @@ pub fn minres<'a>(a: impl IntoOperator<'a>, b: &Array, mut opts: SolveOptions<'_
     let mut y = psolve(m, &r1)?;
     let beta1 = real_dot(&r1, &y)?;
     if beta1 < 0.0 {
-        return Err(Error::invalid(op, "the preconditioner M is not positive definite"));
+        return Err(Error::invalid(
+            op,
+            "the preconditioner M is not positive definite",
+        ));
     }
     if beta1 == 0.0 || rhs_norm(&p)? == 0.0 {
-        return if p.x_given { Ok(done(x, 0, 0.0, true, 0)) } else { zero_rhs(&p) };
+        return if p.x_given {
+            Ok(done(x, 0, 0.0, true, 0))
+        } else {
+            zero_rhs(&p)
+        };
     }
     let beta1 = beta1.sqrt();
     let (mut oldb, mut beta, mut dbar, mut epsln) = (0.0f64, beta1, 0.0f64, 0.0f64);
@@ -62,7 +75,10 @@ pub fn minres<'a>(a: impl IntoOperator<'a>, b: &Array, mut opts: SolveOptions<'_
         oldb = beta;
         let bb = real_dot(&r2, &y)?;
         if bb < 0.0 {
-            return Err(Error::invalid(op, "the matrix is not symmetric (or M is not positive definite)"));
+            return Err(Error::invalid(
+                op,
+                "the matrix is not symmetric (or M is not positive definite)",
+            ));
         }
         beta = bb.sqrt();
         tnorm2 += alfa * alfa + oldb * oldb + beta * beta;
@@ -94,8 +110,16 @@ pub fn minres<'a>(a: impl IntoOperator<'a>, b: &Array, mut opts: SolveOptions<'_
         let ynorm = norm(&x)?;
         let epsx = anorm * ynorm * eps;
         rnorm = phibar;
-        let test1 = if ynorm == 0.0 || anorm == 0.0 { f64::INFINITY } else { rnorm / (anorm * ynorm) };
-        let test2 = if anorm == 0.0 { f64::INFINITY } else { root / anorm };
+        let test1 = if ynorm == 0.0 || anorm == 0.0 {
+            f64::INFINITY
+        } else {
+            rnorm / (anorm * ynorm)
+        };
+        let test2 = if anorm == 0.0 {
+            f64::INFINITY
+        } else {
+            root / anorm
+        };
         let acond = gmax / gmin;
         if istop == 0 {
             if 1.0 + test2 <= 1.0 {
@@ -126,5 +150,11 @@ pub fn minres<'a>(a: impl IntoOperator<'a>, b: &Array, mut opts: SolveOptions<'_
         }
     }
     let converged = istop != 6 && istop != 0;
-    Ok(done(x, itn, rnorm, converged, if converged { 0 } else { maxiter as i64 }))
+    Ok(done(
+        x,
+        itn,
+        rnorm,
+        converged,
+        if converged { 0 } else { maxiter as i64 },
+    ))
 }
