@@ -213,6 +213,70 @@ case("distance_transform_edt_2048sq", lambda: cnd.distance_transform_edt(sparse_
 mostly = big > 0.2
 case("binary_erosion_4096sq_10iter", lambda: cnd.binary_erosion(mostly, iterations=10), n_repeat=5, n_warmup=2)
 del big, mid, bw, sparse_zeros, mostly
+# Sparse linear algebra (bench/sparse_linalg.rs): the same float64 grid
+# matrices, tolerances of 0 so both sides do the same fixed work.
+import inspect
+
+import cupyx.scipy.sparse as csparse
+import cupyx.scipy.sparse.linalg as cslinalg
+
+
+def grid5(m, kind, c=0.0):
+    """The 5-point operator of bench/sparse_linalg.rs on an m x m grid."""
+    idx = np.arange(m * m).reshape(m, m)
+    rows, cols, vals = [], [], []
+
+    def link(src, dst, v):
+        rows.append(src.ravel())
+        cols.append(dst.ravel())
+        vals.append(np.full(src.size, v))
+
+    degree = np.zeros((m, m))
+    degree[1:, :] += 1
+    degree[:-1, :] += 1
+    degree[:, 1:] += 1
+    degree[:, :-1] += 1
+    link(idx[1:, :], idx[:-1, :], -1.0)
+    link(idx[:, 1:], idx[:, :-1], -1.0 - (c if kind == "convdiff" else 0.0))
+    link(idx[:, :-1], idx[:, 1:], -1.0)
+    link(idx[:-1, :], idx[1:, :], -1.0)
+    rows.append(idx.ravel())
+    cols.append(idx.ravel())
+    vals.append(degree.ravel() if kind == "laplacian" else np.full(m * m, 4.0 + c))
+    a = csparse.coo_matrix(
+        (cp.asarray(np.concatenate(vals)), (cp.asarray(np.concatenate(rows)), cp.asarray(np.concatenate(cols)))),
+        shape=(m * m, m * m),
+    ).tocsr()
+    a.sum_duplicates()
+    return a
+
+
+def no_tolerance(fn):
+    """tol=0 (rtol=0 in newer CuPy) and atol=0: the solver never stops early."""
+    params = inspect.signature(fn).parameters
+    kw = {"atol": 0.0}
+    kw["rtol" if "rtol" in params else "tol"] = 0.0
+    return kw
+
+
+a_sp = grid5(2048, "poisson")
+ones = cp.ones(a_sp.shape[0])
+case("cg_poisson2d_2048sq", lambda: cslinalg.cg(a_sp, ones, maxiter=100, **no_tolerance(cslinalg.cg)),
+     n_repeat=5, n_warmup=1)
+a_sp = grid5(1024, "convdiff", c=0.05)
+ones = cp.ones(a_sp.shape[0])
+# CuPy's gmres counts maxiter in inner steps (SciPy's, and Cuprite's, in
+# restart cycles): 100 inner steps = 5 cycles of 20 on both sides.
+case("gmres_convdiff_1M",
+     lambda: cslinalg.gmres(a_sp, ones, restart=20, maxiter=100, **no_tolerance(cslinalg.gmres)),
+     n_repeat=5, n_warmup=1)
+a_sp = grid5(1024, "laplacian")
+case("eigsh_laplacian_1M_k10", lambda: cslinalg.eigsh(a_sp, k=10, which="LA", ncv=42, maxiter=10, tol=0),
+     n_repeat=3, n_warmup=1)
+a_sp = grid5(512, "poisson")
+ones = cp.ones(a_sp.shape[0])
+case("spsolve_poisson2d_512sq", lambda: cslinalg.spsolve(a_sp, ones), n_repeat=3, n_warmup=1)
+del a_sp, ones
 
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:

@@ -25,6 +25,7 @@ mod nccl_procs;
 mod ndimage;
 mod search;
 mod signal;
+mod sparse_linalg;
 mod stats;
 
 use std::time::Instant;
@@ -191,6 +192,7 @@ fn main() -> cp::Result<()> {
             kernels::run(&mut b)?;
             signal::run(&mut b)?;
             ndimage::run(&mut b)?;
+            sparse_linalg::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;

@@ -16,6 +16,7 @@ pub(crate) mod reduce;
 mod signal;
 mod sort;
 mod sparse;
+mod sparse_solve;
 
 /// The host backend, the reference the CUDA backend is tested against.
 pub(crate) struct CpuBackend;

@@ -119,4 +119,21 @@ impl Sparse for CpuBackend {
             })
         })
     }
+
+    fn csr_solve(&self, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage> {
+        with_field!(a.data.dtype(), T => super::sparse_solve::lu_solve::<T>(op, a, b))
+    }
+
+    fn csr_triangular_solve(
+        &self,
+        op: &'static str,
+        a: &CsrView<'_>,
+        b: View<'_>,
+        lower: bool,
+        unit_diagonal: bool,
+    ) -> Result<Storage> {
+        with_field!(a.data.dtype(), T => {
+            super::sparse_solve::triangular_solve::<T>(op, a, b, lower, unit_diagonal)
+        })
+    }
 }

@@ -577,6 +577,21 @@ impl Sparse for super::CudaBackend {
             ..r
         })
     }
+
+    fn csr_solve(&self, op: &'static str, a: &CsrRef<'_>, b: View<'_>) -> Result<Storage> {
+        super::cusolver_sp::csr_solve(self.ordinal, op, a, b)
+    }
+
+    fn csr_triangular_solve(
+        &self,
+        op: &'static str,
+        a: &CsrRef<'_>,
+        b: View<'_>,
+        lower: bool,
+        unit_diagonal: bool,
+    ) -> Result<Storage> {
+        super::cusolver_sp::csr_triangular_solve(self.ordinal, op, a, b, lower, unit_diagonal)
+    }
 }
 
 #[cfg(test)]

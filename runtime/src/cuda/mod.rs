@@ -8,6 +8,7 @@ pub(crate) mod binning;
 pub(crate) mod blas;
 pub(crate) mod conv;
 pub(crate) mod cufft;
+pub(crate) mod cusolver_sp;
 pub(crate) mod cusparse;
 pub(crate) mod gather;
 pub(crate) mod gen;

@@ -37,4 +37,18 @@ pub(crate) trait Sparse {
     /// `A @ B` of two CSR matrices of one dtype (A's cols = B's rows) whose
     /// indices are sorted when both store values.
     fn csr_spgemm(&self, op: &'static str, a: &CsrView<'_>, b: &CsrView<'_>) -> Result<CsrBuffers>;
+    /// `A^-1 b` for a square CSR matrix and a C-contiguous vector (rows,) or
+    /// matrix (rows, k) `b` of A's dtype, as a new buffer of b's shape; a
+    /// singular matrix is an error.
+    fn csr_solve(&self, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage>;
+    /// `T^-1 b` where `T` is the lower (or upper) triangle of the square
+    /// matrix `a`, with ones on the diagonal when `unit_diagonal`.
+    fn csr_triangular_solve(
+        &self,
+        op: &'static str,
+        a: &CsrView<'_>,
+        b: View<'_>,
+        lower: bool,
+        unit_diagonal: bool,
+    ) -> Result<Storage>;
 }

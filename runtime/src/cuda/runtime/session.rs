@@ -217,6 +217,8 @@ pub(crate) struct DeviceSession {
     pub cusolver: LazyHandle<crate::cuda::solver::SolverHandle>,
     /// The cuSPARSE handle (`cuda::cusparse`).
     pub cusparse: LazyHandle<crate::cuda::cusparse::SparseHandle>,
+    /// The cuSOLVER sparse handle (`cuda::cusolver_sp`).
+    pub cusolver_sp: LazyHandle<crate::cuda::cusolver_sp::SolverSpHandle>,
     /// The cuFFT plan cache (`cuda::cufft`).
     pub cufft_plans: LazyHandle<crate::cuda::cufft::PlanCache>,
 }
@@ -381,6 +383,7 @@ fn create_session(ordinal: usize, p: &CudaProcess) -> Result<DeviceSession> {
         cublas: Default::default(),
         cusolver: Default::default(),
         cusparse: Default::default(),
+        cusolver_sp: Default::default(),
         cufft_plans: Default::default(),
     })
 }

@@ -17,6 +17,8 @@
 //! # Ok::<(), cp::Error>(())
 //! ```
 
+pub mod linalg;
+
 use std::fmt;
 
 use num_complex::{Complex32, Complex64};

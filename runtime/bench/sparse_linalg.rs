@@ -1,0 +1,106 @@
+//! Benchmark cases for cp::sparse::linalg (cupy_extra.py has CuPy's side
+//! with the same matrices, float64, and the same fixed amount of work:
+//! tolerances of 0 so neither side stops early).
+//!
+//! - `cg_poisson2d_2048sq`: 100 CG iterations on the 5-point Laplacian of a
+//!   2048 x 2048 grid (4M unknowns), b = 1.
+//! - `gmres_convdiff_1M`: GMRES(20), 5 restart cycles (100 inner steps) on
+//!   upwind convection-diffusion of a 1024 x 1024 grid.
+//! - `eigsh_laplacian_1M_k10`: 10 largest eigenvalues of the graph Laplacian
+//!   of a 1024 x 1024 grid, ncv = 42 (CuPy's default), 10 restarts.
+//! - `spsolve_poisson2d_512sq`: a direct solve with the 512 x 512 grid's
+//!   Laplacian (cuSOLVER's sparse QR on both sides).
+
+use super::Bench;
+use cp::sparse::linalg::{cg, eigsh, gmres, spsolve, EigshOptions, SolveOptions, Which};
+use cp::sparse::CsrMatrix;
+use cuprite as cp;
+
+/// Which 5-point operator on an m x m grid (row-major nodes).
+#[derive(Clone, Copy)]
+enum Grid {
+    /// Dirichlet Laplacian: 4 on the diagonal, -1 to each neighbour.
+    Poisson,
+    /// Upwind convection in x (coefficient c) plus diffusion.
+    ConvDiff(f64),
+    /// The grid graph's Laplacian: degree on the diagonal.
+    GraphLaplacian,
+}
+
+/// The CSR matrix of `kind` on an m x m grid, built on the host (setup, not timed).
+fn grid(m: usize, kind: Grid) -> cp::Result<CsrMatrix> {
+    let n = m * m;
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices = Vec::with_capacity(5 * n);
+    let mut data = Vec::with_capacity(5 * n);
+    indptr.push(0i32);
+    for i in 0..m {
+        for j in 0..m {
+            let row = i * m + j;
+            let neighbours = [
+                (i > 0, row.wrapping_sub(m), "y"),
+                (j > 0, row.wrapping_sub(1), "left"),
+                (true, row, "self"),
+                (j + 1 < m, row + 1, "right"),
+                (i + 1 < m, row + m, "y"),
+            ];
+            let degree = neighbours
+                .iter()
+                .filter(|(ok, _, w)| *ok && *w != "self")
+                .count() as f64;
+            for (ok, col, which) in neighbours {
+                if !ok {
+                    continue;
+                }
+                let v = match (kind, which) {
+                    (Grid::Poisson, "self") => 4.0,
+                    (Grid::ConvDiff(c), "self") => 4.0 + c,
+                    (Grid::ConvDiff(c), "left") => -1.0 - c,
+                    (Grid::GraphLaplacian, "self") => degree,
+                    _ => -1.0,
+                };
+                indices.push(col as i32);
+                data.push(v);
+            }
+            indptr.push(indices.len() as i32);
+        }
+    }
+    CsrMatrix::new(
+        &cp::asarray(data)?,
+        &cp::asarray(indices)?,
+        &cp::asarray(indptr)?,
+        (n, n),
+    )
+}
+
+pub fn run(b: &mut Bench) -> cp::Result<()> {
+    let fixed = || SolveOptions::new().rtol(0.0).atol(0.0);
+
+    let a = grid(2048, Grid::Poisson)?;
+    let ones = cp::ones(a.shape().0, cp::f64)?;
+    b.case("cg_poisson2d_2048sq", None, None, 5, 1, || {
+        cg(&a, &ones, fixed().maxiter(100)).map(drop)
+    })?;
+    drop((a, ones));
+
+    let a = grid(1024, Grid::ConvDiff(0.05))?;
+    let ones = cp::ones(a.shape().0, cp::f64)?;
+    b.case("gmres_convdiff_1M", None, None, 5, 1, || {
+        gmres(&a, &ones, fixed().restart(20).maxiter(5)).map(drop)
+    })?;
+    drop((a, ones));
+
+    let a = grid(1024, Grid::GraphLaplacian)?;
+    b.case("eigsh_laplacian_1M_k10", None, None, 3, 1, || {
+        let opts = EigshOptions::new().which(Which::LA).ncv(42).maxiter(10);
+        eigsh(&a, 10, opts).map(drop)
+    })?;
+    drop(a);
+
+    let a = grid(512, Grid::Poisson)?;
+    let ones = cp::ones(a.shape().0, cp::f64)?;
+    b.case("spsolve_poisson2d_512sq", None, None, 3, 1, || {
+        spsolve(&a, &ones).map(drop)
+    })?;
+    Ok(())
+}

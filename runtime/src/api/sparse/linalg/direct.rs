@@ -1,0 +1,219 @@
+//! Direct solvers: `spsolve`, `splu` / `factorized` and `spsolve_triangular`.
+//!
+//! CPU: faer's sparse LU. GPU: cuSOLVER's sparse QR (`csrlsvqr`), one
+//! right-hand side at a time (a 2-D `b` is solved column by column); where
+//! the machine's cuSOLVER lacks its sparse API the solve takes the counted
+//! host round trip (`cp::cuda::host_fallbacks()` shows it). Triangular
+//! solves on the GPU take that round trip too (cuSPARSE SpSV is not wired yet).
+
+use crate::api::shape::index::SliceElem;
+use crate::api::sparse::{
+    check_value_dtype, value_dtype, Canonical, Compressed, CscMatrix, CsrMatrix,
+};
+use crate::core::array::Array;
+use crate::core::dtype::promote_types;
+use crate::core::error::{fmt_shape, Error, Result};
+use crate::core::layout::Layout;
+
+/// What the direct solvers accept: a CSR or CSC matrix (CSC is converted once).
+pub trait AsCsr {
+    /// The matrix in CSR form.
+    fn as_csr(&self) -> Result<CsrMatrix>;
+}
+impl AsCsr for CsrMatrix {
+    fn as_csr(&self) -> Result<CsrMatrix> {
+        Ok(self.clone())
+    }
+}
+impl AsCsr for CscMatrix {
+    fn as_csr(&self) -> Result<CsrMatrix> {
+        self.tocsr()
+    }
+}
+
+/// The checked arrays of a square solve: canonical compressed rows and a
+/// right-hand side in one dtype on one device.
+fn prepare(op: &'static str, a: &CsrMatrix, b: &Array) -> Result<(Compressed, Array)> {
+    let (m, n) = a.shape();
+    if m != n {
+        return Err(Error::shape(
+            op,
+            format!("the matrix must be square, not of shape ({m}, {n})"),
+        ));
+    }
+    let ok = match b.shape() {
+        [r] | [r, _] => *r == n,
+        _ => false,
+    };
+    if !ok {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the right-hand side must have shape ({n},) or ({n}, k) for a matrix of shape ({n}, {n}), not {}",
+                fmt_shape(b.shape())
+            ),
+        ));
+    }
+    if a.device() != b.device() {
+        return Err(Error::DeviceMismatch {
+            op,
+            a: a.device().to_string(),
+            b: b.device().to_string(),
+        });
+    }
+    let dt = check_value_dtype(op, value_dtype(promote_types(a.dtype(), b.dtype())))?;
+    let mut c = if a.dtype() == dt {
+        a.c.clone()
+    } else {
+        a.c.astype(dt)?
+    };
+    if !c.sorted {
+        c = c.map_host(op, true, Canonical(false))?;
+    }
+    let b = if b.dtype() == dt {
+        b.ascontiguousarray()?
+    } else {
+        b.astype(dt)?
+    };
+    Ok((c, b))
+}
+
+/// Runs `solve` on each column of `b` (1-D: once), giving b's shape back.
+fn by_columns(
+    op: &'static str,
+    b: &Array,
+    mut solve: impl FnMut(&Array) -> Result<Array>,
+) -> Result<Array> {
+    if b.ndim() == 1 {
+        return solve(b);
+    }
+    let k = b.shape()[1];
+    if k == 0 {
+        return Ok(b.clone());
+    }
+    let mut cols = Vec::with_capacity(k);
+    for j in 0..k {
+        let col = b.slice([SliceElem::from(..), SliceElem::Index(j as isize)])?;
+        cols.push(solve(&col.ascontiguousarray()?)?);
+    }
+    let refs: Vec<&Array> = cols.iter().collect();
+    let _ = op;
+    crate::stack(&refs, 1)
+}
+
+fn solve_once(op: &'static str, c: &Compressed, b: &Array) -> Result<Array> {
+    let be = crate::backend::on(op, b.device())?;
+    let r = be.csr_solve(op, &c.view(), b.view())?;
+    let x = Array::from_parts(r, Layout::contiguous(b.shape()), b.dtype());
+    check_conditioning(op, c, b, &x)?;
+    Ok(x)
+}
+
+/// Refuses a solution that says the matrix is singular to working
+/// precision: `||A|| ||x|| / ||b||` bounds the condition number from below,
+/// and past `1 / eps` (LAPACK's `rcond < eps`) the digits are noise (SciPy
+/// warns there and returns them; NaN or inf fail the test as well).
+fn check_conditioning(op: &'static str, c: &Compressed, b: &Array, x: &Array) -> Result<()> {
+    let largest = |v: &Array| -> Result<f64> {
+        if v.size() == 0 {
+            return Ok(0.0);
+        }
+        let m = crate::max(&crate::abs(v)?, crate::Axes::All, false)?;
+        Ok(m.scalar()?.as_f64())
+    };
+    let (bmax, xmax) = (largest(b)?, largest(x)?);
+    if bmax == 0.0 && xmax == 0.0 {
+        return Ok(());
+    }
+    let a_norm = super::norm::norm(&CsrMatrix { c: c.clone() }, super::norm::SparseNorm::Inf)?;
+    let eps = if matches!(b.dtype(), crate::DType::Float32 | crate::DType::Complex64) {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let bound = a_norm * xmax / bmax;
+    if bound.is_nan() || bound * eps > 1.0 {
+        return Err(Error::LinAlg {
+            op,
+            detail: format!(
+                "the matrix is singular to working precision (condition number at least {bound:.3e})"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Solves `A x = b` for square sparse `A` (`spsolve(A, b)`); `b` is (n,) or
+/// (n, k). A singular matrix is an error.
+pub fn spsolve(a: &impl AsCsr, b: &Array) -> Result<Array> {
+    let op = "spsolve";
+    let (c, b) = prepare(op, &a.as_csr()?, b)?;
+    by_columns(op, &b, |col| solve_once(op, &c, col))
+}
+
+/// Solves `T x = b` for the lower (or upper) triangle `T` of square sparse
+/// `A` (`spsolve_triangular(A, b, lower, unit_diagonal)`); entries on the
+/// other side of the diagonal are ignored, a zero on the diagonal is an error.
+pub fn spsolve_triangular(
+    a: &impl AsCsr,
+    b: &Array,
+    lower: bool,
+    unit_diagonal: bool,
+) -> Result<Array> {
+    let op = "spsolve_triangular";
+    let (c, b) = prepare(op, &a.as_csr()?, b)?;
+    let be = crate::backend::on(op, b.device())?;
+    let r = be.csr_triangular_solve(op, &c.view(), b.view(), lower, unit_diagonal)?;
+    Ok(Array::from_parts(
+        r,
+        Layout::contiguous(b.shape()),
+        b.dtype(),
+    ))
+}
+
+/// A matrix ready for repeated solves (`splu(A)`, `factorized(A)`): its
+/// checked canonical form is kept, and each `solve` factorizes it again
+/// through the backend's direct solver (faer's LU, cuSOLVER's QR).
+#[derive(Clone)]
+pub struct SparseLu {
+    c: Compressed,
+}
+
+impl SparseLu {
+    /// `A^-1 b` for `b` of shape (n,) or (n, k).
+    pub fn solve(&self, b: &Array) -> Result<Array> {
+        let op = "splu.solve";
+        let a = CsrMatrix { c: self.c.clone() };
+        let (c, b) = prepare(op, &a, b)?;
+        by_columns(op, &b, |col| solve_once(op, &c, col))
+    }
+
+    /// (n, n).
+    pub fn shape(&self) -> (usize, usize) {
+        (self.c.major, self.c.minor)
+    }
+}
+
+/// `splu(A)`: the square matrix checked and kept for [`SparseLu::solve`].
+pub fn splu(a: &impl AsCsr) -> Result<SparseLu> {
+    let op = "splu";
+    let a = a.as_csr()?;
+    let (m, n) = a.shape();
+    if m != n {
+        return Err(Error::shape(
+            op,
+            format!("the matrix must be square, not of shape ({m}, {n})"),
+        ));
+    }
+    let mut c = a.c.clone();
+    if !c.sorted {
+        c = c.map_host(op, true, Canonical(false))?;
+    }
+    Ok(SparseLu { c })
+}
+
+/// `factorized(A)`: a function solving `A x = b`.
+pub fn factorized(a: &impl AsCsr) -> Result<impl Fn(&Array) -> Result<Array>> {
+    let lu = splu(a)?;
+    Ok(move |b: &Array| lu.solve(b))
+}

@@ -1,0 +1,239 @@
+//! LSQR (`scipy.sparse.linalg.lsqr`): least squares `min ||A x - b||` (with
+//! optional damping) for any shape of `A` with an `rmatvec`, Paige and
+//! Saunders' bidiagonalization as SciPy writes it. Each step reads back
+//! `beta`, `alpha` and `||w||`, which the rotations and stopping tests use.
+//!
+//! A CSR matrix's `A^H` is built once on first use; on the GPU that
+//! transposition is a host step (counted by `cp::cuda::host_fallbacks()`).
+
+use crate::api::sparse::linalg::cg::done;
+use crate::api::sparse::linalg::operator::IntoOperator;
+use crate::api::sparse::linalg::options::{Problem, SolveOptions, SolveResult};
+use crate::api::sparse::linalg::vector::{axpy, norm, scale};
+use crate::core::array::Array;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+
+/// Options of [`lsqr`] (SciPy's keyword arguments and defaults).
+#[derive(Debug, Clone, Copy)]
+pub struct LsqrOptions<'a> {
+    /// Damping: minimizes `||A x - b||^2 + damp^2 ||x||^2`.
+    pub damp: f64,
+    /// Stopping tolerances on `A` and `b` (1e-6).
+    pub atol: f64,
+    /// See `atol`.
+    pub btol: f64,
+    /// Stop when the condition estimate exceeds this (1e8).
+    pub conlim: f64,
+    /// The most iterations (2 n when `None`).
+    pub iter_lim: Option<usize>,
+    /// The starting guess.
+    pub x0: Option<&'a Array>,
+}
+
+impl Default for LsqrOptions<'_> {
+    fn default() -> Self {
+        LsqrOptions {
+            damp: 0.0,
+            atol: 1e-6,
+            btol: 1e-6,
+            conlim: 1e8,
+            iter_lim: None,
+            x0: None,
+        }
+    }
+}
+
+impl<'a> LsqrOptions<'a> {
+    /// SciPy's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The damping.
+    pub fn damp(mut self, damp: f64) -> Self {
+        self.damp = damp;
+        self
+    }
+    /// Both tolerances.
+    pub fn tol(mut self, atol: f64, btol: f64) -> Self {
+        self.atol = atol;
+        self.btol = btol;
+        self
+    }
+    /// The most iterations.
+    pub fn iter_lim(mut self, n: usize) -> Self {
+        self.iter_lim = Some(n);
+        self
+    }
+    /// The starting guess.
+    pub fn x0(mut self, x0: &'a Array) -> Self {
+        self.x0 = Some(x0);
+        self
+    }
+}
+
+/// `min ||A x - b||` by LSQR (`lsqr(A, b, damp, atol, btol, conlim,
+/// iter_lim, x0)`). `info` is SciPy's `istop`; `residual` its `r1norm`;
+/// `converged` is true for istop 1, 2, 4 or 5.
+pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Result<SolveResult> {
+    let op = "lsqr";
+    let mut so = SolveOptions::new();
+    if let Some(x0) = o.x0 {
+        so = so.x0(x0);
+    }
+    let p = Problem::new(op, a, b, &so, false)?;
+    if !p.a.has_rmatvec() {
+        return Err(Error::invalid(op, "the operator needs an rmatvec (A^H y)"));
+    }
+    for (what, v) in [
+        ("damp", o.damp),
+        ("atol", o.atol),
+        ("btol", o.btol),
+        ("conlim", o.conlim),
+    ] {
+        if v.is_nan() || v < 0.0 {
+            return Err(Error::invalid(op, format!("{what} must be >= 0, not {v}")));
+        }
+    }
+    let eps = if matches!(p.dtype, DType::Float32 | DType::Complex64) {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let iter_lim = o.iter_lim.unwrap_or(2 * p.n);
+    let dampsq = o.damp * o.damp;
+    let ctol = if o.conlim > 0.0 { 1.0 / o.conlim } else { 0.0 };
+    let mut x = p.x.clone();
+    let mut u = p.residual(&x)?;
+    let bnorm = norm(&p.b)?;
+    let mut beta = norm(&u)?;
+    let mut v;
+    let mut alfa = 0.0;
+    if beta > 0.0 {
+        u = scale(1.0 / beta, &u)?;
+        v = p.a.rmatvec(&u)?;
+        alfa = norm(&v)?;
+    } else {
+        v = x.clone();
+    }
+    if alfa > 0.0 {
+        v = scale(1.0 / alfa, &v)?;
+    }
+    let mut w = v.clone();
+    let (mut rhobar, mut phibar) = (alfa, beta);
+    let (mut anorm, mut ddnorm, mut res2, mut xxnorm, mut z) =
+        (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut cs2, mut sn2) = (-1.0f64, 0.0f64);
+    let mut r1norm = beta;
+    if alfa * beta == 0.0 {
+        return Ok(done(x, 0, r1norm, true, 0));
+    }
+    let mut istop = 0;
+    let mut itn = 0;
+    while itn < iter_lim {
+        itn += 1;
+        u = axpy(&p.a.matvec(&v)?, -alfa, &u)?;
+        beta = norm(&u)?;
+        if beta > 0.0 {
+            u = scale(1.0 / beta, &u)?;
+            anorm = (anorm * anorm + alfa * alfa + beta * beta + dampsq).sqrt();
+            v = axpy(&p.a.rmatvec(&u)?, -beta, &v)?;
+            alfa = norm(&v)?;
+            if alfa > 0.0 {
+                v = scale(1.0 / alfa, &v)?;
+            }
+        }
+        let (rhobar1, psi) = if o.damp > 0.0 {
+            let r1 = rhobar.hypot(o.damp);
+            let (c1, s1) = (rhobar / r1, o.damp / r1);
+            let psi = s1 * phibar;
+            phibar *= c1;
+            (r1, psi)
+        } else {
+            (rhobar, 0.0)
+        };
+        let (cs, sn, rho) = sym_ortho(rhobar1, beta);
+        let theta = sn * alfa;
+        rhobar = -cs * alfa;
+        let phi = cs * phibar;
+        phibar *= sn;
+        let tau = sn * phi;
+        let wnorm = norm(&w)?;
+        x = axpy(&x, phi / rho, &w)?;
+        w = axpy(&v, -theta / rho, &w)?;
+        ddnorm += (wnorm / rho).powi(2);
+        let delta = sn2 * rho;
+        let gambar = -cs2 * rho;
+        let rhs = phi - delta * z;
+        let zbar = rhs / gambar;
+        let xnorm = (xxnorm + zbar * zbar).sqrt();
+        let gamma = gambar.hypot(theta);
+        cs2 = gambar / gamma;
+        sn2 = theta / gamma;
+        z = rhs / gamma;
+        xxnorm += z * z;
+        let acond = anorm * ddnorm.sqrt();
+        res2 += psi * psi;
+        let rnorm = (phibar * phibar + res2).sqrt();
+        let arnorm = alfa * tau.abs();
+        let r1sq = rnorm * rnorm - dampsq * xxnorm;
+        r1norm = r1sq.abs().sqrt().copysign(r1sq);
+        let test1 = rnorm / bnorm;
+        let test2 = arnorm / (anorm * rnorm + eps);
+        let test3 = 1.0 / (acond + eps);
+        let t1 = test1 / (1.0 + anorm * xnorm / bnorm);
+        let rtol = o.btol + o.atol * anorm * xnorm / bnorm;
+        if itn >= iter_lim {
+            istop = 7;
+        }
+        if 1.0 + test3 <= 1.0 {
+            istop = 6;
+        }
+        if 1.0 + test2 <= 1.0 {
+            istop = 5;
+        }
+        if 1.0 + t1 <= 1.0 {
+            istop = 4;
+        }
+        if test3 <= ctol {
+            istop = 3;
+        }
+        if test2 <= o.atol {
+            istop = 2;
+        }
+        if test1 <= rtol {
+            istop = 1;
+        }
+        if istop != 0 {
+            break;
+        }
+    }
+    let converged = matches!(istop, 1 | 2 | 4 | 5);
+    Ok(done(x, itn, r1norm, converged, istop))
+}
+
+/// A stable Givens rotation (c, s, r) with `[c s; -s c] [a; b] = [r; 0]`.
+fn sym_ortho(a: f64, b: f64) -> (f64, f64, f64) {
+    if b == 0.0 {
+        let sign = if a > 0.0 {
+            1.0
+        } else if a < 0.0 {
+            -1.0
+        } else {
+            0.0
+        };
+        return (sign, 0.0, a.abs());
+    }
+    if a == 0.0 {
+        return (0.0, b.signum(), b.abs());
+    }
+    if b.abs() > a.abs() {
+        let tau = a / b;
+        let s = b.signum() / (1.0 + tau * tau).sqrt();
+        (s * tau, s, b / s)
+    } else {
+        let tau = b / a;
+        let c = a.signum() / (1.0 + tau * tau).sqrt();
+        (c, c * tau, a / c)
+    }
+}
