@@ -35,6 +35,7 @@
 use crate::core::error::{Error, Result};
 
 mod conv;
+mod detrend;
 mod filtering;
 mod fir;
 mod iir_design;
@@ -43,6 +44,7 @@ mod lti;
 mod prototypes;
 mod response;
 mod spectral;
+mod window;
 mod zero_phase;
 
 pub use conv::{
@@ -50,7 +52,9 @@ pub use conv::{
     medfilt2d, oaconvolve,
 };
 pub use filtering::{lfilter, lfilter_zi, sosfilt, sosfilt_zi};
-pub use fir::{firwin, get_window, hann, hanning, FirwinOptions, Window};
+pub use detrend::{detrend, Detrend};
+pub use fir::{firwin, FirwinOptions};
+pub use window::{get_window, hann, hanning, windows, Window};
 pub use iir_design::{
     bessel, butter, cheby1, cheby2, ellip, iirfilter, iirnotch, iirpeak, BandType, IirOptions,
     IirType,
@@ -62,7 +66,10 @@ pub use lti::{
 };
 pub use prototypes::BesselNorm;
 pub use response::{freqz, group_delay, sosfreqz, FreqzOptions, WorN};
-pub use spectral::{periodogram, spectrogram, Detrend, Scaling, SpectralOptions};
+pub use spectral::{
+    coherence, csd, istft, periodogram, spectrogram, stft, welch, Average, Boundary as StftBoundary,
+    IstftOptions, Scaling, SpectralOptions, StftOptions,
+};
 pub use zero_phase::{filtfilt, sosfiltfilt, FiltfiltOptions, PadType};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).
