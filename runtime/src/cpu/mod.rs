@@ -9,6 +9,7 @@ mod gather;
 mod linalg;
 pub(crate) mod loops;
 mod matmul;
+pub(crate) mod peaks;
 mod random;
 pub(crate) mod reduce;
 mod signal;

@@ -12,6 +12,7 @@ pub(crate) mod cusparse;
 pub(crate) mod gather;
 pub(crate) mod gen;
 pub(crate) mod iir;
+pub(crate) mod peaks;
 pub(crate) mod rand;
 pub(crate) mod runtime;
 pub(crate) mod scan;

@@ -34,15 +34,19 @@
 
 use crate::core::error::{Error, Result};
 
+mod along;
 mod conv;
 mod detrend;
 mod filtering;
 mod fir;
 mod iir_design;
 mod iir_order;
+mod hilbert;
 mod lti;
+mod peaks;
 mod prototypes;
 mod response;
+mod savgol;
 mod spectral;
 mod window;
 mod zero_phase;
@@ -60,6 +64,12 @@ pub use iir_design::{
     IirType,
 };
 pub use iir_order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign};
+pub use hilbert::{hilbert, hilbert2};
+pub use peaks::{
+    argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bounds,
+    Comparator, ExtremaMode, FindPeaksOptions, PeakProperties,
+};
+pub use savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolOptions};
 pub use lti::{
     sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos, zpk2tf, Ba, Filter, FilterForm, Pairing, Sos,
     SosCoefficients, Zpk,
