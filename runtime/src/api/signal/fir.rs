@@ -33,7 +33,17 @@ impl Default for FirwinOptions {
 /// A linear-phase FIR filter of `numtaps` taps by the window method
 /// (`scipy.signal.firwin(numtaps, cutoff, ...)`); float64 on the current device.
 pub fn firwin(numtaps: usize, cutoff: &[f64], opts: FirwinOptions) -> Result<Array> {
-    let op = "firwin";
+    let h = firwin_values("firwin", numtaps, cutoff, opts)?;
+    Array::from_host_slice(&h, &[numtaps], current_device())
+}
+
+/// [`firwin`]'s taps on the host.
+pub(super) fn firwin_values(
+    op: &'static str,
+    numtaps: usize,
+    cutoff: &[f64],
+    opts: FirwinOptions,
+) -> Result<Vec<f64>> {
     let nyq = 0.5 * opts.fs;
     if cutoff.is_empty() {
         return Err(Error::invalid(
@@ -104,5 +114,5 @@ pub fn firwin(numtaps: usize, cutoff: &[f64], opts: FirwinOptions) -> Result<Arr
             *hi /= s;
         }
     }
-    Array::from_host_slice(&h, &[numtaps], current_device())
+    Ok(h)
 }

@@ -42,9 +42,11 @@ mod fir;
 mod iir_design;
 mod iir_order;
 mod hilbert;
+mod lombscargle;
 mod lti;
 mod peaks;
 mod prototypes;
+mod resample;
 mod response;
 mod savgol;
 mod spectral;
@@ -65,6 +67,8 @@ pub use iir_design::{
 };
 pub use iir_order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign};
 pub use hilbert::{hilbert, hilbert2};
+pub use lombscargle::{lombscargle, LombNormalize, LombscargleOptions};
+pub use resample::{decimate, resample, resample_poly, upfirdn, DecimateFilter};
 pub use peaks::{
     argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bounds,
     Comparator, ExtremaMode, FindPeaksOptions, PeakProperties,
