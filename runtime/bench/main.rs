@@ -23,6 +23,7 @@ mod nccl;
 mod nccl_procs;
 mod search;
 mod signal;
+mod spectra;
 mod stats;
 
 use std::time::Instant;
@@ -188,6 +189,7 @@ fn main() -> cp::Result<()> {
             fft_random::run(&mut b)?;
             kernels::run(&mut b)?;
             signal::run(&mut b)?;
+            spectra::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;

@@ -32,29 +32,54 @@ on_every_device!(find_peaks_matches_scipy, |dev| {
         ..Default::default()
     };
     let (_, props) = find_peaks(&xp, o)?;
-    assert_idx("left_edges", props.left_edges.as_ref().unwrap(), &fx_i64("find_peaks/plateau/left_edges"));
-    assert_idx("right_edges", props.right_edges.as_ref().unwrap(), &fx_i64("find_peaks/plateau/right_edges"));
-    assert_idx("sizes", props.plateau_sizes.as_ref().unwrap(), &fx_i64("find_peaks/plateau/plateau_sizes"));
+    assert_idx(
+        "left_edges",
+        props.left_edges.as_ref().unwrap(),
+        &fx_i64("find_peaks/plateau/left_edges"),
+    );
+    assert_idx(
+        "right_edges",
+        props.right_edges.as_ref().unwrap(),
+        &fx_i64("find_peaks/plateau/right_edges"),
+    );
+    assert_idx(
+        "sizes",
+        props.plateau_sizes.as_ref().unwrap(),
+        &fx_i64("find_peaks/plateau/plateau_sizes"),
+    );
     let o = FindPeaksOptions {
         height: Some(3.0.into()),
         threshold: Some(0.5.into()),
         ..Default::default()
     };
     let (pk, props) = find_peaks(&xp, o)?;
-    assert_idx("height_threshold", &pk, &fx_i64("find_peaks/height_threshold"));
+    assert_idx(
+        "height_threshold",
+        &pk,
+        &fx_i64("find_peaks/height_threshold"),
+    );
     for (name, got) in [
         ("peak_heights", &props.peak_heights),
         ("left_thresholds", &props.left_thresholds),
         ("right_thresholds", &props.right_thresholds),
     ] {
         let key = format!("find_peaks/height_threshold/{name}");
-        assert_vec_close(name, &values_f64(got.as_ref().unwrap()), &fx_f64(&key), 1e-15);
+        assert_vec_close(
+            name,
+            &values_f64(got.as_ref().unwrap()),
+            &fx_f64(&key),
+            1e-15,
+        );
     }
     let o = FindPeaksOptions {
         distance: Some(3.0),
         ..Default::default()
     };
-    assert_idx("distance", &find_peaks(&xp, o)?.0, &fx_i64("find_peaks/distance"));
+    assert_idx(
+        "distance",
+        &find_peaks(&xp, o)?.0,
+        &fx_i64("find_peaks/distance"),
+    );
     let o = FindPeaksOptions {
         prominence: Some(2.0.into()),
         width: Some(1.0.into()),
@@ -87,7 +112,12 @@ fn check_props(case: &str, p: &cp::signal::PeakProperties) {
     ];
     for (name, got) in fields {
         let key = format!("find_peaks/{case}/{name}");
-        assert_vec_close(&key, &values_f64(got.as_ref().unwrap()), &fx_f64(&key), 1e-12);
+        assert_vec_close(
+            &key,
+            &values_f64(got.as_ref().unwrap()),
+            &fx_f64(&key),
+            1e-12,
+        );
     }
 }
 
@@ -95,12 +125,22 @@ on_every_device!(prominences_and_widths_match_scipy, |dev| {
     let xs = dev_fx("peaks/xs", dev);
     let pk = dev_fx("peak_prominences/wlen51/peaks", dev);
     let (p, l, r) = peak_prominences(&xs, &pk, Some(51.0))?;
-    assert_vec_close("prom", &values_f64(&p), &fx_f64("peak_prominences/wlen51/prominences"), 1e-12);
+    assert_vec_close(
+        "prom",
+        &values_f64(&p),
+        &fx_f64("peak_prominences/wlen51/prominences"),
+        1e-12,
+    );
     assert_idx("left", &l, &fx_i64("peak_prominences/wlen51/left_bases"));
     assert_idx("right", &r, &fx_i64("peak_prominences/wlen51/right_bases"));
     for (case, rel) in [("rel1", 1.0), ("rel05", 0.5)] {
         let (w, h, li, ri) = peak_widths(&xs, &pk, rel, None, None)?;
-        for (name, got) in [("widths", w), ("width_heights", h), ("left_ips", li), ("right_ips", ri)] {
+        for (name, got) in [
+            ("widths", w),
+            ("width_heights", h),
+            ("left_ips", li),
+            ("right_ips", ri),
+        ] {
             let key = format!("peak_widths/{case}/{name}");
             assert_vec_close(&key, &values_f64(&got), &fx_f64(&key), 1e-12);
         }
@@ -114,7 +154,10 @@ on_every_device!(prominences_and_widths_match_scipy, |dev| {
 on_every_device!(argrelextrema_matches_scipy, |dev| {
     let xe = dev_fx("argrel/xe", dev);
     for (name, f) in [
-        ("argrelmax", argrelmax as fn(&Array, isize, usize, ExtremaMode) -> cp::Result<Vec<Array>>),
+        (
+            "argrelmax",
+            argrelmax as fn(&Array, isize, usize, ExtremaMode) -> cp::Result<Vec<Array>>,
+        ),
         ("argrelmin", argrelmin),
     ] {
         for order in [1usize, 2] {
@@ -137,15 +180,40 @@ on_every_device!(argrelextrema_matches_scipy, |dev| {
 
 on_every_device!(hilbert_matches_scipy, |dev| {
     let x = dev_fx("x", dev);
-    assert_c_close("hilbert", &hilbert(&x, None, -1)?, &fx_c64("hilbert/x"), 1e-12);
-    assert_c_close("n800", &hilbert(&x, Some(800), -1)?, &fx_c64("hilbert/x_n800"), 1e-12);
+    assert_c_close(
+        "hilbert",
+        &hilbert(&x, None, -1)?,
+        &fx_c64("hilbert/x"),
+        1e-12,
+    );
+    assert_c_close(
+        "n800",
+        &hilbert(&x, Some(800), -1)?,
+        &fx_c64("hilbert/x_n800"),
+        1e-12,
+    );
     let odd = cp::signal::detrend(&x, -1, cp::signal::Detrend::None, &[])?;
     let odd = odd.slice(cp::s![0..599])?;
-    assert_c_close("odd", &hilbert(&odd, None, -1)?, &fx_c64("hilbert/x_odd"), 1e-12);
+    assert_c_close(
+        "odd",
+        &hilbert(&odd, None, -1)?,
+        &fx_c64("hilbert/x_odd"),
+        1e-12,
+    );
     let x2 = dev_fx("x2", dev);
-    assert_c_close("axis0", &hilbert(&x2, None, 0)?, &fx_c64("hilbert/x2_axis0"), 1e-12);
+    assert_c_close(
+        "axis0",
+        &hilbert(&x2, None, 0)?,
+        &fx_c64("hilbert/x2_axis0"),
+        1e-12,
+    );
     let x2s = x2.slice(cp::s![.., 0..40])?;
-    assert_c_close("hilbert2", &hilbert2(&x2s, None, [-2, -1])?, &fx_c64("hilbert2/x2"), 1e-12);
+    assert_c_close(
+        "hilbert2",
+        &hilbert2(&x2s, None, [-2, -1])?,
+        &fx_c64("hilbert2/x2"),
+        1e-12,
+    );
     let c = x.astype(DType::Complex128)?;
     assert!(hilbert(&c, None, -1).is_err());
     assert!(hilbert2(&x, None, [-2, -1]).is_err());
@@ -181,7 +249,12 @@ on_every_device!(savgol_filter_matches_scipy, |dev| {
             ..Default::default()
         };
         let y = savgol_filter(&x, 21, 3, o)?;
-        assert_vec_close(name, &values_f64(&y), &fx_f64(&format!("savgol/{name}")), 1e-11);
+        assert_vec_close(
+            name,
+            &values_f64(&y),
+            &fx_f64(&format!("savgol/{name}")),
+            1e-11,
+        );
         let o = SavgolOptions {
             mode,
             deriv: 1,
@@ -189,7 +262,12 @@ on_every_device!(savgol_filter_matches_scipy, |dev| {
             ..Default::default()
         };
         let y = savgol_filter(&x, 20, 2, o)?;
-        assert_vec_close(name, &values_f64(&y), &fx_f64(&format!("savgol/{name}/d1")), 1e-10);
+        assert_vec_close(
+            name,
+            &values_f64(&y),
+            &fx_f64(&format!("savgol/{name}/d1")),
+            1e-10,
+        );
     }
     let x2 = dev_fx("x2", dev);
     let o = SavgolOptions {
@@ -207,13 +285,18 @@ fn gpu_peaks_match_cpu_on_random_signals() {
         return;
     };
     let seed = common::test_seed("gpu_peaks_match_cpu_on_random_signals");
-    let xc = cp::with_device(cp::Device::Cpu, || common::rand(&[200_000], DType::Float64, seed));
+    let xc = cp::with_device(cp::Device::Cpu, || {
+        common::rand(&[200_000], DType::Float64, seed)
+    });
     // Quantized values make plateaus and ties.
-    let xc = cp::round(&cp::multiply(&xc, 20.0).unwrap()).unwrap();
+    let xc = cp::round(cp::multiply(&xc, 20.0).unwrap()).unwrap();
     let xg = xc.to_device(&dev).unwrap();
     cp::cuda::reset_host_fallbacks();
     let o = FindPeaksOptions {
-        height: Some(Bounds { min: Some(-5.0), max: Some(15.0) }),
+        height: Some(Bounds {
+            min: Some(-5.0),
+            max: Some(15.0),
+        }),
         threshold: Some((0.0, 30.0).into()),
         distance: Some(7.0),
         prominence: Some(1.0.into()),
@@ -233,17 +316,31 @@ fn gpu_peaks_match_cpu_on_random_signals() {
     common::assert_no_host_fallback("find_peaks, savgol_filter, hilbert, argrelmax");
     assert!(pc.size() > 100, "{}", pc.size());
     assert_eq!(pc.to_vec::<i64>().unwrap(), pg.to_vec::<i64>().unwrap());
-    assert_vec_close("widths", &values_f64(propg.widths.as_ref().unwrap()), &values_f64(propc.widths.as_ref().unwrap()), 1e-12);
+    assert_vec_close(
+        "widths",
+        &values_f64(propg.widths.as_ref().unwrap()),
+        &values_f64(propc.widths.as_ref().unwrap()),
+        1e-12,
+    );
     assert_vec_close("savgol", &values_f64(&sg), &values_f64(&sc), 1e-10);
     assert_c_close("hilbert", &hg, &common::cvals(&hc), 1e-10);
-    assert_eq!(ac[0].to_vec::<i64>().unwrap(), ag[0].to_vec::<i64>().unwrap());
+    assert_eq!(
+        ac[0].to_vec::<i64>().unwrap(),
+        ag[0].to_vec::<i64>().unwrap()
+    );
 }
 
 #[test]
 fn bad_peak_input_is_an_error() {
     cp::with_device(cp::Device::Cpu, || {
         let x2 = fx("x2").clone();
-        assert!(matches!(find_peaks(&x2, FindPeaksOptions::default()), Err(cp::Error::Shape { op: "find_peaks", .. })));
+        assert!(matches!(
+            find_peaks(&x2, FindPeaksOptions::default()),
+            Err(cp::Error::Shape {
+                op: "find_peaks",
+                ..
+            })
+        ));
         let x = fx("x").clone();
         let o = FindPeaksOptions {
             distance: Some(0.5),
@@ -256,6 +353,12 @@ fn bad_peak_input_is_an_error() {
         };
         assert!(find_peaks(&x, o).is_err());
         let short = cp::asarray(vec![1.0f64, 2.0]).unwrap();
-        assert_eq!(find_peaks(&short, FindPeaksOptions::default()).unwrap().0.size(), 0);
+        assert_eq!(
+            find_peaks(&short, FindPeaksOptions::default())
+                .unwrap()
+                .0
+                .size(),
+            0
+        );
     });
 }

@@ -41,11 +41,21 @@ on_every_device!(resample_poly_and_decimate_match_scipy, |dev| {
         assert_vec_close(&key, &values_f64(&y), &fx_f64(&key), 1e-12);
     }
     let y = resample_poly(&x, 3, 2, -1, Window::Hamming)?;
-    assert_vec_close("hamming", &values_f64(&y), &fx_f64("resample_poly/3_2_hamming"), 1e-12);
+    assert_vec_close(
+        "hamming",
+        &values_f64(&y),
+        &fx_f64("resample_poly/3_2_hamming"),
+        1e-12,
+    );
     let x2 = dev_fx("x2", dev);
     let y = resample_poly(&x2, 3, 2, 0, Window::Kaiser(5.0))?;
     assert_eq!(y.shape(), fx("resample_poly/x2_axis0_3_2").shape());
-    assert_vec_close("x2", &values_f64(&y), &fx_f64("resample_poly/x2_axis0_3_2"), 1e-12);
+    assert_vec_close(
+        "x2",
+        &values_f64(&y),
+        &fx_f64("resample_poly/x2_axis0_3_2"),
+        1e-12,
+    );
     let y = decimate(&x, 4, None, DecimateFilter::Iir, -1)?;
     assert_vec_close("iir4", &values_f64(&y), &fx_f64("decimate/iir4"), 1e-9);
     let y = decimate(&x, 3, None, DecimateFilter::Fir, -1)?;
@@ -70,7 +80,11 @@ on_every_device!(resample_matches_scipy, |dev| {
 });
 
 on_every_device!(lombscargle_matches_scipy, |dev| {
-    let (t, y, f) = (dev_fx("lomb/t", dev), dev_fx("lomb/y", dev), dev_fx("lomb/f", dev));
+    let (t, y, f) = (
+        dev_fx("lomb/t", dev),
+        dev_fx("lomb/y", dev),
+        dev_fx("lomb/f", dev),
+    );
     let cases = [
         ("lomb/default", LombscargleOptions::default()),
         (
@@ -99,7 +113,15 @@ on_every_device!(lombscargle_matches_scipy, |dev| {
         let p = lombscargle(&t, &y, &f, o)?;
         assert_vec_close(key, &values_f64(&p), &fx_f64(key), 1e-10);
     }
-    let amp = lombscargle(&t, &y, &f, LombscargleOptions { normalize: LombNormalize::Amplitude, ..Default::default() })?;
+    let amp = lombscargle(
+        &t,
+        &y,
+        &f,
+        LombscargleOptions {
+            normalize: LombNormalize::Amplitude,
+            ..Default::default()
+        },
+    )?;
     assert_eq!(amp.dtype(), DType::Complex128);
     assert!(lombscargle(&t, &f, &f, LombscargleOptions::default()).is_err());
 });
@@ -124,12 +146,20 @@ fn gpu_resampling_matches_cpu_on_random_signals() {
                 decimate(&xc, 3, None, DecimateFilter::Fir, -1).unwrap(),
                 decimate(&xg, 3, None, DecimateFilter::Fir, -1).unwrap(),
             ),
-            (resample(&xc, 7001, -1).unwrap(), resample(&xg, 7001, -1).unwrap()),
+            (
+                resample(&xc, 7001, -1).unwrap(),
+                resample(&xg, 7001, -1).unwrap(),
+            ),
         ];
         common::assert_no_host_fallback("resample_poly, decimate, resample");
         for (i, (c, g)) in pairs.iter().enumerate() {
             assert_eq!(c.dtype(), g.dtype());
-            assert_vec_close(&format!("case {i} {dt}"), &values_f64(g), &values_f64(c), tol);
+            assert_vec_close(
+                &format!("case {i} {dt}"),
+                &values_f64(g),
+                &values_f64(c),
+                tol,
+            );
         }
     }
 }
@@ -139,7 +169,10 @@ fn bad_resampling_input_is_an_error() {
     cp::with_device(cp::Device::Cpu, || {
         let x = fx("x").clone();
         let h = fx("upfirdn/h").clone();
-        assert!(matches!(upfirdn(&h, &x, 0, 1, -1), Err(cp::Error::InvalidArgument { op: "upfirdn", .. })));
+        assert!(matches!(
+            upfirdn(&h, &x, 0, 1, -1),
+            Err(cp::Error::InvalidArgument { op: "upfirdn", .. })
+        ));
         assert!(upfirdn(&fx("x2").clone(), &x, 1, 1, -1).is_err());
         assert!(resample_poly(&x, 0, 2, -1, Window::Hann).is_err());
         assert!(resample(&x, 0, -1).is_err());

@@ -51,8 +51,14 @@ fn windows_match_scipy() {
 
 #[test]
 fn window_names_parse_as_scipy() {
-    assert_eq!(Window::from_name("kaiser", &[8.6]).unwrap(), Window::Kaiser(8.6));
-    assert_eq!("general_gaussian, 1.5, 3".parse::<Window>().unwrap(), Window::GeneralGaussian(1.5, 3.0));
+    assert_eq!(
+        Window::from_name("kaiser", &[8.6]).unwrap(),
+        Window::Kaiser(8.6)
+    );
+    assert_eq!(
+        "general_gaussian, 1.5, 3".parse::<Window>().unwrap(),
+        Window::GeneralGaussian(1.5, 3.0)
+    );
     assert!(Window::from_name("kaiser", &[]).is_err());
     assert!(Window::from_name("nope", &[]).is_err());
     assert!(get_window(Window::Dpss(4.0), 6, true).is_err());
@@ -127,10 +133,25 @@ on_every_device!(welch_csd_coherence_match_scipy, |dev| {
     for name in CASES {
         let o = case(name);
         let (f, p) = welch(&x, o)?;
-        assert_vec_close(name, &values_f64(&f), &fx_f64(&format!("welch/{name}/f")), 1e-12);
-        assert_vec_close(name, &values_f64(&p), &fx_f64(&format!("welch/{name}/p")), 1e-10);
+        assert_vec_close(
+            name,
+            &values_f64(&f),
+            &fx_f64(&format!("welch/{name}/f")),
+            1e-12,
+        );
+        assert_vec_close(
+            name,
+            &values_f64(&p),
+            &fx_f64(&format!("welch/{name}/p")),
+            1e-10,
+        );
         let (f, p) = csd(&x, &y, o)?;
-        assert_vec_close(name, &values_f64(&f), &fx_f64(&format!("csd/{name}/f")), 1e-12);
+        assert_vec_close(
+            name,
+            &values_f64(&f),
+            &fx_f64(&format!("csd/{name}/f")),
+            1e-12,
+        );
         assert_c_close(name, &p, &fx_c64(&format!("csd/{name}/p")), 1e-10);
         let co = SpectralOptions {
             average: Average::Mean,
@@ -139,7 +160,12 @@ on_every_device!(welch_csd_coherence_match_scipy, |dev| {
             ..o
         };
         let (_, c) = coherence(&x, &y, co)?;
-        assert_vec_close(name, &values_f64(&c), &fx_f64(&format!("coherence/{name}/c")), 1e-9);
+        assert_vec_close(
+            name,
+            &values_f64(&c),
+            &fx_f64(&format!("coherence/{name}/c")),
+            1e-9,
+        );
     }
     let x2 = fx("x2").to_device(&dev)?;
     let o = SpectralOptions {
@@ -156,8 +182,19 @@ on_every_device!(welch_csd_coherence_match_scipy, |dev| {
 
 on_every_device!(periodogram_spectrogram_match_scipy, |dev| {
     let x = x().to_device(&dev)?;
-    let (_, p) = periodogram(&x, SpectralOptions { fs: 100.0, ..Default::default() })?;
-    assert_vec_close("periodogram", &values_f64(&p), &fx_f64("periodogram/default/p"), 1e-10);
+    let (_, p) = periodogram(
+        &x,
+        SpectralOptions {
+            fs: 100.0,
+            ..Default::default()
+        },
+    )?;
+    assert_vec_close(
+        "periodogram",
+        &values_f64(&p),
+        &fx_f64("periodogram/default/p"),
+        1e-10,
+    );
     let o = SpectralOptions {
         window: Some(Window::Hann),
         nfft: Some(400),
@@ -165,14 +202,24 @@ on_every_device!(periodogram_spectrogram_match_scipy, |dev| {
         ..Default::default()
     };
     let (_, p) = periodogram(&x, o)?;
-    assert_vec_close("nfft400", &values_f64(&p), &fx_f64("periodogram/nfft400/p"), 1e-10);
+    assert_vec_close(
+        "nfft400",
+        &values_f64(&p),
+        &fx_f64("periodogram/nfft400/p"),
+        1e-10,
+    );
     let o = SpectralOptions {
         nfft: Some(800),
         detrend: Detrend::Linear,
         ..Default::default()
     };
     let (_, p) = periodogram(&x, o)?;
-    assert_vec_close("nfft800", &values_f64(&p), &fx_f64("periodogram/nfft800/p"), 1e-10);
+    assert_vec_close(
+        "nfft800",
+        &values_f64(&p),
+        &fx_f64("periodogram/nfft800/p"),
+        1e-10,
+    );
     let o = SpectralOptions {
         fs: 100.0,
         nperseg: Some(64),
@@ -234,11 +281,27 @@ fn stft_case(name: &str) -> StftOptions {
 
 on_every_device!(stft_istft_match_scipy, |dev| {
     let x = x().to_device(&dev)?;
-    for name in ["default", "even", "odd_psd", "none_unpadded", "constant_nfft"] {
+    for name in [
+        "default",
+        "even",
+        "odd_psd",
+        "none_unpadded",
+        "constant_nfft",
+    ] {
         let o = stft_case(name);
         let (f, t, z) = stft(&x, o)?;
-        assert_vec_close(name, &values_f64(&f), &fx_f64(&format!("stft/{name}/f")), 1e-12);
-        assert_vec_close(name, &values_f64(&t), &fx_f64(&format!("stft/{name}/t")), 1e-12);
+        assert_vec_close(
+            name,
+            &values_f64(&f),
+            &fx_f64(&format!("stft/{name}/f")),
+            1e-12,
+        );
+        assert_vec_close(
+            name,
+            &values_f64(&t),
+            &fx_f64(&format!("stft/{name}/t")),
+            1e-12,
+        );
         assert_eq!(z.shape(), fx(&format!("stft/{name}/z")).shape(), "{name}");
         assert_c_close(name, &z, &fx_c64(&format!("stft/{name}/z")), 1e-10);
         let io = IstftOptions {
@@ -252,8 +315,18 @@ on_every_device!(stft_istft_match_scipy, |dev| {
             ..Default::default()
         };
         let (t, xr) = istft(&z, io)?;
-        assert_vec_close(name, &values_f64(&t), &fx_f64(&format!("istft/{name}/t")), 1e-12);
-        assert_vec_close(name, &values_f64(&xr), &fx_f64(&format!("istft/{name}/x")), 1e-10);
+        assert_vec_close(
+            name,
+            &values_f64(&t),
+            &fx_f64(&format!("istft/{name}/t")),
+            1e-12,
+        );
+        assert_vec_close(
+            name,
+            &values_f64(&xr),
+            &fx_f64(&format!("istft/{name}/x")),
+            1e-10,
+        );
     }
     let x2 = fx("x2").to_device(&dev)?;
     let o = StftOptions {
@@ -276,7 +349,12 @@ on_every_device!(stft_istft_match_scipy, |dev| {
 on_every_device!(detrend_matches_scipy, |dev| {
     let x = x().to_device(&dev)?;
     let c = detrend(&x, -1, Detrend::Constant, &[])?;
-    assert_vec_close("constant", &values_f64(&c), &fx_f64("detrend/constant"), 1e-12);
+    assert_vec_close(
+        "constant",
+        &values_f64(&c),
+        &fx_f64("detrend/constant"),
+        1e-12,
+    );
     let l = detrend(&x, -1, Detrend::Linear, &[])?;
     assert_vec_close("linear", &values_f64(&l), &fx_f64("detrend/linear"), 1e-10);
     let b = detrend(&x, -1, Detrend::Linear, &[100, 450, 599])?;
@@ -307,18 +385,46 @@ fn gpu_spectra_match_cpu_on_random_signals() {
         let pairs = [
             (welch(&xc, o).unwrap().1, welch(&xg, o).unwrap().1),
             (
-                welch(&xc, SpectralOptions { average: Average::Median, ..o }).unwrap().1,
-                welch(&xg, SpectralOptions { average: Average::Median, ..o }).unwrap().1,
+                welch(
+                    &xc,
+                    SpectralOptions {
+                        average: Average::Median,
+                        ..o
+                    },
+                )
+                .unwrap()
+                .1,
+                welch(
+                    &xg,
+                    SpectralOptions {
+                        average: Average::Median,
+                        ..o
+                    },
+                )
+                .unwrap()
+                .1,
             ),
-            (coherence(&xc, &yc, o).unwrap().1, coherence(&xg, &yg, o).unwrap().1),
-            (spectrogram(&xc, o).unwrap().2, spectrogram(&xg, o).unwrap().2),
             (
-                istft(&stft(&xc, StftOptions::default()).unwrap().2, IstftOptions::default())
-                    .unwrap()
-                    .1,
-                istft(&stft(&xg, StftOptions::default()).unwrap().2, IstftOptions::default())
-                    .unwrap()
-                    .1,
+                coherence(&xc, &yc, o).unwrap().1,
+                coherence(&xg, &yg, o).unwrap().1,
+            ),
+            (
+                spectrogram(&xc, o).unwrap().2,
+                spectrogram(&xg, o).unwrap().2,
+            ),
+            (
+                istft(
+                    &stft(&xc, StftOptions::default()).unwrap().2,
+                    IstftOptions::default(),
+                )
+                .unwrap()
+                .1,
+                istft(
+                    &stft(&xg, StftOptions::default()).unwrap().2,
+                    IstftOptions::default(),
+                )
+                .unwrap()
+                .1,
             ),
             (
                 detrend(&xc, -1, Detrend::Linear, &[1000]).unwrap(),
@@ -328,7 +434,12 @@ fn gpu_spectra_match_cpu_on_random_signals() {
         common::assert_no_host_fallback("welch, coherence, spectrogram, stft, istft, detrend");
         for (i, (c, g)) in pairs.iter().enumerate() {
             assert_eq!(c.dtype(), g.dtype(), "case {i}");
-            assert_vec_close(&format!("case {i} {dt}"), &values_f64(g), &values_f64(c), tol);
+            assert_vec_close(
+                &format!("case {i} {dt}"),
+                &values_f64(g),
+                &values_f64(c),
+                tol,
+            );
         }
         let (_, zc) = csd(&xc, &yc, o).unwrap();
         let (_, zg) = csd(&xg, &yg, o).unwrap();
@@ -345,7 +456,10 @@ fn bad_spectral_input_is_an_error() {
             noverlap: Some(64),
             ..Default::default()
         };
-        assert!(matches!(welch(&x, o), Err(cp::Error::InvalidArgument { op: "welch", .. })));
+        assert!(matches!(
+            welch(&x, o),
+            Err(cp::Error::InvalidArgument { op: "welch", .. })
+        ));
         let o = SpectralOptions {
             nperseg: Some(64),
             nfft: Some(32),

@@ -368,13 +368,28 @@ impl Signal for CpuBackend {
         Ok(cascade_host(f))
     }
 
-    fn peak_prominences(&self, _: &'static str, p: &PeakScan<'_>, wlen: i64) -> Result<[Storage; 3]> {
+    fn peak_prominences(
+        &self,
+        _: &'static str,
+        p: &PeakScan<'_>,
+        wlen: i64,
+    ) -> Result<[Storage; 3]> {
         let (x, peaks) = (p.x.gather::<f64>(), p.peaks.gather::<i64>());
         let (prom, lb, rb) = super::peaks::prominences(&x, &peaks, wlen);
-        Ok([host_buffer_as(prom, DType::Float64), host_buffer_as(lb, DType::Int64), host_buffer_as(rb, DType::Int64)])
+        Ok([
+            host_buffer_as(prom, DType::Float64),
+            host_buffer_as(lb, DType::Int64),
+            host_buffer_as(rb, DType::Int64),
+        ])
     }
 
-    fn peak_widths(&self, _: &'static str, p: &PeakScan<'_>, rel_height: f64, bases: [View<'_>; 3]) -> Result<[Storage; 4]> {
+    fn peak_widths(
+        &self,
+        _: &'static str,
+        p: &PeakScan<'_>,
+        rel_height: f64,
+        bases: [View<'_>; 3],
+    ) -> Result<[Storage; 4]> {
         let (x, peaks) = (p.x.gather::<f64>(), p.peaks.gather::<i64>());
         let prom = bases[0].gather::<f64>();
         let (lb, rb) = (bases[1].gather::<i64>(), bases[2].gather::<i64>());
@@ -382,8 +397,15 @@ impl Signal for CpuBackend {
         Ok(w.map(|v| host_buffer_as(v, DType::Float64)))
     }
 
-    fn peaks_by_distance(&self, _: &'static str, peaks: View<'_>, priority: View<'_>, distance: i64) -> Result<Storage> {
-        let keep = super::peaks::by_distance(&peaks.gather::<i64>(), &priority.gather::<f64>(), distance);
+    fn peaks_by_distance(
+        &self,
+        _: &'static str,
+        peaks: View<'_>,
+        priority: View<'_>,
+        distance: i64,
+    ) -> Result<Storage> {
+        let keep =
+            super::peaks::by_distance(&peaks.gather::<i64>(), &priority.gather::<f64>(), distance);
         Ok(host_buffer_as(keep, DType::Bool))
     }
 }

@@ -499,15 +499,32 @@ impl Signal for super::CudaBackend {
         super::iir::cascade(self.ordinal, op, f)
     }
 
-    fn peak_prominences(&self, op: &'static str, p: &PeakScan<'_>, wlen: i64) -> Result<[Storage; 3]> {
+    fn peak_prominences(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        wlen: i64,
+    ) -> Result<[Storage; 3]> {
         super::peaks::prominences(self.ordinal, op, p, wlen)
     }
 
-    fn peak_widths(&self, op: &'static str, p: &PeakScan<'_>, rel_height: f64, bases: [View<'_>; 3]) -> Result<[Storage; 4]> {
+    fn peak_widths(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        rel_height: f64,
+        bases: [View<'_>; 3],
+    ) -> Result<[Storage; 4]> {
         super::peaks::widths(self.ordinal, op, p, rel_height, bases)
     }
 
-    fn peaks_by_distance(&self, op: &'static str, peaks: View<'_>, priority: View<'_>, distance: i64) -> Result<Storage> {
+    fn peaks_by_distance(
+        &self,
+        op: &'static str,
+        peaks: View<'_>,
+        priority: View<'_>,
+        distance: i64,
+    ) -> Result<Storage> {
         super::peaks::by_distance(self.ordinal, op, peaks, priority, distance)
     }
 }

@@ -69,7 +69,14 @@ pub(crate) fn prominences(
         a.push(ptr(op, p.x)?).push(p.x.size() as i64);
         a.push(ptr(op, p.peaks)?).push(np as i64).push(wlen);
         a.push(prom.ptr(op)?).push(lb.ptr(op)?).push(rb.ptr(op)?);
-        launch(s, "peak_prominences", f, config(s, np), &current_stream(), &mut a)?;
+        launch(
+            s,
+            "peak_prominences",
+            f,
+            config(s, np),
+            &current_stream(),
+            &mut a,
+        )?;
     }
     Ok([prom.storage, lb.storage, rb.storage])
 }
@@ -97,12 +104,24 @@ pub(crate) fn widths(
         let s = session_of(op, p.x)?;
         let f = func(s, "cuprite_peak_widths")?;
         let mut a = KernelArgs::new();
-        a.push(ptr(op, p.x)?).push(ptr(op, p.peaks)?).push(np as i64).push(rel_height);
-        a.push(ptr(op, bases[0])?).push(ptr(op, bases[1])?).push(ptr(op, bases[2])?);
+        a.push(ptr(op, p.x)?)
+            .push(ptr(op, p.peaks)?)
+            .push(np as i64)
+            .push(rel_height);
+        a.push(ptr(op, bases[0])?)
+            .push(ptr(op, bases[1])?)
+            .push(ptr(op, bases[2])?);
         for b in &out {
             a.push(b.ptr(op)?);
         }
-        launch(s, "peak_widths", f, config(s, np), &current_stream(), &mut a)?;
+        launch(
+            s,
+            "peak_widths",
+            f,
+            config(s, np),
+            &current_stream(),
+            &mut a,
+        )?;
     }
     Ok(out.map(|b| b.storage))
 }
@@ -123,14 +142,24 @@ pub(crate) fn by_distance(
         let s = session_of(op, peaks)?;
         let f = func(s, "cuprite_peaks_by_distance")?;
         let mut a = KernelArgs::new();
-        a.push(ptr(op, peaks)?).push(ptr(op, priority)?).push(np as i64).push(distance);
+        a.push(ptr(op, peaks)?)
+            .push(ptr(op, priority)?)
+            .push(np as i64)
+            .push(distance);
         a.push(state.ptr(op)?).push(keep.ptr(op)?);
         let one_block = LaunchConfig {
             grid: (1, 1, 1),
             block: (1024, 1, 1),
             shared_mem_bytes: 0,
         };
-        launch(s, "peaks_by_distance", f, one_block, &current_stream(), &mut a)?;
+        launch(
+            s,
+            "peaks_by_distance",
+            f,
+            one_block,
+            &current_stream(),
+            &mut a,
+        )?;
     }
     Ok(keep.storage)
 }

@@ -86,8 +86,12 @@ pub(crate) trait Signal {
     fn cascade(&self, op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)>;
     /// The prominence of each peak of `p.x` (`scipy.signal.peak_prominences`):
     /// (prominences f64, left bases i64, right bases i64), one per peak.
-    fn peak_prominences(&self, op: &'static str, p: &PeakScan<'_>, wlen: i64)
-        -> Result<[Storage; 3]>;
+    fn peak_prominences(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        wlen: i64,
+    ) -> Result<[Storage; 3]>;
     /// The width of each peak at `rel_height` of its prominence
     /// (`scipy.signal.peak_widths`) from `bases` = (prominences, left
     /// bases, right bases): (widths, heights, left ips, right ips), f64.

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use cuprite as cp;
 use cp::num_complex::Complex64;
 use cp::{Array, Device};
+use cuprite as cp;
 
 fn fixtures() -> &'static BTreeMap<String, Array> {
     static F: OnceLock<BTreeMap<String, Array>> = OnceLock::new();

@@ -45,7 +45,13 @@ pub(super) fn correlate_taps(
         }
         let start = k * stride;
         let end = start + (len.max(1) - 1) * step + 1;
-        let part = slice_axis(x, last, Some(start as isize), Some(end as isize), step as isize)?;
+        let part = slice_axis(
+            x,
+            last,
+            Some(start as isize),
+            Some(end as isize),
+            step as isize,
+        )?;
         let term = multiply(&part, t)?;
         acc = Some(match acc {
             None => term,

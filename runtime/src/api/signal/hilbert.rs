@@ -96,14 +96,23 @@ pub fn hilbert2(x: &Array, n: Option<[usize; 2]>, axes: [isize; 2]) -> Result<Ar
     let a0 = normalize_axis(op, axes[0], x.ndim())?;
     let a1 = normalize_axis(op, axes[1], x.ndim())?;
     if a0 == a1 {
-        return Err(Error::invalid(op, format!("axes must be two distinct axes, not {axes:?}")));
+        return Err(Error::invalid(
+            op,
+            format!("axes must be two distinct axes, not {axes:?}"),
+        ));
     }
     let n = n.unwrap_or([x.shape()[a0], x.shape()[a1]]);
     if n[0] == 0 || n[1] == 0 {
-        return Err(Error::invalid(op, format!("N must hold two positive integers, not {n:?}")));
+        return Err(Error::invalid(
+            op,
+            format!("N must hold two positive integers, not {n:?}"),
+        ));
     }
     let ax = vec![a0 as isize, a1 as isize];
-    let xf = fft2_with(&x.astype(dt)?, &FftnOptions::new().s(n.to_vec()).axes(ax.clone()))?;
+    let xf = fft2_with(
+        &x.astype(dt)?,
+        &FftnOptions::new().s(n.to_vec()).axes(ax.clone()),
+    )?;
     let h0 = along(&gain2(n[0]), a0, x.ndim(), x, dt)?;
     let h1 = along(&gain2(n[1]), a1, x.ndim(), x, dt)?;
     let h = multiply(&h0, &h1)?;

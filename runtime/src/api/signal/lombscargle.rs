@@ -3,9 +3,7 @@
 //! (sample, frequency) phase at once as one outer product, and each sum of
 //! the method a weighted reduction over the samples, on the data's device.
 
-use crate::api::elementwise::{
-    add, arctan2, cos, divide, maximum, multiply, sin, subtract,
-};
+use crate::api::elementwise::{add, arctan2, cos, divide, maximum, multiply, sin, subtract};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -42,17 +40,28 @@ fn wsum(w: &Array, a: &Array) -> Result<Array> {
 /// The Lomb-Scargle periodogram of samples `y` at times `x` for the
 /// angular frequencies `freqs` (`scipy.signal.lombscargle`). float64
 /// (complex128 for `Amplitude`).
-pub fn lombscargle(x: &Array, y: &Array, freqs: &Array, opts: LombscargleOptions<'_>) -> Result<Array> {
+pub fn lombscargle(
+    x: &Array,
+    y: &Array,
+    freqs: &Array,
+    opts: LombscargleOptions<'_>,
+) -> Result<Array> {
     let op = "lombscargle";
     x.device().check_available(op)?;
     crate::api::shape::index::same_device(op, x, y)?;
     crate::api::shape::index::same_device(op, x, freqs)?;
     let n = x.size();
     if x.ndim() != 1 || n == 0 || y.shape() != x.shape() {
-        return Err(Error::shape(op, "x and y must be 1-D arrays of equal non-zero length"));
+        return Err(Error::shape(
+            op,
+            "x and y must be 1-D arrays of equal non-zero length",
+        ));
     }
     if freqs.ndim() != 1 || freqs.size() == 0 {
-        return Err(Error::shape(op, "freqs must be a 1-D array of non-zero length"));
+        return Err(Error::shape(
+            op,
+            "freqs must be a 1-D array of non-zero length",
+        ));
     }
     for a in [x, y, freqs] {
         if a.dtype().is_complex() {
@@ -70,10 +79,15 @@ pub fn lombscargle(x: &Array, y: &Array, freqs: &Array, opts: LombscargleOptions
                 return Err(Error::shape(op, "weights must have the shape of x"));
             }
             let w = f64_(w)?;
-            let negative = crate::api::elementwise::less(&w, 0.0)?.any()?.item::<bool>()?;
+            let negative = crate::api::elementwise::less(&w, 0.0)?
+                .any()?
+                .item::<bool>()?;
             let total = w.sum()?.astype(DType::Float64)?.item::<f64>()?;
-            if negative || !(total > 0.0) {
-                return Err(Error::invalid(op, "weights must be non-negative and sum to a positive value"));
+            if negative || total.is_nan() || total <= 0.0 {
+                return Err(Error::invalid(
+                    op,
+                    "weights must be non-negative and sum to a positive value",
+                ));
             }
             divide(&w, total)?
         }
@@ -86,7 +100,10 @@ pub fn lombscargle(x: &Array, y: &Array, freqs: &Array, opts: LombscargleOptions
     let w = w.reshape([n, 1])?;
     let yc = yv.reshape([n, 1])?;
     let wy = multiply(&w, &yc)?;
-    let ft = multiply(f64_(x)?.reshape([n, 1])?, f64_(freqs)?.reshape([1, freqs.size()])?)?;
+    let ft = multiply(
+        f64_(x)?.reshape([n, 1])?,
+        f64_(freqs)?.reshape([1, freqs.size()])?,
+    )?;
     let (c, s) = (cos(&ft)?, sin(&ft)?);
     let y_mean = wsum(&w, &yc)?;
     let mut cc = wsum(&w, &multiply(&c, &c)?)?;
@@ -136,7 +153,8 @@ pub fn lombscargle(x: &Array, y: &Array, freqs: &Array, opts: LombscargleOptions
             let (ct, st) = (cos(&tau)?, sin(&tau)?);
             let re = subtract(multiply(&a, &ct)?, multiply(&b, &st)?)?;
             let im = add(multiply(&a, &st)?, multiply(&b, &ct)?)?;
-            let i = Array::from_host_slice(&[num_complex::Complex64::new(0.0, 1.0)], &[1], x.device())?;
+            let i =
+                Array::from_host_slice(&[num_complex::Complex64::new(0.0, 1.0)], &[1], x.device())?;
             add(&re, multiply(&im, &i)?)?
         }
     };

@@ -39,9 +39,9 @@ mod conv;
 mod detrend;
 mod filtering;
 mod fir;
+mod hilbert;
 mod iir_design;
 mod iir_order;
-mod hilbert;
 mod lombscargle;
 mod lti;
 mod peaks;
@@ -57,33 +57,33 @@ pub use conv::{
     choose_conv_method, convolve, convolve2d, correlate, correlate2d, fftconvolve, medfilt,
     medfilt2d, oaconvolve,
 };
-pub use filtering::{lfilter, lfilter_zi, sosfilt, sosfilt_zi};
 pub use detrend::{detrend, Detrend};
+pub use filtering::{lfilter, lfilter_zi, sosfilt, sosfilt_zi};
 pub use fir::{firwin, FirwinOptions};
-pub use window::{get_window, hann, hanning, windows, Window};
+pub use hilbert::{hilbert, hilbert2};
 pub use iir_design::{
     bessel, butter, cheby1, cheby2, ellip, iirfilter, iirnotch, iirpeak, BandType, IirOptions,
     IirType,
 };
 pub use iir_order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign};
-pub use hilbert::{hilbert, hilbert2};
 pub use lombscargle::{lombscargle, LombNormalize, LombscargleOptions};
-pub use resample::{decimate, resample, resample_poly, upfirdn, DecimateFilter};
-pub use peaks::{
-    argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bounds,
-    Comparator, ExtremaMode, FindPeaksOptions, PeakProperties,
-};
-pub use savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolOptions};
 pub use lti::{
     sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos, zpk2tf, Ba, Filter, FilterForm, Pairing, Sos,
     SosCoefficients, Zpk,
 };
-pub use prototypes::BesselNorm;
-pub use response::{freqz, group_delay, sosfreqz, FreqzOptions, WorN};
-pub use spectral::{
-    coherence, csd, istft, periodogram, spectrogram, stft, welch, Average, Boundary as StftBoundary,
-    IstftOptions, Scaling, SpectralOptions, StftOptions,
+pub use peaks::{
+    argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bounds,
+    Comparator, ExtremaMode, FindPeaksOptions, PeakProperties,
 };
+pub use prototypes::BesselNorm;
+pub use resample::{decimate, resample, resample_poly, upfirdn, DecimateFilter};
+pub use response::{freqz, group_delay, sosfreqz, FreqzOptions, WorN};
+pub use savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolOptions};
+pub use spectral::{
+    coherence, csd, istft, periodogram, spectrogram, stft, welch, Average,
+    Boundary as StftBoundary, IstftOptions, Scaling, SpectralOptions, StftOptions,
+};
+pub use window::{get_window, hann, hanning, windows, Window};
 pub use zero_phase::{filtfilt, sosfiltfilt, FiltfiltOptions, PadType};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).

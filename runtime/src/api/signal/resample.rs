@@ -42,7 +42,9 @@ fn float_dtype(op: &'static str, dt: DType) -> Result<DType> {
         DType::Float32 => Ok(DType::Float32),
         d if d.is_complex() => Err(Error::DType {
             op,
-            detail: format!("complex data ({d}) is not supported; resample the real and imaginary parts"),
+            detail: format!(
+                "complex data ({d}) is not supported; resample the real and imaginary parts"
+            ),
         }),
         DType::Bool => Err(Error::DType {
             op,
@@ -95,7 +97,10 @@ pub fn upfirdn(h: &Array, x: &Array, up: usize, down: usize, axis: isize) -> Res
         return Err(Error::shape(op, "h must be a non-empty 1-D array"));
     }
     if up < 1 || down < 1 {
-        return Err(Error::invalid(op, format!("up ({up}) and down ({down}) must be >= 1")));
+        return Err(Error::invalid(
+            op,
+            format!("up ({up}) and down ({down}) must be >= 1"),
+        ));
     }
     if x.ndim() == 0 {
         return Err(Error::shape(op, "x must have at least one dimension"));
@@ -113,10 +118,19 @@ pub fn upfirdn(h: &Array, x: &Array, up: usize, down: usize, axis: isize) -> Res
 /// Resamples by `up / down` with a polyphase FIR (`scipy.signal.resample_poly`,
 /// `padtype='constant'`): the default filter is `firwin(20 max + 1, 1 / max)`
 /// with `window` (SciPy's default `Kaiser(5.0)`).
-pub fn resample_poly(x: &Array, up: usize, down: usize, axis: isize, window: Window) -> Result<Array> {
+pub fn resample_poly(
+    x: &Array,
+    up: usize,
+    down: usize,
+    axis: isize,
+    window: Window,
+) -> Result<Array> {
     let op = "resample_poly";
     if up < 1 || down < 1 {
-        return Err(Error::invalid(op, format!("up ({up}) and down ({down}) must be >= 1")));
+        return Err(Error::invalid(
+            op,
+            format!("up ({up}) and down ({down}) must be >= 1"),
+        ));
     }
     let g = gcd(up, down);
     let (up, down) = (up / g, down / g);
@@ -192,7 +206,13 @@ pub enum DecimateFilter {
 /// Downsamples by `q` after an anti-aliasing filter (`scipy.signal.decimate`,
 /// `zero_phase=True`): the IIR runs forward and backward (`sosfiltfilt`),
 /// the FIR through `resample_poly`.
-pub fn decimate(x: &Array, q: usize, n: Option<usize>, ftype: DecimateFilter, axis: isize) -> Result<Array> {
+pub fn decimate(
+    x: &Array,
+    q: usize,
+    n: Option<usize>,
+    ftype: DecimateFilter,
+    axis: isize,
+) -> Result<Array> {
     let op = "decimate";
     if q < 1 {
         return Err(Error::invalid(op, format!("q ({q}) must be >= 1")));

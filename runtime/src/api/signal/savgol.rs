@@ -153,7 +153,9 @@ fn edge_map(w: usize, p: usize, deriv: usize, delta: f64, at: &[usize]) -> Vec<f
         // row = e^T G^-1 U^T
         let g = solve(gram.clone(), e, m);
         for &ut in &u {
-            out.push((0..m).map(|k| g[k] * ut.powi(k as i32)).sum::<f64>() / delta.powi(deriv as i32));
+            out.push(
+                (0..m).map(|k| g[k] * ut.powi(k as i32)).sum::<f64>() / delta.powi(deriv as i32),
+            );
         }
     }
     out
@@ -230,7 +232,10 @@ pub fn savgol_filter(
         return restore(&rows.copy()?, ax);
     }
     if matches!(opts.mode, SavgolMode::Mirror) && n < 2 && w > 1 {
-        return Err(Error::invalid(op, "mode 'mirror' needs at least two samples"));
+        return Err(Error::invalid(
+            op,
+            "mode 'mirror' needs at least two samples",
+        ));
     }
     let padded = pad(&rows, widths, mode)?;
     let y = correlate_taps(&padded, &dot, 1, 1, n)?;
@@ -243,7 +248,13 @@ pub fn savgol_filter(
             let m = Array::from_host_slice(&m, &[at.len(), w], x.device())?
                 .astype(dt)?
                 .transpose();
-            let win = slice_axis(&rows, last, Some(start as isize), Some((start + w) as isize), 1)?;
+            let win = slice_axis(
+                &rows,
+                last,
+                Some(start as isize),
+                Some((start + w) as isize),
+                1,
+            )?;
             matmul(&win, &m)
         };
         let left = edge(&left_at, 0)?;

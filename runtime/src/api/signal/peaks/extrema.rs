@@ -6,11 +6,11 @@
 use crate::api::creation::arange;
 use crate::api::elementwise::{add, greater, greater_equal, less, less_equal, logical_and};
 use crate::api::shape::index::{nonzero, take_mode};
-use crate::ops::index::IndexMode;
 use crate::backend::probe::with_device;
 use crate::core::array::Array;
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_axis;
+use crate::ops::index::IndexMode;
 
 /// The comparison a relative extremum satisfies against its neighbours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

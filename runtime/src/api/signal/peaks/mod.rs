@@ -135,7 +135,11 @@ fn part(a: &Array, start: usize, end: usize) -> Result<Array> {
 fn local_maxima(x: &Array) -> Result<[Array; 3]> {
     let n = x.size();
     let empty = || -> Result<Array> {
-        Ok(part(&crate::with_device(x.device(), || crate::api::creation::arange(1i64))?, 0, 0)?)
+        part(
+            &crate::with_device(x.device(), || crate::api::creation::arange(1i64))?,
+            0,
+            0,
+        )
     };
     if n < 3 {
         return Ok([empty()?, empty()?, empty()?]);
@@ -147,7 +151,11 @@ fn local_maxima(x: &Array) -> Result<[Array; 3]> {
     if m < 2 {
         return Ok([empty()?, empty()?, empty()?]);
     }
-    let rises = take(&crate::api::elementwise::greater(&tail, &head)?, &changes, None)?;
+    let rises = take(
+        &crate::api::elementwise::greater(&tail, &head)?,
+        &changes,
+        None,
+    )?;
     let rise_then_fall = logical_and(part(&rises, 0, m - 1)?, logical_not(part(&rises, 1, m)?)?)?;
     let at = flatnonzero(&rise_then_fall)?;
     let left = add(take(&changes, &at, None)?, 1i64)?;
@@ -205,7 +213,7 @@ pub fn find_peaks(x: &Array, opts: FindPeaksOptions) -> Result<(Array, PeakPrope
         check_bounds(op, what, b)?;
     }
     if let Some(d) = opts.distance {
-        if !(d >= 1.0) {
+        if d.is_nan() || d < 1.0 {
             return Err(Error::invalid(
                 op,
                 format!("distance must be greater or equal to 1, was {d}"),
@@ -233,8 +241,14 @@ pub fn find_peaks(x: &Array, opts: FindPeaksOptions) -> Result<(Array, PeakPrope
         let xp = take(&xs, &peaks, None)?;
         let left = subtract(&xp, take(&xs, subtract(&peaks, 1i64)?, None)?)?;
         let right = subtract(&xp, take(&xs, add(&peaks, 1i64)?, None)?)?;
-        let lo = b.min.map(|m| greater_equal(minimum(&left, &right)?, m)).transpose()?;
-        let hi = b.max.map(|m| less_equal(maximum(&left, &right)?, m)).transpose()?;
+        let lo = b
+            .min
+            .map(|m| greater_equal(minimum(&left, &right)?, m))
+            .transpose()?;
+        let hi = b
+            .max
+            .map(|m| less_equal(maximum(&left, &right)?, m))
+            .transpose()?;
         let keep = match (lo, hi) {
             (Some(a), Some(b)) => Some(logical_and(&a, &b)?),
             (a, b) => a.or(b),
@@ -267,7 +281,13 @@ pub fn find_peaks(x: &Array, opts: FindPeaksOptions) -> Result<(Array, PeakPrope
             props.left_bases.clone().ok_or_else(missing)?,
             props.right_bases.clone().ok_or_else(missing)?,
         ];
-        let [w, h, l, r] = widths_of(op, &xs, &peaks, opts.rel_height, [&bases[0], &bases[1], &bases[2]])?;
+        let [w, h, l, r] = widths_of(
+            op,
+            &xs,
+            &peaks,
+            opts.rel_height,
+            [&bases[0], &bases[1], &bases[2]],
+        )?;
         let keep = within(&w, b)?;
         props.widths = Some(w);
         props.width_heights = Some(h);

@@ -62,7 +62,12 @@ fn wrap(s: crate::core::storage::Storage, n: usize, dt: DType) -> Array {
 }
 
 /// Prominences with validated inputs (x float64, peaks int64).
-pub(super) fn prominences_of(op: &'static str, x: &Array, p: &Array, wlen: i64) -> Result<[Array; 3]> {
+pub(super) fn prominences_of(
+    op: &'static str,
+    x: &Array,
+    p: &Array,
+    wlen: i64,
+) -> Result<[Array; 3]> {
     let be = crate::backend::on(op, x.device())?;
     let scan = PeakScan {
         x: x.view(),
@@ -85,7 +90,7 @@ pub(super) fn widths_of(
     rel_height: f64,
     bases: [&Array; 3],
 ) -> Result<[Array; 4]> {
-    if !(rel_height >= 0.0) {
+    if rel_height.is_nan() || rel_height < 0.0 {
         return Err(Error::invalid(
             op,
             format!("rel_height ({rel_height}) must be greater or equal to 0.0"),
@@ -117,7 +122,11 @@ pub(super) fn wlen_samples(op: &'static str, wlen: Option<f64>) -> Result<i64> {
 /// The prominence of each peak (`scipy.signal.peak_prominences`):
 /// (prominences, left_bases, right_bases), searching within `wlen` samples
 /// around each peak (default the whole signal).
-pub fn peak_prominences(x: &Array, peaks: &Array, wlen: Option<f64>) -> Result<(Array, Array, Array)> {
+pub fn peak_prominences(
+    x: &Array,
+    peaks: &Array,
+    wlen: Option<f64>,
+) -> Result<(Array, Array, Array)> {
     let op = "peak_prominences";
     let xs = signal_f64(op, x)?;
     let p = peak_indices(op, &xs, peaks)?;
@@ -143,18 +152,27 @@ pub fn peak_widths(
     let bases: [Array; 3] = match prominence_data {
         Some((a, b, c)) => {
             if a.shape() != p.shape() || b.shape() != p.shape() || c.shape() != p.shape() {
-                return Err(Error::shape(op, "the prominence data must have one value per peak"));
+                return Err(Error::shape(
+                    op,
+                    "the prominence data must have one value per peak",
+                ));
             }
             let lb = b.astype(DType::Int64)?;
             let rb = c.astype(DType::Int64)?;
             // Every base must bracket its peak inside the signal.
             let n = xs.size() as i64;
             let bad = crate::api::elementwise::logical_or(
-                crate::api::elementwise::logical_or(less(&lb, 0)?, crate::api::elementwise::greater(&lb, &p)?)?,
+                crate::api::elementwise::logical_or(
+                    less(&lb, 0)?,
+                    crate::api::elementwise::greater(&lb, &p)?,
+                )?,
                 crate::api::elementwise::logical_or(less(&rb, &p)?, greater_equal(&rb, n)?)?,
             )?;
             if p.size() > 0 && bad.any()?.item::<bool>()? {
-                return Err(Error::invalid(op, "the prominence data is invalid for a peak"));
+                return Err(Error::invalid(
+                    op,
+                    "the prominence data is invalid for a peak",
+                ));
             }
             [a.astype(DType::Float64)?, lb, rb]
         }

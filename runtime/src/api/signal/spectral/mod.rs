@@ -13,8 +13,8 @@ mod stft;
 pub use estimates::{coherence, csd, periodogram, spectrogram, welch};
 pub use stft::{istft, stft, Boundary, IstftOptions, StftOptions};
 
-use super::window::Window;
 pub use super::detrend::Detrend;
+use super::window::Window;
 
 /// Scaling of spectral estimates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

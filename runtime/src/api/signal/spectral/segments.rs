@@ -2,7 +2,7 @@
 //! estimate (SciPy's `_spectral_helper` and `_fft_helper`).
 
 use crate::api::elementwise::multiply;
-use crate::api::fft::{fft_with, fftfreq, rfftfreq, rfft_with, FftOptions};
+use crate::api::fft::{fft_with, fftfreq, rfft_with, rfftfreq, FftOptions};
 use crate::backend::probe::with_device;
 use crate::core::array::Array;
 use crate::core::device::Device;
@@ -77,7 +77,10 @@ pub(super) fn plan(
     }
     let nperseg = nperseg.unwrap_or(256).min(n);
     if nperseg == 0 {
-        return Err(Error::invalid(op, "the input must not be empty along the axis"));
+        return Err(Error::invalid(
+            op,
+            "the input must not be empty along the axis",
+        ));
     }
     let noverlap = noverlap.unwrap_or(nperseg / ovl_div);
     if noverlap >= nperseg {

@@ -5,11 +5,11 @@
 //! segment `s` at output block `s + k`; block `k` of all segments is one
 //! contiguous run, added in at offset `k * step`.
 
+use crate::api::creation::arange;
 use crate::api::elementwise::{divide, greater, multiply, real, square, subtract};
 use crate::api::fft::{ifft_with, irfft_with, FftOptions};
 use crate::api::shape::index::{slice_axis, where_};
 use crate::api::shape::manip::{pad, PadMode};
-use crate::api::creation::arange;
 use crate::backend::probe::with_device;
 use crate::core::array::Array;
 use crate::core::dtype::DType;
@@ -233,7 +233,10 @@ pub fn istft(zxx: &Array, opts: IstftOptions) -> Result<(Array, Array)> {
     let fa = normalize_axis(op, opts.freq_axis, nd)?;
     let ta = normalize_axis(op, opts.time_axis, nd)?;
     if fa == ta {
-        return Err(Error::invalid(op, "the frequency and time axes must differ"));
+        return Err(Error::invalid(
+            op,
+            "the frequency and time axes must differ",
+        ));
     }
     let mut perm: Vec<usize> = (0..nd).filter(|&a| a != fa && a != ta).collect();
     perm.extend([fa, ta]);

@@ -99,8 +99,7 @@ impl Window {
                 need(1)?;
                 Window::Gaussian(params[0])
             }
-            "general_gaussian" | "general gaussian" | "general gauss" | "general_gauss"
-            | "ggs" => {
+            "general_gaussian" | "general gaussian" | "general gauss" | "general_gauss" | "ggs" => {
                 need(2)?;
                 Window::GeneralGaussian(params[0], params[1])
             }
@@ -112,12 +111,7 @@ impl Window {
                 need(1)?;
                 Window::Dpss(params[0])
             }
-            _ => {
-                return Err(Error::invalid(
-                    op,
-                    format!("unknown window type {name:?}"),
-                ))
-            }
+            _ => return Err(Error::invalid(op, format!("unknown window type {name:?}"))),
         };
         Ok(w)
     }
@@ -133,7 +127,10 @@ impl std::str::FromStr for Window {
         let params = parts
             .map(|p| {
                 p.parse::<f64>().map_err(|_| {
-                    Error::invalid("get_window", format!("window parameter {p:?} is not a number"))
+                    Error::invalid(
+                        "get_window",
+                        format!("window parameter {p:?} is not a number"),
+                    )
                 })
             })
             .collect::<Result<Vec<f64>>>()?;
@@ -166,7 +163,10 @@ pub(crate) fn window_values(op: &'static str, w: Window, m: usize, sym: bool) ->
             if !(nw > 0.0 && nw < m as f64 / 2.0) {
                 return Err(Error::invalid(
                     op,
-                    format!("dpss: NW ({nw}) must be positive and less than M/2 = {}", m as f64 / 2.0),
+                    format!(
+                        "dpss: NW ({nw}) must be positive and less than M/2 = {}",
+                        m as f64 / 2.0
+                    ),
                 ));
             }
             shapes::dpss(len, nw)
@@ -264,7 +264,10 @@ mod tests {
 
     #[test]
     fn names_parse() {
-        assert_eq!("kaiser, 8.6".parse::<Window>().unwrap(), Window::Kaiser(8.6));
+        assert_eq!(
+            "kaiser, 8.6".parse::<Window>().unwrap(),
+            Window::Kaiser(8.6)
+        );
         assert_eq!("hann".parse::<Window>().unwrap(), Window::Hann);
         assert!("kaiser".parse::<Window>().is_err());
         assert!("nope".parse::<Window>().is_err());

@@ -176,9 +176,7 @@ pub(super) fn dpss(m: usize, nw: f64) -> Vec<f64> {
     let d: Vec<f64> = (0..m)
         .map(|i| ((mf - 1.0 - 2.0 * i as f64) / 2.0).powi(2) * (2.0 * PI * w).cos())
         .collect();
-    let e: Vec<f64> = (1..m)
-        .map(|i| i as f64 * (mf - i as f64) / 2.0)
-        .collect();
+    let e: Vec<f64> = (1..m).map(|i| i as f64 * (mf - i as f64) / 2.0).collect();
     // Gershgorin bounds, then bisection for the top eigenvalue.
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
