@@ -4,23 +4,29 @@
 //! semantics and defaults.
 //!
 //! One file per job: `conv` (convolution, correlation, median filters),
-//! `fir` (windows, `firwin`), `prototypes`, `iir_design` and `iir_order` (IIR design,
-//! order selection),
-//! `lti` (ba / zpk / sos forms and conversions), `response` (`freqz`,
-//! `sosfreqz`, `group_delay`), `filtering` (`lfilter`, `sosfilt`, initial
-//! states), `zero_phase` (`filtfilt`, `sosfiltfilt`), `spectral`.
+//! `window` (windows, `get_window`), `fir` (`firwin`), `prototypes`,
+//! `iir_design` and `iir_order` (IIR design, order selection), `lti` (ba /
+//! zpk / sos forms and conversions), `response` (`freqz`, `sosfreqz`,
+//! `group_delay`), `filtering` (`lfilter`, `sosfilt`, initial states),
+//! `zero_phase` (`filtfilt`, `sosfiltfilt`), `spectral` (periodogram,
+//! welch, csd, coherence, spectrogram, stft, istft), `detrend`, `hilbert`,
+//! `savgol`, `peaks` (find_peaks, prominences, widths, argrelextrema),
+//! `resample` (upfirdn, resample_poly, decimate, resample), `lombscargle`.
 //!
 //! GPU paths: `convolve2d` / `correlate2d`, and `convolve` / `correlate` /
 //! `fftconvolve` / `oaconvolve` of 1-D and 2-D real float32/float64 arrays
-//! run the tiled shared-memory kernel of `cuda::conv` (the FFT functions
-//! compute the same result directly: cp::fft was not available to this
-//! module); `medfilt` / `medfilt2d` of real 1-D and 2-D arrays with windows
-//! of at most 49 elements run a sorting-network kernel; `sosfilt`, real
-//! `lfilter` (order up to 16), `filtfilt` and `sosfiltfilt` run the blocked
-//! parallel scan of `cuda::iir`. Designs and responses are computed on the
-//! host (a few coefficients). The other functions
-//! (and complex inputs) compute on the host and return their result on the
-//! input's device.
+//! run the tiled shared-memory kernel of `cuda::conv`; `medfilt` /
+//! `medfilt2d` of real 1-D and 2-D arrays with windows of at most 49
+//! elements run a sorting-network kernel; `sosfilt`, real `lfilter` (order
+//! up to 16), `filtfilt` and `sosfiltfilt` run the blocked parallel scan of
+//! `cuda::iir`; peak prominences, widths and the distance rule of
+//! `find_peaks` run the kernels of `cuda::peaks`. The spectral estimates,
+//! detrending, analytic signals, Savitzky-Golay filters, peak detection,
+//! resampling and Lomb-Scargle are array operations (strided views, batched
+//! FFTs, reductions, fused elementwise work) on the input's device. Designs,
+//! windows and responses are computed on the host (a few coefficients); the
+//! remaining functions (and complex inputs) compute on the host and return
+//! their result on the input's device.
 //!
 //! ```
 //! use cuprite as cp;
