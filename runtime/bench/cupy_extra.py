@@ -277,6 +277,19 @@ a_sp = grid5(512, "poisson")
 ones = cp.ones(a_sp.shape[0])
 case("spsolve_poisson2d_512sq", lambda: cslinalg.spsolve(a_sp, ones), n_repeat=3, n_warmup=1)
 del a_sp, ones
+# Spectra, peaks and resampling (bench/spectra.rs): Welch over 64M float32
+# samples (Hann, 4096-sample segments, half overlap), find_peaks with a
+# height condition over 16M float64 samples, resample_poly by 3/2 of 16M
+# float32 samples.
+x_w = cp.random.random(1 << 26, dtype=cp.float32)
+case("welch_64M_nperseg4096", lambda: csignal.welch(x_w, nperseg=4096), n_repeat=5, n_warmup=2)
+del x_w
+x_p = cp.random.random(1 << 24, dtype=cp.float32).astype(cp.float64)
+case("find_peaks_16M", lambda: csignal.find_peaks(x_p, height=0.5), n_repeat=5, n_warmup=2)
+del x_p
+x_r = cp.random.random(1 << 24, dtype=cp.float32)
+case("resample_poly_16M_up3_down2", lambda: csignal.resample_poly(x_r, 3, 2), n_repeat=5, n_warmup=2)
+del x_r
 
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:

@@ -26,6 +26,7 @@ mod ndimage;
 mod search;
 mod signal;
 mod sparse_linalg;
+mod spectra;
 mod stats;
 
 use std::time::Instant;
@@ -193,6 +194,7 @@ fn main() -> cp::Result<()> {
             signal::run(&mut b)?;
             ndimage::run(&mut b)?;
             sparse_linalg::run(&mut b)?;
+            spectra::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;

@@ -248,14 +248,6 @@ impl Array {
         self.read_cpu::<T, _>(crate::core::view::gathered::<T>)
     }
 
-    /// The elements in C order converted to `U` with NumPy's unsafe-cast semantics.
-    pub(crate) fn gather_as<U: Element>(&self) -> Result<Vec<U>> {
-        if self.dtype() == U::DTYPE {
-            return self.gather::<U>();
-        }
-        crate::with_dtype!(self.dtype(), T => self.read_cpu::<T, _>(crate::core::view::converted::<T, U>))
-    }
-
     /// The array copied to the host as an `ndarray::ArrayD` of the same shape.
     pub fn to_ndarray<T: Element>(&self) -> Result<ndarray::ArrayD<T>> {
         let v = self.to_vec::<T>()?;

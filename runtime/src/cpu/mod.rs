@@ -11,6 +11,7 @@ mod linalg;
 pub(crate) mod loops;
 mod matmul;
 mod ndimage;
+pub(crate) mod peaks;
 mod random;
 pub(crate) mod reduce;
 mod signal;

@@ -10,7 +10,7 @@ use crate::core::element::Element;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::signal::{Boundary, Cascade, Conv, Lfilter, Signal};
+use crate::ops::signal::{Boundary, Cascade, Conv, Lfilter, PeakScan, Signal};
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
@@ -366,6 +366,47 @@ impl Signal for CpuBackend {
 
     fn cascade(&self, _op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)> {
         Ok(cascade_host(f))
+    }
+
+    fn peak_prominences(
+        &self,
+        _: &'static str,
+        p: &PeakScan<'_>,
+        wlen: i64,
+    ) -> Result<[Storage; 3]> {
+        let (x, peaks) = (p.x.gather::<f64>(), p.peaks.gather::<i64>());
+        let (prom, lb, rb) = super::peaks::prominences(&x, &peaks, wlen);
+        Ok([
+            host_buffer_as(prom, DType::Float64),
+            host_buffer_as(lb, DType::Int64),
+            host_buffer_as(rb, DType::Int64),
+        ])
+    }
+
+    fn peak_widths(
+        &self,
+        _: &'static str,
+        p: &PeakScan<'_>,
+        rel_height: f64,
+        bases: [View<'_>; 3],
+    ) -> Result<[Storage; 4]> {
+        let (x, peaks) = (p.x.gather::<f64>(), p.peaks.gather::<i64>());
+        let prom = bases[0].gather::<f64>();
+        let (lb, rb) = (bases[1].gather::<i64>(), bases[2].gather::<i64>());
+        let w = super::peaks::widths(&x, &peaks, rel_height, &prom, &lb, &rb);
+        Ok(w.map(|v| host_buffer_as(v, DType::Float64)))
+    }
+
+    fn peaks_by_distance(
+        &self,
+        _: &'static str,
+        peaks: View<'_>,
+        priority: View<'_>,
+        distance: i64,
+    ) -> Result<Storage> {
+        let keep =
+            super::peaks::by_distance(&peaks.gather::<i64>(), &priority.gather::<f64>(), distance);
+        Ok(host_buffer_as(keep, DType::Bool))
     }
 }
 

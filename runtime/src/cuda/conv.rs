@@ -35,7 +35,7 @@ use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{ordinal, session_of, upload, Buffer};
 use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
-use crate::ops::signal::{Boundary as Bound, Cascade, Conv, Lfilter, Signal};
+use crate::ops::signal::{Boundary as Bound, Cascade, Conv, Lfilter, PeakScan, Signal};
 
 /// Thread-block geometry of a convolution kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -497,6 +497,35 @@ impl Signal for super::CudaBackend {
 
     fn cascade(&self, op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)> {
         super::iir::cascade(self.ordinal, op, f)
+    }
+
+    fn peak_prominences(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        wlen: i64,
+    ) -> Result<[Storage; 3]> {
+        super::peaks::prominences(self.ordinal, op, p, wlen)
+    }
+
+    fn peak_widths(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        rel_height: f64,
+        bases: [View<'_>; 3],
+    ) -> Result<[Storage; 4]> {
+        super::peaks::widths(self.ordinal, op, p, rel_height, bases)
+    }
+
+    fn peaks_by_distance(
+        &self,
+        op: &'static str,
+        peaks: View<'_>,
+        priority: View<'_>,
+        distance: i64,
+    ) -> Result<Storage> {
+        super::peaks::by_distance(self.ordinal, op, peaks, priority, distance)
     }
 }
 

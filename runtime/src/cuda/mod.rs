@@ -15,6 +15,7 @@ pub(crate) mod gen;
 pub(crate) mod iir;
 pub(crate) mod interpolate;
 pub(crate) mod ndimage;
+pub(crate) mod peaks;
 pub(crate) mod rand;
 pub(crate) mod runtime;
 pub(crate) mod scan;

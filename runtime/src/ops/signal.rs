@@ -84,4 +84,40 @@ pub(crate) trait Signal {
     /// The filtered rows (lanes, n) and the final states (sections, lanes,
     /// order), as new C-contiguous buffers of `f.dt`.
     fn cascade(&self, op: &'static str, f: &Cascade<'_>) -> Result<(Storage, Storage)>;
+    /// The prominence of each peak of `p.x` (`scipy.signal.peak_prominences`):
+    /// (prominences f64, left bases i64, right bases i64), one per peak.
+    fn peak_prominences(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        wlen: i64,
+    ) -> Result<[Storage; 3]>;
+    /// The width of each peak at `rel_height` of its prominence
+    /// (`scipy.signal.peak_widths`) from `bases` = (prominences, left
+    /// bases, right bases): (widths, heights, left ips, right ips), f64.
+    fn peak_widths(
+        &self,
+        op: &'static str,
+        p: &PeakScan<'_>,
+        rel_height: f64,
+        bases: [View<'_>; 3],
+    ) -> Result<[Storage; 4]>;
+    /// Which peaks remain (bool) when, taken by decreasing `priority`
+    /// (f64, ties to the later peak), each removes the others closer than
+    /// `distance` samples (SciPy's `_select_by_peak_distance`).
+    fn peaks_by_distance(
+        &self,
+        op: &'static str,
+        peaks: View<'_>,
+        priority: View<'_>,
+        distance: i64,
+    ) -> Result<Storage>;
+}
+
+/// A 1-D C-contiguous float64 signal `x` and sorted int64 peak indices
+/// into it (validated by the caller to lie in `0..x.len()`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PeakScan<'a> {
+    pub x: View<'a>,
+    pub peaks: View<'a>,
 }

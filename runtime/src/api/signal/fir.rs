@@ -1,102 +1,10 @@
-//! Windows and FIR design by the window method (`get_window`, `firwin`).
+//! FIR design by the window method (`firwin`).
 
 use crate::backend::probe::current_device;
 use crate::core::array::Array;
 use crate::core::error::{Error, Result};
 
-/// A window function for [`get_window`] and [`firwin`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Window {
-    /// Rectangular (all ones).
-    Boxcar,
-    /// Hann (raised cosine).
-    Hann,
-    /// Hamming.
-    Hamming,
-    /// Blackman.
-    Blackman,
-    /// Tukey (tapered cosine) with the given taper fraction.
-    Tukey(f64),
-}
-
-fn general_cosine(m: usize, coefs: &[f64], sym: bool) -> Vec<f64> {
-    if m <= 1 {
-        return vec![1.0; m];
-    }
-    let mm = if sym { m } else { m + 1 };
-    let mut w: Vec<f64> = (0..mm)
-        .map(|i| {
-            let fac =
-                -std::f64::consts::PI + 2.0 * std::f64::consts::PI * i as f64 / (mm - 1) as f64;
-            coefs
-                .iter()
-                .enumerate()
-                .map(|(k, c)| c * (k as f64 * fac).cos())
-                .sum()
-        })
-        .collect();
-    w.truncate(m);
-    w
-}
-
-fn tukey(m: usize, alpha: f64, sym: bool) -> Vec<f64> {
-    if m <= 1 {
-        return vec![1.0; m];
-    }
-    if alpha <= 0.0 {
-        return vec![1.0; m];
-    }
-    if alpha >= 1.0 {
-        return general_cosine(m, &[0.5, 0.5], sym);
-    }
-    let mm = if sym { m } else { m + 1 };
-    let width = (alpha * (mm - 1) as f64 / 2.0).floor() as usize;
-    let pi = std::f64::consts::PI;
-    let mut w: Vec<f64> = (0..mm)
-        .map(|n| {
-            let nf = n as f64;
-            if n <= width {
-                0.5 * (1.0 + (pi * (-1.0 + 2.0 * nf / alpha / (mm - 1) as f64)).cos())
-            } else if n < mm - width - 1 {
-                1.0
-            } else {
-                0.5 * (1.0 + (pi * (-2.0 / alpha + 1.0 + 2.0 * nf / alpha / (mm - 1) as f64)).cos())
-            }
-        })
-        .collect();
-    w.truncate(m);
-    w
-}
-
-pub(super) fn window_values(w: Window, m: usize, sym: bool) -> Vec<f64> {
-    match w {
-        Window::Boxcar => vec![1.0; m],
-        Window::Hann => general_cosine(m, &[0.5, 0.5], sym),
-        Window::Hamming => general_cosine(m, &[0.54, 0.46], sym),
-        Window::Blackman => general_cosine(m, &[0.42, 0.50, 0.08], sym),
-        Window::Tukey(a) => tukey(m, a, sym),
-    }
-}
-
-/// A window of `nx` points (`scipy.signal.get_window`): periodic (for
-/// spectral analysis) when `fftbins`, else symmetric. float64 on the current device.
-pub fn get_window(window: Window, nx: usize, fftbins: bool) -> Result<Array> {
-    Array::from_host_slice(
-        &window_values(window, nx, !fftbins),
-        &[nx],
-        current_device(),
-    )
-}
-
-/// The Hann window of `m` points (`scipy.signal.windows.hann(m, sym)`).
-pub fn hann(m: usize, sym: bool) -> Result<Array> {
-    get_window(Window::Hann, m, !sym)
-}
-
-/// The symmetric Hann window of `m` points (`numpy.hanning(m)`).
-pub fn hanning(m: usize) -> Result<Array> {
-    hann(m, true)
-}
+use super::window::{window_values, Window};
 
 /// Options of [`firwin`] beyond the taps and cutoffs (SciPy's defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -125,7 +33,17 @@ impl Default for FirwinOptions {
 /// A linear-phase FIR filter of `numtaps` taps by the window method
 /// (`scipy.signal.firwin(numtaps, cutoff, ...)`); float64 on the current device.
 pub fn firwin(numtaps: usize, cutoff: &[f64], opts: FirwinOptions) -> Result<Array> {
-    let op = "firwin";
+    let h = firwin_values("firwin", numtaps, cutoff, opts)?;
+    Array::from_host_slice(&h, &[numtaps], current_device())
+}
+
+/// [`firwin`]'s taps on the host.
+pub(super) fn firwin_values(
+    op: &'static str,
+    numtaps: usize,
+    cutoff: &[f64],
+    opts: FirwinOptions,
+) -> Result<Vec<f64>> {
     let nyq = 0.5 * opts.fs;
     if cutoff.is_empty() {
         return Err(Error::invalid(
@@ -174,7 +92,7 @@ pub fn firwin(numtaps: usize, cutoff: &[f64], opts: FirwinOptions) -> Result<Arr
             *hi += r * sinc(r * mi) - l * sinc(l * mi);
         }
     }
-    let win = window_values(opts.window, numtaps, true);
+    let win = window_values(op, opts.window, numtaps, true)?;
     for (hi, w) in h.iter_mut().zip(&win) {
         *hi *= w;
     }
@@ -196,19 +114,5 @@ pub fn firwin(numtaps: usize, cutoff: &[f64], opts: FirwinOptions) -> Result<Arr
             *hi /= s;
         }
     }
-    Array::from_host_slice(&h, &[numtaps], current_device())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hann_matches_numpy() {
-        // NumPy 2.4: np.hanning(5) = [0, 0.5, 1, 0.5, 0]
-        let w = window_values(Window::Hann, 5, true);
-        for (a, b) in w.iter().zip([0.0, 0.5, 1.0, 0.5, 0.0]) {
-            assert!((a - b).abs() < 1e-15);
-        }
-    }
+    Ok(h)
 }

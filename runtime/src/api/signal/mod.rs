@@ -4,23 +4,29 @@
 //! semantics and defaults.
 //!
 //! One file per job: `conv` (convolution, correlation, median filters),
-//! `fir` (windows, `firwin`), `prototypes`, `iir_design` and `iir_order` (IIR design,
-//! order selection),
-//! `lti` (ba / zpk / sos forms and conversions), `response` (`freqz`,
-//! `sosfreqz`, `group_delay`), `filtering` (`lfilter`, `sosfilt`, initial
-//! states), `zero_phase` (`filtfilt`, `sosfiltfilt`), `spectral`.
+//! `window` (windows, `get_window`), `fir` (`firwin`), `prototypes`,
+//! `iir_design` and `iir_order` (IIR design, order selection), `lti` (ba /
+//! zpk / sos forms and conversions), `response` (`freqz`, `sosfreqz`,
+//! `group_delay`), `filtering` (`lfilter`, `sosfilt`, initial states),
+//! `zero_phase` (`filtfilt`, `sosfiltfilt`), `spectral` (periodogram,
+//! welch, csd, coherence, spectrogram, stft, istft), `detrend`, `hilbert`,
+//! `savgol`, `peaks` (find_peaks, prominences, widths, argrelextrema),
+//! `resample` (upfirdn, resample_poly, decimate, resample), `lombscargle`.
 //!
 //! GPU paths: `convolve2d` / `correlate2d`, and `convolve` / `correlate` /
 //! `fftconvolve` / `oaconvolve` of 1-D and 2-D real float32/float64 arrays
-//! run the tiled shared-memory kernel of `cuda::conv` (the FFT functions
-//! compute the same result directly: cp::fft was not available to this
-//! module); `medfilt` / `medfilt2d` of real 1-D and 2-D arrays with windows
-//! of at most 49 elements run a sorting-network kernel; `sosfilt`, real
-//! `lfilter` (order up to 16), `filtfilt` and `sosfiltfilt` run the blocked
-//! parallel scan of `cuda::iir`. Designs and responses are computed on the
-//! host (a few coefficients). The other functions
-//! (and complex inputs) compute on the host and return their result on the
-//! input's device.
+//! run the tiled shared-memory kernel of `cuda::conv`; `medfilt` /
+//! `medfilt2d` of real 1-D and 2-D arrays with windows of at most 49
+//! elements run a sorting-network kernel; `sosfilt`, real `lfilter` (order
+//! up to 16), `filtfilt` and `sosfiltfilt` run the blocked parallel scan of
+//! `cuda::iir`; peak prominences, widths and the distance rule of
+//! `find_peaks` run the kernels of `cuda::peaks`. The spectral estimates,
+//! detrending, analytic signals, Savitzky-Golay filters, peak detection,
+//! resampling and Lomb-Scargle are array operations (strided views, batched
+//! FFTs, reductions, fused elementwise work) on the input's device. Designs,
+//! windows and responses are computed on the host (a few coefficients); the
+//! remaining functions (and complex inputs) compute on the host and return
+//! their result on the input's device.
 //!
 //! ```
 //! use cuprite as cp;
@@ -34,35 +40,56 @@
 
 use crate::core::error::{Error, Result};
 
+mod along;
 mod conv;
+mod detrend;
 mod filtering;
 mod fir;
+mod hilbert;
 mod iir_design;
 mod iir_order;
+mod lombscargle;
 mod lti;
+mod peaks;
 mod prototypes;
+mod resample;
 mod response;
+mod savgol;
 mod spectral;
+mod window;
 mod zero_phase;
 
 pub use conv::{
     choose_conv_method, convolve, convolve2d, correlate, correlate2d, fftconvolve, medfilt,
     medfilt2d, oaconvolve,
 };
+pub use detrend::{detrend, Detrend};
 pub use filtering::{lfilter, lfilter_zi, sosfilt, sosfilt_zi};
-pub use fir::{firwin, get_window, hann, hanning, FirwinOptions, Window};
+pub use fir::{firwin, FirwinOptions};
+pub use hilbert::{hilbert, hilbert2};
 pub use iir_design::{
     bessel, butter, cheby1, cheby2, ellip, iirfilter, iirnotch, iirpeak, BandType, IirOptions,
     IirType,
 };
 pub use iir_order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign};
+pub use lombscargle::{lombscargle, LombNormalize, LombscargleOptions};
 pub use lti::{
     sos2tf, sos2zpk, tf2sos, tf2zpk, zpk2sos, zpk2tf, Ba, Filter, FilterForm, Pairing, Sos,
     SosCoefficients, Zpk,
 };
+pub use peaks::{
+    argrelextrema, argrelmax, argrelmin, find_peaks, peak_prominences, peak_widths, Bounds,
+    Comparator, ExtremaMode, FindPeaksOptions, PeakProperties,
+};
 pub use prototypes::BesselNorm;
+pub use resample::{decimate, resample, resample_poly, upfirdn, DecimateFilter};
 pub use response::{freqz, group_delay, sosfreqz, FreqzOptions, WorN};
-pub use spectral::{periodogram, spectrogram, Detrend, Scaling, SpectralOptions};
+pub use savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolOptions};
+pub use spectral::{
+    coherence, csd, istft, periodogram, spectrogram, stft, welch, Average,
+    Boundary as StftBoundary, IstftOptions, Scaling, SpectralOptions, StftOptions,
+};
+pub use window::{get_window, hann, hanning, windows, Window};
 pub use zero_phase::{filtfilt, sosfiltfilt, FiltfiltOptions, PadType};
 
 /// Output size of a convolution or correlation (SciPy's `mode`).

@@ -1,0 +1,184 @@
+//! cp::signal's resampling (upfirdn, resample_poly, decimate, resample)
+//! and the Lomb-Scargle periodogram against SciPy 1.17 (fixtures of
+//! tests/data/scipy/generate_spectra.py), the GPU against the CPU backend,
+//! and bad input.
+
+mod common;
+#[path = "common/spectra_fixtures.rs"]
+mod fixtures;
+
+use common::values_f64;
+use cp::signal::{
+    decimate, lombscargle, resample, resample_poly, upfirdn, DecimateFilter, LombNormalize,
+    LombscargleOptions, Window,
+};
+use cp::{Array, DType};
+use cuprite as cp;
+use fixtures::{assert_vec_close, fx, fx_f64};
+
+fn dev_fx(key: &str, dev: cp::Device) -> Array {
+    fx(key).to_device(&dev).unwrap()
+}
+
+on_every_device!(upfirdn_matches_scipy, |dev| {
+    let (h, x) = (dev_fx("upfirdn/h", dev), dev_fx("x", dev));
+    for (up, down) in [(1usize, 1usize), (3, 1), (1, 3), (3, 2), (2, 5)] {
+        let key = format!("upfirdn/{up}_{down}");
+        let y = upfirdn(&h, &x, up, down, -1)?;
+        assert_vec_close(&key, &values_f64(&y), &fx_f64(&key), 1e-12);
+    }
+    let x2 = dev_fx("x2", dev);
+    let y = upfirdn(&h, &x2, 3, 2, -1)?;
+    assert_eq!(y.shape(), fx("upfirdn/x2_3_2").shape());
+    assert_vec_close("x2", &values_f64(&y), &fx_f64("upfirdn/x2_3_2"), 1e-12);
+});
+
+on_every_device!(resample_poly_and_decimate_match_scipy, |dev| {
+    let x = dev_fx("x", dev);
+    for (up, down) in [(3usize, 2usize), (2, 3), (1, 4), (5, 1), (7, 7)] {
+        let key = format!("resample_poly/{up}_{down}");
+        let y = resample_poly(&x, up, down, -1, Window::Kaiser(5.0))?;
+        assert_vec_close(&key, &values_f64(&y), &fx_f64(&key), 1e-12);
+    }
+    let y = resample_poly(&x, 3, 2, -1, Window::Hamming)?;
+    assert_vec_close(
+        "hamming",
+        &values_f64(&y),
+        &fx_f64("resample_poly/3_2_hamming"),
+        1e-12,
+    );
+    let x2 = dev_fx("x2", dev);
+    let y = resample_poly(&x2, 3, 2, 0, Window::Kaiser(5.0))?;
+    assert_eq!(y.shape(), fx("resample_poly/x2_axis0_3_2").shape());
+    assert_vec_close(
+        "x2",
+        &values_f64(&y),
+        &fx_f64("resample_poly/x2_axis0_3_2"),
+        1e-12,
+    );
+    let y = decimate(&x, 4, None, DecimateFilter::Iir, -1)?;
+    assert_vec_close("iir4", &values_f64(&y), &fx_f64("decimate/iir4"), 1e-9);
+    let y = decimate(&x, 3, None, DecimateFilter::Fir, -1)?;
+    assert_vec_close("fir3", &values_f64(&y), &fx_f64("decimate/fir3"), 1e-12);
+    let y = decimate(&x, 5, Some(4), DecimateFilter::Iir, -1)?;
+    assert_vec_close("iir5", &values_f64(&y), &fx_f64("decimate/iir5_n4"), 1e-9);
+});
+
+on_every_device!(resample_matches_scipy, |dev| {
+    let x = dev_fx("x", dev);
+    for (num, key) in [(250usize, "resample/x_250"), (1000, "resample/x_1000")] {
+        let y = resample(&x, num, -1)?;
+        assert_vec_close(key, &values_f64(&y), &fx_f64(key), 1e-12);
+    }
+    let odd = x.slice(cp::s![0..599])?;
+    let y = resample(&odd, 233, -1)?;
+    assert_vec_close("odd", &values_f64(&y), &fx_f64("resample/x_odd_233"), 1e-12);
+    let x2 = dev_fx("x2", dev);
+    let y = resample(&x2, 7, 0)?;
+    assert_eq!(y.shape(), &[7, 300]);
+    assert_vec_close("x2", &values_f64(&y), &fx_f64("resample/x2_axis0_7"), 1e-12);
+});
+
+on_every_device!(lombscargle_matches_scipy, |dev| {
+    let (t, y, f) = (
+        dev_fx("lomb/t", dev),
+        dev_fx("lomb/y", dev),
+        dev_fx("lomb/f", dev),
+    );
+    let cases = [
+        ("lomb/default", LombscargleOptions::default()),
+        (
+            "lomb/normalize",
+            LombscargleOptions {
+                normalize: LombNormalize::Normalize,
+                ..Default::default()
+            },
+        ),
+        (
+            "lomb/precenter",
+            LombscargleOptions {
+                precenter: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "lomb/floating",
+            LombscargleOptions {
+                floating_mean: true,
+                ..Default::default()
+            },
+        ),
+    ];
+    for (key, o) in cases {
+        let p = lombscargle(&t, &y, &f, o)?;
+        assert_vec_close(key, &values_f64(&p), &fx_f64(key), 1e-10);
+    }
+    let amp = lombscargle(
+        &t,
+        &y,
+        &f,
+        LombscargleOptions {
+            normalize: LombNormalize::Amplitude,
+            ..Default::default()
+        },
+    )?;
+    assert_eq!(amp.dtype(), DType::Complex128);
+    assert!(lombscargle(&t, &f, &f, LombscargleOptions::default()).is_err());
+});
+
+#[test]
+fn gpu_resampling_matches_cpu_on_random_signals() {
+    let Some(dev) = common::gpu_or_skip() else {
+        return;
+    };
+    let seed = common::test_seed("gpu_resampling_matches_cpu_on_random_signals");
+    for dt in [DType::Float32, DType::Float64] {
+        let tol = if dt == DType::Float32 { 1e-5 } else { 1e-12 };
+        let xc = cp::with_device(cp::Device::Cpu, || common::rand(&[3, 20_001], dt, seed));
+        let xg = xc.to_device(&dev).unwrap();
+        cp::cuda::reset_host_fallbacks();
+        let pairs = [
+            (
+                resample_poly(&xc, 3, 2, -1, Window::Kaiser(5.0)).unwrap(),
+                resample_poly(&xg, 3, 2, -1, Window::Kaiser(5.0)).unwrap(),
+            ),
+            (
+                decimate(&xc, 3, None, DecimateFilter::Fir, -1).unwrap(),
+                decimate(&xg, 3, None, DecimateFilter::Fir, -1).unwrap(),
+            ),
+            (
+                resample(&xc, 7001, -1).unwrap(),
+                resample(&xg, 7001, -1).unwrap(),
+            ),
+        ];
+        common::assert_no_host_fallback("resample_poly, decimate, resample");
+        for (i, (c, g)) in pairs.iter().enumerate() {
+            assert_eq!(c.dtype(), g.dtype());
+            assert_vec_close(
+                &format!("case {i} {dt}"),
+                &values_f64(g),
+                &values_f64(c),
+                tol,
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_resampling_input_is_an_error() {
+    cp::with_device(cp::Device::Cpu, || {
+        let x = fx("x").clone();
+        let h = fx("upfirdn/h").clone();
+        assert!(matches!(
+            upfirdn(&h, &x, 0, 1, -1),
+            Err(cp::Error::InvalidArgument { op: "upfirdn", .. })
+        ));
+        assert!(upfirdn(&fx("x2").clone(), &x, 1, 1, -1).is_err());
+        assert!(resample_poly(&x, 0, 2, -1, Window::Hann).is_err());
+        assert!(resample(&x, 0, -1).is_err());
+        assert!(decimate(&x, 0, None, DecimateFilter::Iir, -1).is_err());
+        let c = x.astype(DType::Complex128).unwrap();
+        assert!(resample_poly(&c, 3, 2, -1, Window::Hann).is_err());
+        assert!(resample(&x, 10, 3).is_err());
+    });
+}
