@@ -10,6 +10,7 @@ pub mod format;
 pub(crate) mod fuse;
 pub(crate) mod interop;
 pub(crate) mod io;
+pub mod jit;
 pub(crate) mod kernels;
 pub mod linalg;
 pub mod nccl;
