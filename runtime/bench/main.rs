@@ -15,6 +15,7 @@
 mod binning;
 mod fft_random;
 mod io;
+mod jit;
 mod kernels;
 mod launch_floor;
 mod linalg;
@@ -187,6 +188,7 @@ fn main() -> cp::Result<()> {
             linalg::run(&mut b)?;
             fft_random::run(&mut b)?;
             kernels::run(&mut b)?;
+            jit::run(&mut b)?;
             signal::run(&mut b)?;
             stats::run(&mut b)?;
             manip::run(&mut b)?;

@@ -15,6 +15,10 @@
 
 #![allow(clippy::module_inception)]
 
+// The jit macros expand to `::cuprite::jit::...`; this lets the crate's own
+// tests use them.
+extern crate self as cuprite;
+
 /// Builder methods for an options struct: `field(value)` sets that field.
 /// A value converts into the field's type, so an `Option<&Array>` field
 /// takes `&Array`.

@@ -63,7 +63,11 @@ fn block_sum(x: &[f32], out: &mut [f32]) {
     sync_threads();
     if thread_idx().x < 32 {
         let warps = block_dim().x / 32;
-        let mut s = if thread_idx().x < warps { partial[thread_idx().x as usize] } else { 0.0 };
+        let mut s = if thread_idx().x < warps {
+            partial[thread_idx().x as usize]
+        } else {
+            0.0
+        };
         let mut o = 16;
         while o > 0 {
             s += shfl_down_sync(0xffffffff, s, o);
@@ -126,7 +130,10 @@ fn f32s(a: &Array) -> Vec<f32> {
 fn assert_close(got: &[f32], want: &[f32], rtol: f32) {
     assert_eq!(got.len(), want.len());
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(!g.is_nan() && (g - w).abs() <= rtol * w.abs().max(1.0), "element {k}: {g} != {w}");
+        assert!(
+            !g.is_nan() && (g - w).abs() <= rtol * w.abs().max(1.0),
+            "element {k}: {g} != {w}"
+        );
     }
 }
 
@@ -138,7 +145,11 @@ on_every_device!(saxpy_matches_the_host, |_dev| {
     let y = cp::asarray(ys.clone())?;
     let mut out = cp::zeros([n], cp::f32)?;
     let threads = 256;
-    saxpy.launch(((n + threads - 1) / threads,), (threads,), (2.0f32, &x, &y, &mut out))?;
+    saxpy.launch(
+        ((n + threads - 1) / threads,),
+        (threads,),
+        (2.0f32, &x, &y, &mut out),
+    )?;
     let want: Vec<f32> = xs.iter().zip(&ys).map(|(a, b)| 2.0 * a + b).collect();
     assert_close(&f32s(&out), &want, 1e-6);
 
@@ -152,8 +163,14 @@ on_every_device!(tiled_transpose_with_shared_memory, |_dev| {
     let vals: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
     let x = cp::asarray(vals.clone())?;
     let mut out = cp::zeros([rows * cols], cp::f32)?;
-    transpose.launch(((cols + 15) / 16, (rows + 15) / 16), (16, 16), (&x, &mut out, rows as u32, cols as u32))?;
-    let want: Vec<f32> = (0..cols).flat_map(|c| (0..rows).map(move |r| (r * cols + c) as f32)).collect();
+    transpose.launch(
+        ((cols + 15) / 16, (rows + 15) / 16),
+        (16, 16),
+        (&x, &mut out, rows as u32, cols as u32),
+    )?;
+    let want: Vec<f32> = (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| (r * cols + c) as f32))
+        .collect();
     assert_eq!(f32s(&out), want);
 });
 
@@ -189,7 +206,9 @@ on_every_device!(dynamic_shared_memory, |_dev| {
     let x = cp::asarray((0..64).map(|i| i as f32).collect::<Vec<_>>())?;
     let mut out = cp::zeros([64], cp::f32)?;
     reverse_blocks.launch_with((2,), (32,), (&x, &mut out), 32 * 4, None)?;
-    let want: Vec<f32> = (0..2).flat_map(|b| (0..32).rev().map(move |t| (b * 32 + t) as f32)).collect();
+    let want: Vec<f32> = (0..2)
+        .flat_map(|b| (0..32).rev().map(move |t| (b * 32 + t) as f32))
+        .collect();
     assert_eq!(f32s(&out), want);
 });
 
@@ -217,19 +236,46 @@ on_every_device!(generic_elementwise_in_f32_and_f64, |_dev| {
 on_every_device!(launch_errors_name_the_kernel_and_argument, |_dev| {
     let x = cp::zeros([8], cp::f32)?;
     let mut out = cp::zeros([8], cp::f32)?;
-    let e = saxpy.launch((1,), (8,), (2.0f32, &x, &mut out)).unwrap_err().to_string();
-    assert!(e.contains("`saxpy`") && e.contains("takes 4 arguments") && e.contains("but 3 were given"), "{e}");
+    let e = saxpy
+        .launch((1,), (8,), (2.0f32, &x, &mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`saxpy`") && e.contains("takes 4 arguments") && e.contains("but 3 were given"),
+        "{e}"
+    );
     let xi = cp::zeros([8], cp::i32)?;
-    let e = saxpy.launch((1,), (8,), (2.0f32, &xi, &x, &mut out)).unwrap_err().to_string();
-    assert!(e.contains("argument 1 (`x: &[float32]`)") && e.contains("int32 array"), "{e}");
-    let e = saxpy.launch((1,), (8,), (&x, &x, &x, &mut out)).unwrap_err().to_string();
+    let e = saxpy
+        .launch((1,), (8,), (2.0f32, &xi, &x, &mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 1 (`x: &[float32]`)") && e.contains("int32 array"),
+        "{e}"
+    );
+    let e = saxpy
+        .launch((1,), (8,), (&x, &x, &x, &mut out))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("argument 0 (`a: float32`)"), "{e}");
-    let e = saxpy.launch((0,), (8,), (2.0f32, &x, &x, &mut out)).unwrap_err().to_string();
+    let e = saxpy
+        .launch((0,), (8,), (2.0f32, &x, &x, &mut out))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("`saxpy`: bad grid"), "{e}");
-    let e = saxpy.launch((1,), (2048,), (2.0f32, &x, &x, &mut out)).unwrap_err().to_string();
+    let e = saxpy
+        .launch((1,), (2048,), (2.0f32, &x, &x, &mut out))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("at most 1024"), "{e}");
-    let e = reverse_blocks.launch_with((1,), (8,), (&x, &mut out), 1 << 20, None).unwrap_err().to_string();
-    assert!(e.contains("`reverse_blocks`: too much shared memory"), "{e}");
+    let e = reverse_blocks
+        .launch_with((1,), (8,), (&x, &mut out), 1 << 20, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`reverse_blocks`: too much shared memory"),
+        "{e}"
+    );
     let e = axpb.call((&xi, 2.0f32, 1.0f32)).unwrap_err().to_string();
     assert!(e.contains("axpb"), "{e}");
 });
@@ -239,11 +285,21 @@ fn out_of_bounds_on_the_cpu_is_an_error_naming_index_and_length() {
     cp::with_device(cp::Device::Cpu, || {
         let x = cp::zeros([8], cp::f32).unwrap();
         let mut out = cp::zeros([8], cp::f32).unwrap();
-        let e = off_by_one.launch((1,), (8,), (&x, &mut out)).unwrap_err().to_string();
-        assert!(e.contains("`off_by_one`") && e.contains("index 8 is out of bounds for `x` of length 8"), "{e}");
+        let e = off_by_one
+            .launch((1,), (8,), (&x, &mut out))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`off_by_one`")
+                && e.contains("index 8 is out of bounds for `x` of length 8"),
+            "{e}"
+        );
         assert!(e.contains("thread (7, 0, 0) of block (0, 0, 0)"), "{e}");
         // A fault inside a block whose threads wait on a barrier ends the launch too.
-        let e = reverse_blocks.launch_with((1,), (16,), (&x, &mut out), 16 * 4, None).unwrap_err().to_string();
+        let e = reverse_blocks
+            .launch_with((1,), (16,), (&x, &mut out), 16 * 4, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("out of bounds for `x` of length 8"), "{e}");
     });
 }
@@ -251,7 +307,20 @@ fn out_of_bounds_on_the_cpu_is_an_error_naming_index_and_length() {
 #[test]
 fn the_translated_source_is_readable() {
     let s = saxpy.source();
-    assert!(s.contains("extern \"C\" __global__ void saxpy(float a, const float* x"), "{s}");
-    assert_eq!(saxpy.parameters(), vec!["a: float32", "x: &[float32]", "y: &[float32]", "out: &mut [float32]"]);
-    assert!(axpb.source().contains("__device__ __forceinline__ T cp_jit_axpb(T x, T a, T b)"));
+    assert!(
+        s.contains("extern \"C\" __global__ void saxpy(float a, const float* x"),
+        "{s}"
+    );
+    assert_eq!(
+        saxpy.parameters(),
+        vec![
+            "a: float32",
+            "x: &[float32]",
+            "y: &[float32]",
+            "out: &mut [float32]"
+        ]
+    );
+    assert!(axpb
+        .source()
+        .contains("__device__ __forceinline__ T cp_jit_axpb(T x, T a, T b)"));
 }

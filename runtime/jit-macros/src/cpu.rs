@@ -22,7 +22,9 @@ struct Rewrite {
 }
 
 fn builtin_name(func: &syn::Expr) -> Option<String> {
-    let syn::Expr::Path(p) = func else { return None };
+    let syn::Expr::Path(p) = func else {
+        return None;
+    };
     let last = p.path.segments.last()?.ident.to_string();
     BUILTINS.contains(&last.as_str()).then_some(last)
 }

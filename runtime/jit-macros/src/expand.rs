@@ -22,13 +22,19 @@ fn check_signature(f: &syn::ItemFn) -> syn::Result<()> {
         return Err(syn::Error::new(a.span, "a GPU kernel cannot be `async`"));
     }
     if let Some(u) = &s.unsafety {
-        return Err(syn::Error::new(u.span, "a jit kernel is not `unsafe`: indexing is checked on the CPU"));
+        return Err(syn::Error::new(
+            u.span,
+            "a jit kernel is not `unsafe`: indexing is checked on the CPU",
+        ));
     }
     if let Some(c) = &s.constness {
         return Err(syn::Error::new(c.span, "a GPU kernel cannot be `const`"));
     }
     if let Some(v) = &s.variadic {
-        return Err(syn::Error::new(v.span(), "variadic kernels are not supported"));
+        return Err(syn::Error::new(
+            v.span(),
+            "variadic kernels are not supported",
+        ));
     }
     Ok(())
 }
@@ -37,10 +43,16 @@ fn params(f: &syn::ItemFn, placeholders: &[String], allow_slice: bool) -> syn::R
     let mut out = Vec::new();
     for input in &f.sig.inputs {
         let syn::FnArg::Typed(pt) = input else {
-            return Err(syn::Error::new(input.span(), "a kernel is a free function (no `self`)"));
+            return Err(syn::Error::new(
+                input.span(),
+                "a kernel is a free function (no `self`)",
+            ));
         };
         let syn::Pat::Ident(pi) = &*pt.pat else {
-            return Err(syn::Error::new(pt.pat.span(), "parameters are plain names (`x: &[f32]`)"));
+            return Err(syn::Error::new(
+                pt.pat.span(),
+                "parameters are plain names (`x: &[f32]`)",
+            ));
         };
         out.push(Param {
             ident: pi.ident.clone(),
@@ -73,7 +85,10 @@ pub fn kernel_source(f: &syn::ItemFn) -> syn::Result<(String, Translator)> {
         ));
     }
     if let syn::ReturnType::Type(_, ty) = &f.sig.output {
-        return Err(syn::Error::new(ty.span(), "a kernel returns nothing: write results into a `&mut [T]` parameter"));
+        return Err(syn::Error::new(
+            ty.span(),
+            "a kernel returns nothing: write results into a `&mut [T]` parameter",
+        ));
     }
     let ps = params(f, &[], true)?;
     let mut t = Translator::new(Vec::new(), None);
@@ -198,23 +213,38 @@ fn placeholders(f: &syn::ItemFn) -> syn::Result<Vec<String>> {
 }
 
 /// The CUDA device function of a per-element (or reduction) function.
-pub fn device_function(f: &syn::ItemFn, c_name: &str, placeholders: &[String]) -> syn::Result<String> {
+pub fn device_function(
+    f: &syn::ItemFn,
+    c_name: &str,
+    placeholders: &[String],
+) -> syn::Result<String> {
     check_signature(f)?;
     let ps = params(f, placeholders, false)?;
     let ret = match &f.sig.output {
         syn::ReturnType::Type(_, ty) => match parse_type(ty, placeholders, false)? {
             Ty::Scalar(s) => s,
-            _ => return Err(syn::Error::new(ty.span(), "an elementwise function returns a scalar")),
+            _ => {
+                return Err(syn::Error::new(
+                    ty.span(),
+                    "an elementwise function returns a scalar",
+                ))
+            }
         },
         syn::ReturnType::Default => {
-            return Err(syn::Error::new(f.sig.span(), "an elementwise function returns its value: add `-> f32` (or `-> T`)"))
+            return Err(syn::Error::new(
+                f.sig.span(),
+                "an elementwise function returns its value: add `-> f32` (or `-> T`)",
+            ))
         }
     };
     let mut t = Translator::new(placeholders.to_vec(), Some(ret.clone()));
     let mut decls = Vec::new();
     for p in &ps {
         let c = t.declare(&p.ident.to_string(), p.ty.clone());
-        decls.push(format!("{} {c}", p.ty.scalar().map(|s| s.c()).unwrap_or_default()));
+        decls.push(format!(
+            "{} {c}",
+            p.ty.scalar().map(|s| s.c()).unwrap_or_default()
+        ));
     }
     t.block_body(&f.block)?;
     if t.facts.needs_threads || t.facts.static_shared_bytes > 0 || t.facts.uses_dynamic_shared {
@@ -247,7 +277,9 @@ pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
         syn::ReturnType::Type(_, ty) => parse_type(ty, &ph, false)?,
         syn::ReturnType::Default => unreachable_ret(&f)?,
     };
-    let Ty::Scalar(ret) = ret else { return Err(syn::Error::new(f.sig.output.span(), "a scalar return type")) };
+    let Ty::Scalar(ret) = ret else {
+        return Err(syn::Error::new(f.sig.output.span(), "a scalar return type"));
+    };
     let table = param_table(&ps);
     let ret_kind = match ret.dtype() {
         Some(d) => quote!(::cuprite::jit::__private::ParamKind::Scalar(#d)),
@@ -255,7 +287,13 @@ pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
     };
     let in_params: Vec<String> = ps
         .iter()
-        .map(|p| format!("{} {}", p.ty.scalar().map(|s| s.cupy_name()).unwrap_or_default(), ek_name(&p.ident.to_string())))
+        .map(|p| {
+            format!(
+                "{} {}",
+                p.ty.scalar().map(|s| s.cupy_name()).unwrap_or_default(),
+                ek_name(&p.ident.to_string())
+            )
+        })
         .collect();
     let call_args: Vec<String> = ps.iter().map(|p| ek_name(&p.ident.to_string())).collect();
     let operation = format!("cp_out = {c_fn}({});", call_args.join(", "));
@@ -336,7 +374,10 @@ pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
 }
 
 fn unreachable_ret(f: &syn::ItemFn) -> syn::Result<Ty> {
-    Err(syn::Error::new(f.sig.span(), "an elementwise function returns its value: add `-> f32` (or `-> T`)"))
+    Err(syn::Error::new(
+        f.sig.span(),
+        "an elementwise function returns its value: add `-> f32` (or `-> T`)",
+    ))
 }
 
 /// The name a parameter has in the ElementwiseKernel (`i` and `n` are the

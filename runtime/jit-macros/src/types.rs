@@ -141,10 +141,7 @@ impl Scalar {
     }
 
     pub fn is_float(&self) -> bool {
-        matches!(
-            self,
-            Scalar::F32 | Scalar::F64 | Scalar::Placeholder(_)
-        )
+        matches!(self, Scalar::F32 | Scalar::F64 | Scalar::Placeholder(_))
     }
 
     pub fn is_integer(&self) -> bool {
@@ -157,9 +154,15 @@ impl Scalar {
 pub enum Ty {
     Scalar(Scalar),
     /// `&[T]` / `&mut [T]` parameters (pointer plus length in C).
-    Slice { elem: Scalar, mutable: bool },
+    Slice {
+        elem: Scalar,
+        mutable: bool,
+    },
     /// A shared-memory array (`len`: `None` for dynamic shared memory).
-    Shared { elem: Scalar, len: Option<u64> },
+    Shared {
+        elem: Scalar,
+        len: Option<u64>,
+    },
     /// What `thread_idx()` and its siblings return.
     Dim3,
 }
@@ -198,6 +201,10 @@ pub fn parse_type(ty: &syn::Type, placeholders: &[String], allow_slice: bool) ->
                 )),
             }
         }
+        syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::TraitObject(_)) => Err(syn::Error::new(
+            r.elem.span(),
+            "trait objects cannot run on the GPU (no dynamic dispatch there); use a concrete scalar type, a slice, or a type placeholder `T: cp::jit::Float`",
+        )),
         syn::Type::Reference(r) if allow_slice => match &*r.elem {
             syn::Type::Slice(s) => match parse_type(&s.elem, placeholders, false)? {
                 Ty::Scalar(elem) => Ok(Ty::Slice {
@@ -225,11 +232,48 @@ pub fn parse_type(ty: &syn::Type, placeholders: &[String], allow_slice: bool) ->
 /// C++ keywords that are valid Rust identifiers get a trailing `_`.
 pub fn c_ident(name: &str) -> String {
     const RESERVED: &[&str] = &[
-        "auto", "char", "class", "default", "delete", "double", "float", "int", "long", "new",
-        "private", "public", "register", "short", "signed", "sizeof", "switch", "template", "this",
-        "typename", "union", "unsigned", "void", "volatile", "case", "goto", "inline", "operator",
-        "namespace", "friend", "virtual", "typedef", "extern", "static", "const", "signed", "asm",
-        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+        "auto",
+        "char",
+        "class",
+        "default",
+        "delete",
+        "double",
+        "float",
+        "int",
+        "long",
+        "new",
+        "private",
+        "public",
+        "register",
+        "short",
+        "signed",
+        "sizeof",
+        "switch",
+        "template",
+        "this",
+        "typename",
+        "union",
+        "unsigned",
+        "void",
+        "volatile",
+        "case",
+        "goto",
+        "inline",
+        "operator",
+        "namespace",
+        "friend",
+        "virtual",
+        "typedef",
+        "extern",
+        "static",
+        "const",
+        "signed",
+        "asm",
+        "threadIdx",
+        "blockIdx",
+        "blockDim",
+        "gridDim",
+        "warpSize",
     ];
     if RESERVED.contains(&name) || name.starts_with("cp_") {
         format!("{name}_")

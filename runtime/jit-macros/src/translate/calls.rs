@@ -49,10 +49,19 @@ pub const BUILTINS: &[&str] = &[
 
 /// `shared_array::<T, N>()` / `dynamic_shared::<T>()` as a `let` value:
 /// the element type and the length (`None`: dynamic).
-pub fn shared_decl(t: &mut Translator, e: &syn::Expr) -> syn::Result<Option<(Scalar, Option<u64>)>> {
-    let syn::Expr::Call(c) = e else { return Ok(None) };
-    let syn::Expr::Path(p) = &*c.func else { return Ok(None) };
-    let Some(last) = p.path.segments.last() else { return Ok(None) };
+pub fn shared_decl(
+    t: &mut Translator,
+    e: &syn::Expr,
+) -> syn::Result<Option<(Scalar, Option<u64>)>> {
+    let syn::Expr::Call(c) = e else {
+        return Ok(None);
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return Ok(None);
+    };
+    let Some(last) = p.path.segments.last() else {
+        return Ok(None);
+    };
     let name = last.ident.to_string();
     if name != "shared_array" && name != "dynamic_shared" {
         return Ok(None);
@@ -63,24 +72,42 @@ pub fn shared_decl(t: &mut Translator, e: &syn::Expr) -> syn::Result<Option<(Sca
         "write `let buf = dynamic_shared::<f32>();` (the size is the launch's shared-memory bytes)"
     };
     let bad = || syn::Error::new(c.span(), usage);
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return Err(bad());
+    };
     let mut it = args.args.iter();
-    let Some(syn::GenericArgument::Type(ty)) = it.next() else { return Err(bad()) };
+    let Some(syn::GenericArgument::Type(ty)) = it.next() else {
+        return Err(bad());
+    };
     let elem = match crate::types::parse_type(ty, t.placeholders(), false)? {
         Ty::Scalar(s) if !matches!(s, Scalar::Placeholder(_)) => s,
         _ => return Err(bad()),
     };
     let len = if name == "shared_array" {
         let n = match it.next() {
-            Some(syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }))) => i.base10_parse::<u64>()?,
-            Some(syn::GenericArgument::Const(syn::Expr::Block(b))) => match b.block.stmts.as_slice() {
-                [syn::Stmt::Expr(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }), None)] => i.base10_parse::<u64>()?,
-                _ => return Err(bad()),
-            },
+            Some(syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }))) => i.base10_parse::<u64>()?,
+            Some(syn::GenericArgument::Const(syn::Expr::Block(b))) => {
+                match b.block.stmts.as_slice() {
+                    [syn::Stmt::Expr(
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(i),
+                            ..
+                        }),
+                        None,
+                    )] => i.base10_parse::<u64>()?,
+                    _ => return Err(bad()),
+                }
+            }
             _ => return Err(bad()),
         };
         if n == 0 {
-            return Err(syn::Error::new(c.span(), "a shared array needs at least one element"));
+            return Err(syn::Error::new(
+                c.span(),
+                "a shared array needs at least one element",
+            ));
         }
         t.facts.static_shared_bytes += n * elem.size() as u64;
         Some(n)
@@ -96,13 +123,23 @@ pub fn shared_decl(t: &mut Translator, e: &syn::Expr) -> syn::Result<Option<(Sca
 
 /// `f32::MAX`, `f64::consts::PI`, `i32::MIN`...
 pub fn constant(t: &mut Translator, p: &syn::ExprPath) -> syn::Result<CExpr> {
-    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let ty = segs.iter().find_map(|s| Scalar::from_name(s, t.placeholders()));
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let ty = segs
+        .iter()
+        .find_map(|s| Scalar::from_name(s, t.placeholders()));
     let name = segs.last().cloned().unwrap_or_default();
     let unknown = || {
         syn::Error::new(
             p.span(),
-            format!("`{}` is not available in a GPU kernel: pass the value as a parameter", segs.join("::")),
+            format!(
+                "`{}` is not available in a GPU kernel: pass the value as a parameter",
+                segs.join("::")
+            ),
         )
     };
     let Some(ty) = ty else { return Err(unknown()) };
@@ -134,7 +171,10 @@ pub fn constant(t: &mut Translator, p: &syn::ExprPath) -> syn::Result<CExpr> {
         (Scalar::U32 | Scalar::U64 | Scalar::Usize, "MIN") => literal(0, &ty),
         _ => return Err(unknown()),
     };
-    Ok(CExpr { code, ty: Some(Ty::Scalar(ty)) })
+    Ok(CExpr {
+        code,
+        ty: Some(Ty::Scalar(ty)),
+    })
 }
 
 fn literal(v: i64, ty: &Scalar) -> String {
@@ -143,7 +183,10 @@ fn literal(v: i64, ty: &Scalar) -> String {
 
 fn arity(c: &syn::ExprCall, n: usize, usage: &str) -> syn::Result<()> {
     if c.args.len() != n {
-        return Err(syn::Error::new(c.span(), format!("wrong number of arguments: write `{usage}`")));
+        return Err(syn::Error::new(
+            c.span(),
+            format!("wrong number of arguments: write `{usage}`"),
+        ));
     }
     Ok(())
 }
@@ -151,25 +194,51 @@ fn arity(c: &syn::ExprCall, n: usize, usage: &str) -> syn::Result<()> {
 impl Translator {
     pub(super) fn call(&mut self, c: &syn::ExprCall, expected: Option<&Ty>) -> syn::Result<CExpr> {
         let Some(name) = call_name(&c.func) else {
-            return Err(syn::Error::new(c.func.span(), "only named functions can be called in a kernel"));
+            return Err(syn::Error::new(
+                c.func.span(),
+                "only named functions can be called in a kernel",
+            ));
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        let dim = |code: &str| Ok(CExpr { code: code.into(), ty: Some(Ty::Dim3) });
+        let dim = |code: &str| {
+            Ok(CExpr {
+                code: code.into(),
+                ty: Some(Ty::Dim3),
+            })
+        };
         let u32_ty = Ty::Scalar(Scalar::U32);
         match name.as_str() {
-            "thread_idx" => { arity(c, 0, "thread_idx()")?; dim("threadIdx") }
-            "block_idx" => { arity(c, 0, "block_idx()")?; dim("blockIdx") }
-            "block_dim" => { arity(c, 0, "block_dim()")?; dim("blockDim") }
-            "grid_dim" => { arity(c, 0, "grid_dim()")?; dim("gridDim") }
+            "thread_idx" => {
+                arity(c, 0, "thread_idx()")?;
+                dim("threadIdx")
+            }
+            "block_idx" => {
+                arity(c, 0, "block_idx()")?;
+                dim("blockIdx")
+            }
+            "block_dim" => {
+                arity(c, 0, "block_dim()")?;
+                dim("blockDim")
+            }
+            "grid_dim" => {
+                arity(c, 0, "grid_dim()")?;
+                dim("gridDim")
+            }
             "lane_id" => {
                 arity(c, 0, "lane_id()")?;
                 self.facts.uses_lane_id = true;
-                Ok(CExpr { code: "cp_lane_id()".into(), ty: Some(u32_ty) })
+                Ok(CExpr {
+                    code: "cp_lane_id()".into(),
+                    ty: Some(u32_ty),
+                })
             }
             "sync_threads" => {
                 arity(c, 0, "sync_threads()")?;
                 self.facts.needs_threads = true;
-                Ok(CExpr { code: "__syncthreads()".into(), ty: None })
+                Ok(CExpr {
+                    code: "__syncthreads()".into(),
+                    ty: None,
+                })
             }
             "shfl_down_sync" | "shfl_xor_sync" => {
                 arity(c, 3, &format!("{name}(0xffffffff, value, offset)"))?;
@@ -177,21 +246,33 @@ impl Translator {
                 let mask = self.expr(args[0], Some(&u32_ty))?;
                 let v = self.expr(args[1], expected)?;
                 let off = self.expr(args[2], Some(&Ty::Scalar(Scalar::I32)))?;
-                Ok(CExpr { code: format!("__{name}({}, {}, {})", mask.code, v.code, off.code), ty: v.ty })
+                Ok(CExpr {
+                    code: format!("__{name}({}, {}, {})", mask.code, v.code, off.code),
+                    ty: v.ty,
+                })
             }
             "atomic_add" | "atomic_max" | "atomic_min" => self.atomic(c, &name, &args),
             "atomic_cas" => {
                 arity(c, 4, "atomic_cas(array, index, compare, value)")?;
                 let (place, elem) = self.atomic_place(args[0], args[1])?;
                 if !elem.is_integer() {
-                    return Err(syn::Error::new(c.span(), "atomic_cas works on integer arrays (i32, u32, u64)"));
+                    return Err(syn::Error::new(
+                        c.span(),
+                        "atomic_cas works on integer arrays (i32, u32, u64)",
+                    ));
                 }
                 let t = Ty::Scalar(elem);
                 let cmp = self.expr(args[2], Some(&t))?;
                 let v = self.expr(args[3], Some(&t))?;
-                Ok(CExpr { code: format!("atomicCAS({place}, {}, {})", cmp.code, v.code), ty: Some(t) })
+                Ok(CExpr {
+                    code: format!("atomicCAS({place}, {}, {})", cmp.code, v.code),
+                    ty: Some(t),
+                })
             }
-            "grid_stride" => Err(syn::Error::new(c.span(), "`grid_stride(n)` is a loop range: `for i in grid_stride(n) { ... }`")),
+            "grid_stride" => Err(syn::Error::new(
+                c.span(),
+                "`grid_stride(n)` is a loop range: `for i in grid_stride(n) { ... }`",
+            )),
             "shared_array" | "dynamic_shared" => Err(syn::Error::new(
                 c.span(),
                 "shared memory is declared with a `let`: `let tile = shared_array::<f32, 256>();`",
@@ -199,14 +280,23 @@ impl Translator {
             "min" | "max" if args.len() == 2 && path_has(&c.func, "cmp") => {
                 let a = self.expr(args[0], expected)?;
                 let b = self.expr(args[1], a.ty.as_ref())?;
-                Ok(CExpr { code: format!("{name}({}, {})", a.code, b.code), ty: a.ty.or(b.ty) })
+                Ok(CExpr {
+                    code: format!("{name}({}, {})", a.code, b.code),
+                    ty: a.ty.or(b.ty),
+                })
             }
             _ => self.associated_call(c, &name, &args, expected),
         }
     }
 
     /// `f32::sqrt(x)`, `T::from_f64(v)`: a math method called by its path.
-    fn associated_call(&mut self, c: &syn::ExprCall, name: &str, args: &[&syn::Expr], expected: Option<&Ty>) -> syn::Result<CExpr> {
+    fn associated_call(
+        &mut self,
+        c: &syn::ExprCall,
+        name: &str,
+        args: &[&syn::Expr],
+        expected: Option<&Ty>,
+    ) -> syn::Result<CExpr> {
         let owner = match &*c.func {
             syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
                 let segs = &p.path.segments;
@@ -221,9 +311,16 @@ impl Translator {
             ));
         };
         let t = Ty::Scalar(owner.clone());
-        if matches!(name, "from_f64" | "from_f32" | "from_i32" | "from_usize" | "from") && args.len() == 1 {
+        if matches!(
+            name,
+            "from_f64" | "from_f32" | "from_i32" | "from_usize" | "from"
+        ) && args.len() == 1
+        {
             let v = self.expr(args[0], None)?;
-            return Ok(CExpr { code: format!("(({})({}))", owner.c(), v.code), ty: Some(t) });
+            return Ok(CExpr {
+                code: format!("(({})({}))", owner.c(), v.code),
+                ty: Some(t),
+            });
         }
         let Some((first, rest)) = args.split_first() else {
             return Err(syn::Error::new(c.span(), format!("`{name}` needs a value")));
@@ -235,15 +332,18 @@ impl Translator {
 
     fn atomic_place(&mut self, arr: &syn::Expr, idx: &syn::Expr) -> syn::Result<(String, Scalar)> {
         let base = self.expr(arr, None)?;
-        let elem = match &base.ty {
-            Some(Ty::Slice { elem, mutable: true }) | Some(Ty::Shared { elem, .. }) => elem.clone(),
-            _ => {
-                return Err(syn::Error::new(
+        let elem =
+            match &base.ty {
+                Some(Ty::Slice {
+                    elem,
+                    mutable: true,
+                })
+                | Some(Ty::Shared { elem, .. }) => elem.clone(),
+                _ => return Err(syn::Error::new(
                     arr.span(),
                     "the first argument of an atomic is a `&mut [T]` parameter or a shared array",
-                ))
-            }
-        };
+                )),
+            };
         let i = self.expr(idx, Some(&Ty::Scalar(Scalar::Usize)))?;
         Ok((format!("&{}[{}]", base.code, i.code), elem))
     }
@@ -252,13 +352,27 @@ impl Translator {
         arity(c, 3, &format!("{name}(array, index, value)"))?;
         let (place, elem) = self.atomic_place(args[0], args[1])?;
         let ok = match name {
-            "atomic_add" => matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::U64 | Scalar::Usize | Scalar::F32 | Scalar::F64),
-            _ => matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::Usize),
+            "atomic_add" => matches!(
+                elem,
+                Scalar::I32 | Scalar::U32 | Scalar::U64 | Scalar::Usize | Scalar::F32 | Scalar::F64
+            ),
+            _ => matches!(
+                elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::Usize
+            ),
         };
         if !ok {
             return Err(syn::Error::new(
                 c.span(),
-                format!("`{name}` on {} elements has no CUDA atomic: use i32, u32, u64{}", elem.c(), if name == "atomic_add" { ", f32 or f64" } else { "" }),
+                format!(
+                    "`{name}` on {} elements has no CUDA atomic: use i32, u32, u64{}",
+                    elem.c(),
+                    if name == "atomic_add" {
+                        ", f32 or f64"
+                    } else {
+                        ""
+                    }
+                ),
             ));
         }
         let t = Ty::Scalar(elem);
@@ -268,25 +382,44 @@ impl Translator {
             "atomic_max" => "atomicMax",
             _ => "atomicMin",
         };
-        Ok(CExpr { code: format!("{f}({place}, {})", v.code), ty: Some(t) })
+        Ok(CExpr {
+            code: format!("{f}({place}, {})", v.code),
+            ty: Some(t),
+        })
     }
 
-    pub(super) fn method(&mut self, m: &syn::ExprMethodCall, expected: Option<&Ty>) -> syn::Result<CExpr> {
+    pub(super) fn method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        expected: Option<&Ty>,
+    ) -> syn::Result<CExpr> {
         let name = m.method.to_string();
         if m.turbofish.is_some() {
-            return Err(syn::Error::new(m.span(), "turbofish methods are not in the GPU subset"));
+            return Err(syn::Error::new(
+                m.span(),
+                "turbofish methods are not in the GPU subset",
+            ));
         }
         let recv = self.expr(&m.receiver, expected)?;
         if name == "len" && m.args.is_empty() {
             let usize_ty = Some(Ty::Scalar(Scalar::Usize));
             return match &recv.ty {
-                Some(Ty::Slice { .. }) => Ok(CExpr { code: format!("cp_len_{}", recv.code), ty: usize_ty }),
-                Some(Ty::Shared { len: Some(n), .. }) => Ok(CExpr { code: format!("{n}ull"), ty: usize_ty }),
+                Some(Ty::Slice { .. }) => Ok(CExpr {
+                    code: format!("cp_len_{}", recv.code),
+                    ty: usize_ty,
+                }),
+                Some(Ty::Shared { len: Some(n), .. }) => Ok(CExpr {
+                    code: format!("{n}ull"),
+                    ty: usize_ty,
+                }),
                 Some(Ty::Shared { elem, len: None }) => Ok(CExpr {
                     code: format!("(cp_dynamic_smem_size() / sizeof({}))", elem.c()),
                     ty: usize_ty,
                 }),
-                _ => Err(syn::Error::new(m.span(), "`.len()` is for array parameters and shared arrays")),
+                _ => Err(syn::Error::new(
+                    m.span(),
+                    "`.len()` is for array parameters and shared arrays",
+                )),
             };
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
@@ -294,9 +427,20 @@ impl Translator {
     }
 
     /// A math method on a scalar receiver.
-    fn math(&mut self, span: proc_macro2::Span, recv: CExpr, name: &str, args: &[&syn::Expr]) -> syn::Result<CExpr> {
+    fn math(
+        &mut self,
+        span: proc_macro2::Span,
+        recv: CExpr,
+        name: &str,
+        args: &[&syn::Expr],
+    ) -> syn::Result<CExpr> {
         let Some(Ty::Scalar(s)) = recv.ty.clone() else {
-            return Err(syn::Error::new(span, format!("`.{name}()` needs a number of known type: add a suffix (`2.0f32`) or a cast")));
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "`.{name}()` needs a number of known type: add a suffix (`2.0f32`) or a cast"
+                ),
+            ));
         };
         let t = Ty::Scalar(s.clone());
         let mut a = Vec::new();
@@ -306,9 +450,9 @@ impl Translator {
         let x = recv.code;
         let (code, n) = if s.is_float() {
             let (base, n): (&str, usize) = match name {
-                "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" | "asinh" | "acosh"
-                | "atanh" | "exp" | "exp2" | "log10" | "log2" | "sqrt" | "cbrt" | "floor" | "ceil" | "round"
-                | "trunc" => (name, 0),
+                "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh"
+                | "asinh" | "acosh" | "atanh" | "exp" | "exp2" | "log10" | "log2" | "sqrt"
+                | "cbrt" | "floor" | "ceil" | "round" | "trunc" => (name, 0),
                 "ln" => ("log", 0),
                 "ln_1p" => ("log1p", 0),
                 "exp_m1" => ("expm1", 0),
@@ -320,14 +464,20 @@ impl Translator {
                 "mul_add" => ("fma", 2),
                 "recip" => {
                     let one = super::expr::literal_as("1.0", &t);
-                    return Ok(CExpr { code: format!("({one} / {x})"), ty: Some(t) });
+                    return Ok(CExpr {
+                        code: format!("({one} / {x})"),
+                        ty: Some(t),
+                    });
                 }
                 "powi" => {
                     let base = if s == Scalar::F32 { "powf" } else { "pow" };
                     if a.len() != 1 {
                         return Err(syn::Error::new(span, "`powi` takes one exponent"));
                     }
-                    return Ok(CExpr { code: format!("{base}({x}, ({})({}))", s.c(), a[0]), ty: Some(t) });
+                    return Ok(CExpr {
+                        code: format!("{base}({x}, ({})({}))", s.c(), a[0]),
+                        ty: Some(t),
+                    });
                 }
                 _ => return Err(unsupported_method(span, name)),
             };
@@ -339,7 +489,10 @@ impl Translator {
             (format!("{base}{suffix}({})", all.join(", ")), n)
         } else if s.is_integer() {
             match name {
-                "min" | "max" => (format!("{name}({x}, {})", a.first().cloned().unwrap_or_default()), 1),
+                "min" | "max" => (
+                    format!("{name}({x}, {})", a.first().cloned().unwrap_or_default()),
+                    1,
+                ),
                 "abs" => (format!("abs({x})"), 0),
                 _ => return Err(unsupported_method(span, name)),
             }
@@ -347,7 +500,10 @@ impl Translator {
             return Err(unsupported_method(span, name));
         };
         if a.len() != n {
-            return Err(syn::Error::new(span, format!("`.{name}()` takes {n} argument(s)")));
+            return Err(syn::Error::new(
+                span,
+                format!("`.{name}()` takes {n} argument(s)"),
+            ));
         }
         Ok(CExpr { code, ty: Some(t) })
     }

@@ -28,7 +28,9 @@ pub fn literal_as(code: &str, ty: &Ty) -> String {
     let Ty::Scalar(s) = ty else {
         return code.to_string();
     };
-    let is_number = code.chars().all(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == '-');
+    let is_number = code
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == '-');
     if !is_number {
         return format!("(({})({code}))", s.c());
     }
@@ -48,7 +50,12 @@ pub fn literal_as(code: &str, ty: &Ty) -> String {
 
 /// The message for a macro call in a kernel.
 pub fn macro_error(m: &syn::Macro) -> syn::Error {
-    let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let name = m
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
     let msg = match name.as_str() {
         "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo" | "unimplemented" => {
             "a GPU kernel cannot panic: check the condition with `if` and `return` early (or write a flag into an output array)"
@@ -113,9 +120,13 @@ impl Translator {
 
     fn lit(&mut self, l: &syn::Lit, expected: Option<&Ty>) -> syn::Result<CExpr> {
         let suffixed = |suffix: &str, digits: &str| -> syn::Result<CExpr> {
-            let ty = Scalar::from_name(suffix, &[]).ok_or_else(|| syn::Error::new(l.span(), "unsupported literal suffix"))?;
+            let ty = Scalar::from_name(suffix, &[])
+                .ok_or_else(|| syn::Error::new(l.span(), "unsupported literal suffix"))?;
             let t = Ty::Scalar(ty);
-            Ok(CExpr { code: literal_as(digits, &t), ty: Some(t) })
+            Ok(CExpr {
+                code: literal_as(digits, &t),
+                ty: Some(t),
+            })
         };
         match l {
             syn::Lit::Int(i) => {
@@ -168,7 +179,10 @@ impl Translator {
     fn binary(&mut self, b: &syn::ExprBinary, expected: Option<&Ty>) -> syn::Result<CExpr> {
         use syn::BinOp::*;
         if compound_op(&b.op).is_some() {
-            return Err(syn::Error::new(b.span(), "a compound assignment is a statement: end it with `;`"));
+            return Err(syn::Error::new(
+                b.span(),
+                "a compound assignment is a statement: end it with `;`",
+            ));
         }
         let (op, logical, comparison, shift) = match &b.op {
             Add(_) => ("+", false, false, false),
@@ -195,7 +209,10 @@ impl Translator {
         if logical {
             let l = self.expr(&b.left, Some(&bool_ty))?;
             let r = self.expr(&b.right, Some(&bool_ty))?;
-            return Ok(CExpr { code: format!("({} {op} {})", l.code, r.code), ty: Some(bool_ty) });
+            return Ok(CExpr {
+                code: format!("({} {op} {})", l.code, r.code),
+                ty: Some(bool_ty),
+            });
         }
         let operand_hint = if comparison || shift { None } else { expected };
         let mut l = self.expr(&b.left, operand_hint)?;
@@ -211,8 +228,15 @@ impl Translator {
             }
             r
         };
-        let ty = if comparison { Some(bool_ty) } else { l.ty.clone().or(r.ty.clone()) };
-        Ok(CExpr { code: format!("({} {op} {})", l.code, r.code), ty })
+        let ty = if comparison {
+            Some(bool_ty)
+        } else {
+            l.ty.clone().or(r.ty.clone())
+        };
+        Ok(CExpr {
+            code: format!("({} {op} {})", l.code, r.code),
+            ty,
+        })
     }
 
     fn unary(&mut self, u: &syn::ExprUnary, expected: Option<&Ty>) -> syn::Result<CExpr> {
@@ -253,10 +277,16 @@ impl Translator {
         let idx = self.expr(&i.index, Some(&Ty::Scalar(Scalar::Usize)))?;
         if let Some(Ty::Scalar(s)) = &idx.ty {
             if !s.is_integer() {
-                return Err(syn::Error::new(i.index.span(), "an index must be an integer (`x[i as usize]`)"));
+                return Err(syn::Error::new(
+                    i.index.span(),
+                    "an index must be an integer (`x[i as usize]`)",
+                ));
             }
         }
-        Ok(CExpr { code: format!("{}[{}]", base.code, idx.code), ty: Some(Ty::Scalar(elem)) })
+        Ok(CExpr {
+            code: format!("{}[{}]", base.code, idx.code),
+            ty: Some(Ty::Scalar(elem)),
+        })
     }
 
     fn field(&mut self, f: &syn::ExprField) -> syn::Result<CExpr> {
@@ -271,7 +301,10 @@ impl Translator {
                 "fields are only `.x`, `.y`, `.z` of `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()`",
             ));
         }
-        Ok(CExpr { code: format!("{}.{name}", base.code), ty: Some(Ty::Scalar(Scalar::U32)) })
+        Ok(CExpr {
+            code: format!("{}.{name}", base.code),
+            ty: Some(Ty::Scalar(Scalar::U32)),
+        })
     }
 
     fn if_value(&mut self, i: &syn::ExprIf, expected: Option<&Ty>) -> syn::Result<CExpr> {
@@ -304,6 +337,9 @@ impl Translator {
                 a = self.expr(&then, Some(&t))?;
             }
         }
-        Ok(CExpr { code: format!("({} ? {} : {})", c.code, a.code, b.code), ty: a.ty.or(b.ty) })
+        Ok(CExpr {
+            code: format!("({} ? {} : {})", c.code, a.code, b.code),
+            ty: a.ty.or(b.ty),
+        })
     }
 }

@@ -151,9 +151,10 @@ impl Translator {
         let (ident, annotated) = match &l.pat {
             syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (&p.ident, None),
             syn::Pat::Type(t) => match &*t.pat {
-                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                    (&p.ident, Some(parse_type(&t.ty, &self.placeholders, false)?))
-                }
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (
+                    &p.ident,
+                    Some(parse_type(&t.ty, &self.placeholders, false)?),
+                ),
                 other => return Err(pattern_error(other)),
             },
             other => return Err(pattern_error(other)),
@@ -179,7 +180,13 @@ impl Translator {
         }
         if let Some(shared) = calls::shared_decl(self, &init.expr)? {
             let (elem, len) = shared;
-            let c = self.declare(&name, Ty::Shared { elem: elem.clone(), len });
+            let c = self.declare(
+                &name,
+                Ty::Shared {
+                    elem: elem.clone(),
+                    len,
+                },
+            );
             match len {
                 Some(n) => self.line(&format!("__shared__ {} {c}[{n}];", elem.c())),
                 None => self.line(&format!(
@@ -291,7 +298,10 @@ impl Translator {
             }
             syn::Expr::Continue(c) => {
                 if c.label.is_some() {
-                    return Err(syn::Error::new(c.span(), "only a plain `continue;` is supported (no labels)"));
+                    return Err(syn::Error::new(
+                        c.span(),
+                        "only a plain `continue;` is supported (no labels)",
+                    ));
                 }
                 self.line("continue;");
                 Ok(())
@@ -310,7 +320,10 @@ impl Translator {
                         ))
                     }
                     (None, Some(_)) => {
-                        return Err(syn::Error::new(r.span(), "this function must return a value"))
+                        return Err(syn::Error::new(
+                            r.span(),
+                            "this function must return a value",
+                        ))
                     }
                 }
                 Ok(())
@@ -343,7 +356,10 @@ impl Translator {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let v = self.expr(e, None)?;
                 if !matches!(v.ty, Some(Ty::Scalar(_))) {
-                    return Err(syn::Error::new(p.span(), "only scalar locals and array elements can be assigned"));
+                    return Err(syn::Error::new(
+                        p.span(),
+                        "only scalar locals and array elements can be assigned",
+                    ));
                 }
                 Ok(v)
             }
@@ -398,7 +414,10 @@ impl Translator {
         let start = self.retype(&f.expr, start, &ty)?;
         let end = self.retype(&f.expr, end, &ty)?;
         let Ty::Scalar(sc) = &ty else {
-            return Err(syn::Error::new(f.expr.span(), "loop bounds must be integers"));
+            return Err(syn::Error::new(
+                f.expr.span(),
+                "loop bounds must be integers",
+            ));
         };
         // The bound and step are evaluated once, as Rust evaluates the range once.
         self.loop_vars += 1;
@@ -423,10 +442,7 @@ impl Translator {
 
     /// `a..b`, `a..=b`, `(a..b).step_by(s)` or `grid_stride(n)`.
     #[allow(clippy::type_complexity)]
-    fn loop_range(
-        &mut self,
-        e: &syn::Expr,
-    ) -> syn::Result<(CExpr, CExpr, bool, Option<CExpr>)> {
+    fn loop_range(&mut self, e: &syn::Expr) -> syn::Result<(CExpr, CExpr, bool, Option<CExpr>)> {
         match e {
             syn::Expr::Paren(p) => self.loop_range(&p.expr),
             syn::Expr::Range(r) => {
@@ -480,7 +496,10 @@ impl Translator {
         if v.ty.is_some() {
             return Ok(v);
         }
-        Ok(CExpr { code: expr::literal_as(&v.code, ty), ty: Some(ty.clone()) })
+        Ok(CExpr {
+            code: expr::literal_as(&v.code, ty),
+            ty: Some(ty.clone()),
+        })
     }
 }
 
@@ -500,7 +519,10 @@ fn pattern_error(p: &syn::Pat) -> syn::Error {
 
 fn label_error(l: &Option<syn::Label>) -> syn::Result<()> {
     match l {
-        Some(l) => Err(syn::Error::new(l.span(), "loop labels are not supported; use a flag variable")),
+        Some(l) => Err(syn::Error::new(
+            l.span(),
+            "loop labels are not supported; use a flag variable",
+        )),
         None => Ok(()),
     }
 }

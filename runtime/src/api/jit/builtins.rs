@@ -67,23 +67,40 @@ pub fn shfl_xor_sync<T: JitElem>(_mask: u32, v: T, lane_mask: impl JitIndex) -> 
 }
 
 /// `atomicAdd(&a[i], v)`: returns the old value.
-pub fn atomic_add<T: JitElem + Add<Output = T>>(a: Slice<T>, i: impl JitIndex, v: T) -> Result<T, Fault> {
+pub fn atomic_add<T: JitElem + Add<Output = T>>(
+    a: Slice<T>,
+    i: impl JitIndex,
+    v: T,
+) -> Result<T, Fault> {
     a.update(i, |old| old + v)
 }
 
 /// `atomicMax(&a[i], v)`: returns the old value.
-pub fn atomic_max<T: JitElem + PartialOrd>(a: Slice<T>, i: impl JitIndex, v: T) -> Result<T, Fault> {
+pub fn atomic_max<T: JitElem + PartialOrd>(
+    a: Slice<T>,
+    i: impl JitIndex,
+    v: T,
+) -> Result<T, Fault> {
     a.update(i, |old| if v > old { v } else { old })
 }
 
 /// `atomicMin(&a[i], v)`: returns the old value.
-pub fn atomic_min<T: JitElem + PartialOrd>(a: Slice<T>, i: impl JitIndex, v: T) -> Result<T, Fault> {
+pub fn atomic_min<T: JitElem + PartialOrd>(
+    a: Slice<T>,
+    i: impl JitIndex,
+    v: T,
+) -> Result<T, Fault> {
     a.update(i, |old| if v < old { v } else { old })
 }
 
 /// `atomicCAS(&a[i], compare, v)`: stores `v` where the element equals
 /// `compare`; returns the old value.
-pub fn atomic_cas<T: JitElem + PartialEq>(a: Slice<T>, i: impl JitIndex, compare: T, v: T) -> Result<T, Fault> {
+pub fn atomic_cas<T: JitElem + PartialEq>(
+    a: Slice<T>,
+    i: impl JitIndex,
+    compare: T,
+    v: T,
+) -> Result<T, Fault> {
     a.update(i, |old| if old == compare { v } else { old })
 }
 

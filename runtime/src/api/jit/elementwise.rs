@@ -65,7 +65,10 @@ impl std::fmt::Debug for Elementwise {
 impl Elementwise {
     #[doc(hidden)]
     pub const fn __new(info: ElementwiseInfo) -> Elementwise {
-        Elementwise { info, gpu: OnceLock::new() }
+        Elementwise {
+            info,
+            gpu: OnceLock::new(),
+        }
     }
 
     /// The function's name.
@@ -83,8 +86,13 @@ impl Elementwise {
         if let Some(k) = self.gpu.get() {
             return Ok(k);
         }
-        let k = ElementwiseKernel::new(self.info.in_params, self.info.out_param, self.info.operation, self.info.name)?
-            .preamble(self.info.preamble);
+        let k = ElementwiseKernel::new(
+            self.info.in_params,
+            self.info.out_param,
+            self.info.operation,
+            self.info.name,
+        )?
+        .preamble(self.info.preamble);
         Ok(self.gpu.get_or_init(|| k))
     }
 
@@ -93,7 +101,7 @@ impl Elementwise {
         let args = args.into_args();
         match args_device(OP, &args)? {
             Device::Cuda(_) => self.kernel()?.call(args),
-            Device::Cpu => (self.info.cpu)(&self.cpu_call(args, None)?),
+            Device::Cpu => self.run_cpu(&self.cpu_call(args, None)?),
         }
     }
 
@@ -105,12 +113,26 @@ impl Elementwise {
         all.push(Arg::Array(out));
         match args_device(OP, &all)? {
             Device::Cuda(_) => self.kernel()?.call_out(args, out),
-            Device::Cpu => (self.info.cpu)(&self.cpu_call(args, Some(out.clone()))?).map(drop),
+            Device::Cpu => self
+                .run_cpu(&self.cpu_call(args, Some(out.clone()))?)
+                .map(drop),
         }
     }
 
+    /// The Rust body over the call; a panic in it (an integer overflow)
+    /// becomes an error naming the function.
+    fn run_cpu(&self, call: &ElemCall<'_>) -> Result<Array> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.info.cpu)(call)))
+            .unwrap_or_else(|_| {
+                Err(self.err("the function panicked on the CPU (see the message above)".into()))
+            })
+    }
+
     fn err(&self, detail: String) -> Error {
-        Error::InvalidArgument { op: OP, detail: format!("`{}`: {detail}", self.info.name) }
+        Error::InvalidArgument {
+            op: OP,
+            detail: format!("`{}`: {detail}", self.info.name),
+        }
     }
 
     fn cpu_call<'a>(&self, args: Vec<Arg<'a>>, out: Option<Array>) -> Result<ElemCall<'a>> {
@@ -135,10 +157,13 @@ impl Elementwise {
             }
         }
         if placeholder.is_none() {
-            placeholder = args.iter().zip(params).find_map(|(a, p)| match (a, p.kind) {
-                (Arg::Scalar(_, d), ParamKind::Placeholder) => Some(*d),
-                _ => None,
-            });
+            placeholder = args
+                .iter()
+                .zip(params)
+                .find_map(|(a, p)| match (a, p.kind) {
+                    (Arg::Scalar(_, d), ParamKind::Placeholder) => Some(*d),
+                    _ => None,
+                });
         }
         let mut shapes: Vec<&[usize]> = Vec::new();
         for (k, (a, p)) in args.iter().zip(params).enumerate() {
@@ -151,7 +176,10 @@ impl Elementwise {
                 Arg::Array(x) => {
                     let same = p.kind == ParamKind::Placeholder && x.dtype() != want;
                     if same || !can_cast(x.dtype(), want, Casting::SameKind) {
-                        return Err(bad(format!("got a {} array but {want} is needed", x.dtype())));
+                        return Err(bad(format!(
+                            "got a {} array but {want} is needed",
+                            x.dtype()
+                        )));
                     }
                     shapes.push(x.shape());
                 }
@@ -178,7 +206,13 @@ impl Elementwise {
             }
             None => crate::core::layout::broadcast_shapes(OP, &shapes)?,
         };
-        Ok(ElemCall { name: self.info.name, args, shape, placeholder, out })
+        Ok(ElemCall {
+            name: self.info.name,
+            args,
+            shape,
+            placeholder,
+            out,
+        })
     }
 }
 
@@ -234,7 +268,10 @@ impl ElemCall<'_> {
                 let x = x.astype(T::DTYPE)?.broadcast_to(&self.shape)?;
                 Ok(Column::Values(x.to_vec::<T>()?))
             }
-            _ => Err(Error::InvalidArgument { op: OP, detail: format!("`{}`: input {k} is missing", self.name) }),
+            _ => Err(Error::InvalidArgument {
+                op: OP,
+                detail: format!("`{}`: input {k} is missing", self.name),
+            }),
         }
     }
 
@@ -242,7 +279,11 @@ impl ElemCall<'_> {
     pub fn finish<R: Element>(&self, f: impl Fn(usize) -> R) -> Result<Array> {
         let n: usize = self.shape.iter().product();
         let values: Vec<R> = (0..n).map(f).collect();
-        let result = crate::api::creation::from_shape_vec(self.shape.clone(), values, crate::core::layout::Order::C)?;
+        let result = crate::api::creation::from_shape_vec(
+            self.shape.clone(),
+            values,
+            crate::core::layout::Order::C,
+        )?;
         match &self.out {
             Some(o) => {
                 o.clone().assign(&result)?;

@@ -39,7 +39,12 @@ impl Fault {
     /// The message of the launch's error.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Fault::OutOfBounds { array, index, len, at } => {
+            Fault::OutOfBounds {
+                array,
+                index,
+                len,
+                at,
+            } => {
                 format!("index {index} is out of bounds for `{array}` of length {len} ({at})")
             }
             Fault::Aborted => "a thread stopped at a barrier".into(),
@@ -206,7 +211,12 @@ impl BlockCtx {
 
     /// Fresh shared memory and full barriers for the next block.
     fn next_block(&self) {
-        for b in self.shared.lock().unwrap_or_else(|e| e.into_inner()).values() {
+        for b in self
+            .shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
             b.zero();
         }
         self.dynamic.zero();
@@ -281,7 +291,11 @@ pub(crate) fn shared_array<T: JitElem>(id: u32, len: usize) -> Result<Slice<T>, 
 pub(crate) fn dynamic_shared<T: JitElem>() -> Result<Slice<T>, Fault> {
     with_ctx(|_, c| {
         let len = c.dynamic.bytes() / std::mem::size_of::<T>().max(1);
-        Ok(Slice::new(c.dynamic.ptr().cast(), len, "dynamic shared memory"))
+        Ok(Slice::new(
+            c.dynamic.ptr().cast(),
+            len,
+            "dynamic shared memory",
+        ))
     })
 }
 
@@ -308,10 +322,7 @@ fn blocks(grid: Dim3) -> impl Iterator<Item = Dim3> {
 }
 
 /// Runs one thread's body with its state set, catching panics.
-fn run_one(
-    body: &(dyn Fn() -> Result<(), Fault> + Sync),
-    st: ThreadState,
-) -> Result<(), Fault> {
+fn run_one(body: &(dyn Fn() -> Result<(), Fault> + Sync), st: ThreadState) -> Result<(), Fault> {
     STATE.with(|s| s.set(Some(st)));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
         .unwrap_or_else(|p| Err(Fault::Panic(panic_message(p))));

@@ -49,7 +49,11 @@ impl Param {
         match self.kind {
             ParamKind::Scalar(d) => format!("{}: {d}", self.name),
             ParamKind::Slice { dtype, mutable } => {
-                format!("{}: &{}[{dtype}]", self.name, if mutable { "mut " } else { "" })
+                format!(
+                    "{}: &{}[{dtype}]",
+                    self.name,
+                    if mutable { "mut " } else { "" }
+                )
             }
             ParamKind::Placeholder => format!("{}: T", self.name),
         }
@@ -99,7 +103,9 @@ impl CpuArgs<'_> {
     /// Array argument `k` as a checked slice of `T` (dtype checked at launch).
     pub fn slice<T: JitElem>(&self, k: usize) -> std::result::Result<Slice<T>, Fault> {
         match (self.values.get(k), self.params.get(k)) {
-            (Some(CpuValue::Buffer { ptr, len }), Some(p)) => Ok(Slice::new(ptr.cast(), *len, p.name)),
+            (Some(CpuValue::Buffer { ptr, len }), Some(p)) => {
+                Ok(Slice::new(ptr.cast(), *len, p.name))
+            }
             _ => Err(Fault::Unsupported(format!("argument {k} is not an array"))),
         }
     }
@@ -162,7 +168,12 @@ impl Kernel {
 
     /// Launches `grid` blocks of `block` threads on the arguments' device
     /// (no dynamic shared memory, the current stream).
-    pub fn launch<'a>(&self, grid: impl IntoDim3, block: impl IntoDim3, args: impl IntoArgs<'a>) -> Result<()> {
+    pub fn launch<'a>(
+        &self,
+        grid: impl IntoDim3,
+        block: impl IntoDim3,
+        args: impl IntoArgs<'a>,
+    ) -> Result<()> {
         self.launch_with(grid, block, args, 0, None)
     }
 
@@ -177,8 +188,12 @@ impl Kernel {
         shared_mem_bytes: usize,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        let grid = grid.into_dim3().map_err(|e| self.err(format!("bad grid: {e}")))?;
-        let block = block.into_dim3().map_err(|e| self.err(format!("bad block: {e}")))?;
+        let grid = grid
+            .into_dim3()
+            .map_err(|e| self.err(format!("bad grid: {e}")))?;
+        let block = block
+            .into_dim3()
+            .map_err(|e| self.err(format!("bad block: {e}")))?;
         self.check_shape(block, shared_mem_bytes)?;
         let args = args.into_args();
         self.check_args(&args)?;
@@ -191,9 +206,12 @@ impl Kernel {
                     match (a, p.kind) {
                         (Arg::Array(x), ParamKind::Slice { .. }) => {
                             expanded.push(*a);
-                            expanded.push(Arg::Scalar(Scalar::UInt(x.size() as u64), DType::UInt64));
+                            expanded
+                                .push(Arg::Scalar(Scalar::UInt(x.size() as u64), DType::UInt64));
                         }
-                        (Arg::Scalar(v, _), ParamKind::Scalar(d)) => expanded.push(Arg::Scalar(*v, d)),
+                        (Arg::Scalar(v, _), ParamKind::Scalar(d)) => {
+                            expanded.push(Arg::Scalar(*v, d))
+                        }
                         _ => expanded.push(*a),
                     }
                 }
@@ -257,7 +275,11 @@ impl Kernel {
                 }
                 (Arg::Array(x), ParamKind::Slice { dtype, .. }) => {
                     if x.dtype() != dtype {
-                        return Err(bad(format!("got a {} array; convert it with .astype(cp::{})", x.dtype(), dtype)));
+                        return Err(bad(format!(
+                            "got a {} array; convert it with .astype(cp::{})",
+                            x.dtype(),
+                            dtype
+                        )));
                     }
                     if !x.is_c_contiguous() {
                         return Err(bad("the array is not C-contiguous; pass .copy() (a kernel indexes it as a flat slice)".into()));
@@ -285,10 +307,15 @@ impl Kernel {
                     values.push(CpuValue::Buffer { ptr, len });
                 }
                 Arg::Scalar(v, _) => values.push(CpuValue::Scalar(*v)),
-                Arg::Ptr(_) => return Err(self.err("device pointers cannot be read on the CPU".into())),
+                Arg::Ptr(_) => {
+                    return Err(self.err("device pointers cannot be read on the CPU".into()))
+                }
             }
         }
-        let cpu_args = CpuArgs { values, params: self.info.params };
+        let cpu_args = CpuArgs {
+            values,
+            params: self.info.params,
+        };
         let body = || (self.info.cpu)(&cpu_args);
         grid::run(&body, grid, block, dynamic, self.info.needs_threads)
             .map_err(|f| self.err(f.describe()))?;

@@ -88,3 +88,6 @@ pub mod __private {
     pub use super::kernel::{CpuArgs, KernelInfo, Param, ParamKind};
     pub use super::memory::Slice;
 }
+
+#[cfg(test)]
+mod tests;
