@@ -146,7 +146,7 @@ on_every_device!(saxpy_matches_the_host, |_dev| {
     let mut out = cp::zeros([n], cp::f32)?;
     let threads = 256;
     saxpy.launch(
-        ((n + threads - 1) / threads,),
+        (n.div_ceil(threads),),
         (threads,),
         (2.0f32, &x, &y, &mut out),
     )?;
@@ -164,7 +164,7 @@ on_every_device!(tiled_transpose_with_shared_memory, |_dev| {
     let x = cp::asarray(vals.clone())?;
     let mut out = cp::zeros([rows * cols], cp::f32)?;
     transpose.launch(
-        ((cols + 15) / 16, (rows + 15) / 16),
+        (cols.div_ceil(16), rows.div_ceil(16)),
         (16, 16),
         (&x, &mut out, rows as u32, cols as u32),
     )?;
@@ -180,11 +180,11 @@ on_every_device!(block_sum_with_barriers_and_shuffles, |_dev| {
     let vals: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     let x = cp::asarray(vals.clone())?;
     let mut total = cp::zeros([1], cp::f32)?;
-    block_sum.launch(((n + 255) / 256,), (256,), (&x, &mut total))?;
+    block_sum.launch((n.div_ceil(256),), (256,), (&x, &mut total))?;
     assert_eq!(f32s(&total), vec![vals.iter().sum::<f32>()]);
     // A block of 96 threads: three warps, the last shuffles among its own lanes.
     let mut total = cp::zeros([1], cp::f32)?;
-    block_sum.launch(((n + 95) / 96,), (96,), (&x, &mut total))?;
+    block_sum.launch((n.div_ceil(96),), (96,), (&x, &mut total))?;
     assert_eq!(f32s(&total), vec![vals.iter().sum::<f32>()]);
 });
 
