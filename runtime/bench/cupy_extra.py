@@ -290,6 +290,58 @@ del x_p
 x_r = cp.random.random(1 << 24, dtype=cp.float32)
 case("resample_poly_16M_up3_down2", lambda: csignal.resample_poly(x_r, 3, 2), n_repeat=5, n_warmup=2)
 del x_r
+# Kernels written in Python with cupyx.jit (bench/jit.rs writes the same
+# kernels in Rust with #[cp::jit::kernel]).
+from cupyx import jit
+
+
+@jit.rawkernel()
+def saxpy_jit(a, x, y, out):
+    i = jit.blockDim.x * jit.blockIdx.x + jit.threadIdx.x
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+@jit.rawkernel()
+def block_sum_jit(x, out):
+    partial = jit.shared_memory(cp.float32, 32)
+    tid = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+    ntid = jit.gridDim.x * jit.blockDim.x
+    v = cp.float32(0)
+    for i in range(tid, x.size, ntid):
+        v += x[i]
+    offset = 16
+    while offset > 0:
+        v += jit.shfl_down_sync(0xffffffff, v, offset)
+        offset //= 2
+    t = jit.threadIdx.x
+    if t % 32 == 0:
+        partial[t // 32] = v
+    jit.syncthreads()
+    if t < 32:
+        s = cp.float32(0)
+        if t < jit.blockDim.x // 32:
+            s = partial[t]
+        o = 16
+        while o > 0:
+            s += jit.shfl_down_sync(0xffffffff, s, o)
+            o //= 2
+        if t == 0:
+            jit.atomic_add(out, 0, s)
+
+
+x = cp.random.random(N, dtype=cp.float32)
+y = cp.random.random(N, dtype=cp.float32)
+out = cp.empty_like(x)
+case("jit_saxpy_64M", lambda: saxpy_jit[((N + 255) // 256,), (256,)](cp.float32(2.0), x, y, out),
+     bytes_moved=12 * N)
+total = cp.zeros(1, dtype=cp.float32)
+case("jit_block_sum_64M", lambda: block_sum_jit[(1024,), (256,)](x, total), bytes_moved=4 * N)
+small = cp.arange(1000).astype(cp.float32)
+small_out = cp.empty_like(small)
+case("jit_warm_call_1K", lambda: saxpy_jit[(4,), (256,)](cp.float32(2.0), small, small, small_out),
+     n_repeat=200, n_warmup=10)
+del x, y, out, total
 
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:

@@ -16,6 +16,7 @@ mod binning;
 mod fft_random;
 mod interpolate;
 mod io;
+mod jit;
 mod kernels;
 mod launch_floor;
 mod linalg;
@@ -191,6 +192,7 @@ fn main() -> cp::Result<()> {
             linalg::run(&mut b)?;
             fft_random::run(&mut b)?;
             kernels::run(&mut b)?;
+            jit::run(&mut b)?;
             signal::run(&mut b)?;
             ndimage::run(&mut b)?;
             sparse_linalg::run(&mut b)?;

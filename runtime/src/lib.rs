@@ -15,6 +15,10 @@
 
 #![allow(clippy::module_inception)]
 
+// The jit macros expand to `::cuprite::jit::...`; this lets the crate's own
+// tests use them.
+extern crate self as cuprite;
+
 /// Builder methods for an options struct: `field(value)` sets that field.
 /// A value converts into the field's type, so an `Option<&Array>` field
 /// takes `&Array`.
@@ -60,7 +64,7 @@ pub use num_complex;
 // The public modules, at the paths they have always had.
 pub use crate::api::elementwise::{special, ufuncs};
 pub use crate::api::{
-    dist, fft, format, interpolate, linalg, nccl, ndimage, profiler, random, signal, sparse,
+    dist, fft, format, interpolate, jit, linalg, nccl, ndimage, profiler, random, signal, sparse,
 };
 pub use crate::core::{dtype, interrupt, layout};
 

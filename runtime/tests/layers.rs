@@ -73,6 +73,11 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[
         "user kernels are CUDA C++ by definition: compiled and launched on a device, no CPU half",
     ),
     (
+        "api/jit/",
+        "cuda::",
+        "jit kernels launch on a CUDA stream as RawKernel does (the stream type is CUDA's)",
+    ),
+    (
         "api/nccl/",
         "cuda::",
         "NCCL communicators own CUDA contexts and streams; collectives have no CPU backend",

@@ -12,6 +12,7 @@ pub(crate) mod fuse;
 pub(crate) mod interop;
 pub mod interpolate;
 pub(crate) mod io;
+pub mod jit;
 pub(crate) mod kernels;
 pub mod linalg;
 pub mod nccl;

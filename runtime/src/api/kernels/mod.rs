@@ -10,7 +10,7 @@
 //! backend (and are tested on the CPU); running the kernels needs CUDA, and
 //! the CPU backend answers [`Error::NeedsCuda`](crate::Error::NeedsCuda).
 
-mod args;
+pub(crate) mod args;
 mod elementwise;
 pub(crate) mod params;
 pub(crate) mod raw;

@@ -1,0 +1,217 @@
+//! The proc macros of `cuprite::jit` (use them as `cp::jit::kernel`,
+//! `cp::jit::elementwise`): a Rust function in the documented subset is
+//! translated into CUDA C source text at compile time, and also kept as
+//! Rust, compiled natively, for the CPU backend. The expansion names
+//! `::cuprite::jit::__private`, so it needs the `cuprite` crate.
+//!
+//! Why a translator of our own rather than `cubecl`'s `#[cube]`: cubecl
+//! kernels launch only through cubecl's own `ComputeClient`, which owns its
+//! CUDA context, streams, memory pool and compile cache, so they could not
+//! run on Cuprite's arrays and streams without copies; and its CPU runtime
+//! is not the user's Rust run natively.
+
+mod cpu;
+mod expand;
+mod translate;
+mod types;
+
+use proc_macro::TokenStream;
+
+fn no_arguments(attr: TokenStream, what: &str) -> Result<(), syn::Error> {
+    if attr.is_empty() {
+        Ok(())
+    } else {
+        Err(syn::Error::new(
+            proc_macro2::TokenStream::from(attr)
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(proc_macro2::Span::call_site),
+            format!("`#[cp::jit::{what}]` takes no arguments"),
+        ))
+    }
+}
+
+fn run(
+    attr: TokenStream,
+    item: TokenStream,
+    what: &str,
+    f: fn(syn::ItemFn) -> syn::Result<proc_macro2::TokenStream>,
+) -> TokenStream {
+    let result = no_arguments(attr, what)
+        .and_then(|_| syn::parse::<syn::ItemFn>(item))
+        .and_then(f);
+    match result {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// A GPU kernel written in Rust: `saxpy.launch((blocks,), (threads,), (a, &x, &y, &mut out))?`.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(attr, item, "kernel", expand::kernel)
+}
+
+/// A per-element function applied with broadcasting: `axpb.call((&x, 2.0f32, 1.0f32))?`.
+#[proc_macro_attribute]
+pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    run(attr, item, "elementwise", expand::elementwise)
+}
+
+#[cfg(test)]
+mod tests {
+    fn kernel_src(code: &str) -> String {
+        let f: syn::ItemFn = syn::parse_str(code).unwrap();
+        match crate::expand::kernel_source(&f) {
+            Ok((s, _)) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn kernel_err(code: &str) -> String {
+        let f: syn::ItemFn = syn::parse_str(code).unwrap();
+        match crate::expand::kernel_source(&f) {
+            Ok((s, _)) => panic!("translated:\n{s}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn saxpy_translates() {
+        let s = kernel_src(
+            "fn saxpy(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
+                let tid = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+                if tid < x.len() { out[tid] = a * x[tid] + y[tid]; }
+            }",
+        );
+        assert!(s.contains("extern \"C\" __global__ void saxpy(float a, const float* x, unsigned long long cp_len_x, const float* y, unsigned long long cp_len_y, float* out, unsigned long long cp_len_out)"), "{s}");
+        assert!(s.contains("unsigned long long tid = ((unsigned long long)((((blockIdx.x * blockDim.x) + threadIdx.x))));"), "{s}");
+        assert!(s.contains("if ((tid < cp_len_x)) {"), "{s}");
+        assert!(s.contains("out[tid] = ((a * x[tid]) + y[tid]);"), "{s}");
+    }
+
+    #[test]
+    fn literals_take_their_neighbours_type() {
+        let s = kernel_src(
+            "fn k(x: &[f32], out: &mut [f32]) {
+                let mut s = 0.0;
+                for i in 0..x.len() { s += x[i] * 0.5; }
+                let h = 1 << 3;
+                out[0] = s + 1.0;
+                let j: u32 = 7;
+                out[1] = (j + 1) as f32;
+            }",
+        );
+        assert!(s.contains("float s = 0.0f;"), "{s}");
+        assert!(s.contains("(x[i] * 0.5f)"), "{s}");
+        assert!(
+            s.contains("for (unsigned long long i = 0ull, cp_end1 = cp_len_x"),
+            "{s}"
+        );
+        assert!(s.contains("int h = (1 << 3);"), "{s}");
+        assert!(s.contains("out[0ull] = (s + 1.0f);"), "{s}");
+        assert!(s.contains("((float)(((j + 1u))))"), "{s}");
+    }
+
+    #[test]
+    fn shared_memory_barriers_and_shuffles() {
+        let s = kernel_src(
+            "fn block_sum(x: &[f32], out: &mut [f32]) {
+                let partial = shared_array::<f32, 32>();
+                let buf = dynamic_shared::<f32>();
+                let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+                let mut v = if i < x.len() { x[i] } else { 0.0 };
+                let mut off = 16;
+                while off > 0 { v += shfl_down_sync(0xffffffff, v, off); off /= 2; }
+                if lane_id() == 0 { partial[(thread_idx().x / 32) as usize] = v; }
+                sync_threads();
+                buf[0] = v;
+                if thread_idx().x == 0 { atomic_add(out, 0, partial[0]); }
+            }",
+        );
+        assert!(s.contains("__shared__ float partial[32];"), "{s}");
+        assert!(
+            s.contains("float* buf = reinterpret_cast<float*>(cp_dynamic_smem);"),
+            "{s}"
+        );
+        assert!(
+            s.contains("float v = ((i < cp_len_x) ? x[i] : 0.0f);"),
+            "{s}"
+        );
+        assert!(
+            s.contains("v += __shfl_down_sync(4294967295u, v, off);"),
+            "{s}"
+        );
+        assert!(s.contains("__syncthreads();"), "{s}");
+        assert!(s.contains("atomicAdd(&out[0ull], partial[0ull]);"), "{s}");
+        assert!(s.contains("cp_lane_id()"), "{s}");
+    }
+
+    #[test]
+    fn math_methods_and_constants() {
+        let s = kernel_src(
+            "fn m(x: &[f64], y: &mut [f32]) {
+                let a = x[0].sin().mul_add(2.0, x[1].sqrt());
+                let b = (a as f32).exp().max(f32::MIN);
+                y[0] = b.powf(2.0) + std::f32::consts::PI;
+                let mut i = 0;
+                while i < 4 { if i == 2 { break; } i += 1; }
+                for k in (0..10).step_by(3) { y[k] = 0.0; }
+                let x = 3; y[2] = x as f32;
+            }",
+        );
+        assert!(
+            s.contains("double a = fma(sin(x[0ull]), 2.0, sqrt(x[1ull]));"),
+            "{s}"
+        );
+        assert!(
+            s.contains("fmaxf(expf((((float)(a)))), __int_as_float("),
+            "{s}"
+        );
+        assert!(s.contains("powf(b, 2.0f)"), "{s}");
+        assert!(
+            s.contains("int x_1 = 3;"),
+            "shadowing gets a fresh C name: {s}"
+        );
+        assert!(
+            s.contains("for (int k = 0, cp_end1 = 10, cp_step1 = 3; k < cp_end1; k += cp_step1)"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn unsupported_constructs_say_what_to_write() {
+        let e = kernel_err("fn k(out: &mut [f32]) { let f = |x: f32| x; }");
+        assert!(e.contains("closures cannot run on the GPU"), "{e}");
+        let e = kernel_err("fn k(out: &mut [f32]) { out[0] = SCALE; }");
+        assert!(e.contains("`SCALE` is not a parameter or a local"), "{e}");
+        let e = kernel_err("fn k(out: &mut [f32]) { let v = vec![1.0]; }");
+        assert!(e.contains("heap allocation"), "{e}");
+        let e = kernel_err("fn k(out: &mut [f32]) { panic!(\"no\"); }");
+        assert!(e.contains("cannot panic"), "{e}");
+        let e = kernel_err("fn k(s: String) {}");
+        assert!(e.contains("`String` cannot be used"), "{e}");
+        let e = kernel_err("fn k(s: &dyn Fn()) {}");
+        assert!(e.contains("trait objects cannot run on the GPU"), "{e}");
+        let e = kernel_err("fn k(out: &mut [f32]) { out[0] = helper(1.0); }");
+        assert!(e.contains("`helper` cannot be called"), "{e}");
+        let e = kernel_err("fn k(x: &[f32]) { atomic_add(x, 0, 1.0); }");
+        assert!(e.contains("`&mut [T]` parameter"), "{e}");
+    }
+
+    #[test]
+    fn generic_device_functions() {
+        let f: syn::ItemFn = syn::parse_str(
+            "fn axpb<T: cp::jit::Float>(x: T, a: T, b: T) -> T { let t = a * x; t + b * T::from_f64(2.0) }",
+        )
+        .unwrap();
+        let s = crate::expand::device_function(&f, "cp_jit_axpb", &["T".into()]).unwrap();
+        assert!(
+            s.contains("__device__ __forceinline__ T cp_jit_axpb(T x, T a, T b)"),
+            "{s}"
+        );
+        assert!(s.contains("T t = (a * x);"), "{s}");
+        assert!(s.contains("return (t + (b * ((T)(2.0))));"), "{s}");
+    }
+}
