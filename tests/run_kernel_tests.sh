@@ -49,6 +49,10 @@ export CUPRITE_KERNEL_CACHE_DIR="${CUPRITE_KERNEL_CACHE_DIR:-$TARGET_DIR/kernel-
 export CUPRITE_KERNEL_NAME="cuprite-test"
 
 "$CUPRITE_KERNEL_BIN" install --name "$CUPRITE_KERNEL_NAME" --display-name "Rust (Cuprite tests)"
+# The interactive SPMD kernel of test_spmd.py: 2 ranks, CPU processes.
+export CUPRITE_SPMD_KERNEL_NAME="cuprite-test-spmd"
+"$CUPRITE_KERNEL_BIN" install --name "$CUPRITE_SPMD_KERNEL_NAME" --display-name "Rust (Cuprite tests, 2 ranks)" \
+  --spmd-ranks 2 --launcher local --env CUPRITE_COMM=host >/dev/null
 "$CUPRITE_KERNEL_BIN" --version
 
 # Tests start kernels in several build folders (one per notebook or working
@@ -70,6 +74,6 @@ cd "$ROOT/tests"
 if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
   read -r -a FILES <<< "$CUPRITE_TEST_FILES"
 else
-  FILES=(test_kernel_jkt.py test_protocol.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py)
+  FILES=(test_kernel_jkt.py test_protocol.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py test_spmd.py)
 fi
 exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" "${FILES[@]}"

@@ -11,6 +11,11 @@ Usage:
   cuprite-kernel install [--user | --sys-prefix | --prefix DIR] [--name NAME]
                          [--display-name NAME] [--env KEY=VALUE]...
                          [--wrapper SCRIPT [--wrapper-arg ARG]...] [--shared-cache DIR]
+                         [--spmd-ranks N [--launcher local|srun|mpirun]]
+                     (--spmd-ranks: every cell runs on N ranks, this kernel
+                     being rank 0 and starting the others; other ranks' output
+                     is shown tagged [rank k] where it differs or fails;
+                     `%%rank 0,2` runs a cell on some ranks only)
   cuprite-kernel uninstall [--user | --sys-prefix | --prefix DIR] [--name NAME]
   cuprite-kernel list
   cuprite-kernel prewarm [--shared DIR]
@@ -77,6 +82,7 @@ pub fn run(args: Vec<String>) -> Result<i32> {
             }
             Ok(0)
         }
+        "spmd-worker" => crate::spmd_kernel::worker_main(&args[1..]),
         "prewarm" => {
             let args = normalize(&args[1..]);
             let mut shared = None;
@@ -215,6 +221,20 @@ fn parse_install(args: &[String]) -> Result<InstallOptions> {
                         bail!("--env {kv:?}: the variable name is empty");
                     }
                     env.push((k.to_string(), v.to_string()));
+                }
+                "--spmd-ranks" => {
+                    let n = value(&args, &mut i, "--spmd-ranks")?;
+                    match n.parse::<usize>() {
+                        Ok(w) if w >= 2 => env.push(("CUPRITE_SPMD_RANKS".into(), w.to_string())),
+                        _ => bail!("--spmd-ranks {n:?}: give a number of ranks, 2 or more"),
+                    }
+                }
+                "--launcher" => {
+                    let l = value(&args, &mut i, "--launcher")?;
+                    if !["local", "srun", "mpirun"].contains(&l) {
+                        bail!("--launcher {l:?}: use local, srun or mpirun");
+                    }
+                    env.push(("CUPRITE_SPMD_LAUNCHER".into(), l.to_string()));
                 }
                 other => bail!("install: unknown argument {other:?}\n\n{USAGE}"),
             }

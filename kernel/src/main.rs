@@ -10,7 +10,9 @@
 //! `analyzer_graph` (the crate graph evcxr's rust-analyzer loads),
 //! `notebook` (`run NOTEBOOK.ipynb`: headless execution and HTML reports),
 //! `cell_runtime` (the cell process), `debugger` (the Variables panel's
-//! requests), `lifeline` (what a dead kernel leaves for the next one).
+//! requests), `lifeline` (what a dead kernel leaves for the next one),
+//! `spmd` (`run --spmd`) and `spmd_kernel` (an interactive kernel over
+//! several ranks).
 
 mod analyzer_graph;
 mod build_dir;
@@ -33,6 +35,7 @@ mod shell;
 mod side_channel;
 mod sources;
 mod spmd;
+mod spmd_kernel;
 mod usage;
 
 fn main() {

@@ -51,7 +51,9 @@ pub fn run(connection_file: &Path) -> Result<()> {
     }
 
     // Everything the evcxr session and its cell process read from the
-    // environment is set here, before any thread starts.
+    // environment is set here, before any thread starts (the other ranks of
+    // an SPMD kernel, which set this process's rank variables, first).
+    let ranks = crate::spmd_kernel::Ranks::from_env().context("starting the SPMD ranks")?;
     let build = build_dir::acquire(
         &paths::cache_dir().join("builds"),
         &build_dir::notebook_key(),
@@ -68,7 +70,7 @@ pub fn run(connection_file: &Path) -> Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let result = rt.block_on(serve(info, &socket_path, token, build.seeder()));
+    let result = rt.block_on(serve(info, &socket_path, token, build.seeder(), ranks));
     let _ = std::fs::remove_file(&socket_path);
     drop(build);
     rt.shutdown_timeout(Duration::from_millis(100));
@@ -167,6 +169,8 @@ pub struct Outputs {
     /// The execute request outputs belong to (also for output after it finished).
     parent: Mutex<Option<JupyterMessage>>,
     topic: String,
+    /// What a cell published, kept to compare with the other ranks' (SPMD).
+    capture: Mutex<Option<Vec<(String, Value)>>>,
 }
 
 impl Outputs {
@@ -183,6 +187,9 @@ impl Outputs {
 
 impl Sink for Outputs {
     fn publish(&self, msg_type: &str, content: Value) {
+        if let Some(kept) = self.capture.lock().unwrap().as_mut() {
+            kept.push((msg_type.to_string(), content.clone()));
+        }
         let parent = self.parent.lock().unwrap().clone();
         self.send(parent.as_ref(), msg_type, content);
     }
@@ -211,6 +218,9 @@ struct Kernel {
     shutdown: Notify,
     usage: crate::usage::Usage,
     debugger: crate::debugger::Debugger,
+    /// The other ranks of an SPMD kernel.
+    ranks: Option<Arc<crate::spmd_kernel::Ranks>>,
+    spmd_cells: std::sync::atomic::AtomicU64,
 }
 
 async fn serve(
@@ -218,6 +228,7 @@ async fn serve(
     socket_path: &Path,
     token: String,
     seeder: build_dir::Seeder,
+    ranks: Option<Arc<crate::spmd_kernel::Ranks>>,
 ) -> Result<()> {
     let session_id = uuid::Uuid::new_v4().to_string();
     let mut shell = create_kernel_shell_connection(&info, &session_id)
@@ -256,6 +267,7 @@ async fn serve(
         tx: iopub_tx,
         parent: Mutex::new(None),
         topic: format!("kernel.{}", &session_id[..8]),
+        capture: Mutex::new(None),
     });
     let side = SideChannel::listen(socket_path, token, out.clone())
         .with_context(|| format!("cannot listen on {}", socket_path.display()))?;
@@ -288,6 +300,8 @@ async fn serve(
         shutdown: Notify::new(),
         usage: Default::default(),
         debugger: Default::default(),
+        ranks,
+        spmd_cells: Default::default(),
     });
 
     tokio::spawn(control_loop(kernel.clone(), control));
@@ -344,7 +358,12 @@ async fn serve(
             _ = kernel.shutdown.notified() => break,
             _ = sigterm.recv() => break,
             // With interrupt_mode "signal" (or Ctrl-C in a terminal), SIGINT interrupts.
-            _ = sigint.recv() => kernel.session.interrupt(),
+            _ = sigint.recv() => {
+                kernel.session.interrupt();
+                if let Some(r) = &kernel.ranks {
+                    r.interrupt();
+                }
+            }
             _ = parent_check.tick() => {
                 // SAFETY: getppid and kill(pid, 0) have no side effects.
                 let orphaned = unsafe { libc::getppid() } != start_ppid
@@ -447,6 +466,9 @@ async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelCon
             }
             "interrupt_request" => {
                 k.session.interrupt();
+                if let Some(r) = &k.ranks {
+                    r.interrupt();
+                }
                 Some(child(
                     Some(&msg.raw),
                     "interrupt_reply",
@@ -715,13 +737,20 @@ impl Kernel {
             );
         }
 
-        let outcome = self
-            .session
-            .execute(ExecRequest {
-                code: code.clone(),
-                allow_stdin,
-            })
-            .await;
+        let outcome = match &self.ranks {
+            None => {
+                self.session
+                    .execute(ExecRequest {
+                        code: code.clone(),
+                        allow_stdin,
+                    })
+                    .await
+            }
+            Some(ranks) => {
+                self.execute_on_ranks(ranks.clone(), &code, allow_stdin)
+                    .await
+            }
+        };
 
         if !outcome.stderr_after.is_empty() {
             self.out.send(
@@ -794,6 +823,81 @@ impl Kernel {
                 (reply, false)
             }
         }
+    }
+}
+
+impl Kernel {
+    /// Runs a cell on every rank of an SPMD kernel (or those `%%rank`
+    /// names): rank 0 here, publishing as usual; then the other ranks'
+    /// output that differs from rank 0's, or is an error, tagged with the
+    /// rank. The outcome is an error when any rank failed.
+    async fn execute_on_ranks(
+        &self,
+        ranks: Arc<crate::spmd_kernel::Ranks>,
+        code: &str,
+        allow_stdin: bool,
+    ) -> crate::session::ExecOutcome {
+        use crate::spmd_kernel::{digest, tagged, targets};
+        let (targets, code) = match targets(code, ranks.world()) {
+            Ok(t) => t,
+            Err(msg) => {
+                return crate::session::ExecOutcome {
+                    result: Err(crate::errors::JupyterError::simple("UsageError", msg)),
+                    ..Default::default()
+                }
+            }
+        };
+        let cell = self.spmd_cells.fetch_add(1, Ordering::SeqCst) + 1;
+        ranks.start_cell(cell, &code, &targets);
+        *self.out.capture.lock().unwrap() = Some(Vec::new());
+        let mut outcome = if targets.contains(&0) {
+            self.session
+                .execute(ExecRequest { code, allow_stdin })
+                .await
+        } else {
+            crate::session::ExecOutcome::default()
+        };
+        let mut mine = self.out.capture.lock().unwrap().take().unwrap_or_default();
+        for (name, text) in [
+            ("stderr", &outcome.stderr_after),
+            ("stdout", &outcome.stdout_after),
+        ] {
+            if !text.is_empty() {
+                mine.push(("stream".into(), json!({"name": name, "text": text})));
+            }
+        }
+        if let Ok(Some(data)) = &outcome.result {
+            mine.push(("execute_result".into(), json!({"data": data})));
+        }
+        let mine = digest(&mine);
+        let waiting = ranks.clone();
+        let wanted = targets.clone();
+        let reports = tokio::task::spawn_blocking(move || waiting.wait_cell(cell, &wanted))
+            .await
+            .unwrap_or_default();
+        let mut failed = Vec::new();
+        for (rank, report) in &reports {
+            for (name, text) in tagged(*rank, report, &mine) {
+                self.out
+                    .publish("stream", json!({"name": name, "text": text}));
+            }
+            if let Some(why) = &report.lost {
+                failed.push(format!("rank {rank} lost ({why})"));
+            } else if let Some((ename, evalue)) = &report.error {
+                failed.push(format!("rank {rank}: {ename}: {evalue}"));
+            }
+        }
+        if !failed.is_empty() {
+            let alive: Vec<String> = ranks.alive().iter().map(|r| r.to_string()).collect();
+            let mut msg = format!("the cell failed on {}", failed.join("; "));
+            if reports.values().any(|r| r.lost.is_some()) {
+                msg.push_str(&format!(" (ranks left: {})", alive.join(", ")));
+            }
+            if outcome.result.is_ok() {
+                outcome.result = Err(crate::errors::JupyterError::simple("RankError", msg));
+            }
+        }
+        outcome
     }
 }
 
