@@ -46,19 +46,29 @@ pub fn dist_bundle(d: &DistArray) -> MimeBundle {
             Some(ax) => format!("[{start}, {}) of axis {ax}", start + len),
             None => "all".to_string(),
         };
-        table.push_row(vec![Cell::num(r.to_string()), Cell::text(host), Cell::text(device), Cell::text(block)]);
+        table.push_row(vec![
+            Cell::num(r.to_string()),
+            Cell::text(host),
+            Cell::text(device),
+            Cell::text(block),
+        ]);
     }
     let mut text = format!("{head}\n{}", table.to_text());
     let mut body = format!("<div class=\"cp-head\">{}</div>", html::escape(&head));
     table.write_html(&mut body);
     match preview(d) {
         Ok(Some((rows, a))) => {
-            let caption = if rows < d.global_shape().first().copied().unwrap_or(0) || d.split().is_some_and(|s| s > 0) {
+            let caption = if rows < d.global_shape().first().copied().unwrap_or(0)
+                || d.split().is_some_and(|s| s > 0)
+            {
                 format!("first {rows} entries along the split axis")
             } else {
                 "values".to_string()
             };
-            body.push_str(&format!("<div class=\"cp-head\">{}</div>", html::escape(&caption)));
+            body.push_str(&format!(
+                "<div class=\"cp-head\">{}</div>",
+                html::escape(&caption)
+            ));
             body.push_str(&array_html(&a));
             text.push_str(&format!("{caption}:\n{}\n", cuprite::format::repr(&a)));
         }
@@ -75,7 +85,8 @@ fn preview(d: &DistArray) -> cuprite::Result<Option<(usize, cuprite::Array)>> {
     }
     let ax = d.split().unwrap_or(0);
     let n = d.global_shape()[ax].min(PREVIEW_ROWS);
-    let mut index: Vec<cuprite::SliceElem> = (0..ax).map(|_| cuprite::SliceElem::from(..)).collect();
+    let mut index: Vec<cuprite::SliceElem> =
+        (0..ax).map(|_| cuprite::SliceElem::from(..)).collect();
     index.push(cuprite::SliceElem::from(0..n));
     let part = d.slice(index)?;
     Ok(Some((n, part.to_array()?)))

@@ -26,7 +26,10 @@ fn main() -> cp::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(i) = args.iter().position(|a| a == "--worlds") {
         if let Some(list) = args.get(i + 1) {
-            worlds = list.split(',').filter_map(|w| w.trim().parse().ok()).collect();
+            worlds = list
+                .split(',')
+                .filter_map(|w| w.trim().parse().ok())
+                .collect();
         }
     }
     let gpus = cp::device_count();
@@ -37,9 +40,17 @@ fn main() -> cp::Result<()> {
                 continue;
             };
             let parts: Vec<&str> = rest.split_whitespace().collect();
-            let (case, kind, ms) = (parts[0], parts[1], parts[2].parse::<f64>().unwrap_or(f64::NAN));
+            let (case, kind, ms) = (
+                parts[0],
+                parts[1],
+                parts[2].parse::<f64>().unwrap_or(f64::NAN),
+            );
             let t1 = *base.entry(case.to_string()).or_insert(ms);
-            let eff = if kind == "weak" { t1 / ms } else { t1 / (w as f64 * ms) };
+            let eff = if kind == "weak" {
+                t1 / ms
+            } else {
+                t1 / (w as f64 * ms)
+            };
             println!(
                 "{{\"case\": \"{case}\", \"scaling\": \"{kind}\", \"gpus\": {w}, \"ms\": {ms:.4}, \"efficiency\": {eff:.3}}}"
             );
@@ -64,18 +75,31 @@ fn run_world(world: usize) -> cp::Result<Vec<String>> {
                 .env("MASTER_ADDR", "127.0.0.1")
                 .env("MASTER_PORT", port.to_string())
                 .env("NCCL_NVLS_ENABLE", "0")
-                .stdout(if rank == 0 { Stdio::piped() } else { Stdio::null() })
+                .stdout(if rank == 0 {
+                    Stdio::piped()
+                } else {
+                    Stdio::null()
+                })
                 .spawn()
         })
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(|e| fail(format!("starting ranks: {e}")))?;
     let mut lines = Vec::new();
     for (rank, c) in children.into_iter().enumerate() {
-        let out = c.wait_with_output().map_err(|e| fail(format!("rank {rank}: {e}")))?;
+        let out = c
+            .wait_with_output()
+            .map_err(|e| fail(format!("rank {rank}: {e}")))?;
         if !out.status.success() {
-            return Err(fail(format!("rank {rank} of {world} failed: {}", out.status)));
+            return Err(fail(format!(
+                "rank {rank} of {world} failed: {}",
+                out.status
+            )));
         }
-        lines.extend(String::from_utf8_lossy(&out.stdout).lines().map(str::to_string));
+        lines.extend(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string),
+        );
     }
     Ok(lines)
 }

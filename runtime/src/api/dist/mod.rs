@@ -159,7 +159,8 @@ impl DistArray {
             Device::Cuda(n) => n as i64,
             Device::Cpu => -1,
         };
-        let mine = crate::backend::probe::with_device(self.device(), || crate::asarray(vec![code]))?;
+        let mine =
+            crate::backend::probe::with_device(self.device(), || crate::asarray(vec![code]))?;
         let codes: Vec<i64> = exchange::all_gather_stacked(self.comm, &mine)?.to_vec()?;
         let hosts: Vec<String> = crate::api::nccl::world_launch()
             .map(|l| l.hosts().to_vec())
@@ -173,7 +174,11 @@ impl DistArray {
                     1 => hosts[0].clone(),
                     _ => "?".to_string(),
                 };
-                let device = if c < 0 { Device::Cpu } else { Device::Cuda(c as usize) };
+                let device = if c < 0 {
+                    Device::Cpu
+                } else {
+                    Device::Cuda(c as usize)
+                };
                 (host, device)
             })
             .collect())
