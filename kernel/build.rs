@@ -1,5 +1,6 @@
 //! Embeds the sources of the crates every notebook cell links (`cuprite`,
-//! `cuprite-display`, `cuprite-kernel-io`, and `cuprite-cells`, the shared
+//! `cuprite-display`, `cuprite-kernel-io`, `cuprite-jit-macros` (the proc
+//! macros of `cp::jit`), and `cuprite-cells`, the shared
 //! library that holds them) into the kernel binary, with
 //! manifests made standalone (workspace inheritance resolved, path
 //! dependencies pointing at each other), so that an installed kernel needs no
@@ -13,6 +14,7 @@ use toml::{Table, Value};
 /// (directory in the workspace, package name): the crates cells link.
 const CRATES: &[(&str, &str)] = &[
     ("runtime", "cuprite"),
+    ("runtime/jit-macros", "cuprite-jit-macros"),
     ("display", "cuprite-display"),
     ("kernel/io", "cuprite-kernel-io"),
     ("kernel/cells", "cuprite-cells"),
@@ -130,6 +132,10 @@ fn collect(base: &Path, dir: &Path, name: &str, out: &mut Vec<(String, Vec<u8>)>
             if dir == base
                 && ["tests", "benches", "examples", "target"].contains(&file_name.as_str())
             {
+                continue;
+            }
+            // A crate inside another (runtime/jit-macros) is embedded on its own.
+            if path.join("Cargo.toml").exists() {
                 continue;
             }
             collect(base, &path, name, out);

@@ -41,7 +41,7 @@ class SpmdTests(KernelCase):
     def test_an_error_on_one_rank_fails_the_cell_and_names_it(self):
         code = (
             "if cp::nccl::world()?.rank() == 1 {\n"
-            '    return Err(cp::Error::InvalidArgument { op: "test", detail: "only rank 1 fails".into() });\n'
+            '    Err::<(), _>(cp::Error::InvalidArgument { op: "test", detail: "only rank 1 fails".into() })?;\n'
             "}\n"
             "7"
         )
@@ -69,7 +69,7 @@ class SpmdTests(KernelCase):
         self.assertEqual(self.result_text(r), "(5, 45)")
 
     def test_interrupt_reaches_every_rank(self):
-        self.ok("let kept = 5;")
+        self.ok("let kept = 5usize;")
         code = 'println!("started");\nloop { std::thread::sleep(std::time::Duration::from_millis(20)); cp::interrupt::check("loop")?; }'
         r, started = self.interrupt_when_started(code)
         self.assertIn("t", started)

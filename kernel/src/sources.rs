@@ -73,6 +73,7 @@ mod tests {
         let names: Vec<&str> = CRATE_SOURCES.iter().map(|(p, _)| *p).collect();
         for krate in [
             "cuprite",
+            "cuprite-jit-macros",
             "cuprite-display",
             "cuprite-kernel-io",
             "cuprite-cells",
@@ -92,6 +93,8 @@ mod tests {
                 assert!(!text.contains("workspace"), "{path} still inherits: {text}");
             }
             assert!(!path.contains("/tests/"), "{path}");
+            // The nested crate is embedded once, on its own.
+            assert!(!path.starts_with("cuprite/jit-macros/"), "{path}");
         }
         let display = CRATE_SOURCES
             .iter()

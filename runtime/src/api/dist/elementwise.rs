@@ -38,7 +38,8 @@ fn warn_moved(site: &'static Location<'static>, what: &str) {
     if std::env::var_os("CUPRITE_DIST_WARN").is_none() {
         return;
     }
-    static SEEN: Mutex<Option<HashSet<(&'static str, u32, u32)>>> = Mutex::new(None);
+    type Site = (&'static str, u32, u32);
+    static SEEN: Mutex<Option<HashSet<Site>>> = Mutex::new(None);
     let key = (site.file(), site.line(), site.column());
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     if seen.get_or_insert_with(HashSet::new).insert(key) {

@@ -40,7 +40,7 @@ impl DistArray {
             step: 1,
         };
         let mut elems: Vec<SliceElem> = index.to_vec();
-        elems.resize(self.ndim(), full.clone());
+        elems.resize(self.ndim(), full);
         let Some(s) = self.split else {
             let local = self.local.slice(&elems)?;
             let global = local.shape().to_vec();
@@ -50,7 +50,7 @@ impl DistArray {
         // integer per entry of the axis, no array data).
         let n = self.global[s];
         let positions = crate::asarray_on((0..n as i64).collect::<Vec<_>>(), Device::Cpu)?;
-        let picked = positions.slice([elems[s].clone()])?;
+        let picked = positions.slice([elems[s]])?;
         let removes_axis = picked.ndim() == 0;
         let selected: Vec<i64> = picked.ravel()?.to_vec()?;
         let (lo, len) = (self.offset(), self.local.shape()[s]);
@@ -62,7 +62,7 @@ impl DistArray {
             .collect();
         // This rank's part: the other axes sliced, the split axis taken.
         let mut others = elems.clone();
-        others[s] = full.clone();
+        others[s] = full;
         let rest = self.local.slice(&others)?;
         let s_after = s - elems[..s]
             .iter()

@@ -64,12 +64,12 @@ impl DistArray {
     /// The dot product of two 1-D arrays (`numpy.dot`), replicated 0-d:
     /// local products summed over the ranks.
     pub fn dot(&self, other: &DistArray) -> Result<DistArray> {
-        self.inner("dist::dot", other, |a, b| crate::dot(a, b))
+        self.inner("dist::dot", other, crate::dot)
     }
 
     /// `vdot`: the dot product with the first argument conjugated.
     pub fn vdot(&self, other: &DistArray) -> Result<DistArray> {
-        self.inner("dist::vdot", other, |a, b| crate::vdot(a, b))
+        self.inner("dist::vdot", other, crate::vdot)
     }
 
     fn inner(
