@@ -20,6 +20,7 @@ mod error_fn;
 mod gamma_fn;
 mod incomplete_beta;
 mod incomplete_gamma;
+mod inverse;
 mod poly;
 mod tables;
 mod zeta;
@@ -101,6 +102,8 @@ special_functions! {
         betaln => gamma_fn::betaln,
         gammainc => incomplete_gamma::gammainc,
         gammaincc => incomplete_gamma::gammaincc,
+        gammaincinv => inverse::gammaincinv,
+        gammainccinv => inverse::gammainccinv,
         zeta => zeta::zeta,
         polygamma => zeta::polygamma,
         binom => gamma_fn::binom,
@@ -113,6 +116,7 @@ special_functions! {
     }
     ternary {
         betainc => incomplete_beta::betainc,
+        betaincinv => inverse::betaincinv,
     }
 }
 
