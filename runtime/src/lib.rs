@@ -59,7 +59,7 @@ pub use num_complex;
 
 // The public modules, at the paths they have always had.
 pub use crate::api::elementwise::{special, ufuncs};
-pub use crate::api::{fft, format, linalg, nccl, profiler, random, signal, sparse};
+pub use crate::api::{fft, format, linalg, nccl, profiler, random, signal, sparse, stats};
 pub use crate::core::{dtype, interrupt, layout};
 
 /// Devices: the CPU and CUDA GPUs, the default device and the scoped

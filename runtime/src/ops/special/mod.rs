@@ -27,6 +27,17 @@ mod zeta;
 
 use half::{bf16, f16};
 
+/// `gammaln` of one f64, for code that needs the value of a parameter
+/// (the front end's distributions).
+pub(crate) fn gammaln_f64(x: f64) -> f64 {
+    gamma_fn::gammaln(x)
+}
+
+/// `betaln` of two f64s, as [`gammaln_f64`].
+pub(crate) fn betaln_f64(a: f64, b: f64) -> f64 {
+    gamma_fn::betaln(a, b)
+}
+
 use crate::core::element::Element;
 
 /// Declares the trait of special functions with one method per function,
