@@ -21,6 +21,7 @@ mod linalg;
 mod manip;
 mod nccl;
 mod nccl_procs;
+mod scipy_stats;
 mod search;
 mod signal;
 mod stats;
@@ -189,6 +190,7 @@ fn main() -> cp::Result<()> {
             kernels::run(&mut b)?;
             signal::run(&mut b)?;
             stats::run(&mut b)?;
+            scipy_stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;
             binning::run(&mut b)?;

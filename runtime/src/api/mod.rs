@@ -19,6 +19,6 @@ pub mod random;
 pub(crate) mod reductions;
 pub(crate) mod shape;
 pub mod signal;
-pub mod stats;
 pub(crate) mod sorting;
 pub mod sparse;
+pub mod stats;

@@ -7,8 +7,8 @@ use super::dist_trait::Continuous;
 use super::{require_positive, require_scale};
 use crate::api::elementwise::special::{expit, log_expit, log_ndtr, logit, ndtr, ndtri};
 use crate::api::elementwise::{
-    abs, add, arctan2, clip, divide, exp, expm1, greater_equal, less, log, log1p, multiply,
-    negative, square, subtract, tan,
+    abs, add, arctan2, clip, divide, exp, expm1, less, log, log1p, multiply, negative, square,
+    subtract, tan,
 };
 use crate::api::random::Generator;
 use crate::api::shape::index::where_;
@@ -146,12 +146,12 @@ impl Continuous for Uniform {
         (self.loc, self.scale)
     }
     fn std_logpdf(&self, z: &Array) -> Result<Array> {
-        let inside = crate::api::elementwise::logical_and(
-            greater_equal(z, 0.0)?,
-            crate::api::elementwise::less_equal(z, 1.0)?,
+        let outside = crate::api::elementwise::logical_or(
+            less(z, 0.0)?,
+            crate::api::elementwise::greater(z, 1.0)?,
         )?;
         // 0 * z keeps NaN where z is NaN.
-        where_(&inside, multiply(z, 0.0)?, f64::NEG_INFINITY)
+        where_(&outside, f64::NEG_INFINITY, multiply(z, 0.0)?)
     }
     fn std_cdf(&self, z: &Array) -> Result<Array> {
         clip(z, 0.0, 1.0)
@@ -312,7 +312,11 @@ impl Continuous for Lognorm {
         let y = self.normal_arg(z)?;
         let lp = subtract(multiply(square(&y)?, -0.5)?, LN_SQRT_2PI + self.s.ln())?;
         let lp = subtract(&lp, log(z)?)?;
-        where_(crate::api::elementwise::less_equal(z, 0.0)?, f64::NEG_INFINITY, &lp)
+        where_(
+            crate::api::elementwise::less_equal(z, 0.0)?,
+            f64::NEG_INFINITY,
+            &lp,
+        )
     }
     fn std_cdf(&self, z: &Array) -> Result<Array> {
         ndtr(self.normal_arg(z)?)

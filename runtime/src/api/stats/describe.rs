@@ -120,7 +120,10 @@ pub fn entropy(pk: &Array, qk: Option<&Array>, base: Option<f64>, axis: isize) -
     let op = "stats.entropy";
     if let Some(b) = base {
         if !(b > 0.0 && b != 1.0) {
-            return Err(Error::invalid(op, format!("base must be positive and not 1, got {b}")));
+            return Err(Error::invalid(
+                op,
+                format!("base must be positive and not 1, got {b}"),
+            ));
         }
     }
     let (p, ax) = along(op, pk, Some(axis))?;
@@ -163,7 +166,10 @@ pub fn describe(a: &Array, axis: Option<isize>, ddof: usize, bias: bool) -> Resu
     let (x, ax) = along(op, a, axis)?;
     let nobs = x.shape()[ax as usize];
     if nobs == 0 {
-        return Err(Error::invalid(op, "the input must not be empty along the axis"));
+        return Err(Error::invalid(
+            op,
+            "the input must not be empty along the axis",
+        ));
     }
     Ok(Describe {
         nobs,
@@ -202,7 +208,10 @@ pub fn mode(a: &Array, axis: Option<isize>) -> Result<Mode> {
     let ax = axis.unwrap_or(0);
     let last = to_last_axis(op, &x, ax)?;
     if last.shape()[last.ndim() - 1] == 0 {
-        return Err(Error::invalid(op, "the input must not be empty along the axis"));
+        return Err(Error::invalid(
+            op,
+            "the input must not be empty along the axis",
+        ));
     }
     let runs = sorted_runs(&last)?;
     let length = add(subtract(&runs.end, &runs.start)?, 1.0)?;

@@ -8,8 +8,8 @@ use super::dist_trait::nan_outside_unit;
 use super::{float_input, require};
 use crate::api::elementwise::special::{betainc, gammainc, gammaincc, gammaln, xlog1py, xlogy};
 use crate::api::elementwise::{
-    add, equal, exp, expm1, floor, greater, greater_equal, less, log, logical_and, logical_or,
-    multiply, negative, not_equal, subtract,
+    add, equal, exp, expm1, floor, greater, greater_equal, isnan, less, log, logical_and,
+    logical_or, multiply, negative, not_equal, subtract,
 };
 use crate::api::random::Generator;
 use crate::api::shape::index::where_;
@@ -63,22 +63,30 @@ pub trait Discrete {
         )?;
         let inside = where_(&off, lo, &k)?;
         let lp = self.std_logpmf(&inside)?;
-        // NaN stays NaN: `off` is false for NaN.
-        where_(&off, f64::NEG_INFINITY, &lp)
+        let lp = where_(&off, f64::NEG_INFINITY, &lp)?;
+        where_(isnan(&k)?, f64::NAN, &lp)
     }
     /// `P(X <= x)` (`dist.cdf(x)`).
     fn cdf(&self, x: &Array) -> Result<Array> {
         let k = floor(self.shifted(x)?)?;
         let (lo, hi) = self.support();
         let inside = self.std_cdf(&clamp(&k, lo, hi)?)?;
-        where_(less(&k, lo)?, 0.0, where_(greater_equal(&k, hi)?, 1.0, &inside)?)
+        where_(
+            less(&k, lo)?,
+            0.0,
+            where_(greater_equal(&k, hi)?, 1.0, &inside)?,
+        )
     }
     /// `P(X > x)` (`dist.sf(x)`).
     fn sf(&self, x: &Array) -> Result<Array> {
         let k = floor(self.shifted(x)?)?;
         let (lo, hi) = self.support();
         let inside = self.std_sf(&clamp(&k, lo, hi)?)?;
-        where_(less(&k, lo)?, 1.0, where_(greater_equal(&k, hi)?, 0.0, &inside)?)
+        where_(
+            less(&k, lo)?,
+            1.0,
+            where_(greater_equal(&k, hi)?, 0.0, &inside)?,
+        )
     }
     /// The log of `cdf` (`dist.logcdf(x)`).
     fn logcdf(&self, x: &Array) -> Result<Array> {
@@ -93,7 +101,7 @@ pub trait Discrete {
     fn ppf(&self, q: &Array) -> Result<Array> {
         let q = float_input(self.name(), q)?;
         let (lo, hi) = self.support();
-        let k = self.bisect(&q, |k| Ok(greater_equal(self.std_cdf(k)?, &q)?))?;
+        let k = self.bisect(&q, &|k| greater_equal(self.std_cdf(k)?, &q))?;
         let k = where_(equal(&q, 0.0)?, lo - 1.0, where_(equal(&q, 1.0)?, hi, &k)?)?;
         nan_outside_unit(&q, &add(&k, self.loc())?)
     }
@@ -101,17 +109,16 @@ pub trait Discrete {
     fn isf(&self, q: &Array) -> Result<Array> {
         let q = float_input(self.name(), q)?;
         let (lo, hi) = self.support();
-        let k = self.bisect(&q, |k| Ok(crate::api::elementwise::less_equal(self.std_sf(k)?, &q)?))?;
+        let k = self.bisect(&q, &|k| {
+            crate::api::elementwise::less_equal(self.std_sf(k)?, &q)
+        })?;
         let k = where_(equal(&q, 1.0)?, lo - 1.0, where_(equal(&q, 0.0)?, hi, &k)?)?;
         nan_outside_unit(&q, &add(&k, self.loc())?)
     }
     /// The least integer `k` of the support where `done(k)` holds (`done` is
     /// monotone), for each element of `like`: bisection between `lo - 1`
     /// and the upper bracket.
-    fn bisect<F>(&self, like: &Array, done: F) -> Result<Array>
-    where
-        F: Fn(&Array) -> Result<Array>,
-    {
+    fn bisect(&self, like: &Array, done: &dyn Fn(&Array) -> Result<Array>) -> Result<Array> {
         let (lo, hi) = self.support();
         let top = hi.min(self.upper_bracket()).max(lo);
         let mut below = add(multiply(like, 0.0)?, lo - 1.0)?;
@@ -159,7 +166,12 @@ fn clamp(k: &Array, lo: f64, hi: f64) -> Result<Array> {
 
 /// An integer-valued `loc` (SciPy's discrete `loc`).
 fn require_loc(op: &'static str, loc: f64) -> Result<()> {
-    require(op, loc.is_finite() && loc == loc.floor(), "loc must be a finite integer", loc)
+    require(
+        op,
+        loc.is_finite() && loc == loc.floor(),
+        "loc must be a finite integer",
+        loc,
+    )
 }
 
 /// `size` draws as float64.
@@ -177,7 +189,12 @@ pub struct Poisson {
 impl Poisson {
     /// The distribution with mean `mu >= 0` (finite).
     pub fn new(mu: f64) -> Result<Poisson> {
-        require("stats.poisson", mu >= 0.0 && mu.is_finite(), "mu must be non-negative and finite", mu)?;
+        require(
+            "stats.poisson",
+            mu >= 0.0 && mu.is_finite(),
+            "mu must be non-negative and finite",
+            mu,
+        )?;
         Ok(Poisson { mu, loc: 0.0 })
     }
     /// The same distribution shifted by the integer `loc`.
@@ -198,7 +215,10 @@ impl Discrete for Poisson {
         (0.0, f64::INFINITY)
     }
     fn std_logpmf(&self, k: &Array) -> Result<Array> {
-        subtract(subtract(xlogy(k, self.mu)?, gammaln(add(k, 1.0)?)?)?, self.mu)
+        subtract(
+            subtract(xlogy(k, self.mu)?, gammaln(add(k, 1.0)?)?)?,
+            self.mu,
+        )
     }
     fn std_cdf(&self, k: &Array) -> Result<Array> {
         gammaincc(add(k, 1.0)?, self.mu)
@@ -230,7 +250,12 @@ impl Binom {
     /// The distribution with `n >= 0` trials (an integer) and `p` in [0, 1].
     pub fn new(n: f64, p: f64) -> Result<Binom> {
         let op = "stats.binom";
-        require(op, n >= 0.0 && n.is_finite() && n == n.floor(), "n must be a non-negative integer", n)?;
+        require(
+            op,
+            n >= 0.0 && n.is_finite() && n == n.floor(),
+            "n must be a non-negative integer",
+            n,
+        )?;
         require(op, (0.0..=1.0).contains(&p), "p must be in [0, 1]", p)?;
         Ok(Binom { n, p, loc: 0.0 })
     }
@@ -293,7 +318,12 @@ impl Nbinom {
     /// The distribution with `n > 0` and `p` in (0, 1].
     pub fn new(n: f64, p: f64) -> Result<Nbinom> {
         let op = "stats.nbinom";
-        require(op, n > 0.0 && n.is_finite(), "n must be positive and finite", n)?;
+        require(
+            op,
+            n > 0.0 && n.is_finite(),
+            "n must be positive and finite",
+            n,
+        )?;
         require(op, p > 0.0 && p <= 1.0, "p must be in (0, 1]", p)?;
         Ok(Nbinom { n, p, loc: 0.0 })
     }
@@ -338,7 +368,7 @@ impl Discrete for Nbinom {
         // Inversion of uniform draws: the generator has no gamma-Poisson
         // mixture with per-element means.
         let u = rng.random(shape)?;
-        let k = self.bisect(&u, |k| greater_equal(self.std_cdf(k)?, &u))?;
+        let k = self.bisect(&u, &|k| greater_equal(self.std_cdf(k)?, &u))?;
         Ok(k)
     }
 }

@@ -3,7 +3,7 @@
 
 use super::float_input;
 use crate::api::elementwise::{
-    add, divide, exp, greater, less, log, logical_or, multiply, subtract,
+    add, divide, exp, greater_equal, less_equal, log, logical_and, multiply, subtract,
 };
 use crate::api::random::Generator;
 use crate::api::shape::index::where_;
@@ -11,10 +11,10 @@ use crate::core::array::Array;
 use crate::core::error::Result;
 use crate::core::layout::IntoShape;
 
-/// `x` where `q` is a probability, NaN where it is outside [0, 1].
+/// `x` where `q` is a probability, NaN where it is outside [0, 1] or NaN.
 pub(crate) fn nan_outside_unit(q: &Array, x: &Array) -> Result<Array> {
-    let outside = logical_or(less(q, 0.0)?, greater(q, 1.0)?)?;
-    where_(&outside, f64::NAN, x)
+    let inside = logical_and(greater_equal(q, 0.0)?, less_equal(q, 1.0)?)?;
+    where_(&inside, x, f64::NAN)
 }
 
 /// A continuous distribution with SciPy's `loc` and `scale`: the provided

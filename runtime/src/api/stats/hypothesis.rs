@@ -1,13 +1,13 @@
 //! Correlations, regression and t-tests with their p-values (from the t,
 //! beta and normal distributions, elementwise on the data's device).
 
-use super::rank::{rankdata, sorted_runs, RankMethod};
 use super::float_input;
+use super::rank::{rankdata, sorted_runs, RankMethod};
+use crate::api::creation::full;
 use crate::api::elementwise::special::{betainc, ndtr};
 use crate::api::elementwise::{
     abs, add, clip, divide, less, multiply, negative, sign, sqrt, subtract,
 };
-use crate::api::creation::full;
 use crate::api::shape::index::where_;
 use crate::backend::probe::with_device;
 use crate::core::array::Array;
@@ -67,28 +67,48 @@ fn sample(op: &'static str, x: &Array, axis: isize) -> Result<(Array, isize, f64
 
 /// The one-sample t-test of `mean(a) == popmean` along `axis`
 /// (`scipy.stats.ttest_1samp(a, popmean, axis, alternative=)`).
-pub fn ttest_1samp(a: &Array, popmean: f64, axis: isize, alternative: Alternative) -> Result<TestResult> {
+pub fn ttest_1samp(
+    a: &Array,
+    popmean: f64,
+    axis: isize,
+    alternative: Alternative,
+) -> Result<TestResult> {
     let op = "stats.ttest_1samp";
     let (x, ax, n) = sample(op, a, axis)?;
     if n < 2.0 {
-        return Err(Error::invalid(op, format!("needs at least 2 observations along axis {axis}, got {n}")));
+        return Err(Error::invalid(
+            op,
+            format!("needs at least 2 observations along axis {axis}, got {n}"),
+        ));
     }
     let mean = x.mean_axes(ax, false)?;
     let se = divide(x.std_axes(ax, 1, false)?, n.sqrt())?;
     let t = divide(subtract(&mean, popmean)?, &se)?;
     let pvalue = t_pvalue(&t, &full_on(&t, n - 1.0)?, alternative)?;
-    Ok(TestResult { statistic: t, pvalue })
+    Ok(TestResult {
+        statistic: t,
+        pvalue,
+    })
 }
 
 /// The two-sample t-test of equal means along `axis` (`scipy.stats.ttest_ind(a,
 /// b, axis, equal_var, alternative=)`): pooled variance when `equal_var`,
 /// else Welch's test with the Welch-Satterthwaite degrees of freedom.
-pub fn ttest_ind(a: &Array, b: &Array, axis: isize, equal_var: bool, alternative: Alternative) -> Result<TestResult> {
+pub fn ttest_ind(
+    a: &Array,
+    b: &Array,
+    axis: isize,
+    equal_var: bool,
+    alternative: Alternative,
+) -> Result<TestResult> {
     let op = "stats.ttest_ind";
     let (x, ax, n1) = sample(op, a, axis)?;
     let (y, ay, n2) = sample(op, b, axis)?;
     if n1 < 2.0 || n2 < 2.0 {
-        return Err(Error::invalid(op, format!("needs at least 2 observations in each sample, got {n1} and {n2}")));
+        return Err(Error::invalid(
+            op,
+            format!("needs at least 2 observations in each sample, got {n1} and {n2}"),
+        ));
     }
     let (m1, m2) = (x.mean_axes(ax, false)?, y.mean_axes(ay, false)?);
     let (v1, v2) = (x.var_axes(ax, 1, false)?, y.var_axes(ay, 1, false)?);
@@ -99,30 +119,51 @@ pub fn ttest_ind(a: &Array, b: &Array, axis: isize, equal_var: bool, alternative
         let se = sqrt(multiply(&pooled, 1.0 / n1 + 1.0 / n2)?)?;
         let t = divide(&diff, &se)?;
         let pvalue = t_pvalue(&t, &full_on(&t, df)?, alternative)?;
-        return Ok(TestResult { statistic: t, pvalue });
+        return Ok(TestResult {
+            statistic: t,
+            pvalue,
+        });
     }
     let (w1, w2) = (divide(&v1, n1)?, divide(&v2, n2)?);
     let sum = add(&w1, &w2)?;
     let df = divide(
         multiply(&sum, &sum)?,
-        add(divide(multiply(&w1, &w1)?, n1 - 1.0)?, divide(multiply(&w2, &w2)?, n2 - 1.0)?)?,
+        add(
+            divide(multiply(&w1, &w1)?, n1 - 1.0)?,
+            divide(multiply(&w2, &w2)?, n2 - 1.0)?,
+        )?,
     )?;
     let t = divide(&diff, sqrt(&sum)?)?;
     let pvalue = t_pvalue(&t, &df, alternative)?;
-    Ok(TestResult { statistic: t, pvalue })
+    Ok(TestResult {
+        statistic: t,
+        pvalue,
+    })
 }
 
 /// Two 1-D samples of one length (at least `min`), as floats.
 fn paired(op: &'static str, x: &Array, y: &Array, min: usize) -> Result<(Array, Array, f64)> {
     if x.ndim() != 1 || y.ndim() != 1 || x.shape() != y.shape() {
-        return Err(Error::shape(op, format!(
-            "x and y must be 1-D of one length, got shapes {:?} and {:?}", x.shape(), y.shape()
-        )));
+        return Err(Error::shape(
+            op,
+            format!(
+                "x and y must be 1-D of one length, got shapes {:?} and {:?}",
+                x.shape(),
+                y.shape()
+            ),
+        ));
     }
     if x.shape()[0] < min {
-        return Err(Error::invalid(op, format!("needs at least {min} observations, got {}", x.shape()[0])));
+        return Err(Error::invalid(
+            op,
+            format!("needs at least {min} observations, got {}", x.shape()[0]),
+        ));
     }
-    Ok((float_input(op, x)?, float_input(op, y)?, x.shape()[0] as f64))
+    Ok((
+        float_input(op, x)?,
+        float_input(op, y)?,
+        x.shape()[0] as f64,
+    ))
 }
 
 /// Pearson's r of centred samples, clipped to [-1, 1].
@@ -154,7 +195,10 @@ pub fn pearsonr(x: &Array, y: &Array, alternative: Alternative) -> Result<TestRe
             Alternative::Less => upper(&negative(&r)?)?,
         }
     };
-    Ok(TestResult { statistic: r, pvalue })
+    Ok(TestResult {
+        statistic: r,
+        pvalue,
+    })
 }
 
 /// Spearman's rank correlation of 1-D `x` and `y` and its p-value from the
@@ -166,9 +210,18 @@ pub fn spearmanr(x: &Array, y: &Array, alternative: Alternative) -> Result<TestR
     let ry = rankdata(&y, RankMethod::Average, None)?;
     let rho = pearson_r(&rx, &ry)?;
     let df = n - 2.0;
-    let t = multiply(&rho, sqrt(divide(df, multiply(add(&rho, 1.0)?, subtract(1.0, &rho)?)?)?)?)?;
+    let t = multiply(
+        &rho,
+        sqrt(divide(
+            df,
+            multiply(add(&rho, 1.0)?, subtract(1.0, &rho)?)?,
+        )?)?,
+    )?;
     let pvalue = t_pvalue(&t, &full_on(&t, df)?, alternative)?;
-    Ok(TestResult { statistic: rho, pvalue })
+    Ok(TestResult {
+        statistic: rho,
+        pvalue,
+    })
 }
 
 /// The tie sums of `x`'s runs: `sum t(t-1)/2`, `sum t(t-1)(t-2)` and
@@ -195,11 +248,17 @@ pub fn kendalltau(x: &Array, y: &Array, alternative: Alternative) -> Result<Test
     // unordered pair twice.
     let dx = sign(subtract(x.reshape([n_i, 1])?, x.reshape([1, n_i])?)?)?;
     let dy = sign(subtract(y.reshape([n_i, 1])?, y.reshape([1, n_i])?)?)?;
-    let s = multiply(multiply(&dx, &dy)?.sum_axes(crate::api::reductions::Axes::All, false)?, 0.5)?;
+    let s = multiply(
+        multiply(&dx, &dy)?.sum_axes(crate::api::reductions::Axes::All, false)?,
+        0.5,
+    )?;
     let (xtie, x0, x1) = tie_sums(&x)?;
     let (ytie, y0, y1) = tie_sums(&y)?;
     let tot = n * (n - 1.0) / 2.0;
-    let tau = divide(&s, sqrt(multiply(subtract(tot, &xtie)?, subtract(tot, &ytie)?)?)?)?;
+    let tau = divide(
+        &s,
+        sqrt(multiply(subtract(tot, &xtie)?, subtract(tot, &ytie)?)?)?,
+    )?;
     let tau = clip(&tau, -1.0, 1.0)?;
     let m = n * (n - 1.0);
     let var = add(
@@ -215,7 +274,10 @@ pub fn kendalltau(x: &Array, y: &Array, alternative: Alternative) -> Result<Test
         Alternative::Greater => ndtr(negative(&z)?)?,
         Alternative::Less => ndtr(&z)?,
     };
-    Ok(TestResult { statistic: tau, pvalue })
+    Ok(TestResult {
+        statistic: tau,
+        pvalue,
+    })
 }
 
 /// The result of [`linregress`] (SciPy's `LinregressResult`), 0-d arrays on
@@ -260,5 +322,12 @@ pub fn linregress(x: &Array, y: &Array) -> Result<LinregressResult> {
         (t_pvalue(&t, &full_on(&t, df)?, Alternative::TwoSided)?, se)
     };
     let intercept_stderr = multiply(&stderr, sqrt(add(&ssxm, multiply(&xmean, &xmean)?)?)?)?;
-    Ok(LinregressResult { slope, intercept, rvalue: r, pvalue, stderr, intercept_stderr })
+    Ok(LinregressResult {
+        slope,
+        intercept,
+        rvalue: r,
+        pvalue,
+        stderr,
+        intercept_stderr,
+    })
 }

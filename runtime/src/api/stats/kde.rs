@@ -69,7 +69,12 @@ impl GaussianKde {
         let data = match data.ndim() {
             1 => data.reshape([1, -1])?,
             2 => data,
-            k => return Err(Error::shape(op, format!("dataset must be 1-D or 2-D (d, n), got {k} dimensions"))),
+            k => {
+                return Err(Error::shape(
+                    op,
+                    format!("dataset must be 1-D or 2-D (d, n), got {k} dimensions"),
+                ))
+            }
         };
         let (d, n) = (data.shape()[0], data.shape()[1]);
         if d == 0 || n <= d {
@@ -84,10 +89,14 @@ impl GaussianKde {
             Bandwidth::Silverman => (nf * (df + 2.0) / 4.0).powf(-1.0 / (df + 4.0)),
             Bandwidth::Factor(f) if f > 0.0 && f.is_finite() => f,
             Bandwidth::Factor(f) => {
-                return Err(Error::invalid(op, format!("the bandwidth factor must be positive and finite, got {f}")))
+                return Err(Error::invalid(
+                    op,
+                    format!("the bandwidth factor must be positive and finite, got {f}"),
+                ))
             }
         };
-        let data_cov = cov(&data, None, CovOptions::default())?.reshape([d as isize, d as isize])?;
+        let data_cov =
+            cov(&data, None, CovOptions::default())?.reshape([d as isize, d as isize])?;
         let covariance = multiply(&data_cov, factor * factor)?;
         let chol = cholesky(&covariance)?;
         let log_det = multiply(log(diagonal(&chol, 0, 0, 1)?)?.sum_axes(0, false)?, 2.0)?;
@@ -97,7 +106,13 @@ impl GaussianKde {
         )?;
         let whiten = cholesky(&inv(&covariance)?)?.t().copy()?;
         let whitened = matmul(&whiten, &data)?;
-        Ok(GaussianKde { whitened, whiten, log_norm, factor, covariance })
+        Ok(GaussianKde {
+            whitened,
+            whiten,
+            log_norm,
+            factor,
+            covariance,
+        })
     }
 
     /// The bandwidth factor (SciPy's `kde.factor`).
@@ -116,17 +131,19 @@ impl GaussianKde {
         let op = "stats.gaussian_kde.evaluate";
         let d = self.whitened.shape()[0];
         let p = float_input(op, points)?;
-        let p = match (p.ndim(), d) {
-            (1, 1) => p.reshape([1, -1])?,
-            (1, _) if p.shape()[0] == d => p.reshape([d as isize, 1])?,
-            (2, _) if p.shape()[0] == d => p,
-            _ => {
-                return Err(Error::shape(
+        let p =
+            match (p.ndim(), d) {
+                (1, 1) => p.reshape([1, -1])?,
+                (1, _) if p.shape()[0] == d => p.reshape([d as isize, 1])?,
+                (2, _) if p.shape()[0] == d => p,
+                _ => return Err(Error::shape(
                     op,
-                    format!("points have shape {:?}, the data have dimension {d}: pass (d, m) points", p.shape()),
-                ))
-            }
-        };
+                    format!(
+                        "points have shape {:?}, the data have dimension {d}: pass (d, m) points",
+                        p.shape()
+                    ),
+                )),
+            };
         let m = p.shape()[1];
         let n = self.whitened.shape()[1];
         let wp = matmul(&self.whiten, &p.astype(self.whitened.dtype())?)?;
@@ -141,7 +158,8 @@ impl GaussianKde {
             let mut sq: Option<Array> = None;
             for k in 0..d {
                 let pk = slice_axis(&wp, 1, Some(start as isize), Some(stop as isize), 1)?;
-                let pk = slice_axis(&pk, 0, Some(k as isize), Some(k as isize + 1), 1)?.reshape([t, 1])?;
+                let pk = slice_axis(&pk, 0, Some(k as isize), Some(k as isize + 1), 1)?
+                    .reshape([t, 1])?;
                 let xk = slice_axis(&self.whitened, 0, Some(k as isize), Some(k as isize + 1), 1)?;
                 let term = square(subtract(&pk, &xk)?)?;
                 sq = Some(match sq {

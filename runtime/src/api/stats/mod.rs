@@ -27,22 +27,22 @@ mod continuous;
 mod describe;
 mod discrete;
 mod dist_trait;
+mod hypothesis;
 mod kde;
 mod rank;
 mod shapes;
-mod hypothesis;
 
 pub use continuous::{Cauchy, Expon, Laplace, Logistic, Lognorm, Norm, Uniform};
 pub use describe::{describe, entropy, iqr, kurtosis, mode, sem, skew, zscore, Describe, Mode};
 pub use discrete::{Binom, Discrete, Geom, Nbinom, Poisson};
 pub use dist_trait::Continuous;
-pub use kde::{Bandwidth, GaussianKde};
-pub use rank::{rankdata, RankMethod};
-pub use shapes::{Beta, Chi2, Gamma, FDist, T};
 pub use hypothesis::{
     kendalltau, linregress, pearsonr, spearmanr, ttest_1samp, ttest_ind, Alternative,
     LinregressResult, TestResult,
 };
+pub use kde::{Bandwidth, GaussianKde};
+pub use rank::{rankdata, RankMethod};
+pub use shapes::{Beta, Chi2, FDist, Gamma, T};
 
 use crate::core::array::Array;
 use crate::core::dtype::DType;
@@ -80,10 +80,20 @@ pub(crate) fn require(op: &'static str, ok: bool, what: &str, value: f64) -> Res
 /// A positive finite scale, as every location-scale distribution needs.
 pub(crate) fn require_scale(op: &'static str, loc: f64, scale: f64) -> Result<()> {
     require(op, loc.is_finite(), "loc must be finite", loc)?;
-    require(op, scale > 0.0 && scale.is_finite(), "scale must be positive and finite", scale)
+    require(
+        op,
+        scale > 0.0 && scale.is_finite(),
+        "scale must be positive and finite",
+        scale,
+    )
 }
 
 /// A positive finite shape parameter.
 pub(crate) fn require_positive(op: &'static str, name: &str, v: f64) -> Result<()> {
-    require(op, v > 0.0 && v.is_finite(), &format!("{name} must be positive and finite"), v)
+    require(
+        op,
+        v > 0.0 && v.is_finite(),
+        &format!("{name} must be positive and finite"),
+        v,
+    )
 }

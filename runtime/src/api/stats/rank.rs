@@ -6,12 +6,12 @@
 
 use super::float_input;
 use crate::api::creation::{arange, ones};
-use crate::api::elementwise::{add, isnan, multiply, not_equal};
 use crate::api::elementwise::ufuncs;
+use crate::api::elementwise::{add, isnan, multiply, not_equal};
 use crate::api::shape::concatenate;
 use crate::api::shape::index::{slice_axis, where_};
-use crate::api::sorting::search::take_along_last;
 use crate::api::sorting::argsort;
+use crate::api::sorting::search::take_along_last;
 use crate::backend::probe::with_device;
 use crate::core::array::Array;
 use crate::core::dtype::DType;
@@ -37,11 +37,7 @@ pub enum RankMethod {
 /// `x` with `axis` moved last (a view), the axis checked.
 pub(crate) fn to_last_axis(op: &'static str, x: &Array, axis: isize) -> Result<Array> {
     if x.ndim() == 0 {
-        return Err(Error::Axis {
-            op,
-            axis,
-            ndim: 0,
-        });
+        return Err(Error::Axis { op, axis, ndim: 0 });
     }
     let ax = normalize_axis(op, axis, x.ndim())?;
     x.moveaxis(ax as isize, -1)

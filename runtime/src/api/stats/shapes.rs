@@ -67,7 +67,10 @@ impl T {
         // the digits that 1 minus the far form would lose.
         let denom = add(&z2, df)?;
         let far = multiply(betainc(df / 2.0, 0.5, divide(df, &denom)?)?, 0.5)?;
-        let near = subtract(0.5, multiply(betainc(0.5, df / 2.0, divide(&z2, &denom)?)?, 0.5)?)?;
+        let near = subtract(
+            0.5,
+            multiply(betainc(0.5, df / 2.0, divide(&z2, &denom)?)?, 0.5)?,
+        )?;
         where_(less(&z2, df)?, &near, &far)
     }
 
@@ -240,7 +243,10 @@ impl Continuous for Chi2 {
     }
     // A gamma of shape df/2 and scale 2.
     fn std_logpdf(&self, z: &Array) -> Result<Array> {
-        subtract(gamma_logpdf(self.df / 2.0, &multiply(z, 0.5)?)?, std::f64::consts::LN_2)
+        subtract(
+            gamma_logpdf(self.df / 2.0, &multiply(z, 0.5)?)?,
+            std::f64::consts::LN_2,
+        )
     }
     fn std_cdf(&self, z: &Array) -> Result<Array> {
         gamma_cdf(self.df / 2.0, &multiply(z, 0.5)?)
@@ -379,7 +385,10 @@ impl Continuous for FDist {
         let c = m / 2.0 * m.ln() + n / 2.0 * n.ln() - betaln_f(m / 2.0, n / 2.0);
         let lp = subtract(
             xlogy(m / 2.0 - 1.0, &zc)?,
-            multiply(crate::api::elementwise::log(add(multiply(&zc, m)?, n)?)?, (m + n) / 2.0)?,
+            multiply(
+                crate::api::elementwise::log(add(multiply(&zc, m)?, n)?)?,
+                (m + n) / 2.0,
+            )?,
         )?;
         below_zero(z, f64::NEG_INFINITY, &add(&lp, c)?)
     }
@@ -402,7 +411,11 @@ impl Continuous for FDist {
     }
     fn std_moments(&self) -> (f64, f64) {
         let (m, n) = (self.dfn, self.dfd);
-        let mean = if n > 2.0 { n / (n - 2.0) } else { f64::INFINITY };
+        let mean = if n > 2.0 {
+            n / (n - 2.0)
+        } else {
+            f64::INFINITY
+        };
         let var = if n > 4.0 {
             2.0 * n * n * (m + n - 2.0) / (m * (n - 2.0) * (n - 2.0) * (n - 4.0))
         } else if n > 2.0 {
