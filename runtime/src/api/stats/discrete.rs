@@ -120,7 +120,7 @@ pub trait Discrete {
     /// and the upper bracket.
     fn bisect(&self, like: &Array, done: &dyn Fn(&Array) -> Result<Array>) -> Result<Array> {
         let (lo, hi) = self.support();
-        let top = hi.min(self.upper_bracket()).max(lo);
+        let top = hi.min(self.upper_bracket().ceil()).max(lo);
         let mut below = add(multiply(like, 0.0)?, lo - 1.0)?;
         let mut above = add(multiply(like, 0.0)?, top)?;
         let steps = ((top - lo + 2.0).log2().ceil() as usize) + 1;
@@ -227,7 +227,8 @@ impl Discrete for Poisson {
         gammainc(add(k, 1.0)?, self.mu)
     }
     fn upper_bracket(&self) -> f64 {
-        self.mu + 12.0 * self.mu.sqrt() + 50.0
+        // Past the tail of 1e-320 (745 nats) for any mu.
+        self.mu + 40.0 * self.mu.sqrt() + 300.0
     }
     fn moments(&self) -> (f64, f64) {
         (self.mu, self.mu)
@@ -358,7 +359,8 @@ impl Discrete for Nbinom {
     }
     fn upper_bracket(&self) -> f64 {
         let (mean, var) = self.moments();
-        mean + 12.0 * var.sqrt() + 40.0 / self.p + 50.0
+        // Past the tail of 1e-320: 745 nats at -log(1 - p) a step.
+        mean + 40.0 * var.sqrt() + 750.0 / -(-self.p).ln_1p() + 50.0
     }
     fn moments(&self) -> (f64, f64) {
         let q = 1.0 - self.p;
@@ -414,7 +416,7 @@ impl Discrete for Geom {
         exp(multiply(k, (-self.p).ln_1p())?)
     }
     fn upper_bracket(&self) -> f64 {
-        40.0 / self.p + 50.0
+        750.0 / -(-self.p).ln_1p() + 50.0
     }
     fn moments(&self) -> (f64, f64) {
         (1.0 / self.p, (1.0 - self.p) / (self.p * self.p))

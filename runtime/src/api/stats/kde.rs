@@ -131,19 +131,20 @@ impl GaussianKde {
         let op = "stats.gaussian_kde.evaluate";
         let d = self.whitened.shape()[0];
         let p = float_input(op, points)?;
-        let p =
-            match (p.ndim(), d) {
-                (1, 1) => p.reshape([1, -1])?,
-                (1, _) if p.shape()[0] == d => p.reshape([d as isize, 1])?,
-                (2, _) if p.shape()[0] == d => p,
-                _ => return Err(Error::shape(
+        let p = match (p.ndim(), d) {
+            (1, 1) => p.reshape([1, -1])?,
+            (1, _) if p.shape()[0] == d => p.reshape([d as isize, 1])?,
+            (2, _) if p.shape()[0] == d => p,
+            _ => {
+                return Err(Error::shape(
                     op,
                     format!(
                         "points have shape {:?}, the data have dimension {d}: pass (d, m) points",
                         p.shape()
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let m = p.shape()[1];
         let n = self.whitened.shape()[1];
         let wp = matmul(&self.whiten, &p.astype(self.whitened.dtype())?)?;

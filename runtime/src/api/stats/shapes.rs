@@ -74,8 +74,7 @@ impl T {
         where_(less(&z2, df)?, &near, &far)
     }
 
-    /// The upper quantile `t` with tail probability `p <= 1/2` beyond it,
-    /// given `1 - 2p` as well.
+    /// The upper quantile `t` with tail probability `p <= 1/2` beyond it.
     fn upper_quantile(&self, p: &Array) -> Result<Array> {
         let df = self.df;
         let two_p = multiply(p, 2.0)?;
@@ -85,6 +84,15 @@ impl T {
         let far = sqrt(divide(multiply(subtract(1.0, &x)?, df)?, &x)?)?;
         let s = betaincinv(0.5, df / 2.0, subtract(1.0, &two_p)?)?;
         let near = sqrt(divide(multiply(&s, df)?, subtract(1.0, &s)?)?)?;
+        // Where x underflows, its power law I ~ x^a / (a B(a, 1/2)) gives
+        // t = sqrt(df / x) = sqrt(df) (2p a B)^(-1/(2a)), a = df/2.
+        let a = df / 2.0;
+        let c = 0.5 * df.ln() - (a.ln() + betaln_f(a, 0.5)) / (2.0 * a);
+        let tiny = crate::api::elementwise::exp(add(
+            multiply(crate::api::elementwise::log(&two_p)?, -1.0 / (2.0 * a))?,
+            c,
+        )?)?;
+        let far = where_(crate::api::elementwise::equal(&x, 0.0)?, &tiny, &far)?;
         where_(less(&two_p, 0.5)?, &far, &near)
     }
 }

@@ -48,10 +48,10 @@ __device__ __noinline__ double sp_gamma_inverse(double a, double p, double q) {
 }
 // SciPy's values outside a > 0 finite and 0 < p < 1; false when inside.
 __device__ __forceinline__ bool sp_gamma_inverse_edges(double a, double p, bool lower, double *v) {
-  if (a != a || p != p || a < 0.0 || isinf(a) || p < 0.0 || p > 1.0) *v = SP_NAN;
+  if (a != a || p != p || a < 0.0 || p < 0.0 || p > 1.0) *v = SP_NAN;
   else if (p == 0.0) *v = lower ? 0.0 : SP_INF;
   else if (p == 1.0) *v = lower ? SP_INF : 0.0;
-  else if (a == 0.0) *v = SP_NAN;
+  else if (a == 0.0 || isinf(a)) *v = SP_NAN;
   else return false;
   return true;
 }
@@ -104,9 +104,10 @@ __device__ __forceinline__ double sp_betaincinv(double a, double b, double y) {
   if (y < 0.0 || y > 1.0 || (isinf(a) && isinf(b))) return SP_NAN;
   if (y == 0.0 || isinf(b)) return 0.0;
   if (y == 1.0 || isinf(a)) return 1.0;
-  // Solve on the smaller tail: the mirror 1 - I_{1-x}(b, a) past y = 1/2.
-  if (y > 0.5) return 1.0 - sp_beta_inverse(b, a, 1.0 - y, sp_beta_guess(b, a, 1.0 - y));
-  return sp_beta_inverse(a, b, y, sp_beta_guess(a, b, y));
+  // Past the middle on both counts, solve for 1 - x on the mirror 1 - I_{1-x}(b, a).
+  double guess = sp_beta_guess(a, b, y);
+  if (y > 0.5 && guess >= 0.5) return 1.0 - sp_beta_inverse(b, a, 1.0 - y, sp_beta_guess(b, a, 1.0 - y));
+  return sp_beta_inverse(a, b, y, guess);
 }
 __device__ __forceinline__ float sp_betaincinv(float a, float b, float y) {
   return (float)sp_betaincinv((double)a, (double)b, (double)y);

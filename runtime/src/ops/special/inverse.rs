@@ -74,13 +74,13 @@ fn gamma_inverse_edges(a: f64, p: f64, lower: bool) -> Option<f64> {
     } else {
         (f64::INFINITY, 0.0)
     };
-    if a.is_nan() || p.is_nan() || a < 0.0 || a.is_infinite() || !(0.0..=1.0).contains(&p) {
+    if a.is_nan() || p.is_nan() || a < 0.0 || !(0.0..=1.0).contains(&p) {
         Some(f64::NAN)
     } else if p == 0.0 {
         Some(at_zero)
     } else if p == 1.0 {
         Some(at_one)
-    } else if a == 0.0 {
+    } else if a == 0.0 || a.is_infinite() {
         Some(f64::NAN)
     } else {
         None
@@ -167,11 +167,13 @@ pub(super) fn betaincinv(a: f64, b: f64, y: f64) -> f64 {
     if y == 1.0 || a.is_infinite() {
         return 1.0;
     }
-    if y > 0.5 {
-        // Solve on the smaller tail: the mirror `1 - I_{1-x}(b, a)`.
+    let guess = beta_guess(a, b, y);
+    if y > 0.5 && guess >= 0.5 {
+        // Past the middle on both counts, solve for 1 - x on the mirror
+        // `1 - I_{1-x}(b, a)`, where both the tail and the root are small.
         1.0 - beta_inverse(b, a, 1.0 - y, beta_guess(b, a, 1.0 - y))
     } else {
-        beta_inverse(a, b, y, beta_guess(a, b, y))
+        beta_inverse(a, b, y, guess)
     }
 }
 

@@ -89,9 +89,10 @@ HUBER_R = [np.nan, np.inf, -np.inf, -5.0, -1.0, -0.25, 0.0, 1e-10, 0.5, 1.0, 2.0
 
 # The inverses of the incomplete gamma and beta functions: shapes from 1e-3
 # to 1e5, probabilities from the smallest to 1 - 1e-16, and the edges.
-INV_A = [np.nan, np.inf, -1.0, 0.0, 1e-3, 0.1, 0.5, 1.0, 2.0, 5.5, 21.0, 50.0, 150.0, 250.0,
+# (SciPy's values at a = 0 and p < 0 are left out: 0 at some p, NaN at others.)
+INV_A = [np.nan, np.inf, -1.0, 1e-3, 0.1, 0.5, 1.0, 2.0, 5.5, 21.0, 50.0, 150.0, 250.0,
          1e3, 1e5]
-INV_P = [np.nan, -0.1, 0.0, 1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.01, 0.1, 0.3, 0.5, 0.7,
+INV_P = [np.nan, 0.0, 1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.01, 0.1, 0.3, 0.5, 0.7,
          0.9, 0.99, 1 - 1e-10, 1 - 1e-16, 1.0, 1.5]
 INV_AB = [1e-2, 0.1, 0.5, 1.0, 2.0, 5.5, 20.0, 100.0, 1e3]
 INV_Y = [1e-300, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-10]
