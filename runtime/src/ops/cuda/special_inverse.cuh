@@ -101,9 +101,11 @@ __device__ __noinline__ double sp_beta_inverse(double a, double b, double y, dou
 }
 __device__ __forceinline__ double sp_betaincinv(double a, double b, double y) {
   if (a != a || b != b || y != y || a <= 0.0 || b <= 0.0) return SP_NAN;
-  if (y < 0.0 || y > 1.0 || (isinf(a) && isinf(b))) return SP_NAN;
-  if (y == 0.0 || isinf(b)) return 0.0;
-  if (y == 1.0 || isinf(a)) return 1.0;
+  if (y < 0.0 || y > 1.0) return SP_NAN;
+  if (y == 0.0 || y == 1.0) return y;
+  if (isinf(a) && isinf(b)) return SP_NAN;
+  if (isinf(b)) return 0.0;
+  if (isinf(a)) return 1.0;
   // Past the middle on both counts, solve for 1 - x on the mirror 1 - I_{1-x}(b, a).
   double guess = sp_beta_guess(a, b, y);
   if (y > 0.5 && guess >= 0.5) return 1.0 - sp_beta_inverse(b, a, 1.0 - y, sp_beta_guess(b, a, 1.0 - y));

@@ -158,13 +158,19 @@ pub(super) fn betaincinv(a: f64, b: f64, y: f64) -> f64 {
     if a.is_nan() || b.is_nan() || y.is_nan() || a <= 0.0 || b <= 0.0 {
         return f64::NAN;
     }
-    if !(0.0..=1.0).contains(&y) || (a.is_infinite() && b.is_infinite()) {
+    if !(0.0..=1.0).contains(&y) {
         return f64::NAN;
     }
-    if y == 0.0 || b.is_infinite() {
+    if y == 0.0 || y == 1.0 {
+        return y;
+    }
+    if a.is_infinite() && b.is_infinite() {
+        return f64::NAN;
+    }
+    if b.is_infinite() {
         return 0.0;
     }
-    if y == 1.0 || a.is_infinite() {
+    if a.is_infinite() {
         return 1.0;
     }
     let guess = beta_guess(a, b, y);
