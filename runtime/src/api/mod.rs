@@ -25,4 +25,3 @@ pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod sorting;
 pub mod sparse;
-pub mod stats;
