@@ -382,7 +382,7 @@ fn broadcast_description(
     root: usize,
     device: Device,
 ) -> Result<Vec<i64>> {
-    const LEN: usize = 24;
+    const LEN: usize = super::exchange::DESCRIPTION_LEN;
     if desc.len() >= LEN {
         return Err(Error::Shape {
             op: "dist::scatter",

@@ -83,6 +83,10 @@ pub(crate) fn exchange(
     Ok(received)
 }
 
+/// Slots of the fixed-size descriptions ranks exchange (a count, then the
+/// split, the dtype and up to 21 dimensions).
+pub(crate) const DESCRIPTION_LEN: usize = 24;
+
 /// Fails on every rank, naming the first rank that differs, unless every
 /// rank passed the same `what` (a short description: shape, dtype, split).
 pub(crate) fn agree(
@@ -96,7 +100,7 @@ pub(crate) fn agree(
         return Ok(());
     }
     // Fixed length, so the gather itself cannot disagree: the length first.
-    const LEN: usize = 24;
+    const LEN: usize = DESCRIPTION_LEN;
     let mut desc = vec![i64::MIN; LEN];
     desc[0] = what.len() as i64;
     for (d, w) in desc[1..].iter_mut().zip(what) {

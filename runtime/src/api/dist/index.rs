@@ -153,18 +153,13 @@ fn gather_parts(
             })
         })
         .collect();
-    let mut parts: Vec<(usize, Array)> =
-        super::exchange::exchange(d.comm, op, sends, shapes, d.dtype(), d.device())?
-            .into_iter()
-            .enumerate()
-            .filter_map(|(r, a)| a.map(|a| (current[r].0, a)))
-            .collect();
-    parts.sort_by_key(|(start, _)| *start);
-    if parts.is_empty() {
-        let mut sh = global.to_vec();
-        sh[axis] = 0;
-        return crate::zeros(sh, d.dtype());
+    let received = super::exchange::exchange(d.comm, op, sends, shapes, d.dtype(), d.device())?;
+    match super::reshape::in_global_order(received, current, axis)? {
+        Some(whole) => Ok(whole),
+        None => {
+            let mut sh = global.to_vec();
+            sh[axis] = 0;
+            crate::zeros(sh, d.dtype())
+        }
     }
-    let refs: Vec<&Array> = parts.iter().map(|(_, a)| a).collect();
-    crate::concatenate(&refs, axis as isize)
 }

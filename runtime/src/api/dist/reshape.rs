@@ -51,16 +51,32 @@ pub(crate) fn rebalance(
             })
         })
         .collect();
-    // In global order, which is rank order unless the blocks were reversed.
-    let mut parts: Vec<(usize, Array)> =
-        exchange(comm, op, sends, shapes, local.dtype(), local.device())?
-            .into_iter()
-            .enumerate()
-            .filter_map(|(s, a)| a.map(|a| (current[s].0, a)))
-            .collect();
+    let received = exchange(comm, op, sends, shapes, local.dtype(), local.device())?;
+    in_global_order(received, current, ax)?.ok_or_else(|| Error::Nccl {
+        op,
+        detail: "no rank sent this rank any part of its block".into(),
+    })
+}
+
+/// The parts received from each rank (rank `r`'s starting at `current[r].0`
+/// along `axis`) joined in global order, which is rank order unless the
+/// blocks were reversed; `None` when nothing was received.
+pub(crate) fn in_global_order(
+    received: Vec<Option<Array>>,
+    current: &[(usize, usize)],
+    axis: usize,
+) -> Result<Option<Array>> {
+    let mut parts: Vec<(usize, Array)> = received
+        .into_iter()
+        .enumerate()
+        .filter_map(|(r, a)| a.map(|a| (current[r].0, a)))
+        .collect();
+    if parts.is_empty() {
+        return Ok(None);
+    }
     parts.sort_by_key(|(start, _)| *start);
     let refs: Vec<&Array> = parts.iter().map(|(_, a)| a).collect();
-    crate::concatenate(&refs, ax as isize)
+    crate::concatenate(&refs, axis as isize).map(Some)
 }
 
 impl DistArray {
