@@ -40,7 +40,7 @@ macro_rules! option_setters {
 // The layers, from the bottom: core (arrays, dtypes, layouts), ops (the
 // tables and the backend traits), backend (where the device is matched, the
 // probe, transfers, the one host round trip), cpu and cuda (the backends)
-// and api (what users call). Arrows point down only (`tests/layers.rs`).
+// and api (what users call). Arrows point down only (`tests/api/layers.rs`).
 mod api;
 mod backend;
 mod core;

@@ -11,8 +11,9 @@
 //! tests assert that built-in operations never take this path. Nothing else
 //! in the runtime should copy a GPU array to the host to compute on it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+use std::thread::ThreadId;
 
 use crate::backend::probe::with_device;
 
@@ -25,23 +26,48 @@ use crate::core::view::View;
 use crate::cpu::CpuBackend;
 use crate::cuda::runtime::transfer::{download_all, upload_range};
 
-/// Host trips per operation name (kept in `session::CudaProcess`).
+/// Host trips per operation name (kept in `session::CudaProcess`), for the
+/// whole process and per calling thread: a test asserting that its own ops
+/// stayed on the GPU reads its thread's counts, which threads running other
+/// tests beside it do not change.
 #[derive(Default)]
-pub(crate) struct FallbackCounts(Mutex<BTreeMap<String, u64>>);
+pub(crate) struct FallbackCounts {
+    process: Mutex<BTreeMap<String, u64>>,
+    per_thread: Mutex<HashMap<ThreadId, BTreeMap<String, u64>>>,
+}
 
 impl FallbackCounts {
     fn add(&self, op: &str) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.process.lock().unwrap_or_else(|e| e.into_inner());
         *m.entry(op.to_string()).or_insert(0) += 1;
+        let mut t = self.per_thread.lock().unwrap_or_else(|e| e.into_inner());
+        let here = t.entry(std::thread::current().id()).or_default();
+        *here.entry(op.to_string()).or_insert(0) += 1;
     }
 
     fn snapshot(&self) -> Vec<(String, u64)> {
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let m = self.process.lock().unwrap_or_else(|e| e.into_inner());
         m.iter().map(|(k, &v)| (k.clone(), v)).collect()
     }
 
+    fn snapshot_this_thread(&self) -> Vec<(String, u64)> {
+        let t = self.per_thread.lock().unwrap_or_else(|e| e.into_inner());
+        t.get(&std::thread::current().id())
+            .map(|m| m.iter().map(|(k, &v)| (k.clone(), v)).collect())
+            .unwrap_or_default()
+    }
+
     fn clear(&self) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        // Other threads' counts stay: a reset here must not hide a trip
+        // another thread's test is about to check.
+        self.per_thread
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&std::thread::current().id());
     }
 }
 
@@ -211,7 +237,17 @@ pub fn host_fallbacks() -> Vec<(String, u64)> {
         .snapshot()
 }
 
-/// Sets every host-fallback count back to zero.
+/// [`host_fallbacks`] counting only the operations this thread called: what
+/// a test (or a user's worker thread) checks about its own work while other
+/// threads run beside it.
+pub fn host_fallbacks_on_this_thread() -> Vec<(String, u64)> {
+    crate::cuda::runtime::session::process()
+        .host_fallbacks
+        .snapshot_this_thread()
+}
+
+/// Sets the process's host-fallback counts back to zero, and this
+/// thread's (other threads keep theirs).
 pub fn reset_host_fallbacks() {
     crate::cuda::runtime::session::process()
         .host_fallbacks

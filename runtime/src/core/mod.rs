@@ -1,6 +1,6 @@
 //! The core: arrays, layouts, dtypes, elements, buffers, devices, views,
 //! errors, the process-wide objects and the interrupt flag. It imports
-//! nothing above it (`tests/layers.rs` checks): no backend, no op table, no
+//! nothing above it (`tests/api/layers.rs` checks): no backend, no op table, no
 //! front-end function.
 
 pub(crate) mod array;

@@ -24,7 +24,9 @@ pub(crate) mod solver;
 pub(crate) mod sort;
 pub(crate) mod variance;
 
-pub use crate::backend::fallback::{host_fallbacks, reset_host_fallbacks};
+pub use crate::backend::fallback::{
+    host_fallbacks, host_fallbacks_on_this_thread, reset_host_fallbacks,
+};
 #[doc(hidden)]
 pub use crate::backend::transfer::copy_between_gpus_for_tests;
 pub use batch::{

@@ -2,7 +2,7 @@
 //! bincount, interp) against NumPy's values on every device, GPU against
 //! CPU on random inputs, and no host fallback.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{Array, DType, Device, HistogramOptions as HO, HistogramddOptions as HDO};

@@ -1,6 +1,6 @@
 //! Creating arrays and moving them to and from the host, on every device.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{DType, Error, Order};

@@ -3,7 +3,7 @@
 //! `tril`, `triu`, `*_like_as`) against NumPy's values on every backend, the
 //! GPU against the CPU on random inputs, and no host fallback on the GPU.
 
-mod common;
+use crate::common;
 
 use cuprite as cp;
 use cuprite::{Array, DType, Device, Indexing, MeshgridOptions};

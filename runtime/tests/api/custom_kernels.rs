@@ -6,7 +6,7 @@
 //! is usable and fail when `CUPRITE_REQUIRE_GPU` is set. GPU results are
 //! compared with values computed on the host (independently, in f64).
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{Array, DType, Device, Error};

@@ -4,7 +4,7 @@
 //! R2C, D2Z, C2R, Z2D) through in-place strided layouts, copies for layouts
 //! cuFFT cannot address, and plans of rank 1, 2 and 3.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::fft::{self, FftOptions, FftnOptions, Norm};

@@ -2,7 +2,7 @@
 //! `ihfft` and `next_fast_len` against reference values on every backend,
 //! and the GPU against the CPU on random inputs without a host fallback.
 
-mod common;
+use crate::common;
 
 use cuprite as cp;
 use cuprite::fft::{self, FftOptions, Norm};

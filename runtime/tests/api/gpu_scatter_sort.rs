@@ -3,7 +3,7 @@
 //! negative indices, views). The seed is printed; set `CUPRITE_TEST_SEED`
 //! to repeat a run. Skipped without a GPU (see `common::gpu_or_skip`).
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::num_complex::Complex64;

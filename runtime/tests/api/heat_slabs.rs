@@ -9,7 +9,7 @@
 //! and the decomposition itself is checked with several slabs in one
 //! process whose halos are copied directly.
 
-mod common;
+use crate::common;
 
 use cp::nccl::{Communicator, ReduceOp};
 use cp::{s, Array};

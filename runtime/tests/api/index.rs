@@ -2,7 +2,7 @@
 //! nonzero and where_. Expected values come from NumPy 2.4 (the expression
 //! is in the comment above each check).
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::prelude::*;

@@ -1,7 +1,7 @@
 //! Interop: ndarray views both ways, cudarc slices, the CUDA array
 //! interface, DLPack, and pinned host buffers with asynchronous copies.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{s, Array, DType, Device, Error};

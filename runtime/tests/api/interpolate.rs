@@ -3,7 +3,7 @@
 //! against the CPU backend on random inputs with no host fallback, and bad
 //! input.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

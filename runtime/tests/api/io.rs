@@ -7,7 +7,7 @@
 //! error case; and a fuzz of headers and truncations that must give
 //! errors, never panics.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -113,7 +113,7 @@ fn layer_of_file(rel: &str) -> Layer {
         Some("cuda") => Layer::Cuda,
         Some("api") => Layer::Api,
         Some("lib.rs") => Layer::Root,
-        other => panic!("runtime/src/{rel}: {other:?} is no layer; add it to tests/layers.rs"),
+        other => panic!("runtime/src/{rel}: {other:?} is no layer; add it to tests/api/layers.rs"),
     }
 }
 

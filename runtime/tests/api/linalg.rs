@@ -4,7 +4,7 @@
 //! diag(w)) for float32/float64/complex64/complex128, transposed, strided,
 //! batched and zero-size inputs, and every error path.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::linalg::{self as la, NormOrd, QrMode};

@@ -5,7 +5,7 @@
 //! empty and 1×1 matrices, errors, and on CUDA the CPU's eigenvalues on
 //! fresh random inputs without a host round trip.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::linalg::{eig, eigvals};

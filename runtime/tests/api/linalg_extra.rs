@@ -2,7 +2,7 @@
 //! every backend, and the GPU against the CPU on random inputs without a
 //! host fallback.
 
-mod common;
+use crate::common;
 
 use cuprite as cp;
 use cuprite::linalg::{cond, kron, matrix_power, multi_dot, NormOrd};

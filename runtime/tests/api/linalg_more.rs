@@ -3,7 +3,7 @@
 //! batches, every dtype and `trans`, error cases, and on CUDA the CPU's
 //! results on random inputs without a host round trip.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::linalg::{lu_factor, lu_solve, solve_triangular, Trans};

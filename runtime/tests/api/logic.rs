@@ -3,7 +3,7 @@
 //! NumPy's values on every backend, the GPU against the CPU on random
 //! inputs, and no host fallback on the GPU.
 
-mod common;
+use crate::common;
 
 use cuprite as cp;
 use cuprite::num_complex::Complex64 as C;

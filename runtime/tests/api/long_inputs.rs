@@ -9,7 +9,7 @@
 //! (noted where used) or plain sequential Rust loops over the same inputs
 //! (the reference for stable sorts is `slice::sort_by`, which is stable).
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::half::{bf16, f16};

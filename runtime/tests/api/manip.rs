@@ -2,7 +2,7 @@
 //! NumPy 2.4 gives, on every device; GPU results against the CPU's on
 //! random inputs; and no host fallback on the GPU.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{s, Array, AxisPositions, DType, Device, Error, PadMode, Trim};

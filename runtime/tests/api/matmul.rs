@@ -7,7 +7,7 @@
 //! `GemmStridedBatchedEx` (batches), with every transpose-flag combination
 //! and the copy path for layouts cuBLAS cannot read.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::num_complex::Complex64;

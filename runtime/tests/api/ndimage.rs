@@ -3,8 +3,7 @@
 //! device, the GPU against the CPU backend on larger random inputs, and
 //! bad input.
 
-mod common;
-mod ndimage_common;
+use crate::ndimage_common;
 
 use cp::ndimage::{self as nd, FilterOptions, Footprint, InterpOptions, Mode};
 use cp::{DType, Device};

@@ -3,8 +3,7 @@
 //! tests/data/scipy/generate_ndimage.py) on every device, the GPU against
 //! the CPU backend on larger random inputs, and bad input.
 
-mod common;
-mod ndimage_common;
+use crate::ndimage_common;
 
 use cp::ndimage::{self as nd, BinaryOptions, FilterOptions};
 use cp::{Array, DType, Device};

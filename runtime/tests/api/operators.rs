@@ -2,7 +2,7 @@
 //! the same results as the functions, and panics carrying exactly the
 //! functions' error messages. Expected values from NumPy 2.4 as noted.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::num_complex::{Complex32, Complex64};

@@ -6,7 +6,7 @@
 //! against their exact pmf, reproducibility, parameter errors, and on CUDA
 //! the CPU's values without a host round trip.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::random::{default_rng, Generator};

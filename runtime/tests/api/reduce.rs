@@ -5,7 +5,7 @@
 //! and without keepdims. Expected values were computed with NumPy 2.4 (the
 //! call is written above each row) and pasted in; nothing runs Python here.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::half::{bf16, f16};

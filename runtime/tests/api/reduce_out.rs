@@ -5,7 +5,7 @@
 //! shape, dtype, device or a broadcast `out`; on CUDA nothing goes through
 //! the host.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{s, Array, Axes, DType, Device, Error};

@@ -3,7 +3,7 @@
 //! and `topk` against NumPy's values on every device, GPU against CPU on
 //! random inputs, and no host fallback.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{s, Array, DType, Device, Side, UniqueOptions};

@@ -1,6 +1,6 @@
 //! Shape work: views where NumPy gives views, copies where it must copy.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{Error, Order};

@@ -1,7 +1,7 @@
 //! cp::signal against SciPy 1.17.1 values, on every backend, and the GPU
 //! kernels against the CPU backend on random inputs.
 
-mod common;
+use crate::common;
 
 use common::{assert_close, values_f64};
 use cp::signal::{

@@ -3,7 +3,7 @@
 //! GPU's blocked-scan filters against the CPU backend on long random
 //! signals, and bad input.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

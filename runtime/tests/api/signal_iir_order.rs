@@ -2,7 +2,7 @@
 //! `ellipord`) and `iirdesign` against SciPy 1.17 (fixtures written by
 //! tests/data/scipy/generate_iir.py).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

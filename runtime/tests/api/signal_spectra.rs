@@ -3,9 +3,8 @@
 //! (fixtures written by tests/data/scipy/generate_spectra.py), the GPU
 //! against the CPU backend on random inputs, and bad input.
 
-mod common;
-#[path = "common/spectra_fixtures.rs"]
-mod fixtures;
+use crate::common;
+use crate::spectra_fixtures as fixtures;
 
 use common::values_f64;
 use cp::signal::{

@@ -1,6 +1,6 @@
 //! The workshop's first program and basic creation, on every device.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 

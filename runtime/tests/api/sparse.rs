@@ -2,7 +2,7 @@
 //! cuSPARSE paths (SpMV, SpMM, SpGEMM) against dense products of the CPU
 //! backend on random matrices.
 
-mod common;
+use crate::common;
 
 use common::{assert_close, values_f64};
 use cp::num_complex::Complex64;

@@ -4,7 +4,7 @@
 //! against the CPU on random right-hand sides with no host round trip inside
 //! the solvers, and bad input.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -460,7 +460,7 @@ fn gpu_matches_cpu_without_host_fallback() {
                     );
                     // The direct solve: cuSOLVER's sparse QR where the library has it.
                     let x = spsolve(&c, &bc)?;
-                    let trips = cp::cuda::host_fallbacks();
+                    let trips = cp::cuda::host_fallbacks_on_this_thread();
                     eprintln!(
                         "spsolve on the GPU: {}",
                         if trips.is_empty() {

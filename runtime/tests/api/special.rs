@@ -8,7 +8,7 @@
 // well-known constants.
 #![allow(clippy::approx_constant)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Statistics and NaN-aware reductions (`stats.rs`) against NumPy's values
 //! on every device, GPU against CPU on random inputs, and no host fallback.
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::{s, DType, Device, QuantileMethod as M};

@@ -10,7 +10,7 @@
 // The tables hold NumPy's printed values, some of which equal pi/2, sqrt(2), ...
 #![allow(clippy::approx_constant)]
 
-mod common;
+use crate::common;
 use common::*;
 use cuprite as cp;
 use cuprite::half::{bf16, f16};

@@ -2,7 +2,7 @@
 //! `.outer`, `.at`) against NumPy's values on every backend, the GPU
 //! against the CPU on random inputs, and no host fallback on the GPU.
 
-mod common;
+use crate::common;
 
 use cuprite as cp;
 use cuprite::ufuncs;

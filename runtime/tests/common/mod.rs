@@ -63,12 +63,13 @@ pub fn gpu_or_skip() -> Option<cuprite::Device> {
     None
 }
 
-/// Asserts that no op went through the counted host fallback since
-/// `cp::cuda::reset_host_fallbacks()`; `what` names the ops in the message.
+/// Asserts that no op this thread called went through the counted host
+/// fallback since `cp::cuda::reset_host_fallbacks()` (tests beside it run
+/// on other threads); `what` names the ops in the message.
 #[track_caller]
 pub fn assert_no_host_fallback(what: &str) {
     assert_eq!(
-        cuprite::cuda::host_fallbacks(),
+        cuprite::cuda::host_fallbacks_on_this_thread(),
         Vec::<(String, u64)>::new(),
         "{what} went through the host"
     );

@@ -1,4 +1,4 @@
-"""Writes the NumPy fixtures read by runtime/tests/io.rs (run once; the files are committed).
+"""Writes the NumPy fixtures read by runtime/tests/api/io.rs (run once; the files are committed).
 
 /work/lead/npenv/bin/python runtime/tests/data/npy/generate.py
 """

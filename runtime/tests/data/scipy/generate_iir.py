@@ -1,8 +1,8 @@
 """Writes iir.npz: SciPy's IIR designs, conversions, responses and filtering
-results that runtime/tests/signal_iir.rs compares cp::signal with.
+results that runtime/tests/api/signal_iir.rs compares cp::signal with.
 
 Run with SciPy 1.17 / NumPy 2.4:  python generate_iir.py  (from this folder).
-Keys are `<case>/<field>`; tests/signal_iir.rs builds the same case names.
+Keys are `<case>/<field>`; tests/api/signal_iir.rs builds the same case names.
 """
 
 import numpy as np

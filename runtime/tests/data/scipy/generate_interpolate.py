@@ -1,5 +1,5 @@
 """Writes interpolate.npz: SciPy's interpolants on small inputs, which
-runtime/tests/interpolate.rs compares cp::interpolate with.
+runtime/tests/api/interpolate.rs compares cp::interpolate with.
 
 Run with SciPy 1.17 / NumPy 2.4:  python generate_interpolate.py  (from this folder).
 Keys are `<case>/<field>`; every case stores its inputs beside the results.

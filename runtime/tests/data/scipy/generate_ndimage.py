@@ -1,5 +1,5 @@
 """Writes ndimage.npz: SciPy's scipy.ndimage results on small arrays that
-runtime/tests/ndimage.rs and ndimage_labels.rs compare cp::ndimage with.
+runtime/tests/api/ndimage.rs and ndimage_labels.rs compare cp::ndimage with.
 
 Run with SciPy 1.17 / NumPy 2.4:  python generate_ndimage.py  (from this folder).
 Keys are `<function>/<case>`; inputs are stored under `in/<name>`; the

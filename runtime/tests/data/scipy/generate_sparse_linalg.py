@@ -1,5 +1,5 @@
 """Writes sparse_linalg.npz: small sparse problems and SciPy's answers that
-runtime/tests/sparse_linalg.rs compares cp::sparse::linalg with.
+runtime/tests/api/sparse_linalg.rs compares cp::sparse::linalg with.
 
 Run with SciPy 1.17 / NumPy 2.4:  python generate_sparse_linalg.py  (from this folder).
 Keys are `<problem>/<field>`; each problem is a CSR matrix (data, indices,

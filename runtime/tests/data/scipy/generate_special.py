@@ -1,4 +1,4 @@
-"""Writes SciPy's values of the special functions read by runtime/tests/special.rs
+"""Writes SciPy's values of the special functions read by runtime/tests/api/special.rs
 (run once; special.npz is committed). SciPy 1.17, NumPy 2.4:
 
 /work/lead/sci/bin/python runtime/tests/data/scipy/generate_special.py

@@ -1,6 +1,6 @@
 """Writes spectra.npz: SciPy's windows, spectral estimates, detrending,
 analytic signals, Savitzky-Golay filters, peaks and resampling that
-runtime/tests/signal_spectra.rs compares cp::signal with.
+runtime/tests/api/signal_spectra.rs compares cp::signal with.
 
 Run with SciPy 1.17 / NumPy 2.4:  python generate_spectra.py  (from this folder).
 Keys are `<case>/<field>`; the test builds the same case names.
