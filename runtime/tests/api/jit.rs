@@ -2,7 +2,6 @@
 //! runs the natively compiled body; the GPU the translated CUDA C), with
 //! results checked against values computed here on the host.
 
-
 use cuprite as cp;
 use cuprite::{Array, DType};
 
