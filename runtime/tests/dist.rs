@@ -510,6 +510,18 @@ fn checks_on(world: usize) -> Outcome {
         &cp::vdot(&v_whole, &cp::sin(&v_whole)?)?,
         1e-12,
     )?;
+    // TSQR: 37 x 5 (blocks of 9 or 10 rows), and 9 x 4, whose blocks of 2
+    // or 3 rows on 3 and 4 ranks are shorter than the matrix is wide.
+    for (rows, cols, seed) in [(37usize, 5usize, 7u64), (9, 4, 8)] {
+        let m_whole = cp::random::default_rng(seed).standard_normal([rows, cols])?;
+        tsqr_matches_one_array(&DistArray::from_array(&m_whole, Some(0))?, &m_whole)?;
+    }
+    if DistArray::from_array(&cp::ones([4, 6], cp::f64)?, Some(0))
+        .and_then(|w| w.qr())
+        .is_ok()
+    {
+        return Err(fail("qr of a wide matrix", "no error".into()));
+    }
     whole(
         "fft along the local axis",
         &a.fft(1)?,
@@ -590,6 +602,36 @@ fn checks_on(world: usize) -> Outcome {
         0.0,
     )?;
     Ok(format!("rank {r} of {world}: all checks passed"))
+}
+
+/// `d.qr()` against the definition and against one array's QR: Q R = A,
+/// QᵀQ = I, R upper triangular, and R equal to `cp::linalg::qr`'s up to the
+/// signs of its rows.
+fn tsqr_matches_one_array(d: &DistArray, a: &Array) -> cp::Result<()> {
+    let (q, r) = d.qr()?;
+    if q.split() != Some(0) || r.split().is_some() {
+        return Err(fail(
+            "qr",
+            format!("splits Q {:?}, R {:?}", q.split(), r.split()),
+        ));
+    }
+    let (q, r) = (q.to_array()?, r.local().clone());
+    same("qr: Q R", &cp::matmul(&q, &r)?, a, 1e-12)?;
+    let n = a.shape()[1];
+    same(
+        "qr: Q^T Q",
+        &cp::matmul(&q.t().copy()?, &q)?,
+        &cp::eye(n, None, 0, cp::f64)?,
+        1e-12,
+    )?;
+    same(
+        "qr: R below the diagonal",
+        &cp::tril(&r, -1)?,
+        &cp::zeros([n, n], cp::f64)?,
+        0.0,
+    )?;
+    let (_, r_one) = cp::linalg::qr(a, cp::linalg::QrMode::Reduced)?;
+    same("qr: |R|", &cp::abs(&r)?, &cp::abs(&r_one)?, 1e-10)
 }
 
 /// `a`'s global values, replicated on every rank.

@@ -40,6 +40,7 @@ mod exchange;
 mod index;
 mod io;
 mod linalg;
+mod qr;
 mod reduce;
 mod reshape;
 
