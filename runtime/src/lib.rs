@@ -88,6 +88,13 @@ pub use crate::api::elementwise::logic::*;
 pub use crate::api::elementwise::*;
 pub use crate::api::format::{get_printoptions, set_printoptions, PrintOptions};
 pub use crate::api::fuse::*;
+
+/// Automatic fusion of elementwise operations on GPU arrays: chains of
+/// ufuncs, operators and scalar arithmetic run as one generated kernel, and
+/// temporaries nothing holds are never written (see `runtime/README.md`).
+pub mod fusion {
+    pub use crate::cuda::fusion::{enabled, explain, set_enabled, stats, FusionStats};
+}
 pub use crate::api::interop::*;
 pub use crate::api::io::*;
 pub use crate::api::kernels::*;

@@ -130,6 +130,12 @@ impl GpuHandle {
         }
     }
 
+    /// A reference that does not keep the buffer alive: whether anything
+    /// still holds the buffer, asked later (`cuda::fusion`).
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<dyn GpuBuffer> {
+        Arc::downgrade(&self.buffer)
+    }
+
     /// Whether both handles share one buffer.
     pub(crate) fn same_buffer(&self, other: &GpuHandle) -> bool {
         Arc::ptr_eq(&self.buffer, &other.buffer)

@@ -29,6 +29,8 @@ use cudarc::driver::sys;
 
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
+use crate::core::storage::GpuBuffer;
+use crate::cuda::fusion::{FusedOp, FusionState};
 use crate::cuda::gen::elementwise::{ufunc_kernel, MapInput, MapKernel};
 use crate::cuda::runtime::compile::{Function, PRELUDE};
 use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
@@ -55,13 +57,30 @@ const DTYPES: &[DType] = &[DType::Float32, DType::Float64, DType::Int32, DType::
 /// rest is the operation's index in the interpreter's table.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-struct OpDesc {
-    code: u32,
-    n: u32,
-    a: u64,
-    b: u64,
-    out: u64,
+pub(crate) struct OpDesc {
+    pub(crate) code: u32,
+    pub(crate) n: u32,
+    pub(crate) a: u64,
+    pub(crate) b: u64,
+    pub(crate) out: u64,
 }
+
+impl OpDesc {
+    /// The descriptor as the GPU reads it (the kernels' 32-byte struct).
+    pub(crate) fn to_le_bytes(self) -> [u8; 32] {
+        let mut b = [0u8; 32];
+        b[0..4].copy_from_slice(&self.code.to_le_bytes());
+        b[4..8].copy_from_slice(&self.n.to_le_bytes());
+        b[8..16].copy_from_slice(&self.a.to_le_bytes());
+        b[16..24].copy_from_slice(&self.b.to_le_bytes());
+        b[24..32].copy_from_slice(&self.out.to_le_bytes());
+        b
+    }
+}
+
+/// The interpreter-table index of an operation that only a fused kernel
+/// runs (not in the table, or larger than [`MAX_ELEMENTS`]).
+const NOT_IN_TABLE: u32 = u32::MAX >> 2;
 
 /// The interpreter kernel's parameter.
 #[repr(C)]
@@ -123,6 +142,11 @@ pub(crate) struct Pending {
     params: Box<Params>,
     touched: Vec<Region>,
     max_n: u32,
+    /// With fusion on, each operation's kernel and links (one per
+    /// descriptor); empty while it is off.
+    fused: Vec<FusedOp>,
+    /// An operation only a fused kernel runs is pending.
+    needs_fused: bool,
 }
 
 impl Pending {
@@ -135,6 +159,8 @@ impl Pending {
             }),
             touched: Vec::new(),
             max_n: 0,
+            fused: Vec::new(),
+            needs_fused: false,
         }
     }
 
@@ -160,6 +186,8 @@ pub(crate) struct BatchState {
     failed: std::sync::Mutex<Option<Error>>,
     deferred: std::sync::atomic::AtomicU64,
     launches: std::sync::atomic::AtomicU64,
+    /// What automatic fusion did on the device (`cuda::fusion`).
+    pub(crate) fusion: FusionState,
 }
 
 /// How small operations ran on a device so far.
@@ -336,9 +364,11 @@ fn build_interpreter(session: &DeviceSession) -> std::result::Result<Interpreter
 }
 
 /// Defers `k` over `inputs` into the current stream's batch when it is
-/// small and the interpreter runs it; returns false when the caller must
-/// launch it by itself. `ptrs` are the array inputs' element-0 pointers
-/// then the output's, every array contiguous with `n` elements.
+/// small and the interpreter runs it, or whatever its size when fusion is
+/// on (`cuda::fusion`); returns false when the caller must launch it by
+/// itself. `ptrs` are the array inputs' element-0 pointers then the
+/// output's, every array contiguous with `n` elements; `out` is the
+/// output's buffer (fusion skips writing it when nothing holds it).
 pub(crate) fn defer(
     k: &MapKernel,
     session: &DeviceSession,
@@ -346,8 +376,13 @@ pub(crate) fn defer(
     ptrs: &[u64],
     out_dt: DType,
     n: usize,
+    out: Option<std::sync::Weak<dyn GpuBuffer>>,
 ) -> Result<bool> {
-    if n > MAX_ELEMENTS || inputs.len() > 2 || out_dt != k.result || !small_op_batching() {
+    if inputs.len() > 2 || out_dt != k.result || n > u32::MAX as usize {
+        return Ok(false);
+    }
+    let fusing = crate::cuda::fusion::enabled();
+    if !fusing && (n > MAX_ELEMENTS || !small_op_batching()) {
         return Ok(false);
     }
     let interp = match session
@@ -358,8 +393,10 @@ pub(crate) fn defer(
         Ok(i) => i,
         Err(_) => return Ok(false),
     };
-    let Some(&index) = interp.codes.get(&k.id) else {
-        return Ok(false);
+    let index = match interp.codes.get(&k.id) {
+        Some(&index) => index,
+        None if fusing => NOT_IN_TABLE,
+        None => return Ok(false),
     };
     let mut desc = OpDesc {
         code: index << 2,
@@ -367,6 +404,7 @@ pub(crate) fn defer(
         ..OpDesc::default()
     };
     let mut regions: smallvec::SmallVec<[Region; 3]> = smallvec::SmallVec::new();
+    let mut scalars = [false; 2];
     let mut next_ptr = ptrs.iter().copied();
     for (i, input) in inputs.iter().enumerate() {
         let word = match input {
@@ -375,13 +413,16 @@ pub(crate) fn defer(
                     return Ok(false);
                 }
                 desc.code |= 1 << i;
+                scalars[i] = true;
                 scalar_word(*v, *dt)
             }
             MapInput::Array(a) => {
                 if a.dtype() != k.compute[i] {
                     return Ok(false);
                 }
-                let p = next_ptr.next().expect("one pointer per array input");
+                let Some(p) = next_ptr.next() else {
+                    return Ok(false);
+                };
                 regions.push(Region::new(p, n, a.dtype(), false));
                 p
             }
@@ -392,7 +433,10 @@ pub(crate) fn defer(
             desc.b = word;
         }
     }
-    desc.out = next_ptr.next().expect("the output pointer");
+    let Some(out_ptr) = next_ptr.next() else {
+        return Ok(false);
+    };
+    desc.out = out_ptr;
     regions.push(Region::new(desc.out, n, out_dt, true));
 
     let stream = crate::cuda::runtime::stream::current_stream();
@@ -410,6 +454,17 @@ pub(crate) fn defer(
     if p.is_empty() {
         process().batches_pending.fetch_add(1, Ordering::SeqCst);
     }
+    if fusing {
+        let links = link_inputs(p, k, &desc, &scalars);
+        p.needs_fused |= index == NOT_IN_TABLE || n > MAX_ELEMENTS;
+        p.fused.push(FusedOp {
+            kernel: k.clone(),
+            links,
+            scalars,
+            out,
+            keep: false,
+        });
+    }
     p.params.ops[p.params.count as usize] = desc;
     p.params.count += 1;
     p.max_n = p.max_n.max(n as u32);
@@ -418,6 +473,34 @@ pub(crate) fn defer(
     }
     session.batch.deferred.fetch_add(1, Ordering::Relaxed);
     Ok(true)
+}
+
+/// For each array input of `desc`, the latest pending operation that wrote
+/// the same address: its register holds the input when it covered the
+/// same elements in the dtype `k` computes in; otherwise that operation's
+/// result must be written even if nothing holds it (it is read from memory).
+fn link_inputs(
+    p: &mut Pending,
+    k: &MapKernel,
+    desc: &OpDesc,
+    scalars: &[bool; 2],
+) -> [Option<u8>; 2] {
+    let mut links = [None; 2];
+    for (j, &word) in [desc.a, desc.b].iter().enumerate().take(k.compute.len()) {
+        if scalars[j] {
+            continue;
+        }
+        let count = p.params.count as usize;
+        let Some(m) = (0..count).rev().find(|&m| p.params.ops[m].out == word) else {
+            continue;
+        };
+        if p.params.ops[m].n == desc.n && p.fused[m].kernel.result == k.compute[j] {
+            links[j] = Some(m as u8);
+        } else {
+            p.fused[m].keep = true;
+        }
+    }
+    links
 }
 
 /// A scalar's bytes in the low bytes of a 64-bit word (little-endian, as
@@ -447,6 +530,8 @@ fn launch_batch(
     if p.is_empty() {
         return Ok(());
     }
+    let fused = !p.fused.is_empty()
+        && (p.needs_fused || crate::cuda::fusion::worth_compiling(session, &p.fused));
     let grid = p.max_n.div_ceil(THREADS).max(1);
     let mut current = std::ptr::null_mut();
     // SAFETY: out pointer valid.
@@ -460,29 +545,52 @@ fn launch_batch(
             .result()
             .map_err(|e| super::driver_error("launching deferred small operations", e))?;
     }
-    if let Ok(mut last) = session.last_kernel.lock() {
-        last.clear();
-        let _ = write!(last, "cuprite_batch ({} small operations)", p.params.count);
+    let mut launched = Err(Error::InvalidArgument {
+        op: "batch",
+        detail: "not launched".into(),
+    });
+    if fused {
+        let count = p.params.count as usize;
+        let ops = std::mem::take(&mut p.fused);
+        launched =
+            crate::cuda::fusion::launch(session, stream, &p.params.ops[..count], ops, p.max_n);
     }
-    let mut param = &mut *p.params as *mut Params as *mut std::ffi::c_void;
-    // SAFETY: one parameter, a `Params` matching the kernel's `BatchParams`;
-    // the driver copies it at launch.
-    let launched = unsafe {
-        sys::cuLaunchKernel(
-            func.raw.0,
-            grid,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            stream,
-            &mut param,
-            std::ptr::null_mut(),
-        )
+    // The interpreter runs the batch unless the fused kernel did; it also
+    // takes over when the fused kernel could not be built and every
+    // operation is one it runs.
+    if !fused || (launched.is_err() && !p.needs_fused) {
+        launched = {
+            if let Ok(mut last) = session.last_kernel.lock() {
+                last.clear();
+                let _ = write!(last, "cuprite_batch ({} small operations)", p.params.count);
+            }
+            let mut param = &mut *p.params as *mut Params as *mut std::ffi::c_void;
+            // SAFETY: one parameter, a `Params` matching the kernel's `BatchParams`;
+            // the driver copies it at launch.
+            unsafe {
+                sys::cuLaunchKernel(
+                    func.raw.0,
+                    grid,
+                    1,
+                    1,
+                    THREADS,
+                    1,
+                    1,
+                    0,
+                    stream,
+                    &mut param,
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .map_err(|e| {
+                super::driver_error(
+                    "launching deferred small operations (kernel `cuprite_batch`)",
+                    e,
+                )
+            })
+        };
     }
-    .result();
     if switch {
         // SAFETY: restores the context that was current (possibly none).
         let _ = unsafe { sys::cuCtxSetCurrent(current) };
@@ -490,14 +598,11 @@ fn launch_batch(
     p.params.count = 0;
     p.max_n = 0;
     p.touched.clear();
+    p.fused.clear();
+    p.needs_fused = false;
     process().batches_pending.fetch_sub(1, Ordering::SeqCst);
     session.batch.launches.fetch_add(1, Ordering::Relaxed);
-    launched.map_err(|e| {
-        super::driver_error(
-            "launching deferred small operations (kernel `cuprite_batch`)",
-            e,
-        )
-    })
+    launched
 }
 
 /// Launches what is pending on `stream` (on every device). Cheap when

@@ -10,6 +10,7 @@ pub(crate) mod conv;
 pub(crate) mod cufft;
 pub(crate) mod cusolver_sp;
 pub(crate) mod cusparse;
+pub(crate) mod fusion;
 pub(crate) mod gather;
 pub(crate) mod gen;
 pub(crate) mod iir;

@@ -146,7 +146,11 @@ fn run_map_view(k: &MapKernel, inputs: &[MapInput], out: View<'_>) -> Result<()>
         return Ok(());
     }
     if let Some(ptrs) = same_shape_contiguous(inputs, out, ordinal) {
-        return run_map_contiguous(k, session, inputs, &ptrs, out.dtype(), n);
+        let held = match out.storage {
+            Storage::Cuda(c) if crate::cuda::fusion::enabled() => Some(c.buffer.downgrade()),
+            _ => None,
+        };
+        return run_map_contiguous(k, session, inputs, &ptrs, out.dtype(), n, held);
     }
     let shape = out.shape().to_vec();
     // Operands held in memory (array inputs, then the output), broadcast to `shape`.
@@ -275,8 +279,9 @@ fn run_map_contiguous(
     ptrs: &[u64],
     out_dt: DType,
     n: usize,
+    out: Option<std::sync::Weak<dyn crate::core::storage::GpuBuffer>>,
 ) -> Result<()> {
-    if crate::cuda::batch::defer(k, session, inputs, ptrs, out_dt, n)? {
+    if crate::cuda::batch::defer(k, session, inputs, ptrs, out_dt, n, out)? {
         return Ok(());
     }
     let small = n < i32::MAX as usize;

@@ -189,6 +189,14 @@ impl KernelCache {
     /// The kernel `fname` of a generated source identified by `key` (which
     /// must determine the source): from memory, or built by `source` and
     /// compiled (or loaded from disk) on first use.
+    /// Whether [`KernelCache::specialized`] has a kernel under `key`.
+    pub fn has_specialized(&self, key: u64) -> bool {
+        self.specialized
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&key)
+    }
+
     pub fn specialized(
         &self,
         session: &DeviceSession,

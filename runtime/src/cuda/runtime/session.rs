@@ -53,6 +53,8 @@ pub(crate) struct CudaProcess {
     /// Streams with deferred operations not yet launched, over all devices:
     /// zero lets every enqueue skip looking.
     pub batches_pending: std::sync::atomic::AtomicUsize,
+    /// Whether elementwise operations are fused (`cuda::fusion`).
+    pub fusion: AtomicBool,
     /// GPU arrays taken through the host, per operation (`backend::fallback`).
     pub host_fallbacks: crate::backend::fallback::FallbackCounts,
 }
@@ -121,6 +123,7 @@ fn probe() -> CudaProcess {
         sessions: Mutex::new(Vec::new()),
         batching: AtomicBool::new(std::env::var("CUPRITE_BATCH_SMALL_OPS").as_deref() != Ok("0")),
         batches_pending: Default::default(),
+        fusion: AtomicBool::new(std::env::var("CUPRITE_FUSION").as_deref() == Ok("1")),
         host_fallbacks: Default::default(),
     }
 }
@@ -171,6 +174,7 @@ pub fn cuda_report() -> String {
             }
         }
         out.push(crate::cuda::batch::report());
+        out.push(crate::cuda::fusion::report());
         out.push(crate::backend::fallback::report());
     }
     out.join("\n")

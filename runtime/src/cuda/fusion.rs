@@ -1,0 +1,527 @@
+//! Automatic fusion of deferred elementwise operations (`cp::fusion`).
+//!
+//! With fusion on, every contiguous elementwise operation on a GPU array
+//! (ufuncs, operators, scalar arithmetic) is deferred into its stream's
+//! pending batch (`cuda::batch`) whatever its size, and the batch runs as
+//! one generated kernel instead of one launch per operation: each thread
+//! takes element `i` through every operation in program order, an input
+//! that an earlier operation of the batch computed for the same elements
+//! is read from that operation's register instead of memory, and a result
+//! no array holds any more when the batch runs (a temporary of an
+//! expression) is never written. `tanh(sin(x) + x * 0.1)` then reads `x`
+//! and writes the result, where four launches read and wrote three
+//! temporaries.
+//!
+//! Kernels are cached by the batch's structure (each operation's kernel,
+//! which inputs come from which earlier operation, which are scalars), not
+//! by sizes or addresses, so a loop running the same statements compiles
+//! once. A batch of small operations whose structure has no kernel yet runs
+//! on the batch interpreter (no compile) the first time, and is compiled
+//! when the structure comes again.
+//!
+//! Off by default until measured on the GPU machine: `CUPRITE_FUSION=1` or
+//! [`set_enabled`] turns it on.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, Weak};
+
+use cudarc::driver::sys;
+
+use crate::core::error::Result;
+use crate::core::storage::GpuBuffer;
+use crate::cuda::gen::elementwise::MapKernel;
+use crate::cuda::runtime::compile::PRELUDE;
+use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
+use crate::ops::c_types::ctype;
+
+const THREADS: u32 = 256;
+
+/// How many fused batches `explain` keeps per device.
+const EXPLAINED: usize = 4;
+
+/// One deferred operation as fusion sees it (beside its descriptor).
+#[derive(Debug, Clone)]
+pub(crate) struct FusedOp {
+    pub kernel: MapKernel,
+    /// Per input: the earlier operation of the batch whose register holds
+    /// it (same elements, same count, the dtype the kernel computes in).
+    pub links: [Option<u8>; 2],
+    /// Per input: whether it is a scalar travelling in the descriptor.
+    pub scalars: [bool; 2],
+    /// The array the result goes to, to see at launch whether anything
+    /// still holds it.
+    pub out: Option<Weak<dyn GpuBuffer>>,
+    /// Written even when nothing holds it: a later operation reads it from
+    /// memory (another element count).
+    pub keep: bool,
+}
+
+/// Per device: the structures seen, counters and the last batches run.
+#[derive(Default)]
+pub(crate) struct FusionState {
+    /// Structure key to how many times it ran (compiled once it is in here
+    /// with a kernel).
+    seen: Mutex<HashMap<u64, u32>>,
+    explained: Mutex<VecDeque<Explained>>,
+    pub(crate) batches: std::sync::atomic::AtomicU64,
+    pub(crate) compiled: std::sync::atomic::AtomicU64,
+    pub(crate) cache_hits: std::sync::atomic::AtomicU64,
+    pub(crate) operations: std::sync::atomic::AtomicU64,
+    pub(crate) stores_skipped: std::sync::atomic::AtomicU64,
+    pub(crate) bytes_not_written: std::sync::atomic::AtomicU64,
+}
+
+/// What fusion did on one device so far.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FusionStats {
+    /// Batches run as one generated kernel.
+    pub batches: u64,
+    /// Operations those batches held.
+    pub operations: u64,
+    /// Generated kernels compiled (one per new structure).
+    pub kernels_compiled: u64,
+    /// Batches that found their kernel compiled already.
+    pub cache_hits: u64,
+    /// Results not written because no array held them any more.
+    pub stores_skipped: u64,
+    /// The bytes those results would have written.
+    pub bytes_not_written: u64,
+}
+
+/// Switches fusion on or off for the process (`CUPRITE_FUSION=1` starts
+/// with it on). Launches what is pending first, so no batch mixes both.
+pub fn set_enabled(on: bool) -> Result<()> {
+    crate::cuda::batch::flush_all()?;
+    process().fusion.store(on, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Whether elementwise operations on GPU arrays are fused.
+pub fn enabled() -> bool {
+    process().fusion.load(Ordering::Relaxed)
+}
+
+/// Counters of CUDA device `ordinal`.
+pub fn stats(ordinal: usize) -> Result<FusionStats> {
+    let s = crate::cuda::runtime::session::session(ordinal)?;
+    Ok(snapshot(&s.batch.fusion))
+}
+
+fn snapshot(f: &FusionState) -> FusionStats {
+    FusionStats {
+        batches: f.batches.load(Ordering::Relaxed),
+        operations: f.operations.load(Ordering::Relaxed),
+        kernels_compiled: f.compiled.load(Ordering::Relaxed),
+        cache_hits: f.cache_hits.load(Ordering::Relaxed),
+        stores_skipped: f.stores_skipped.load(Ordering::Relaxed),
+        bytes_not_written: f.bytes_not_written.load(Ordering::Relaxed),
+    }
+}
+
+/// The last fused batches of every device: their operations, which
+/// results were written, whether the kernel was compiled or found, and the
+/// generated source; then the counters. What `%fusion` shows.
+pub fn explain() -> String {
+    let mut text = format!(
+        "fusion: {} (CUPRITE_FUSION=1 or cp::fusion::set_enabled(true) turns it on)\n",
+        if enabled() { "on" } else { "off" }
+    );
+    for s in existing_sessions() {
+        let f = &s.batch.fusion;
+        let st = snapshot(f);
+        let _ = writeln!(
+            text,
+            "cuda:{}: {} fused batches of {} operations, {} kernels compiled, {} cache hits, \
+             {} results not written ({} bytes)",
+            s.info.ordinal,
+            st.batches,
+            st.operations,
+            st.kernels_compiled,
+            st.cache_hits,
+            st.stores_skipped,
+            st.bytes_not_written
+        );
+        for e in f.explained.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            text.push_str(&e.render());
+        }
+    }
+    text
+}
+
+/// One line for `%gpu`.
+pub(crate) fn report() -> String {
+    let mut text = format!(
+        "  fusion: {}",
+        if enabled() {
+            "on"
+        } else {
+            "off (CUPRITE_FUSION=1 turns it on)"
+        }
+    );
+    for s in existing_sessions() {
+        let st = snapshot(&s.batch.fusion);
+        if st.batches > 0 {
+            let _ = write!(
+                text,
+                "\n    cuda:{}: {} fused batches, {} kernels compiled, {} cache hits, {} bytes not written",
+                s.info.ordinal, st.batches, st.kernels_compiled, st.cache_hits, st.bytes_not_written
+            );
+        }
+    }
+    text
+}
+
+/// The key a batch's kernel is cached under: the operations' kernels, the
+/// links between them and which inputs are scalars.
+pub(crate) fn structure_key(ops: &[FusedOp]) -> u64 {
+    let parts: Vec<(u64, [Option<u8>; 2], [bool; 2])> = ops
+        .iter()
+        .map(|o| (o.kernel.id, o.links, o.scalars))
+        .collect();
+    crate::cuda::gen::helpers::key(("cuprite_fused", parts))
+}
+
+/// Whether a batch whose operations are all small and in the interpreter's
+/// table should run as a fused kernel: when its structure ran before (so
+/// compiling it pays off) and it has several operations.
+pub(crate) fn worth_compiling(session: &DeviceSession, ops: &[FusedOp]) -> bool {
+    if ops.len() < 2 {
+        return false;
+    }
+    let key = structure_key(ops);
+    let mut seen = session
+        .batch
+        .fusion
+        .seen
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let count = seen.entry(key).or_insert(0);
+    *count += 1;
+    *count >= 2
+}
+
+/// The generated kernel of a batch: one loop over elements, every
+/// operation in program order inside it.
+pub(crate) fn source(ops: &[FusedOp]) -> String {
+    let mut support = String::new();
+    let mut supports: Vec<&str> = Vec::new();
+    for o in ops {
+        if !o.kernel.support.is_empty() && !supports.contains(&o.kernel.support.as_str()) {
+            supports.push(&o.kernel.support);
+            support.push_str(&o.kernel.support);
+        }
+    }
+    let mut scalars = String::new();
+    let mut decls = String::new();
+    let mut body = String::new();
+    for (k, o) in ops.iter().enumerate() {
+        let out_t = ctype(o.kernel.result);
+        let _ = writeln!(decls, "    {out_t} v{k};");
+        let _ = writeln!(body, "    if (i < p.ops[{k}].n) {{ // {}", o.kernel.name);
+        for (j, &c) in o.kernel.compute.iter().enumerate() {
+            let t = ctype(c);
+            let word = ["a", "b"][j];
+            let value = match (o.links[j], o.scalars[j]) {
+                (Some(m), _) => format!("v{m}"),
+                (None, true) => {
+                    let _ = writeln!(
+                        scalars,
+                        "  const {t} s{k}_{j} = batch_value<{t}>(p.ops[{k}].{word});"
+                    );
+                    format!("s{k}_{j}")
+                }
+                // Plain loads: an earlier operation may have written here.
+                (None, false) => format!("((const {t}*)p.ops[{k}].{word})[i]"),
+            };
+            let _ = writeln!(body, "      const {t} in{j} = {value};");
+        }
+        let _ = writeln!(body, "      v{k} = ({});", o.kernel.expr);
+        let _ = writeln!(
+            body,
+            "      if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k};\n    }}"
+        );
+    }
+    let mut src = String::new();
+    let _ = write!(
+        src,
+        "{PRELUDE}\n{support}\n\
+         struct FusedOp {{ unsigned int code; unsigned int n; unsigned long long a; unsigned long long b; unsigned long long out; }};\n\
+         struct FusedParams {{ unsigned long long max_n; FusedOp ops[{count}]; }};\n\
+         template <class T> __device__ __forceinline__ T batch_value(unsigned long long v) {{\n\
+         \x20 union {{ unsigned long long u; T t; }} x; x.u = v; return x.t;\n}}\n\
+         extern \"C\" __global__ void __launch_bounds__({THREADS})\n\
+         cuprite_fused(const __grid_constant__ FusedParams p) {{\n\
+         {scalars}\
+         \x20 const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;\n\
+         \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.max_n; i += stride) {{\n\
+         {decls}{body}  }}\n}}\n",
+        count = ops.len()
+    );
+    src
+}
+
+/// Launches the batch `descs` (with `ops` beside them) as its fused kernel
+/// on `stream`, compiling it on first use; results nothing holds are not
+/// written. The caller has the session's context current.
+pub(crate) fn launch(
+    session: &DeviceSession,
+    stream: sys::CUstream,
+    descs: &[super::batch::OpDesc],
+    ops: Vec<FusedOp>,
+    max_n: u32,
+) -> Result<()> {
+    let f = &session.batch.fusion;
+    let key = structure_key(&ops);
+    let cached = session.kernels.has_specialized(key);
+    let func =
+        session
+            .kernels
+            .specialized(session, key, "fused elementwise", "cuprite_fused", || {
+                source(&ops)
+            })?;
+    if cached {
+        f.cache_hits.fetch_add(1, Ordering::Relaxed);
+    } else {
+        f.compiled.fetch_add(1, Ordering::Relaxed);
+    }
+    let mut bytes: Vec<u8> = Vec::with_capacity(8 + descs.len() * 32);
+    bytes.extend_from_slice(&(max_n as u64).to_le_bytes());
+    let (mut skipped, mut saved) = (0u64, 0u64);
+    let mut written = Vec::with_capacity(ops.len());
+    for (d, o) in descs.iter().zip(&ops) {
+        let held = o.keep || o.out.as_ref().is_none_or(|w| w.strong_count() > 0);
+        let mut d = *d;
+        if !held {
+            d.out = 0;
+            skipped += 1;
+            saved += d.n as u64 * o.kernel.result.itemsize() as u64;
+        }
+        written.push(held);
+        bytes.extend_from_slice(&d.to_le_bytes());
+    }
+    f.batches.fetch_add(1, Ordering::Relaxed);
+    f.operations.fetch_add(ops.len() as u64, Ordering::Relaxed);
+    f.stores_skipped.fetch_add(skipped, Ordering::Relaxed);
+    f.bytes_not_written.fetch_add(saved, Ordering::Relaxed);
+    let names: Vec<&str> = ops.iter().map(|o| o.kernel.name.as_str()).collect();
+    let names = names.join(", ");
+    if let Ok(mut last) = session.last_kernel.lock() {
+        last.clear();
+        let _ = write!(last, "cuprite_fused ({names})");
+    }
+    let cfg = crate::cuda::gen::elementwise::grid_for(session, max_n as usize);
+    let mut param = bytes.as_mut_ptr() as *mut std::ffi::c_void;
+    // SAFETY: one parameter whose bytes are the kernel's `FusedParams`
+    // (max_n then `count` 32-byte descriptors); the driver copies it at launch.
+    unsafe {
+        sys::cuLaunchKernel(
+            func.raw.0,
+            cfg.grid.0,
+            1,
+            1,
+            THREADS,
+            1,
+            1,
+            0,
+            stream,
+            &mut param,
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
+    .map_err(|e| {
+        super::driver_error(
+            &format!("launching fused elementwise operations ({names})"),
+            e,
+        )
+    })?;
+    remember(
+        session,
+        Explained {
+            ops,
+            written,
+            cached,
+        },
+    );
+    Ok(())
+}
+
+/// A batch as [`explain`] shows it, kept as it ran (rendered only when
+/// asked, so a launch pays for no text).
+pub(crate) struct Explained {
+    ops: Vec<FusedOp>,
+    written: Vec<bool>,
+    cached: bool,
+}
+
+impl Explained {
+    fn render(&self) -> String {
+        let mut text = format!(
+            "  batch of {} operations ({}):\n",
+            self.ops.len(),
+            if self.cached {
+                "kernel found in the cache"
+            } else {
+                "kernel compiled"
+            }
+        );
+        for (k, (o, w)) in self.ops.iter().zip(&self.written).enumerate() {
+            let inputs: Vec<String> = (0..o.kernel.compute.len())
+                .map(|j| match (o.links[j], o.scalars[j]) {
+                    (Some(m), _) => format!("#{m}"),
+                    (None, true) => "scalar".into(),
+                    (None, false) => "memory".into(),
+                })
+                .collect();
+            let _ = writeln!(
+                text,
+                "    #{k} {}({}) -> {}{}",
+                o.kernel.name,
+                inputs.join(", "),
+                o.kernel.result.name(),
+                if *w {
+                    ", written"
+                } else {
+                    ", not written (no array holds it)"
+                }
+            );
+        }
+        text.push_str("  its kernel:\n");
+        for line in source(&self.ops)
+            .lines()
+            .skip_while(|l| !l.starts_with("struct FusedOp"))
+        {
+            let _ = writeln!(text, "    {line}");
+        }
+        text
+    }
+}
+
+/// Keeps the batch for [`explain`].
+fn remember(session: &DeviceSession, e: Explained) {
+    let mut kept = session
+        .batch
+        .fusion
+        .explained
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if kept.len() == EXPLAINED {
+        kept.pop_front();
+    }
+    kept.push_back(e);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::dtype::DType;
+    use crate::cuda::gen::elementwise::ufunc_kernel;
+    use crate::ops::ufunc::Ufunc;
+
+    fn kernel(name: &str, dt: DType) -> MapKernel {
+        let op = Ufunc::all()
+            .find(|u| u.name() == name)
+            .expect("a ufunc of that name");
+        (*ufunc_kernel(op, dt).expect("a loop for the dtype")).clone()
+    }
+
+    fn op(name: &str, links: [Option<u8>; 2], scalars: [bool; 2]) -> FusedOp {
+        FusedOp {
+            kernel: kernel(name, DType::Float32),
+            links,
+            scalars,
+            out: None,
+            keep: false,
+        }
+    }
+
+    /// tanh(sin(x) + x * 0.1): sin(x), x * 0.1, #0 + #1, tanh(#2).
+    fn tanh_sin() -> Vec<FusedOp> {
+        vec![
+            op("sin", [None, None], [false, false]),
+            op("multiply", [None, None], [false, true]),
+            op("add", [Some(0), Some(1)], [false, false]),
+            op("tanh", [Some(2), None], [false, false]),
+        ]
+    }
+
+    #[test]
+    fn a_chain_reads_its_intermediates_from_registers_and_compiles() {
+        let src = source(&tanh_sin());
+        assert!(src.contains("const float in0 = v0;"), "{src}");
+        assert!(src.contains("const float in1 = v1;"), "{src}");
+        assert!(src.contains("const float in0 = v2;"), "{src}");
+        // x is read from memory by the first two operations only.
+        assert_eq!(src.matches("(const float*)p.ops[").count(), 2, "{src}");
+        assert!(src.contains("batch_value<float>(p.ops[1].b)"), "{src}");
+        assert!(src.contains("FusedOp ops[4]"), "{src}");
+        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+        if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
+            panic!("{log}\n{src}");
+        }
+    }
+
+    #[test]
+    fn mixed_dtypes_and_comparisons_compile() {
+        let ops = vec![
+            FusedOp {
+                kernel: kernel("greater", DType::Float64),
+                links: [None, None],
+                scalars: [false, true],
+                out: None,
+                keep: false,
+            },
+            FusedOp {
+                kernel: kernel("logical_and", DType::Bool),
+                links: [Some(0), None],
+                scalars: [false, false],
+                out: None,
+                keep: true,
+            },
+            FusedOp {
+                kernel: kernel("add", DType::Int64),
+                links: [None, None],
+                scalars: [false, true],
+                out: None,
+                keep: false,
+            },
+        ];
+        let src = source(&ops);
+        if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
+            panic!("{log}\n{src}");
+        }
+    }
+
+    #[test]
+    fn the_cache_key_is_the_structure() {
+        let a = tanh_sin();
+        let mut b = tanh_sin();
+        assert_eq!(structure_key(&a), structure_key(&b));
+        // The same operations with x * 0.1 read from memory instead.
+        b[2].links[1] = None;
+        assert_ne!(structure_key(&a), structure_key(&b));
+        let mut c = tanh_sin();
+        c[1].scalars[1] = false;
+        assert_ne!(structure_key(&a), structure_key(&c));
+        // Whether a result is kept is decided at launch, not compiled in.
+        let mut d = tanh_sin();
+        d[0].keep = true;
+        assert_eq!(structure_key(&a), structure_key(&d));
+    }
+
+    #[test]
+    fn descriptors_are_laid_out_as_the_kernel_reads_them() {
+        let d = crate::cuda::batch::OpDesc {
+            code: 0x0102_0304,
+            n: 7,
+            a: 0x1111_2222_3333_4444,
+            b: 5,
+            out: 0xdead_beef,
+        };
+        // SAFETY: OpDesc is repr(C) plain data of 32 bytes.
+        let raw: [u8; 32] = unsafe { std::mem::transmute(d) };
+        assert_eq!(d.to_le_bytes(), raw);
+    }
+}
