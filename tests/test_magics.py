@@ -161,6 +161,15 @@ class MagicTests(KernelCase):
         # The variables are still there.
         self.assertEqual(self.result_text(self.ok("whos_count + whos_array.size()")), "17")
 
+    def test_fusion_switches_and_explains(self):
+        r = self.ok("%fusion on")
+        self.assertIn("fusion: on", r.stream("stdout"))
+        r = self.ok("%fusion off")
+        self.assertIn("fusion: off", r.stream("stdout"))
+        r = self.run_cell("%fusion sometimes")
+        self.assertEqual(r.content["status"], "error")
+        self.assertEqual(r.content["ename"], "UsageError")
+
     def test_lsmagic_and_usage_errors(self):
         r = self.ok("%lsmagic")
         self.assertIn("GPU (CUDA event) time", r.stream("stdout"))

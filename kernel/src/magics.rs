@@ -44,6 +44,7 @@ pub const LINE_MAGICS: &[&str] = &[
     "%timeit",
     "%gpu",
     "%mem",
+    "%fusion",
     "%whos",
     "%save_vars",
     "%load_vars",
@@ -185,6 +186,16 @@ pub fn plan(cell: &str) -> Plan {
                 Err(e) => return Plan::Error(e),
             },
             "mem" => format!("{IO}::magic::__mem();"),
+            "fusion" => match args.trim() {
+                "" => format!("{IO}::magic::__fusion(None);"),
+                "on" => format!("{IO}::magic::__fusion(Some(true));"),
+                "off" => format!("{IO}::magic::__fusion(Some(false));"),
+                other => {
+                    return Plan::Error(format!(
+                        "%fusion takes on, off or nothing (to show the last fused batches), not {other}"
+                    ))
+                }
+            },
             "lsmagic" => format!(
                 "println!(\"{}\");",
                 lsmagic_text()
@@ -545,7 +556,7 @@ fn take_number(s: &str) -> Option<(u64, &str)> {
 
 /// The `%lsmagic` text.
 pub fn lsmagic_text() -> String {
-    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %gpu --watch [S] device memory and this session's pools, updated every S seconds (1) until interrupted\n  %mem             device and pinned memory pools, and the cell process's memory\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %save_vars PATH [NAME...]   save arrays and plain values (numbers, bool, String, Vecs) to one .npz\n  %load_vars PATH [--device D]   define them again, in this or a later session\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
+    "Line magics:\n  %time STMT       CPU, wall and GPU (CUDA event) time of one run (a `let` keeps its variable)\n  %timeit [-n N] [-r R] STMT   repeated runs: median ± std. dev. per loop, CPU and GPU time, histogram\n  %gpu             CUDA devices, driver, NVRTC and the CUDA libraries found (or why there is no GPU)\n  %gpu --watch [S] device memory and this session's pools, updated every S seconds (1) until interrupted\n  %mem             device and pinned memory pools, and the cell process's memory\n  %fusion [on|off] switch automatic fusion of elementwise GPU operations, or show the last fused batches and their kernels\n  %whos            the variables: name and type, and shape, dtype, device and bytes of arrays\n  %save_vars PATH [NAME...]   save arrays and plain values (numbers, bool, String, Vecs) to one .npz\n  %load_vars PATH [--device D]   define them again, in this or a later session\n  %cd [DIR]        change the working directory (of the kernel and of the cells)\n  %pwd             the working directory\n  %env [NAME[=VALUE]]   list, show or set environment variables (cells see them)\n  %lsmagic         this list\nCell magics (first line):\n  %%time           time the whole cell (CPU, wall and GPU time)\n  %%timeit [-n N] [-r R] [SETUP]   time the cell body\n  %%bash, %%sh     run the cell as a shell script (a failure fails the cell)\n  %%writefile [-a] PATH   write (or append) the cell body to a file\nAlso: !CMD runs a shell command (output streamed, interruptible); ?NAME or PATH::NAME? shows documentation; evcxr's :commands pass through (:help lists them)."
         .to_string()
 }
 
@@ -782,6 +793,12 @@ mod tests {
         assert!(matches!(plan("%%bogus\n1"), Plan::Error(_)));
         assert_eq!(run("%gpu").0, "cuprite_kernel_io::magic::__gpu();");
         assert_eq!(run("  %mem").0, "  cuprite_kernel_io::magic::__mem();");
+        assert_eq!(run("%fusion").0, "cuprite_kernel_io::magic::__fusion(None);");
+        assert_eq!(
+            run("%fusion on").0,
+            "cuprite_kernel_io::magic::__fusion(Some(true));"
+        );
+        assert!(matches!(plan("%fusion maybe"), Plan::Error(_)));
         assert!(run("%lsmagic").0.starts_with("println!"));
     }
 }

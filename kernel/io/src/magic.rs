@@ -375,6 +375,19 @@ pub fn __gpu() {
     publish(&gpu_bundle());
 }
 
+/// `%fusion [on|off]`: switches automatic fusion, then prints what it did
+/// (`cuprite::fusion::explain`).
+#[doc(hidden)]
+pub fn __fusion(on: Option<bool>) {
+    if let Some(on) = on {
+        if let Err(e) = cuprite::fusion::set_enabled(on) {
+            eprintln!("%fusion: {e}");
+            return;
+        }
+    }
+    println!("{}", cuprite::fusion::explain());
+}
+
 /// `%gpu --watch`: one display of the GPUs' memory, updated in place every
 /// `period_ms` until the cell is interrupted (which ends it normally, with
 /// the last view kept).
