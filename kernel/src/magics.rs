@@ -793,7 +793,10 @@ mod tests {
         assert!(matches!(plan("%%bogus\n1"), Plan::Error(_)));
         assert_eq!(run("%gpu").0, "cuprite_kernel_io::magic::__gpu();");
         assert_eq!(run("  %mem").0, "  cuprite_kernel_io::magic::__mem();");
-        assert_eq!(run("%fusion").0, "cuprite_kernel_io::magic::__fusion(None);");
+        assert_eq!(
+            run("%fusion").0,
+            "cuprite_kernel_io::magic::__fusion(None);"
+        );
         assert_eq!(
             run("%fusion on").0,
             "cuprite_kernel_io::magic::__fusion(Some(true));"

@@ -343,6 +343,25 @@ case("jit_warm_call_1K", lambda: saxpy_jit[(4,), (256,)](cp.float32(2.0), small,
      n_repeat=200, n_warmup=10)
 del x, y, out, total
 
+# Automatic fusion (issue 36): the plain CuPy versions of runtime/bench/fusion.rs.
+side = 8192
+M = cp.random.random((side, side), dtype=cp.float32)
+def softmax_rows():
+    e = cp.exp(M - M.max(axis=1)[:, None])
+    return (e / e.sum(axis=1)[:, None]).sum()
+case("softmax_rows_8192sq", softmax_rows, bytes_moved=8 * side * side)
+def heat_step():
+    c = M[1:-1, 1:-1]
+    lap = M[:-2, 1:-1] + M[2:, 1:-1] + M[1:-1, :-2] + M[1:-1, 2:] - 4.0 * c
+    return (c + 0.1 * lap).sum()
+case("heat_step_8192sq", heat_step, bytes_moved=8 * side * side)
+case("var_axis0_8192sq", lambda: M.var(axis=0), bytes_moved=4 * side * side)
+P = cp.random.random((4096, 3), dtype=cp.float32)
+Q = cp.random.random((4096, 3), dtype=cp.float32)
+case("distance_matrix_4096x3", lambda: cp.sqrt(((P[:, None, :] - Q[None, :, :]) ** 2).sum(-1)),
+     bytes_moved=4 * 4096 * 4096)
+del M, P, Q
+
 if len(sys.argv) > 1:
     with open(sys.argv[1], "w") as f:
         json.dump(results, f, indent=1)

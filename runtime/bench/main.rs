@@ -14,6 +14,7 @@
 
 mod binning;
 mod fft_random;
+mod fusion;
 mod interpolate;
 mod io;
 mod jit;
@@ -192,6 +193,7 @@ fn main() -> cp::Result<()> {
             linalg::run(&mut b)?;
             fft_random::run(&mut b)?;
             kernels::run(&mut b)?;
+            fusion::run(&mut b)?;
             jit::run(&mut b)?;
             signal::run(&mut b)?;
             ndimage::run(&mut b)?;

@@ -382,6 +382,11 @@ pub(crate) fn defer(
         return Ok(false);
     }
     let fusing = crate::cuda::fusion::enabled();
+    // With fusion on every pending operation has its fused entry, so one a
+    // fused kernel cannot take launches by itself (after the batch).
+    if fusing && !crate::cuda::fusion::fusable(k) {
+        return Ok(false);
+    }
     if !fusing && (n > MAX_ELEMENTS || !small_op_batching()) {
         return Ok(false);
     }
@@ -494,10 +499,14 @@ fn link_inputs(
         let Some(m) = (0..count).rev().find(|&m| p.params.ops[m].out == word) else {
             continue;
         };
-        if p.params.ops[m].n == desc.n && p.fused[m].kernel.result == k.compute[j] {
+        let same_elements = p.params.ops[m].n == desc.n;
+        let Some(producer) = p.fused.get_mut(m) else {
+            continue;
+        };
+        if same_elements && producer.kernel.result == k.compute[j] {
             links[j] = Some(m as u8);
         } else {
-            p.fused[m].keep = true;
+            producer.keep = true;
         }
     }
     links

@@ -333,7 +333,7 @@ pub(crate) fn launch(
     .result()
     .map_err(|e| {
         super::driver_error(
-            &format!("launching fused elementwise operations ({names})"),
+            format!("launching fused elementwise operations ({names})"),
             e,
         )
     })?;
@@ -411,6 +411,29 @@ fn remember(session: &DeviceSession, e: Explained) {
         kept.pop_front();
     }
     kept.push_back(e);
+}
+
+/// Whether a fused kernel can take `k`: its inputs and result are dtypes
+/// whose values travel in one 64-bit descriptor word and live in a plain C
+/// register (no complex or half types, whose C types have constructors).
+pub(crate) fn fusable(k: &MapKernel) -> bool {
+    use crate::core::dtype::DType::*;
+    k.compute.len() <= 2
+        && k.compute.iter().chain(std::iter::once(&k.result)).all(|d| {
+            matches!(
+                d,
+                Bool | Int8
+                    | Int16
+                    | Int32
+                    | Int64
+                    | UInt8
+                    | UInt16
+                    | UInt32
+                    | UInt64
+                    | Float32
+                    | Float64
+            )
+        })
 }
 
 #[cfg(test)]
@@ -492,6 +515,24 @@ mod tests {
         if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
             panic!("{log}\n{src}");
         }
+    }
+
+    #[test]
+    fn complex_and_half_kernels_launch_by_themselves() {
+        assert!(fusable(&kernel("add", DType::Float64)));
+        assert!(fusable(&kernel("greater", DType::Int8)));
+        let made = |dt: DType| {
+            MapKernel::new(
+                "add".into(),
+                vec![dt, dt],
+                "in0 + in1".into(),
+                dt,
+                String::new(),
+            )
+        };
+        assert!(!fusable(&made(DType::Complex64)));
+        assert!(!fusable(&made(DType::Float16)));
+        assert!(fusable(&made(DType::UInt16)));
     }
 
     #[test]
