@@ -90,6 +90,10 @@ impl Star {
                     s.set_nonblocking(false)
                         .map_err(|e| io_fail(op, "accepting", e))?;
                     s.set_read_timeout(Some(limit)).ok();
+                    // Frames are small and answered at once: without this,
+                    // Nagle's algorithm holds each one for the peer's
+                    // delayed acknowledgement (tens of milliseconds).
+                    s.set_nodelay(true).ok();
                     let mut hello = [0u8; 8];
                     if s.read_exact(&mut hello).is_err() {
                         continue;
@@ -214,9 +218,13 @@ impl Star {
     }
 }
 
+/// One frame, length first, in one write (two small writes would each
+/// wait on the network stack).
 fn write_frame(s: &mut TcpStream, frame: &[u8]) -> std::io::Result<()> {
-    s.write_all(&(frame.len() as u64).to_le_bytes())?;
-    s.write_all(frame)
+    let mut out = Vec::with_capacity(8 + frame.len());
+    out.extend_from_slice(&(frame.len() as u64).to_le_bytes());
+    out.extend_from_slice(frame);
+    s.write_all(&out)
 }
 
 fn read_frame(s: &mut TcpStream) -> std::io::Result<Vec<u8>> {
