@@ -7,7 +7,7 @@ use super::dist_trait::Continuous;
 use super::{require_positive, require_scale};
 use crate::api::elementwise::special::{expit, log_expit, log_ndtr, logit, ndtr, ndtri};
 use crate::api::elementwise::{
-    abs, add, arctan2, clip, divide, exp, expm1, less, log, log1p, multiply, negative, square,
+    abs, add, arctan2, clip, divide, exp, expm1, greater, less, log, log1p, multiply, negative, square,
     subtract, tan,
 };
 use crate::api::random::Generator;
@@ -190,11 +190,18 @@ impl Continuous for Cauchy {
     fn std_sf(&self, z: &Array) -> Result<Array> {
         divide(arctan2(1.0, z)?, PI)
     }
+    // tan(pi (q - 1/2)) loses the tails: q - 1/2 rounds q = 1e-300 away.
+    // Below 1/4 it is -1 / tan(pi q), above 3/4 1 / tan(pi (1 - q)) (1 - q
+    // exact there); between them q - 1/2 is exact.
     fn std_ppf(&self, q: &Array) -> Result<Array> {
-        tan(multiply(subtract(q, 0.5)?, PI)?)
+        let low = negative(divide(1.0, tan(multiply(q, PI)?)?)?)?;
+        let high = divide(1.0, tan(multiply(subtract(1.0, q)?, PI)?)?)?;
+        let middle = tan(multiply(subtract(q, 0.5)?, PI)?)?;
+        let x = where_(less(q, 0.25)?, &low, &middle)?;
+        where_(greater(q, 0.75)?, &high, &x)
     }
     fn std_isf(&self, q: &Array) -> Result<Array> {
-        tan(multiply(subtract(0.5, q)?, PI)?)
+        negative(self.std_ppf(q)?)
     }
     fn std_moments(&self) -> (f64, f64) {
         (f64::NAN, f64::NAN)

@@ -3,7 +3,8 @@
 
 use super::float_input;
 use crate::api::elementwise::{
-    add, divide, exp, greater_equal, less_equal, log, logical_and, multiply, subtract,
+    add, divide, exp, greater_equal, less, less_equal, log, log1p, logical_and, multiply, negative,
+    subtract,
 };
 use crate::api::random::Generator;
 use crate::api::shape::index::where_;
@@ -40,13 +41,20 @@ pub trait Continuous {
     /// Draws of the standard form, float64.
     fn std_rvs(&self, rng: &mut Generator, shape: Vec<usize>) -> Result<Array>;
 
-    /// The log of the standard form's distribution function.
+    /// The log of the standard form's distribution function: `log1p(-sf)`
+    /// where the sf is below 1/2 (the log of a cdf near 1 keeps only the
+    /// digits the cdf has of its small complement).
     fn std_logcdf(&self, z: &Array) -> Result<Array> {
-        log(self.std_cdf(z)?)
+        let sf = self.std_sf(z)?;
+        let from_sf = log1p(negative(&sf)?)?;
+        where_(less(&sf, 0.5)?, &from_sf, log(self.std_cdf(z)?)?)
     }
-    /// The log of the standard form's survival function.
+    /// The log of the standard form's survival function: `log1p(-cdf)`
+    /// where the cdf is below 1/2 (as `std_logcdf`).
     fn std_logsf(&self, z: &Array) -> Result<Array> {
-        log(self.std_sf(z)?)
+        let cdf = self.std_cdf(z)?;
+        let from_cdf = log1p(negative(&cdf)?)?;
+        where_(less(&cdf, 0.5)?, &from_cdf, log(self.std_sf(z)?)?)
     }
 
     /// `(x - loc) / scale` as a float array.

@@ -66,7 +66,13 @@ impl T {
         // the centre, 1/2 - betainc(1/2, df/2, z^2 / (df + z^2)) / 2 keeps
         // the digits that 1 minus the far form would lose.
         let denom = add(&z2, df)?;
-        let far = multiply(betainc(df / 2.0, 0.5, divide(df, &denom)?)?, 0.5)?;
+        // df / (z^2 + df) as w^2 / (1 + w^2), w = sqrt(df) / |z|: z^2
+        // overflows past 1.3e154, where the tail of a small df is not yet 0.
+        let w2 = square(divide(df.sqrt(), crate::api::elementwise::abs(z)?)?)?;
+        let far = multiply(
+            betainc(df / 2.0, 0.5, divide(&w2, add(&w2, 1.0)?)?)?,
+            0.5,
+        )?;
         let near = subtract(
             0.5,
             multiply(betainc(0.5, df / 2.0, divide(&z2, &denom)?)?, 0.5)?,
@@ -129,7 +135,8 @@ impl Continuous for T {
     }
     fn std_moments(&self) -> (f64, f64) {
         let df = self.df;
-        let mean = if df > 1.0 { 0.0 } else { f64::NAN };
+        // SciPy gives an infinite mean for df <= 1 (the integral diverges).
+        let mean = if df > 1.0 { 0.0 } else { f64::INFINITY };
         let var = if df > 2.0 {
             df / (df - 2.0)
         } else if df > 1.0 {
@@ -326,11 +333,21 @@ impl Continuous for Beta {
         let zc = crate::api::elementwise::clip(z, 0.0, 1.0)?;
         betainc(self.b, self.a, subtract(1.0, &zc)?)
     }
+    // Each quantile is solved on q's own tail and the root taken where it
+    // is small (x from I_x(a, b) = q, or 1 - x from I_{1-x}(b, a) = q, with
+    // 1 - q exact for q >= 1/2): isf(1 - 1e-10) of beta(1/2, 1/2) is
+    // 2.5e-20, which 1 - betaincinv(b, a, q) rounds to 0.
     fn std_ppf(&self, q: &Array) -> Result<Array> {
-        betaincinv(self.a, self.b, q)
+        let (a, b) = (self.a, self.b);
+        let low = betaincinv(a, b, q)?;
+        let high = subtract(1.0, betaincinv(b, a, subtract(1.0, q)?)?)?;
+        where_(less_equal(q, 0.5)?, &low, &high)
     }
     fn std_isf(&self, q: &Array) -> Result<Array> {
-        subtract(1.0, betaincinv(self.b, self.a, q)?)
+        let (a, b) = (self.a, self.b);
+        let high = subtract(1.0, betaincinv(b, a, q)?)?;
+        let low = betaincinv(a, b, subtract(1.0, q)?)?;
+        where_(less_equal(q, 0.5)?, &high, &low)
     }
     fn std_moments(&self) -> (f64, f64) {
         let (a, b) = (self.a, self.b);
@@ -403,8 +420,10 @@ impl Continuous for FDist {
     fn std_cdf(&self, z: &Array) -> Result<Array> {
         let (m, n) = (self.dfn, self.dfd);
         let zc = where_(less(z, 0.0)?, 0.0, z)?;
-        let mz = multiply(&zc, m)?;
-        betainc(m / 2.0, n / 2.0, divide(&mz, add(&mz, n)?)?)
+        // m z / (m z + n) as 1 / (1 + n / (m z)), which is 1 at z = inf
+        // (inf / inf was NaN) and 0 at z = 0.
+        let ratio = divide(n, multiply(&zc, m)?)?;
+        betainc(m / 2.0, n / 2.0, divide(1.0, add(&ratio, 1.0)?)?)
     }
     fn std_sf(&self, z: &Array) -> Result<Array> {
         let (m, n) = (self.dfn, self.dfd);

@@ -108,7 +108,8 @@ __device__ __forceinline__ double sp_betaincinv(double a, double b, double y) {
   if (isinf(a)) return 1.0;
   // Past the middle on both counts, solve for 1 - x on the mirror 1 - I_{1-x}(b, a).
   double guess = sp_beta_guess(a, b, y);
-  if (y > 0.5 && guess >= 0.5) return 1.0 - sp_beta_inverse(b, a, 1.0 - y, sp_beta_guess(b, a, 1.0 - y));
+  // See betaincinv in ops/special/inverse.rs for the 1e-3.
+  if (y > 0.5 && guess >= 1e-3) return 1.0 - sp_beta_inverse(b, a, 1.0 - y, sp_beta_guess(b, a, 1.0 - y));
   return sp_beta_inverse(a, b, y, guess);
 }
 __device__ __forceinline__ float sp_betaincinv(float a, float b, float y) {

@@ -174,9 +174,11 @@ pub(super) fn betaincinv(a: f64, b: f64, y: f64) -> f64 {
         return 1.0;
     }
     let guess = beta_guess(a, b, y);
-    if y > 0.5 && guess >= 0.5 {
-        // Past the middle on both counts, solve for 1 - x on the mirror
-        // `1 - I_{1-x}(b, a)`, where both the tail and the root are small.
+    if y > 0.5 && guess >= 1e-3 {
+        // Past the middle, solve on the upper tail `I_{1-x}(b, a) = 1 - y`
+        // for 1 - x: near y = 1 the lower tail's residual has lost the
+        // digits (y = 1 - 1e-10 left x 1e-9 off). Not for roots below
+        // 1e-3, which 1 - (1 - x) would round away (a tiny `a`).
         1.0 - beta_inverse(b, a, 1.0 - y, beta_guess(b, a, 1.0 - y))
     } else {
         beta_inverse(a, b, y, guess)

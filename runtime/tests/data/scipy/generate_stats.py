@@ -8,12 +8,20 @@ order the test's constructor takes them), NAME.x with pdf/logpdf (pmf/logpmf),
 cdf/logcdf, sf/logsf at it, NAME.q with ppf and isf at it, and NAME.moments
 (mean, variance). Functions: their inputs and SciPy's results under the
 function's name.
+
+A continuous quantile that SciPy's own cdf/sf contradicts is replaced by
+the root of that cdf/sf (see `checked_quantiles`): SciPy's root finders
+give up in the far tails (boost's ibeta_inv stops with a warning at
+beta(2, 3.5).ppf(1e-300), returning 1.9e-50 where cdf(1.9e-50) = 3e-99;
+t(0.7).ppf(1e-300) is -5.6e153 where the true quantile, about -7e427, is
+beyond float64), and the test holds this crate to the true values.
 """
 import os
 
 import numpy as np
 import scipy
 import scipy.stats as st
+from scipy.special import gammaln
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RNG = np.random.default_rng(3434)
@@ -54,6 +62,112 @@ DISCRETE = {
 }
 
 
+def ordered(x):
+    """The float64 `x` as an integer that orders like it (for bisection)."""
+    i = int(np.float64(x).view(np.int64))
+    return i if i >= 0 else -(i & 0x7FFFFFFFFFFFFFFF)
+
+
+def unordered(i):
+    """The inverse of `ordered`."""
+    bits = i if i >= 0 else (-i) | -0x8000000000000000
+    return float(np.int64(bits).view(np.float64))
+
+
+def first_true(pred):
+    """The least float64 (from -inf to inf) where the monotone `pred` holds."""
+    lo, hi = ordered(-np.inf), ordered(np.inf)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(unordered(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return unordered(hi)
+
+
+def tail_of(f, q, upper):
+    """The function of x that is q's tail (the cdf or the sf, whichever is
+    at most 1/2 there), its target value, and whether it increases with x:
+    the quantile at q solves tail(x) = target (1 - q is exact for q >= 1/2)."""
+    if (q <= 0.5) != upper:
+        return f.cdf, (q if not upper else 1.0 - q), True
+    return f.sf, (q if upper else 1.0 - q), False
+
+
+def root_quantile(f, q, upper):
+    """The quantile at q by bisection over float64 on q's tail (so both
+    tails keep their digits)."""
+    tail, target, rising = tail_of(f, q, upper)
+    if rising:
+        return first_true(lambda x: tail(x) >= target)
+    return first_true(lambda x: tail(x) <= target)
+
+
+def t_tail_beyond_float64(df, q):
+    """Whether t(df)'s tail beyond the largest float64 still holds more than
+    q: then the quantile at q is +-inf in float64. The tail is
+    c df^((df+1)/2) x^-df / df far out (c the density's constant); SciPy's
+    cdf squares x and breaks past 1.3e154, so it cannot be bisected there."""
+    log_c = gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * np.log(df * np.pi)
+    log_tail = log_c + (df + 1) / 2 * np.log(df) - np.log(df) - df * np.log(np.finfo(float).max)
+    return log_tail > np.log(q)
+
+
+# Points whose quantile is beyond float64, checked by the tail's power law.
+BEYOND_FLOAT64 = {("t_small_df", 1e-300): lambda: t_tail_beyond_float64(0.7, 1e-300)}
+
+
+def checked_quantiles(name, f, method, upper):
+    """SciPy's `method` (ppf or isf) at Q, with each point inside (0, 1)
+    where SciPy's cdf/sf contradicts it (not within 1e-6 of q on q's tail,
+    nor SciPy's value within 2 float64 steps of the root) replaced by the
+    root of the cdf/sf."""
+    got = getattr(f, method)(Q)
+    for i, q in enumerate(Q):
+        if not 0.0 < q < 1.0:
+            continue
+        if (name, q) in BEYOND_FLOAT64:
+            assert BEYOND_FLOAT64[(name, q)]()
+            sign = -1.0 if (q < 0.5) != upper else 1.0
+            print(f"{name}.{method}({q:g}): SciPy {got[i]:.17g}, beyond float64")
+            got[i] = sign * np.inf
+            continue
+        tail, target, _ = tail_of(f, q, upper)
+        if np.isfinite(got[i]) and abs(tail(got[i]) - target) <= 1e-6 * target:
+            continue
+        root = root_quantile(f, q, upper)
+        if np.isfinite(got[i]) and abs(ordered(got[i]) - ordered(root)) <= 2:
+            continue  # the root is between two float64s, SciPy's one of them
+        print(f"{name}.{method}({q:g}): SciPy {got[i]:.17g}, root of its cdf {root:.17g}")
+        got[i] = root
+    return got
+
+
+def discrete_quantiles(name, f, method, upper):
+    """SciPy's `method` at Q for a discrete distribution, with each point
+    inside (0, 1) where it differs from the least integer k whose tail
+    passes q (cdf(k) >= q for ppf, sf(k) <= q for isf, on q's tail) replaced
+    by that k: SciPy's isf gives NaN or inf far in the upper tail."""
+    got = getattr(f, method)(Q)
+    for i, q in enumerate(Q):
+        if not 0.0 < q < 1.0:
+            continue
+        tail, target, rising = tail_of(f, q, upper)
+        passes = (lambda k: tail(k) >= target) if rising else (lambda k: tail(k) <= target)
+        lo, hi = -1, 1  # relative to loc; the support starts at loc or loc + 1
+        while not passes(f.kwds.get("loc", 0.0) + hi):
+            hi *= 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if passes(f.kwds.get("loc", 0.0) + mid) else (mid, hi)
+        root = f.kwds.get("loc", 0.0) + hi
+        if got[i] != root:
+            print(f"{name}.{method}({q:g}): SciPy {got[i]:.17g}, least k passing {root}")
+            got[i] = root
+    return got
+
+
 def distributions(out):
     for name, (d, shapes, loc, scale) in CONTINUOUS.items():
         f = d(*shapes, loc=loc, scale=scale)
@@ -62,8 +176,8 @@ def distributions(out):
         for m in ["pdf", "logpdf", "cdf", "logcdf", "sf", "logsf"]:
             out[f"{name}.{m}"] = getattr(f, m)(X)
         out[f"{name}.q"] = Q
-        out[f"{name}.ppf"] = f.ppf(Q)
-        out[f"{name}.isf"] = f.isf(Q)
+        out[f"{name}.ppf"] = checked_quantiles(name, f, "ppf", False)
+        out[f"{name}.isf"] = checked_quantiles(name, f, "isf", True)
         out[f"{name}.moments"] = np.array([f.mean(), f.var()])
     for name, (d, shapes, loc) in DISCRETE.items():
         f = d(*shapes, loc=loc)
@@ -72,8 +186,8 @@ def distributions(out):
         for m in ["pmf", "logpmf", "cdf", "logcdf", "sf", "logsf"]:
             out[f"{name}.{m}"] = getattr(f, m)(K)
         out[f"{name}.q"] = Q
-        out[f"{name}.ppf"] = f.ppf(Q)
-        out[f"{name}.isf"] = f.isf(Q)
+        out[f"{name}.ppf"] = discrete_quantiles(name, f, "ppf", False)
+        out[f"{name}.isf"] = discrete_quantiles(name, f, "isf", True)
         out[f"{name}.moments"] = np.array([f.mean(), f.var()])
 
 
