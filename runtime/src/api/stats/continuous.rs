@@ -7,8 +7,8 @@ use super::dist_trait::Continuous;
 use super::{require_positive, require_scale};
 use crate::api::elementwise::special::{expit, log_expit, log_ndtr, logit, ndtr, ndtri};
 use crate::api::elementwise::{
-    abs, add, arctan2, clip, divide, exp, expm1, greater, less, log, log1p, multiply, negative, square,
-    subtract, tan,
+    abs, add, arctan2, clip, divide, exp, expm1, greater, less, log, log1p, multiply, negative,
+    square, subtract, tan,
 };
 use crate::api::random::Generator;
 use crate::api::shape::index::where_;

@@ -69,10 +69,7 @@ impl T {
         // df / (z^2 + df) as w^2 / (1 + w^2), w = sqrt(df) / |z|: z^2
         // overflows past 1.3e154, where the tail of a small df is not yet 0.
         let w2 = square(divide(df.sqrt(), crate::api::elementwise::abs(z)?)?)?;
-        let far = multiply(
-            betainc(df / 2.0, 0.5, divide(&w2, add(&w2, 1.0)?)?)?,
-            0.5,
-        )?;
+        let far = multiply(betainc(df / 2.0, 0.5, divide(&w2, add(&w2, 1.0)?)?)?, 0.5)?;
         let near = subtract(
             0.5,
             multiply(betainc(0.5, df / 2.0, divide(&z2, &denom)?)?, 0.5)?,

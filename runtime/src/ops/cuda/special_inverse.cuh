@@ -93,11 +93,15 @@ __device__ __noinline__ double sp_beta_inverse(double a, double b, double y, dou
     double slope = exp((a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - log_beta) / v;
     double curvature = (a - 1.0) / x - (b - 1.0) / (1.0 - x) - slope;
     double proposed = (slope > 0.0 && !isinf(slope)) ? x - sp_inv_halley(f / slope, curvature) : SP_NAN;
+    if (proposed == x) return x;  // the step is below half an ulp of x
     double next = sp_inv_keep_in_bracket(proposed, lo, hi);
     if (fabs(next - x) <= SP_INV_TOL * next || hi - lo <= SP_INV_TOL * lo) return next;
     x = next;
   }
   return x;
+}
+__device__ __forceinline__ double sp_beta_density(double a, double b, double x) {
+  return exp((a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - sp_betaln(a, b));
 }
 __device__ __forceinline__ double sp_betaincinv(double a, double b, double y) {
   if (a != a || b != b || y != y || a <= 0.0 || b <= 0.0) return SP_NAN;
@@ -106,11 +110,14 @@ __device__ __forceinline__ double sp_betaincinv(double a, double b, double y) {
   if (isinf(a) && isinf(b)) return SP_NAN;
   if (isinf(b)) return 0.0;
   if (isinf(a)) return 1.0;
-  // Past the middle on both counts, solve for 1 - x on the mirror 1 - I_{1-x}(b, a).
-  double guess = sp_beta_guess(a, b, y);
-  // See betaincinv in ops/special/inverse.rs for the 1e-3.
-  if (y > 0.5 && guess >= 1e-3) return 1.0 - sp_beta_inverse(b, a, 1.0 - y, sp_beta_guess(b, a, 1.0 - y));
-  return sp_beta_inverse(a, b, y, guess);
+  double x = sp_beta_inverse(a, b, y, sp_beta_guess(a, b, y));
+  // Past the middle, re-solved on the upper tail for 1 - x where the root is
+  // past 1/2 or the density below y (see betaincinv in ops/special/inverse.rs).
+  if (y > 0.5 && (x >= 0.5 || (x > 0.0 && sp_beta_density(a, b, x) < y))) {
+    double start = x < 1.0 ? 1.0 - x : sp_beta_guess(b, a, 1.0 - y);
+    return 1.0 - sp_beta_inverse(b, a, 1.0 - y, start);
+  }
+  return x;
 }
 __device__ __forceinline__ float sp_betaincinv(float a, float b, float y) {
   return (float)sp_betaincinv((double)a, (double)b, (double)y);

@@ -9,7 +9,8 @@
 //! a bracket that every evaluation narrows, so a poor guess costs iterations,
 //! never the answer. The tail that decides the root is solved on its own
 //! side (`Q = q` when `p > 1/2`, the beta function's mirror `1 - I_{1-x}(b,
-//! a)` when `y > 1/2`), so neither tail loses its relative accuracy. The
+//! a)` when `y > 1/2` and the density at the root is below `y`), so neither
+//! tail loses its relative accuracy. The
 //! GPU halves in `cuda/special_inverse.cuh` are the same steps in C.
 
 use super::error_fn::ndtri;
@@ -173,16 +174,31 @@ pub(super) fn betaincinv(a: f64, b: f64, y: f64) -> f64 {
     if a.is_infinite() {
         return 1.0;
     }
-    let guess = beta_guess(a, b, y);
-    if y > 0.5 && guess >= 1e-3 {
-        // Past the middle, solve on the upper tail `I_{1-x}(b, a) = 1 - y`
-        // for 1 - x: near y = 1 the lower tail's residual has lost the
-        // digits (y = 1 - 1e-10 left x 1e-9 off). Not for roots below
-        // 1e-3, which 1 - (1 - x) would round away (a tiny `a`).
-        1.0 - beta_inverse(b, a, 1.0 - y, beta_guess(b, a, 1.0 - y))
+    let x = beta_inverse(a, b, y, beta_guess(a, b, y));
+    // Past the middle, the lower tail's residual knows I_x only to 1e-16
+    // absolutely, so the root only to 1e-16 / density; the upper tail's
+    // (`I_{1-x}(b, a) = 1 - y`, solved for 1 - x) to about 1e-16
+    // absolutely, rounding 1 - x. It is re-solved there, from the first
+    // root, where the root is past 1/2 (1 - x is then the small number, and
+    // the lower solve cannot reach 1) or the density is below y
+    // (betaincinv(0.01, 1e3, 1 - 1e-10) was 3e-9 off); not where the root
+    // is tiny (a small `a`), whose density is large and which 1 - (1 - x)
+    // would round away.
+    if y > 0.5 && (x >= 0.5 || (x > 0.0 && beta_density(a, b, x) < y)) {
+        let start = if x < 1.0 {
+            1.0 - x
+        } else {
+            beta_guess(b, a, 1.0 - y)
+        };
+        1.0 - beta_inverse(b, a, 1.0 - y, start)
     } else {
-        beta_inverse(a, b, y, guess)
+        x
     }
+}
+
+/// The beta density at `x` in (0, 1).
+fn beta_density(a: f64, b: f64, x: f64) -> f64 {
+    ((a - 1.0) * x.ln() + (b - 1.0) * (-x).ln_1p() - betaln(a, b)).exp()
 }
 
 /// A first guess of the root of `I_x(a, b) = y`.
@@ -245,6 +261,10 @@ fn beta_inverse(a: f64, b: f64, y: f64, guess: f64) -> f64 {
         } else {
             f64::NAN
         };
+        if proposed == x {
+            // The step is below half an ulp of x.
+            return x;
+        }
         let next = keep_in_bracket(proposed, lo, hi);
         if (next - x).abs() <= TOLERANCE * next || hi - lo <= TOLERANCE * lo {
             return next;
