@@ -342,6 +342,44 @@ small_out = cp.empty_like(small)
 case("jit_warm_call_1K", lambda: saxpy_jit[(4,), (256,)](cp.float32(2.0), small, small, small_out),
      n_repeat=200, n_warmup=10)
 del x, y, out, total
+# SciPy's statistics (bench/scipy_stats.rs, issue 34). CuPy has the normal
+# CDF (cupyx.scipy.special.ndtr) but no rankdata or gaussian_kde: those rows
+# time SciPy on the host's cores instead and say so.
+import time
+
+import scipy.stats as sst
+from cupyx.scipy import special as cspecial
+
+
+def case_scipy_cpu(name, fn, n_repeat=3, scale=1.0, note=None):
+    fn()
+    times = []
+    for _ in range(n_repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    row = {"case": name, "gpu_ms": round(float(np.median(times)) * 1e3 * scale, 4),
+           "baseline": "scipy-cpu", "cpu_cores": os.cpu_count()}
+    if note:
+        row["note"] = note
+    results.append(row)
+    print(json.dumps(row), flush=True)
+
+
+ranks_host = np.floor(np.random.default_rng(34).random(1 << 24, dtype=np.float32) * 4096) / 4096
+case_scipy_cpu("rankdata_f32_16M", lambda: sst.rankdata(ranks_host))
+del ranks_host
+zn = cp.random.random(N, dtype=cp.float32).astype(cp.float64)
+case("norm_dist_cdf_f64_64M", lambda: cspecial.ndtr((zn - 0.5) / 2.0), bytes_moved=16 * N)
+del zn
+kde_points = np.random.default_rng(36).standard_normal(1 << 20)
+kde = sst.gaussian_kde(kde_points)
+kde_eval = np.linspace(-4, 4, 1 << 16)
+# The full 1M x 64K evaluation takes minutes in SciPy: 1K of the 64K points
+# are timed and the time scaled by 64 (the work is linear in the points).
+case_scipy_cpu("gaussian_kde_1M_points_64K_eval", lambda: kde(kde_eval[::64]), n_repeat=1,
+               scale=64.0, note="SciPy timed on 1024 evaluation points, scaled by 64")
+del kde_points, kde, kde_eval
 
 # Automatic fusion (issue 36): the plain CuPy versions of runtime/bench/fusion.rs.
 side = 8192

@@ -25,6 +25,7 @@ mod manip;
 mod nccl;
 mod nccl_procs;
 mod ndimage;
+mod scipy_stats;
 mod search;
 mod signal;
 mod sparse_linalg;
@@ -200,6 +201,7 @@ fn main() -> cp::Result<()> {
             sparse_linalg::run(&mut b)?;
             spectra::run(&mut b)?;
             stats::run(&mut b)?;
+            scipy_stats::run(&mut b)?;
             manip::run(&mut b)?;
             search::run(&mut b)?;
             binning::run(&mut b)?;

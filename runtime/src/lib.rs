@@ -65,6 +65,7 @@ pub use num_complex;
 pub use crate::api::elementwise::{special, ufuncs};
 pub use crate::api::{
     dist, fft, format, interpolate, jit, linalg, nccl, ndimage, profiler, random, signal, sparse,
+    stats,
 };
 pub use crate::core::{dtype, interrupt, layout};
 

@@ -25,3 +25,4 @@ pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod sorting;
 pub mod sparse;
+pub mod stats;

@@ -227,7 +227,12 @@ pub(crate) mod support {
     pub const FLOAT_DIV: &str = include_str!("cuda/float_div.cuh");
     pub const FLOAT_EXTRA: &str = include_str!("cuda/float_extra.cuh");
     pub const COMPLEX_MATH: &str = include_str!("cuda/complex_math.cuh");
-    pub const SPECIAL: &str = include_str!("cuda/special.cuh");
+    // The inverses build on the functions they invert: one string, so that
+    // a kernel includes both once.
+    pub const SPECIAL: &str = concat!(
+        include_str!("cuda/special.cuh"),
+        include_str!("cuda/special_inverse.cuh")
+    );
 }
 use support::{COMPLEX_MATH, FLOAT_DIV, FLOAT_EXTRA, INT_DIV, SPECIAL};
 
@@ -931,6 +936,14 @@ ufunc_family! {
     gammaincc gammaincc_out Gammaincc: rule special, fuse true, batch false, module special {
         float => <T as Special>::gammaincc, same("sp_gammaincc(in0, in1)").with(SPECIAL);
     }
+    "The inverse of `gammainc` in x: the `x >= 0` with `P(a, x) = p`; NaN for a <= 0 (but 0 at p = 0) or p outside [0, 1] (`scipy.special.gammaincinv`)."
+    gammaincinv gammaincinv_out Gammaincinv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::gammaincinv, same("sp_gammaincinv(in0, in1)").with(SPECIAL);
+    }
+    "The inverse of `gammaincc` in x: the `x >= 0` with `Q(a, x) = q` (`scipy.special.gammainccinv`)."
+    gammainccinv gammainccinv_out Gammainccinv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::gammainccinv, same("sp_gammainccinv(in0, in1)").with(SPECIAL);
+    }
     "The Hurwitz zeta function `sum over k >= 0 of (k + q)^-x`; infinite at x = 1, NaN below (`scipy.special.zeta(x, q)`)."
     zeta zeta_out Zeta: rule special, fuse true, batch false, module special {
         float => <T as Special>::zeta, same("sp_zeta(in0, in1)").with(SPECIAL);
@@ -976,6 +989,10 @@ ufunc_family! {
     "The regularized incomplete beta function `I_x(a, b)`; NaN for a <= 0, b <= 0 or x outside [0, 1] (`scipy.special.betainc(a, b, x)`)."
     betainc betainc_out Betainc: rule special, fuse false, batch false, module special {
         float => <T as Special>::betainc, same("sp_betainc(in0, in1, in2)").with(SPECIAL);
+    }
+    "The inverse of `betainc` in x: the `x` in [0, 1] with `I_x(a, b) = y`; NaN for a <= 0, b <= 0 or y outside [0, 1] (`scipy.special.betaincinv(a, b, y)`)."
+    betaincinv betaincinv_out Betaincinv: rule special, fuse false, batch false, module special {
+        float => <T as Special>::betaincinv, same("sp_betaincinv(in0, in1, in2)").with(SPECIAL);
     }
 }
 

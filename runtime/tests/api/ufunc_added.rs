@@ -473,6 +473,9 @@ const ALL_BINARY: &[(&str, BinFn)] = &[
     ("betainc_x_0.5", |a, b| cp::special::betainc(a, b, 0.5)),
     ("pseudo_huber", |a, b| cp::special::pseudo_huber(a, b)),
     ("rel_entr", |a, b| cp::special::rel_entr(a, b)), ("kl_div", |a, b| cp::special::kl_div(a, b)),
+    ("gammaincinv", |a, b| cp::special::gammaincinv(a, b)),
+    ("gammainccinv", |a, b| cp::special::gammainccinv(a, b)),
+    ("betaincinv_y_0.3", |a, b| cp::special::betaincinv(a, b, 0.3)),
 ];
 
 /// Random values of `dt` on the CPU: reals in [-4, 4) (integers in a range

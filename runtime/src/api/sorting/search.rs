@@ -44,7 +44,7 @@ fn last_axis(x: &Array, start: Option<isize>, end: Option<isize>, step: isize) -
 
 /// `np.take_along_axis(x, idx, -1)` for int64 `idx` whose leading axes
 /// match `x`'s: one flat `take` at `idx + lane * n`.
-fn take_along_last(x: &Array, idx: &Array) -> Result<Array> {
+pub(crate) fn take_along_last(x: &Array, idx: &Array) -> Result<Array> {
     let n = x.shape()[x.ndim() - 1];
     let m = idx.shape()[idx.ndim() - 1];
     let lanes: usize = idx.shape()[..idx.ndim() - 1].iter().product();

@@ -20,11 +20,23 @@ mod error_fn;
 mod gamma_fn;
 mod incomplete_beta;
 mod incomplete_gamma;
+mod inverse;
 mod poly;
 mod tables;
 mod zeta;
 
 use half::{bf16, f16};
+
+/// `gammaln` of one f64, for code that needs the value of a parameter
+/// (the front end's distributions).
+pub(crate) fn gammaln_f64(x: f64) -> f64 {
+    gamma_fn::gammaln(x)
+}
+
+/// `betaln` of two f64s, as [`gammaln_f64`].
+pub(crate) fn betaln_f64(a: f64, b: f64) -> f64 {
+    gamma_fn::betaln(a, b)
+}
 
 use crate::core::element::Element;
 
@@ -101,6 +113,8 @@ special_functions! {
         betaln => gamma_fn::betaln,
         gammainc => incomplete_gamma::gammainc,
         gammaincc => incomplete_gamma::gammaincc,
+        gammaincinv => inverse::gammaincinv,
+        gammainccinv => inverse::gammainccinv,
         zeta => zeta::zeta,
         polygamma => zeta::polygamma,
         binom => gamma_fn::binom,
@@ -113,6 +127,7 @@ special_functions! {
     }
     ternary {
         betainc => incomplete_beta::betainc,
+        betaincinv => inverse::betaincinv,
     }
 }
 

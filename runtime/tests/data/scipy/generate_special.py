@@ -87,6 +87,18 @@ BINOM_K = [np.nan, np.inf, -np.inf, -3.0, -1.0, -0.5, 0.0, 1.0, 2.0, 2.5, 3.0, 1
 HUBER_D = [np.nan, np.inf, -1.0, 0.0, 0.5, 1.0, 3.0]
 HUBER_R = [np.nan, np.inf, -np.inf, -5.0, -1.0, -0.25, 0.0, 1e-10, 0.5, 1.0, 2.0, 1e10]
 
+# The inverses of the incomplete gamma and beta functions: shapes from 1e-3
+# to 1e5, probabilities from the smallest to 1 - 1e-16, and the edges.
+# (SciPy's values at a = 0 and p < 0 are left out: 0 at some p, NaN at others.)
+INV_A = [np.nan, np.inf, -1.0, 1e-3, 0.1, 0.5, 1.0, 2.0, 5.5, 21.0, 50.0, 150.0, 250.0,
+         1e3, 1e5]
+INV_P = [np.nan, 0.0, 1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.01, 0.1, 0.3, 0.5, 0.7,
+         0.9, 0.99, 1 - 1e-10, 1 - 1e-16, 1.0, 1.5]
+INV_AB = [1e-2, 0.1, 0.5, 1.0, 2.0, 5.5, 20.0, 100.0, 1e3]
+# (SciPy's betaincinv gives NaN at y = 1e-300 for many shapes: left out.)
+INV_Y = [1e-20, 1e-5, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-10]
+
+
 BINARY = {
     "binom": pairs(BINOM_N, BINOM_K, 40, -5, 30),
     "huber": pairs(HUBER_D, HUBER_R, 20, -2, 5),
@@ -101,6 +113,8 @@ BINARY = {
     "xlog1py": pairs(REALS[:30], [np.nan, -2.0, -1.0, -0.5, 0.0, 1e-20, 0.5, 1.0, np.inf], 20),
     "rel_entr": pairs(PAIR_A, PAIR_B, 40, 0, 10),
     "kl_div": pairs(PAIR_A, PAIR_B, 40, 0, 10),
+    "gammaincinv": pairs(INV_A, INV_P),
+    "gammainccinv": pairs(INV_A, INV_P),
 }
 
 
@@ -123,7 +137,18 @@ def betainc_points():
     return a + ea + ra, b + eb + rb, x + ex + rx
 
 
-TERNARY = {"betainc": betainc_points()}
+def betaincinv_points():
+    a, b, y = (list(v.ravel()) for v in np.meshgrid(INV_AB, INV_AB, INV_Y, indexing="ij"))
+    ea, eb, ey = (list(v.ravel()) for v in np.meshgrid(BETA_EDGES, BETA_EDGES, BETA_EDGE_X, indexing="ij"))
+    return a + ea, b + eb, y + ey
+
+
+TERNARY = {"betainc": betainc_points(), "betaincinv": betaincinv_points()}
+
+
+# The inverses compute in float64 and round once, as this crate's float32
+# loops do: their reference is the float64 value at the float32 inputs.
+F32_FROM_F64 = {"gammaincinv", "gammainccinv"}
 
 
 def main():
@@ -140,7 +165,10 @@ def main():
             x, y = np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
             out[f"{name}.x"], out[f"{name}.y"] = x, y
             out[f"{name}.f64"] = f(x, y)
-            out[f"{name}.f32"] = f(x.astype(np.float32), y.astype(np.float32)).astype(np.float32)
+            if name in F32_FROM_F64:
+                out[f"{name}.f32"] = f(*(v.astype(np.float32).astype(np.float64) for v in (x, y))).astype(np.float32)
+            else:
+                out[f"{name}.f32"] = f(x.astype(np.float32), y.astype(np.float32)).astype(np.float32)
         for name, (xs, ys, zs) in TERNARY.items():
             f = getattr(sc, name)
             x, y, z = (np.array(v, dtype=np.float64) for v in (xs, ys, zs))
