@@ -41,6 +41,7 @@ mod operators;
 mod random_dists;
 mod reduce;
 mod reduce_out;
+mod scipy_stats;
 mod search;
 mod shape;
 mod signal;

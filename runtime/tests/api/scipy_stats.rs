@@ -6,7 +6,7 @@
 //! estimates; random draws' moments; the GPU against the CPU on random
 //! inputs with no host fallback; and bad parameters.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
