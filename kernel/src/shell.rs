@@ -21,6 +21,7 @@
 //! the kernel process, which cell processes started later inherit, and are
 //! sent to the cell process running now.
 
+use crate::locks::Locked;
 use crate::errors::JupyterError;
 use crate::session::ExecOutcome;
 use crate::side_channel::{SideChannel, Sink};
@@ -227,7 +228,7 @@ impl Shell {
     /// SIGKILL after the grace period. False when none runs.
     pub fn interrupt(&self) -> bool {
         let pgid = {
-            let mut running = self.running.lock().unwrap();
+            let mut running = self.running.locked();
             let Some(r) = running.as_mut() else {
                 return false;
             };
@@ -240,8 +241,7 @@ impl Shell {
         std::thread::spawn(move || {
             std::thread::sleep(GRACE);
             if running
-                .lock()
-                .unwrap()
+                .locked()
                 .as_ref()
                 .is_some_and(|r| r.pgid == pgid)
             {
@@ -325,7 +325,7 @@ impl Shell {
             .process_group(0)
             .spawn()
             .map_err(|e| os_error(&format!("cannot start {shell}"), e))?;
-        *self.running.lock().unwrap() = Some(Running {
+        *self.running.locked() = Some(Running {
             pgid: child.id() as i32,
             interrupted: false,
         });
@@ -350,8 +350,7 @@ impl Shell {
         let status = child.wait();
         let interrupted = self
             .running
-            .lock()
-            .unwrap()
+            .locked()
             .take()
             .is_some_and(|r| r.interrupted);
         // What the command left running may hold the pipes open: wait for
