@@ -295,7 +295,11 @@ mod tests {
         ] {
             let _ = h.query(&req);
         }
-        assert_eq!(h.query(&json!({"hist_access_type": "search", "pattern": "1*"})).len(), 1);
+        assert_eq!(
+            h.query(&json!({"hist_access_type": "search", "pattern": "1*"}))
+                .len(),
+            1
+        );
     }
 
     #[test]

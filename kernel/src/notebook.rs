@@ -6,8 +6,8 @@
 //! `parameters` (papermill's convention). A cell that fails stops the run
 //! with a non-zero exit code naming it, unless it is tagged `raises-exception`.
 
-use crate::locks::Locked;
 use crate::errors::strip_ansi;
+use crate::locks::Locked;
 use crate::session::{ExecRequest, InputFn, Session};
 use crate::side_channel::{self, SideChannel, Sink};
 use crate::spmd;

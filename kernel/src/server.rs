@@ -4,10 +4,10 @@
 //! signature is logged and dropped. Contents are handled as JSON so that
 //! replies match the schemas exactly.
 
-use crate::locks::Locked;
 use crate::build_dir;
 use crate::history::History;
 use crate::is_complete::{self, Completeness};
+use crate::locks::Locked;
 use crate::paths;
 use crate::session::{ExecRequest, InputFn, Session};
 use crate::side_channel::{self, SideChannel, Sink};

@@ -1,8 +1,8 @@
 //! The evcxr session: one per kernel, on its own thread (evcxr's context is
 //! not `Send`), started in the background so `kernel_info` is answered at once.
 
-use crate::locks::Locked;
 use crate::errors::{self, JupyterError};
+use crate::locks::Locked;
 use crate::magics::{self, Plan};
 use crate::shell::{self, Shell};
 use crate::side_channel::{panic_text, CellEvents, SideChannel, Sink};

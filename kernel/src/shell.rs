@@ -21,8 +21,8 @@
 //! the kernel process, which cell processes started later inherit, and are
 //! sent to the cell process running now.
 
-use crate::locks::Locked;
 use crate::errors::JupyterError;
+use crate::locks::Locked;
 use crate::session::ExecOutcome;
 use crate::side_channel::{SideChannel, Sink};
 use cuprite_kernel_io::wire::{self, command};
@@ -240,11 +240,7 @@ impl Shell {
         let running = self.running.clone();
         std::thread::spawn(move || {
             std::thread::sleep(GRACE);
-            if running
-                .locked()
-                .as_ref()
-                .is_some_and(|r| r.pgid == pgid)
-            {
+            if running.locked().as_ref().is_some_and(|r| r.pgid == pgid) {
                 // SAFETY: killing the process group of a command we started, still running.
                 unsafe { libc::kill(-pgid, libc::SIGKILL) };
             }
@@ -348,11 +344,7 @@ impl Shell {
         })
         .collect();
         let status = child.wait();
-        let interrupted = self
-            .running
-            .locked()
-            .take()
-            .is_some_and(|r| r.interrupted);
+        let interrupted = self.running.locked().take().is_some_and(|r| r.interrupted);
         // What the command left running may hold the pipes open: wait for
         // their end a little, then stop publishing what they write.
         let until = Instant::now() + TRAILING_OUTPUT;

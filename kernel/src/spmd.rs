@@ -339,11 +339,7 @@ impl Spmd {
             failed
         } else {
             let msg = json!({"kind": "done", "cell": cell, "rank": self.rank, "error": error});
-            let sent = self
-                .writers
-                .locked()
-                .first_mut()
-                .map(|w| send(w, &msg));
+            let sent = self.writers.locked().first_mut().map(|w| send(w, &msg));
             if let Some(Err(e)) = sent {
                 return vec![(0, format!("rank 0 is unreachable: {e}"))];
             }

@@ -206,8 +206,7 @@ impl Ranks {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     if Instant::now() > deadline {
-                        let here: Vec<usize> =
-                            self.writers.locked().keys().copied().collect();
+                        let here: Vec<usize> = self.writers.locked().keys().copied().collect();
                         let missing: Vec<String> = (1..self.world)
                             .filter(|r| !here.contains(r))
                             .map(|r| r.to_string())
@@ -285,9 +284,7 @@ impl Ranks {
             if pending.is_empty() {
                 break;
             }
-            board = cv
-                .wait_on_for(board, Duration::from_millis(200))
-                .0;
+            board = cv.wait_on_for(board, Duration::from_millis(200)).0;
         }
         targets
             .iter()
