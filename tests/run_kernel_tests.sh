@@ -74,6 +74,6 @@ cd "$ROOT/tests"
 if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
   read -r -a FILES <<< "$CUPRITE_TEST_FILES"
 else
-  FILES=(test_kernel_jkt.py test_protocol.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py test_spmd.py)
+  FILES=(test_kernel_jkt.py test_protocol.py test_fuzz_messages.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py test_spmd.py)
 fi
 exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" "${FILES[@]}"

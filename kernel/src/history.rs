@@ -26,6 +26,8 @@ pub struct History {
 
 /// How many entries are kept in memory and in the file.
 const KEEP: usize = 10_000;
+/// The longest search pattern (bytes) matched.
+const MAX_PATTERN: usize = 4096;
 
 impl History {
     /// Loads the history at `path` (None: in memory only).
@@ -49,7 +51,13 @@ impl History {
                 }
             }
         }
-        let session = entries.iter().map(|e| e.session).max().unwrap_or(0) + 1;
+        // The file is read as found: a session number at u32::MAX stays there.
+        let session = entries
+            .iter()
+            .map(|e| e.session)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1);
         History {
             path,
             entries,
@@ -89,7 +97,7 @@ impl History {
                 let raw = req["session"].as_i64().unwrap_or(0);
                 // 0 (or absent) is this session; negative counts back from it.
                 let session = if raw <= 0 {
-                    self.session as i64 + raw
+                    (self.session as i64).saturating_add(raw)
                 } else {
                     raw
                 };
@@ -103,6 +111,11 @@ impl History {
             }
             "search" => {
                 let pattern = req["pattern"].as_str().unwrap_or("*");
+                if pattern.len() > MAX_PATTERN {
+                    // Matching costs pattern × history: a pattern of megabytes
+                    // would hold the shell for minutes. None is typed that long.
+                    return Vec::new();
+                }
                 let unique = req["unique"].as_bool().unwrap_or(false);
                 let mut hits: Vec<&Entry> = self
                     .entries
@@ -267,6 +280,26 @@ mod tests {
         let s = h
             .query(&json!({"hist_access_type": "search", "pattern": "*", "n": 3, "output": false}));
         assert_eq!(s.len(), 3);
+    }
+
+    #[test]
+    fn hostile_queries_answer() {
+        let mut h = History::load(None);
+        h.add(1, "1 + 1", None);
+        for req in [
+            json!({"hist_access_type": "range", "session": i64::MIN, "start": i64::MIN, "stop": i64::MAX}),
+            json!({"hist_access_type": "range", "session": i64::MAX, "n": i64::MIN}),
+            json!({"hist_access_type": "search", "pattern": "*".repeat(MAX_PATTERN + 1)}),
+            json!({"hist_access_type": "search", "pattern": "[", "n": u64::MAX}),
+            json!({"hist_access_type": ["tail"], "n": -5}),
+        ] {
+            let _ = h.query(&req);
+        }
+        assert_eq!(
+            h.query(&json!({"hist_access_type": "search", "pattern": "1*"}))
+                .len(),
+            1
+        );
     }
 
     #[test]

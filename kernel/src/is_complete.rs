@@ -54,7 +54,7 @@ pub fn check(code: &str) -> Completeness {
                 }
             }
             if depth > 0 {
-                return Completeness::Incomplete(INDENT.repeat(stack.len()));
+                return Completeness::Incomplete(indent(stack.len()));
             }
             continue;
         }
@@ -153,7 +153,7 @@ pub fn check(code: &str) -> Completeness {
         i += 1;
     }
     if !stack.is_empty() {
-        return Completeness::Incomplete(INDENT.repeat(stack.len()));
+        return Completeness::Incomplete(indent(stack.len()));
     }
     let tail: String = last_significant.iter().collect();
     let last = last_significant.last().copied().unwrap_or(' ');
@@ -170,6 +170,13 @@ pub fn check(code: &str) -> Completeness {
         return Completeness::Incomplete(INDENT.to_string());
     }
     Completeness::Complete
+}
+
+/// The indent for the next line at bracket depth `depth`; a hostile request
+/// nests millions deep, and the indent stays a line's worth.
+fn indent(depth: usize) -> String {
+    const MAX_DEPTH: usize = 32;
+    INDENT.repeat(depth.min(MAX_DEPTH))
 }
 
 fn is_ident(c: char) -> bool {
@@ -204,6 +211,16 @@ mod tests {
         ] {
             assert_eq!(check(code), Completeness::Complete, "{code:?}");
         }
+    }
+
+    #[test]
+    fn deep_nesting_has_a_bounded_indent() {
+        let code = "(".repeat(1 << 20);
+        let Completeness::Incomplete(indent) = check(&code) else {
+            panic!("open brackets are incomplete");
+        };
+        assert_eq!(indent.len(), 32 * INDENT.len());
+        assert_eq!(check(&")".repeat(1 << 20)), Completeness::Invalid);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod history;
 mod install;
 mod is_complete;
 mod lifeline;
+mod locks;
 mod magics;
 mod notebook;
 mod paths;

@@ -7,6 +7,7 @@
 //! with a non-zero exit code naming it, unless it is tagged `raises-exception`.
 
 use crate::errors::strip_ansi;
+use crate::locks::Locked;
 use crate::session::{ExecRequest, InputFn, Session};
 use crate::side_channel::{self, SideChannel, Sink};
 use crate::spmd;
@@ -182,7 +183,7 @@ struct CollectSink(Mutex<Collector>);
 
 impl Sink for CollectSink {
     fn publish(&self, msg_type: &str, content: Value) {
-        self.0.lock().unwrap().publish(msg_type, &content);
+        self.0.locked().publish(msg_type, &content);
     }
 }
 
@@ -301,7 +302,9 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
 
     // Parameters.
     if !opts.params.is_empty() {
-        let cells = nb["cells"].as_array_mut().unwrap();
+        let Some(cells) = nb["cells"].as_array_mut() else {
+            bail!("{}: the notebook has no cells", opts.notebook.display());
+        };
         let Some(cell) = cells
             .iter_mut()
             .find(|c| tags(c).iter().any(|t| t == "parameters"))
@@ -352,7 +355,8 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     let side = SideChannel::listen(&socket_path, token, collector.clone())
         .with_context(|| format!("cannot listen on {}", socket_path.display()))?;
     let input: InputFn = Arc::new(|_: &str, _: bool| None);
-    let session = Session::start(side, collector.clone(), input, build.seeder());
+    let session = Session::start(side, collector.clone(), input, build.seeder())
+        .context("cannot start the session thread")?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -397,14 +401,14 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
             continue;
         }
         count += 1;
-        collector.0.lock().unwrap().current = i;
+        collector.0.locked().current = i;
         eprintln!("cuprite-kernel run: cell {} (In [{count}])", i + 1);
         let req = ExecRequest {
             code: source.clone(),
             allow_stdin: false,
         };
         let (outcome, stopped) = rt.block_on(execute_rank(&session, req, spmd.as_ref(), i));
-        let mut c = collector.0.lock().unwrap();
+        let mut c = collector.0.locked();
         for (name, text) in [
             ("stderr", &outcome.stderr_after),
             ("stdout", &outcome.stdout_after),
@@ -478,8 +482,7 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
                 );
                 collector
                     .0
-                    .lock()
-                    .unwrap()
+                    .locked()
                     .publish("stream", &json!({"name": "stderr", "text": text}));
                 failure = Some(format!("{text}  source:\n    {}", source_head(&source)));
             }
@@ -491,7 +494,7 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     drop(build);
 
     // Outputs into the notebook.
-    let mut c = collector.0.lock().unwrap();
+    let mut c = collector.0.locked();
     for i in 0..n_cells {
         if nb["cells"][i]["cell_type"] == "code" {
             let outs = c.cells.remove(&i).unwrap_or_default();

@@ -7,6 +7,7 @@
 use crate::build_dir;
 use crate::history::History;
 use crate::is_complete::{self, Completeness};
+use crate::locks::Locked;
 use crate::paths;
 use crate::session::{ExecRequest, InputFn, Session};
 use crate::side_channel::{self, SideChannel, Sink};
@@ -104,6 +105,27 @@ fn child(parent: Option<&JupyterMessage>, msg_type: &str, content: Value) -> Jup
     m
 }
 
+/// How long a message may wait for a client that reads nothing (zeromq's
+/// queue to it full): then it is dropped, as libzmq's ROUTER drops, so that
+/// one such client does not stop the channel for every other.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends a message on a ROUTER channel; false (logged) when it could not go
+/// (its client is gone, or reads nothing).
+async fn send<S: SocketSend>(conn: &mut Connection<S>, channel: &str, m: JupyterMessage) -> bool {
+    match tokio::time::timeout(SEND_TIMEOUT, conn.send(m)).await {
+        Ok(Ok(())) => true,
+        Ok(Err(e)) => {
+            eprintln!("cuprite-kernel: {channel}: send failed: {e}");
+            false
+        }
+        Err(_) => {
+            eprintln!("cuprite-kernel: {channel}: dropped a message its client did not take within {SEND_TIMEOUT:?}");
+            false
+        }
+    }
+}
+
 /// Reads the next verified message; None when the socket is gone.
 async fn read_msg<S: SocketRecv>(conn: &mut Connection<S>, channel: &str) -> Option<Msg> {
     loop {
@@ -139,10 +161,17 @@ async fn read_msg<S: SocketRecv>(conn: &mut Connection<S>, channel: &str) -> Opt
 }
 
 fn parse(raw: RawMessage) -> Result<Msg> {
-    let header: Header = serde_json::from_slice(&raw.jparts[0]).context("bad header")?;
-    let parent_header: Option<Header> = serde_json::from_slice(&raw.jparts[1]).ok();
-    let metadata: Value = serde_json::from_slice(&raw.jparts[2]).unwrap_or(json!({}));
-    let content: Value = serde_json::from_slice(&raw.jparts[3]).context("bad content")?;
+    let [header, parent_header, metadata, content, buffers @ ..] = &raw.jparts[..] else {
+        bail!("{} of the 4 message frames", raw.jparts.len());
+    };
+    let header: Header = serde_json::from_slice(header).context("bad header")?;
+    // A parent or metadata that is not a JSON object is taken as absent.
+    let parent_header: Option<Header> = serde_json::from_slice(parent_header).ok();
+    let metadata = match serde_json::from_slice::<Value>(metadata) {
+        Ok(m @ Value::Object(_)) => m,
+        _ => json!({}),
+    };
+    let content: Value = serde_json::from_slice(content).context("bad content")?;
     let content = if content.is_object() {
         content
     } else {
@@ -157,7 +186,7 @@ fn parse(raw: RawMessage) -> Result<Msg> {
         header,
         parent_header,
         metadata,
-        buffers: raw.jparts.get(4..).map(|b| b.to_vec()).unwrap_or_default(),
+        buffers: buffers.to_vec(),
         channel: None,
     };
     Ok(Msg { raw, content })
@@ -187,15 +216,15 @@ impl Outputs {
 
 impl Sink for Outputs {
     fn publish(&self, msg_type: &str, content: Value) {
-        if let Some(kept) = self.capture.lock().unwrap().as_mut() {
+        if let Some(kept) = self.capture.locked().as_mut() {
             kept.push((msg_type.to_string(), content.clone()));
         }
-        let parent = self.parent.lock().unwrap().clone();
+        let parent = self.parent.locked().clone();
         self.send(parent.as_ref(), msg_type, content);
     }
 
     fn publish_with_metadata(&self, msg_type: &str, content: Value, metadata: Value) {
-        let parent = self.parent.lock().unwrap().clone();
+        let parent = self.parent.locked().clone();
         let mut m = child(parent.as_ref(), msg_type, content);
         m.metadata = metadata;
         m.zmq_identities = vec![Bytes::from(format!("{}.{msg_type}", self.topic))];
@@ -253,7 +282,9 @@ async fn serve(
         loop {
             match hb.socket.recv().await {
                 Ok(m) => {
-                    if hb.socket.send(m).await.is_err() {
+                    // A pinger that reads nothing must not stop the others' pongs.
+                    let sent = tokio::time::timeout(SEND_TIMEOUT, hb.socket.send(m)).await;
+                    if !matches!(sent, Ok(Ok(()))) {
                         tokio::time::sleep(Duration::from_millis(10)).await;
                     }
                 }
@@ -276,7 +307,7 @@ async fn serve(
     tokio::spawn(stdin_task(stdin, stdin_rx));
     let out2 = out.clone();
     let input: InputFn = Arc::new(move |prompt: &str, password: bool| {
-        let parent = out2.parent.lock().unwrap().clone()?;
+        let parent = out2.parent.locked().clone()?;
         let (tx, rx) = std::sync::mpsc::channel();
         stdin_tx
             .send(StdinRequest {
@@ -288,7 +319,8 @@ async fn serve(
             .ok()?;
         rx.recv().ok()
     });
-    let session = Session::start(side, out.clone(), input, seeder);
+    let session = Session::start(side, out.clone(), input, seeder)
+        .context("cannot start the session thread")?;
 
     let history_path = (std::env::var_os("CUPRITE_KERNEL_NO_HISTORY").is_none())
         .then(|| paths::data_dir().join("history.jsonl"));
@@ -420,12 +452,23 @@ async fn stdin_task(
     mut rx: mpsc::UnboundedReceiver<StdinRequest>,
 ) {
     while let Some(req) = rx.recv().await {
+        // What arrived while no input was asked for answers nothing (as
+        // ipykernel, which empties the socket first): a stale or forged
+        // input_reply would otherwise answer this request.
+        while let Ok(Some(stale)) =
+            tokio::time::timeout(Duration::from_millis(1), read_msg(&mut stdin, "stdin")).await
+        {
+            eprintln!(
+                "cuprite-kernel: stdin: dropped a {} sent before input was asked for",
+                stale.msg_type()
+            );
+        }
         let m = child(
             Some(&req.parent),
             "input_request",
             json!({"prompt": req.prompt, "password": req.password}),
         );
-        if stdin.send(m).await.is_err() {
+        if !send(&mut stdin, "stdin", m).await {
             let _ = req.reply.send(String::new());
             continue;
         }
@@ -445,8 +488,35 @@ async fn stdin_task(
 }
 
 async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelControlConnection) {
-    while let Some(msg) = read_msg(&mut control, "control").await {
+    // Debug requests that read variables wait for the running cell; they are
+    // answered from a task of their own, so that an interrupt_request behind
+    // them still stops that cell. Their replies come back here to be sent.
+    let (answered_tx, mut answered) = mpsc::unbounded_channel::<(JupyterMessage, JupyterMessage)>();
+    loop {
+        let msg = tokio::select! {
+            msg = read_msg(&mut control, "control") => match msg {
+                Some(msg) => msg,
+                None => break,
+            },
+            Some((reply, parent)) = answered.recv() => {
+                send(&mut control, "control", reply).await;
+                k.out.status(&parent, "idle");
+                continue;
+            }
+        };
         k.out.status(&msg.raw, "busy");
+        if msg.msg_type() == "debug_request" {
+            let (k, answered_tx) = (k.clone(), answered_tx.clone());
+            tokio::spawn(async move {
+                let answer = k.debugger.handle(&k.session, &msg.content).await;
+                for event in answer.events {
+                    k.out.send(Some(&msg.raw), "debug_event", event);
+                }
+                let reply = child(Some(&msg.raw), "debug_reply", answer.reply);
+                let _ = answered_tx.send((reply, msg.raw));
+            });
+            continue;
+        }
         let mut stop = false;
         let reply = match msg.msg_type() {
             "kernel_info_request" => {
@@ -457,13 +527,6 @@ async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelCon
                 "usage_reply",
                 k.usage.reply(k.session.cell_pid(), k.session.gpu_pools()),
             )),
-            "debug_request" => {
-                let answer = k.debugger.handle(&k.session, &msg.content).await;
-                for event in answer.events {
-                    k.out.send(Some(&msg.raw), "debug_event", event);
-                }
-                Some(child(Some(&msg.raw), "debug_reply", answer.reply))
-            }
             "interrupt_request" => {
                 k.session.interrupt();
                 if let Some(r) = &k.ranks {
@@ -487,15 +550,26 @@ async fn control_loop(k: Arc<Kernel>, mut control: jupyter_zmq_client::KernelCon
             other => unknown_reply(&msg, other),
         };
         if let Some(r) = reply {
-            if let Err(e) = control.send(r).await {
-                eprintln!("cuprite-kernel: control: reply failed: {e}");
-            }
+            send(&mut control, "control", r).await;
         }
         k.out.status(&msg.raw, "idle");
         if stop {
             k.shutdown.notify_one();
         }
     }
+}
+
+/// The code of a complete or inspect request and its cursor (characters),
+/// within the code: a cursor that is absent, negative, fractional or past
+/// the end is the end (as a front end that sends none means).
+fn code_and_cursor(content: &Value) -> (String, usize) {
+    let code = content["code"].as_str().unwrap_or("").to_string();
+    let chars = code.chars().count();
+    let cursor = content["cursor_pos"]
+        .as_u64()
+        .and_then(|c| usize::try_from(c).ok())
+        .map_or(chars, |c| c.min(chars));
+    (code, cursor)
 }
 
 /// An error reply for a request type the kernel does not handle; None for non-requests.
@@ -569,7 +643,7 @@ impl Kernel {
                 "payload": [],
             }),
         );
-        let _ = shell.send(reply).await;
+        send(shell, "shell", reply).await;
         self.out.status(&msg.raw, "idle");
     }
 
@@ -592,11 +666,7 @@ impl Kernel {
                 Some(reply)
             }
             "complete_request" => {
-                let code = msg.content["code"].as_str().unwrap_or("").to_string();
-                let cursor = msg.content["cursor_pos"]
-                    .as_u64()
-                    .map(|c| c as usize)
-                    .unwrap_or_else(|| code.chars().count());
+                let (code, cursor) = code_and_cursor(&msg.content);
                 let r = self.session.complete(code, cursor).await;
                 Some(child(
                     Some(&msg.raw),
@@ -611,11 +681,7 @@ impl Kernel {
                 ))
             }
             "inspect_request" => {
-                let code = msg.content["code"].as_str().unwrap_or("").to_string();
-                let cursor = msg.content["cursor_pos"]
-                    .as_u64()
-                    .map(|c| c as usize)
-                    .unwrap_or_else(|| code.chars().count());
+                let (code, cursor) = code_and_cursor(&msg.content);
                 let found = self.session.inspect(code, cursor).await;
                 let content = match found {
                     Some((plain, html)) => {
@@ -641,7 +707,7 @@ impl Kernel {
                 Some(child(Some(&msg.raw), "is_complete_reply", content))
             }
             "history_request" => {
-                let history = self.history.lock().unwrap().query(&msg.content);
+                let history = self.history.locked().query(&msg.content);
                 Some(child(
                     Some(&msg.raw),
                     "history_reply",
@@ -676,7 +742,7 @@ impl Kernel {
             }
             "comm_msg" | "comm_close" => {
                 // Outputs of the callbacks (widget updates) are children of this message.
-                *self.out.parent.lock().unwrap() = Some(msg.raw.clone());
+                *self.out.parent.locked() = Some(msg.raw.clone());
                 let id = msg.content["comm_id"].as_str().unwrap_or("").to_string();
                 let data = msg.content["data"].clone();
                 let method = if msg.msg_type() == "comm_msg" {
@@ -701,9 +767,7 @@ impl Kernel {
         };
         let replied_at = chrono::Utc::now();
         if let Some(r) = reply {
-            if let Err(e) = shell.send(r).await {
-                eprintln!("cuprite-kernel: shell: reply failed: {e}");
-            }
+            send(shell, "shell", r).await;
         }
         self.out.status(&msg.raw, "idle");
         (failed, replied_at)
@@ -728,7 +792,7 @@ impl Kernel {
                 json!({"code": code, "execution_count": count}),
             );
         }
-        *self.out.parent.lock().unwrap() = Some(msg.raw.clone());
+        *self.out.parent.locked() = Some(msg.raw.clone());
         if let Some(note) = crate::lifeline::take_note() {
             self.out.send(
                 Some(&msg.raw),
@@ -784,7 +848,7 @@ impl Kernel {
                     }
                 }
                 if store {
-                    self.history.lock().unwrap().add(count, &code, text);
+                    self.history.locked().add(count, &code, text);
                 }
                 let reply = child(
                     Some(&msg.raw),
@@ -805,7 +869,7 @@ impl Kernel {
                     json!({"ename": e.ename, "evalue": e.evalue, "traceback": e.traceback}),
                 );
                 if store {
-                    self.history.lock().unwrap().add(count, &code, None);
+                    self.history.locked().add(count, &code, None);
                 }
                 let reply = child(
                     Some(&msg.raw),
@@ -849,7 +913,7 @@ impl Kernel {
         };
         let cell = self.spmd_cells.fetch_add(1, Ordering::SeqCst) + 1;
         ranks.start_cell(cell, &code, &targets);
-        *self.out.capture.lock().unwrap() = Some(Vec::new());
+        *self.out.capture.locked() = Some(Vec::new());
         let mut outcome = if targets.contains(&0) {
             self.session
                 .execute(ExecRequest { code, allow_stdin })
@@ -857,7 +921,7 @@ impl Kernel {
         } else {
             crate::session::ExecOutcome::default()
         };
-        let mut mine = self.out.capture.lock().unwrap().take().unwrap_or_default();
+        let mut mine = self.out.capture.locked().take().unwrap_or_default();
         for (name, text) in [
             ("stderr", &outcome.stderr_after),
             ("stdout", &outcome.stdout_after),

@@ -2,6 +2,7 @@
 //! not `Send`), started in the background so `kernel_info` is answered at once.
 
 use crate::errors::{self, JupyterError};
+use crate::locks::Locked;
 use crate::magics::{self, Plan};
 use crate::shell::{self, Shell};
 use crate::side_channel::{panic_text, CellEvents, SideChannel, Sink};
@@ -114,7 +115,7 @@ impl Session {
         sink: Arc<dyn Sink>,
         input: InputFn,
         seeder: crate::build_dir::Seeder,
-    ) -> Session {
+    ) -> std::io::Result<Session> {
         let (tx, rx) = mpsc::channel();
         let shell = Arc::new(Shell::new(sink.clone(), side.clone()));
         let side2 = side.clone();
@@ -159,16 +160,25 @@ impl Session {
                             },
                         },
                     };
-                    ev.handle(job);
+                    // A panic inside evcxr (its rust-analyzer, on code a
+                    // request sent) fails that one job: its reply channel
+                    // is dropped, so its caller gets an error or an empty
+                    // answer, and the session goes on with the next job.
+                    let handled =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ev.handle(job)));
+                    if handled.is_err() {
+                        eprintln!("cuprite-kernel: a request panicked in the session thread; its reply is an error");
+                        ev.ctl.locked().executing = None;
+                    }
                 }
             })
-            .expect("cannot start the session thread");
-        Session {
+            ?;
+        Ok(Session {
             jobs: tx,
             ctl,
             shell,
             side: side2,
-        }
+        })
     }
 
     /// Runs a cell.
@@ -256,9 +266,9 @@ impl Session {
         if self.shell.interrupt() {
             return;
         }
-        let mut st = self.ctl.lock().unwrap();
+        let mut st = self.ctl.locked();
         let Some(cell) = st.executing else { return };
-        let child_pid = st.child.as_ref().map(|c| c.lock().unwrap().id());
+        let child_pid = st.child.as_ref().map(|c| c.locked().id());
         let builds = build_processes(child_pid);
         if !builds.is_empty() {
             st.interrupt = Some(Interrupt::Compile);
@@ -276,7 +286,7 @@ impl Session {
         let grace = interrupt_grace();
         std::thread::spawn(move || {
             std::thread::sleep(grace);
-            let mut st = ctl.lock().unwrap();
+            let mut st = ctl.locked();
             if st.executing != Some(cell) {
                 return;
             }
@@ -298,8 +308,8 @@ impl Session {
 
     /// The cell process's pid, when one runs.
     pub fn cell_pid(&self) -> Option<u32> {
-        let st = self.ctl.lock().unwrap();
-        st.child.as_ref().map(|c| c.lock().unwrap().id())
+        let st = self.ctl.locked();
+        st.child.as_ref().map(|c| c.locked().id())
     }
 
     /// The GPU memory pools as the cell process reported them at the end of
@@ -322,7 +332,7 @@ impl Session {
 
     /// Kills the cell process (at shutdown).
     pub fn kill(&self) {
-        let st = self.ctl.lock().unwrap();
+        let st = self.ctl.locked();
         if let Some(c) = &st.child {
             if let Ok(mut c) = c.try_lock() {
                 let _ = c.kill();
@@ -498,7 +508,7 @@ impl Evaluator {
                             }
                         });
                     }
-                    self.ctl.lock().unwrap().child = Some(ctx.process_handle());
+                    self.ctl.locked().child = Some(ctx.process_handle());
                     self.ctx = Some(ctx);
                 }
                 Err(e) => {
@@ -511,7 +521,10 @@ impl Evaluator {
             }
         }
         let code = init_code(&src);
-        let result = self.ctx.as_mut().unwrap().execute(&code);
+        let Some(ctx) = self.ctx.as_mut() else {
+            return; // started just above, or init_error says why not
+        };
+        let result = ctx.execute(&code);
         if let Err(e) = &result {
             let err = match e {
                 evcxr::Error::CompilationErrors(errs) => errors::compilation(errs, &code),
@@ -691,7 +704,7 @@ impl Evaluator {
 
         self.cell += 1;
         {
-            let mut st = self.ctl.lock().unwrap();
+            let mut st = self.ctl.locked();
             st.executing = Some(self.cell);
             st.interrupt = None;
         }
@@ -714,11 +727,11 @@ impl Evaluator {
             },
         };
         let t0 = std::time::Instant::now();
-        let result = self
-            .ctx
-            .as_mut()
-            .unwrap()
-            .execute_with_callbacks(&code, &mut callbacks);
+        let result = match self.ctx.as_mut() {
+            Some(ctx) => ctx.execute_with_callbacks(&code, &mut callbacks),
+            // `execute` started evcxr above; this is its failure to, unreported.
+            None => Err(evcxr::Error::Message("evcxr is not running".into())),
+        };
         let t_eval = t0.elapsed();
         let events = self.side.finish_cell(Duration::from_secs(2));
         if std::env::var_os("CUPRITE_KERNEL_DEBUG").is_some() {
@@ -738,7 +751,7 @@ impl Evaluator {
             );
         }
         let interrupt = {
-            let mut st = self.ctl.lock().unwrap();
+            let mut st = self.ctl.locked();
             st.executing = None;
             st.interrupt.take()
         };
@@ -889,8 +902,8 @@ impl Evaluator {
     }
 
     fn child_pid(&self) -> Option<u32> {
-        let st = self.ctl.lock().unwrap();
-        st.child.as_ref().map(|c| c.lock().unwrap().id())
+        let st = self.ctl.locked();
+        st.child.as_ref().map(|c| c.locked().id())
     }
 
     fn page(&mut self, expr: &str) -> ExecOutcome {
@@ -935,11 +948,14 @@ impl Evaluator {
                 types: Vec::new(),
             };
         }
-        let Some(ctx) = self.ctx.as_mut() else {
-            return CompleteResult {
-                cursor: (cursor, cursor),
-                ..Default::default()
-            };
+        let ctx = match self.ctx.as_mut() {
+            Some(ctx) if !too_hard_to_analyse(code) => ctx,
+            _ => {
+                return CompleteResult {
+                    cursor: (cursor, cursor),
+                    ..Default::default()
+                }
+            }
         };
         match ctx.completions(code, byte) {
             Ok(c) => {
@@ -974,19 +990,50 @@ impl Evaluator {
     }
 
     fn inspect(&mut self, code: &str, cursor: usize) -> Option<(String, String)> {
+        if too_hard_to_analyse(code) {
+            return None;
+        }
         let mut byte = char_to_byte(code, cursor);
         // Extend to the end of the identifier under the cursor.
         while byte < code.len() {
-            let c = code[byte..].chars().next().unwrap();
-            if c.is_alphanumeric() || c == '_' {
-                byte += c.len_utf8();
-            } else {
-                break;
+            match code[byte..].chars().next() {
+                Some(c) if c.is_alphanumeric() || c == '_' => byte += c.len_utf8(),
+                _ => break,
             }
         }
         let (plain, html) = self.ctx.as_mut()?.hover_at(code, byte).ok()?;
         (!plain.trim().is_empty()).then_some((plain, html))
     }
+}
+
+/// The longest code (bytes) completions and hovers analyse.
+const MAX_ANALYZED_CODE: usize = 1 << 20;
+/// The deepest bracket nesting completions and hovers analyse.
+const MAX_ANALYZED_DEPTH: usize = 128;
+
+/// Whether rust-analyzer would take too long on `code` for an answer the
+/// shell waits for (no other request is answered meanwhile): megabytes of
+/// code, or brackets nested deeper than cells a person writes (its time
+/// grows steeply with depth: 5,000 `[` took over a minute). Such requests
+/// get no matches. Brackets in strings count too; that errs on the safe side.
+fn too_hard_to_analyse(code: &str) -> bool {
+    if code.len() > MAX_ANALYZED_CODE {
+        return true;
+    }
+    let mut depth = 0usize;
+    for b in code.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_ANALYZED_DEPTH {
+                    return true;
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The error name of an interrupted cell, as Python's.
@@ -1147,8 +1194,14 @@ fn char_to_byte(s: &str, chars: usize) -> usize {
         .unwrap_or(s.len())
 }
 
+/// The characters before `byte` (an offset evcxr gave; one inside a
+/// character counts that character as after it).
 fn byte_to_char(s: &str, byte: usize) -> usize {
-    s[..byte.min(s.len())].chars().count()
+    let mut end = byte.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].chars().count()
 }
 
 /// Cells are dylibs linked against the toolchain's `libstd-*.so`; the cell
@@ -1202,6 +1255,18 @@ mod tests {
         assert_eq!(char_to_byte(s, 1), 2);
         assert_eq!(byte_to_char(s, 2), 1);
         assert_eq!(char_to_byte(s, 100), s.len());
+        // Inside `é`, and past the end.
+        assert_eq!(byte_to_char(s, 1), 0);
+        assert_eq!(byte_to_char(s, 1000), s.chars().count());
+    }
+
+    #[test]
+    fn code_too_deep_or_long_is_not_analysed() {
+        assert!(!too_hard_to_analyse("let v = cp::lins"));
+        assert!(!too_hard_to_analyse(&"[".repeat(MAX_ANALYZED_DEPTH)));
+        assert!(too_hard_to_analyse(&"[".repeat(MAX_ANALYZED_DEPTH + 1)));
+        assert!(!too_hard_to_analyse(&"[]".repeat(100_000)));
+        assert!(too_hard_to_analyse(&"x".repeat(MAX_ANALYZED_CODE + 1)));
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! sent to the cell process running now.
 
 use crate::errors::JupyterError;
+use crate::locks::Locked;
 use crate::session::ExecOutcome;
 use crate::side_channel::{SideChannel, Sink};
 use cuprite_kernel_io::wire::{self, command};
@@ -227,7 +228,7 @@ impl Shell {
     /// SIGKILL after the grace period. False when none runs.
     pub fn interrupt(&self) -> bool {
         let pgid = {
-            let mut running = self.running.lock().unwrap();
+            let mut running = self.running.locked();
             let Some(r) = running.as_mut() else {
                 return false;
             };
@@ -239,12 +240,7 @@ impl Shell {
         let running = self.running.clone();
         std::thread::spawn(move || {
             std::thread::sleep(GRACE);
-            if running
-                .lock()
-                .unwrap()
-                .as_ref()
-                .is_some_and(|r| r.pgid == pgid)
-            {
+            if running.locked().as_ref().is_some_and(|r| r.pgid == pgid) {
                 // SAFETY: killing the process group of a command we started, still running.
                 unsafe { libc::kill(-pgid, libc::SIGKILL) };
             }
@@ -325,7 +321,7 @@ impl Shell {
             .process_group(0)
             .spawn()
             .map_err(|e| os_error(&format!("cannot start {shell}"), e))?;
-        *self.running.lock().unwrap() = Some(Running {
+        *self.running.locked() = Some(Running {
             pgid: child.id() as i32,
             interrupted: false,
         });
@@ -348,12 +344,7 @@ impl Shell {
         })
         .collect();
         let status = child.wait();
-        let interrupted = self
-            .running
-            .lock()
-            .unwrap()
-            .take()
-            .is_some_and(|r| r.interrupted);
+        let interrupted = self.running.locked().take().is_some_and(|r| r.interrupted);
         // What the command left running may hold the pipes open: wait for
         // their end a little, then stop publishing what they write.
         let until = Instant::now() + TRAILING_OUTPUT;

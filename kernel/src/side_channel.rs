@@ -3,6 +3,7 @@
 //! stdout and stderr as they are written, display messages, panics and events;
 //! the kernel uses it to flush the cell's output before it says idle.
 
+use crate::locks::{Locked, Waits};
 use cuprite_kernel_io::wire::{command, kind};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -137,14 +138,14 @@ impl SideChannel {
     /// The connected cell process's pid.
     #[cfg(test)]
     pub fn child_pid(&self) -> Option<u32> {
-        let st = self.shared.state.lock().unwrap();
+        let st = self.shared.state.locked();
         st.writer.as_ref().and(st.child_pid)
     }
 
     /// Waits until a cell process (other than `not_pid`) is connected.
     pub fn wait_connected(&self, not_pid: Option<u32>, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut st = self.shared.state.lock().unwrap();
+        let mut st = self.shared.state.locked();
         loop {
             if st.writer.is_some() && (not_pid.is_none() || st.child_pid != not_pid) {
                 return true;
@@ -153,13 +154,13 @@ impl SideChannel {
             if now >= deadline {
                 return false;
             }
-            st = self.shared.cond.wait_timeout(st, deadline - now).unwrap().0;
+            st = self.shared.cond.wait_on_for(st, deadline - now).0;
         }
     }
 
     /// A new cell starts: forget the last one's events and clear the interrupt flag.
     pub fn begin_cell(&self) {
-        let mut st = self.shared.state.lock().unwrap();
+        let mut st = self.shared.state.locked();
         st.cell = CellEvents::default();
         if let Some(w) = st.writer.as_mut() {
             let _ = w.write_all(&[command::CLEAR_INTERRUPT, b'\n']);
@@ -169,7 +170,7 @@ impl SideChannel {
     /// The GPU memory pools as of the end of the last cell (device, used,
     /// reserved and total bytes) and how long ago that was.
     pub fn gpu_pools(&self) -> Option<(Duration, Value)> {
-        let st = self.shared.state.lock().unwrap();
+        let st = self.shared.state.locked();
         st.gpu_pools
             .as_ref()
             .map(|(at, v)| (at.elapsed(), v.clone()))
@@ -180,7 +181,7 @@ impl SideChannel {
     /// no cell process is connected or none answers in time.
     pub fn command(&self, line: &[u8], timeout: Duration) -> bool {
         {
-            let mut st = self.shared.state.lock().unwrap();
+            let mut st = self.shared.state.locked();
             let Some(w) = st.writer.as_mut() else {
                 return false;
             };
@@ -196,7 +197,7 @@ impl SideChannel {
     /// The comms the cell process has open, with their targets (only those of
     /// `target` when given).
     pub fn comms(&self, target: Option<&str>) -> Vec<(String, String)> {
-        let st = self.shared.state.lock().unwrap();
+        let st = self.shared.state.locked();
         let mut v: Vec<(String, String)> = st
             .comms
             .iter()
@@ -212,7 +213,7 @@ impl SideChannel {
     /// one of the cell process's, or nothing answers in time.
     pub fn comm(&self, comm_id: &str, method: &str, data: &Value, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut st = self.shared.state.lock().unwrap();
+        let mut st = self.shared.state.locked();
         if !st.comms.contains_key(comm_id) {
             return false;
         }
@@ -243,7 +244,7 @@ impl SideChannel {
             if now >= deadline || st.conn != conn || st.writer.is_none() {
                 return false;
             }
-            st = self.shared.cond.wait_timeout(st, deadline - now).unwrap().0;
+            st = self.shared.cond.wait_on_for(st, deadline - now).0;
         }
     }
 
@@ -251,14 +252,14 @@ impl SideChannel {
     /// then returns the cell's events.
     pub fn finish_cell(&self, timeout: Duration) -> CellEvents {
         self.flush(timeout);
-        std::mem::take(&mut self.shared.state.lock().unwrap().cell)
+        std::mem::take(&mut self.shared.state.locked().cell)
     }
 
     /// Asks the cell process to flush its output and waits until all of it has
     /// been published. False when no cell process answers in time.
     pub fn flush(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut st = self.shared.state.lock().unwrap();
+        let mut st = self.shared.state.locked();
         let conn = st.conn;
         let seq = st.next_seq;
         st.next_seq += 1;
@@ -283,7 +284,7 @@ impl SideChannel {
             if now >= deadline {
                 return false;
             }
-            st = self.shared.cond.wait_timeout(st, deadline - now).unwrap().0;
+            st = self.shared.cond.wait_on_for(st, deadline - now).0;
         }
     }
 }
@@ -349,7 +350,7 @@ impl Reader {
             }
         }
         self.publish_pending();
-        let mut st = self.sh.state.lock().unwrap();
+        let mut st = self.sh.state.locked();
         if st.conn == self.conn {
             st.writer = None;
         }
@@ -367,7 +368,7 @@ impl Reader {
         let Ok(writer) = self.stream.try_clone() else {
             return false;
         };
-        let mut st = self.sh.state.lock().unwrap();
+        let mut st = self.sh.state.locked();
         st.writer = Some(writer);
         st.conn = self.conn;
         st.child_pid = pid;
@@ -383,7 +384,7 @@ impl Reader {
             kind::STDOUT => self.text(0, &payload),
             kind::STDERR => {
                 self.text(1, &payload);
-                let mut st = self.sh.state.lock().unwrap();
+                let mut st = self.sh.state.locked();
                 let tail = &mut st.cell.stderr_tail;
                 tail.push_str(&String::from_utf8_lossy(&payload));
                 if tail.len() > 8192 {
@@ -408,7 +409,7 @@ impl Reader {
                     backtrace: v["backtrace"].as_str().unwrap_or("").to_string(),
                 };
                 if v["cell"].as_bool().unwrap_or(info.thread == "main") {
-                    self.sh.state.lock().unwrap().cell.panics.push(info);
+                    self.sh.state.locked().cell.panics.push(info);
                 } else {
                     self.sh.sink.publish(
                         "stream",
@@ -416,18 +417,18 @@ impl Reader {
                     );
                 }
             }
-            kind::PANICKED => self.sh.state.lock().unwrap().cell.panicked = true,
-            kind::USER_ERROR => self.sh.state.lock().unwrap().cell.user_error = true,
+            kind::PANICKED => self.sh.state.locked().cell.panicked = true,
+            kind::USER_ERROR => self.sh.state.locked().cell.user_error = true,
             kind::MARK => {
                 let t = times(&payload);
-                self.sh.state.lock().unwrap().cell.marks.push(t);
+                self.sh.state.locked().cell.marks.push(t);
             }
             kind::COMPLETE => {
                 let t = times(&payload);
                 let gpu = serde_json::from_slice::<Value>(&payload)
                     .ok()
                     .and_then(|v| v.get("gpu").cloned());
-                let mut st = self.sh.state.lock().unwrap();
+                let mut st = self.sh.state.locked();
                 st.cell.complete = Some(t);
                 if let Some(gpu) = gpu {
                     st.gpu_pools = Some((Instant::now(), gpu));
@@ -444,7 +445,7 @@ impl Reader {
     fn acknowledge(&mut self, payload: &[u8], answered: fn(&mut State) -> &mut u64) {
         self.publish_pending();
         let seq: u64 = String::from_utf8_lossy(payload).trim().parse().unwrap_or(0);
-        let mut st = self.sh.state.lock().unwrap();
+        let mut st = self.sh.state.locked();
         if st.conn == self.conn {
             let last = answered(&mut st);
             *last = (*last).max(seq);
@@ -529,7 +530,7 @@ impl Reader {
                 } else {
                     ename
                 };
-                self.sh.state.lock().unwrap().cell.value_error = Some((ename, evalue));
+                self.sh.state.locked().cell.value_error = Some((ename, evalue));
                 return;
             }
             "comm_open" | "comm_msg" | "comm_close" => {
@@ -538,7 +539,7 @@ impl Reader {
                     eprintln!("cuprite-kernel: side channel: a {msg_type} without a comm_id");
                     return;
                 };
-                let mut st = self.sh.state.lock().unwrap();
+                let mut st = self.sh.state.locked();
                 match msg_type.as_str() {
                     "comm_open" => {
                         let target = content["target_name"].as_str().unwrap_or("").to_string();
@@ -577,7 +578,9 @@ pub fn normalize_bundle(obj: &mut Map<String, Value>) {
             obj.insert(key.into(), json!({}));
         }
     }
-    let data = obj.get_mut("data").and_then(Value::as_object_mut).unwrap();
+    let Some(data) = obj.get_mut("data").and_then(Value::as_object_mut) else {
+        return; // made an object just above
+    };
     // JSON MIME types (a widget's view, application/json) travel as text, as
     // in a cell's last value; the front end wants the object.
     for (mime, value) in data.iter_mut() {

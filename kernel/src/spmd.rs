@@ -13,6 +13,7 @@
 //! each cell, and from rank 0 `start` (the world), `abort` (cell) and
 //! `verdict` (cell, failed ranks).
 
+use crate::locks::{Locked, Waits};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
@@ -69,7 +70,7 @@ struct Shared {
 
 impl Shared {
     fn update(&self, f: impl FnOnce(&mut Board)) {
-        f(&mut self.board.lock().unwrap());
+        f(&mut self.board.locked());
         self.changed.notify_all();
     }
 }
@@ -278,11 +279,11 @@ impl Spmd {
         let writers = self.writers.clone();
         std::thread::spawn(move || {
             let mut sent = HashSet::new();
-            let mut board = shared.board.lock().unwrap();
+            let mut board = shared.board.locked();
             loop {
                 let new: Vec<usize> = board.aborted.difference(&sent).copied().collect();
                 if !new.is_empty() {
-                    let mut ws = writers.lock().unwrap();
+                    let mut ws = writers.locked();
                     for cell in new {
                         for w in ws.iter_mut() {
                             let _ = send(w, &json!({"kind": "abort", "cell": cell}));
@@ -290,7 +291,7 @@ impl Spmd {
                         sent.insert(cell);
                     }
                 }
-                board = shared.changed.wait(board).unwrap();
+                board = shared.changed.wait_on(board);
             }
         });
     }
@@ -299,7 +300,7 @@ impl Spmd {
     /// this rank should stop it. On rank 0 this also tells the other ranks.
     pub fn aborted(&self, cell: usize) -> bool {
         let stop = {
-            let b = self.shared.board.lock().unwrap();
+            let b = self.shared.board.locked();
             b.aborted.contains(&cell) || !b.lost.is_empty()
         };
         if stop && self.rank == 0 {
@@ -321,33 +322,28 @@ impl Spmd {
                 b.reports.insert((cell, 0), error);
             });
             let world = self.world.len();
-            let mut b = self.shared.board.lock().unwrap();
+            let mut b = self.shared.board.locked();
             let failed = loop {
                 let all_in = (0..world)
                     .all(|r| b.reports.contains_key(&(cell, r)) || b.lost.contains_key(&r));
                 if all_in {
                     break failures(&b, cell, world);
                 }
-                b = self.shared.changed.wait(b).unwrap();
+                b = self.shared.changed.wait_on(b);
             };
             drop(b);
             let verdict = json!({"kind": "verdict", "cell": cell, "failed": failed});
-            for w in self.writers.lock().unwrap().iter_mut() {
+            for w in self.writers.locked().iter_mut() {
                 let _ = send(w, &verdict);
             }
             failed
         } else {
             let msg = json!({"kind": "done", "cell": cell, "rank": self.rank, "error": error});
-            let sent = self
-                .writers
-                .lock()
-                .unwrap()
-                .first_mut()
-                .map(|w| send(w, &msg));
+            let sent = self.writers.locked().first_mut().map(|w| send(w, &msg));
             if let Some(Err(e)) = sent {
                 return vec![(0, format!("rank 0 is unreachable: {e}"))];
             }
-            let mut b = self.shared.board.lock().unwrap();
+            let mut b = self.shared.board.locked();
             loop {
                 if let Some(v) = b.verdicts.get(&cell) {
                     return v.clone();
@@ -355,7 +351,7 @@ impl Spmd {
                 if let Some((r, why)) = b.lost.iter().next() {
                     return vec![(*r, why.clone())];
                 }
-                b = self.shared.changed.wait(b).unwrap();
+                b = self.shared.changed.wait_on(b);
             }
         }
     }

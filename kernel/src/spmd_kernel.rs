@@ -17,6 +17,7 @@
 //! "error": [ename, evalue] | null}` per cell. Rank 0 → worker:
 //! `{"run": cell, "code": ...}` and `{"interrupt": cell}`.
 
+use crate::locks::{Locked, Waits};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -183,7 +184,7 @@ impl Ranks {
     fn accept(&self, listener: &TcpListener, limit: Duration) -> Result<()> {
         let deadline = Instant::now() + limit;
         listener.set_nonblocking(true)?;
-        while self.writers.lock().unwrap().len() < self.world - 1 {
+        while self.writers.locked().len() < self.world - 1 {
             match listener.accept() {
                 Ok((s, _)) => {
                     s.set_nonblocking(false)?;
@@ -197,7 +198,7 @@ impl Ranks {
                     if rank == 0 || rank >= self.world {
                         continue;
                     }
-                    self.writers.lock().unwrap().insert(rank, s);
+                    self.writers.locked().insert(rank, s);
                     let board = self.board.clone();
                     std::thread::Builder::new()
                         .name(format!("spmd-rank-{rank}"))
@@ -205,8 +206,7 @@ impl Ranks {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     if Instant::now() > deadline {
-                        let here: Vec<usize> =
-                            self.writers.lock().unwrap().keys().copied().collect();
+                        let here: Vec<usize> = self.writers.locked().keys().copied().collect();
                         let missing: Vec<String> = (1..self.world)
                             .filter(|r| !here.contains(r))
                             .map(|r| r.to_string())
@@ -219,8 +219,7 @@ impl Ranks {
                     }
                     if let Some(exit) = self
                         .children
-                        .lock()
-                        .unwrap()
+                        .locked()
                         .iter_mut()
                         .find_map(|c| c.try_wait().ok().flatten())
                     {
@@ -243,7 +242,7 @@ impl Ranks {
     pub fn start_cell(&self, cell: u64, code: &str, targets: &[usize]) {
         self.current.store(cell, Ordering::SeqCst);
         let line = format!("{}\n", json!({"run": cell, "code": code}));
-        let mut writers = self.writers.lock().unwrap();
+        let mut writers = self.writers.locked();
         for rank in targets.iter().filter(|&&r| r != 0) {
             if let Some(w) = writers.get_mut(rank) {
                 if let Err(e) = w.write_all(line.as_bytes()) {
@@ -255,7 +254,7 @@ impl Ranks {
 
     fn mark_lost(&self, rank: usize, why: String) {
         let (lock, cv) = &*self.board;
-        lock.lock().unwrap().lost.entry(rank).or_insert(why);
+        lock.locked().lost.entry(rank).or_insert(why);
         cv.notify_all();
     }
 
@@ -264,7 +263,7 @@ impl Ranks {
     /// answer (one sent before a rank started the cell would be lost).
     pub fn wait_cell(&self, cell: u64, targets: &[usize]) -> BTreeMap<usize, RankReport> {
         let (lock, cv) = &*self.board;
-        let mut board = lock.lock().unwrap();
+        let mut board = lock.locked();
         let mut resent = Instant::now();
         loop {
             if self.interrupted.load(Ordering::SeqCst) >= cell
@@ -273,7 +272,7 @@ impl Ranks {
                 drop(board);
                 self.send_interrupt(cell);
                 resent = Instant::now();
-                board = lock.lock().unwrap();
+                board = lock.locked();
             }
             let pending: Vec<usize> = targets
                 .iter()
@@ -285,10 +284,7 @@ impl Ranks {
             if pending.is_empty() {
                 break;
             }
-            board = cv
-                .wait_timeout(board, Duration::from_millis(200))
-                .unwrap()
-                .0;
+            board = cv.wait_on_for(board, Duration::from_millis(200)).0;
         }
         targets
             .iter()
@@ -312,21 +308,21 @@ impl Ranks {
 
     fn send_interrupt(&self, cell: u64) {
         let line = format!("{}\n", json!({"interrupt": cell}));
-        for w in self.writers.lock().unwrap().values_mut() {
+        for w in self.writers.locked().values_mut() {
             let _ = w.write_all(line.as_bytes());
         }
     }
 
     /// The ranks still connected (0 included).
     pub fn alive(&self) -> Vec<usize> {
-        let lost = self.board.0.lock().unwrap().lost.clone();
+        let lost = self.board.0.locked().lost.clone();
         (0..self.world).filter(|r| !lost.contains_key(r)).collect()
     }
 
     /// Stops the other ranks (the kernel is shutting down).
     pub fn shutdown(&self) {
-        self.writers.lock().unwrap().clear();
-        for c in self.children.lock().unwrap().iter_mut() {
+        self.writers.locked().clear();
+        for c in self.children.locked().iter_mut() {
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -349,8 +345,7 @@ fn read_reports(
         let mut line = String::new();
         match reader.read_line(&mut line) {
             Ok(0) | Err(_) => {
-                lock.lock()
-                    .unwrap()
+                lock.locked()
                     .lost
                     .entry(rank)
                     .or_insert_with(|| "its process ended".into());
@@ -380,7 +375,7 @@ fn read_reports(
                 e.get(1).and_then(Value::as_str).unwrap_or("").to_string(),
             )
         });
-        lock.lock().unwrap().done.insert(
+        lock.locked().done.insert(
             (cell, rank),
             RankReport {
                 outputs,
@@ -494,7 +489,7 @@ struct Capture(Mutex<Vec<(String, Value)>>);
 
 impl Sink for Capture {
     fn publish(&self, msg_type: &str, content: Value) {
-        self.0.lock().unwrap().push((msg_type.to_string(), content));
+        self.0.locked().push((msg_type.to_string(), content));
     }
 }
 
@@ -575,12 +570,8 @@ pub fn worker_main(args: &[String]) -> Result<i32> {
         let side = SideChannel::listen(&socket_path, token, capture.clone())
             .with_context(|| format!("cannot listen on {}", socket_path.display()))?;
         let no_input: InputFn = Arc::new(|_, _| None);
-        anyhow::Ok(Session::start(
-            side,
-            capture.clone(),
-            no_input,
-            build.seeder(),
-        ))
+        Session::start(side, capture.clone(), no_input, build.seeder())
+            .context("cannot start the session thread")
     })?;
 
     // Cells arrive in order; interrupts may arrive while one runs.
@@ -612,12 +603,12 @@ pub fn worker_main(args: &[String]) -> Result<i32> {
             }
             continue;
         }
-        capture.0.lock().unwrap().clear();
+        capture.0.locked().clear();
         let outcome = rt.block_on(session.execute(ExecRequest {
             code,
             allow_stdin: false,
         }));
-        let mut captured = std::mem::take(&mut *capture.0.lock().unwrap());
+        let mut captured = std::mem::take(&mut *capture.0.locked());
         if !outcome.stderr_after.is_empty() {
             captured.push((
                 "stream".into(),

@@ -14,6 +14,7 @@
 //! resident set. Everything comes from `/proc`: no crate reads it for us
 //! without pulling in far more than these few files.
 
+use crate::locks::Locked;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -43,7 +44,7 @@ impl Usage {
     /// The reply's content; `cell_pid` is the cell process, when one runs.
     pub fn reply(&self, cell_pid: Option<u32>, gpu: Option<(Duration, Value)>) -> Value {
         let me = std::process::id();
-        let mut last = self.last.lock().unwrap();
+        let mut last = self.last.locked();
         let now = Instant::now();
         let mut seen = HashMap::new();
         let mut figures = HashMap::new();
