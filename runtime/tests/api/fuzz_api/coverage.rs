@@ -71,7 +71,12 @@ fn table_fns(out: &mut BTreeSet<String>) {
     let reduce = std::fs::read_to_string(src().join("ops/reduce.rs")).unwrap();
     for part in reduce.split("api: [").skip(1) {
         let inside = part.split(']').next().unwrap_or("");
-        out.extend(inside.split_whitespace().map(str::to_string));
+        out.extend(
+            inside
+                .split_whitespace()
+                .filter(|w| w.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .map(str::to_string),
+        );
     }
 }
 

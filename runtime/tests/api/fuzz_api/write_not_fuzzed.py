@@ -51,7 +51,8 @@ for line in open(os.path.join(SRC, "ops/ufunc.rs")):
         where.setdefault(w[1], "ops/ufunc.rs")
 for part in open(os.path.join(SRC, "ops/reduce.rs")).read().split("api: [")[1:]:
     for n in part.split("]")[0].split():
-        where.setdefault(n, "ops/reduce.rs")
+        if re.fullmatch(r"\w+", n):
+            where.setdefault(n, "ops/reduce.rs")
 
 rows = set()
 for f in os.listdir(HERE):
