@@ -111,15 +111,17 @@ fn call(row: &Row, args: &Args, device: Device) -> Result<cuprite::Result<Out>, 
     let built = args
         .build(device)
         .map_err(|e| format!("building the arguments failed: {e}"))?;
-    catch_unwind(AssertUnwindSafe(|| cuprite::with_device(device, || (row.call)(&built))))
-        .map_err(|p| {
-            let what = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            format!("PANIC on {device:?}: {what}")
-        })
+    catch_unwind(AssertUnwindSafe(|| {
+        cuprite::with_device(device, || (row.call)(&built))
+    }))
+    .map_err(|p| {
+        let what = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("PANIC on {device:?}: {what}")
+    })
 }
 
 /// An error's text starts with the operation's name: `op: detail`.

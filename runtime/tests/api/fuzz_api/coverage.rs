@@ -127,10 +127,7 @@ fn table_functions() -> BTreeSet<String> {
         linalg_fft::linalg(),
         linalg_fft::fft(),
     ];
-    all.iter()
-        .flatten()
-        .map(|r| row_function(r.name))
-        .collect()
+    all.iter().flatten().map(|r| row_function(r.name)).collect()
 }
 
 #[test]
@@ -157,12 +154,18 @@ fn every_public_function_has_a_row_or_a_reason() {
         .filter(|(_, r)| r.is_empty())
         .map(|(n, _)| n)
         .collect();
-    assert!(unreasoned.is_empty(), "not_fuzzed.txt lines without a reason: {unreasoned:?}");
+    assert!(
+        unreasoned.is_empty(),
+        "not_fuzzed.txt lines without a reason: {unreasoned:?}"
+    );
     // A stale line (the function is gone, or now has a row) is removed.
     let stale: Vec<&String> = listed
         .iter()
         .map(|(n, _)| n)
         .filter(|n| !public.contains(*n) || rows.contains(*n))
         .collect();
-    assert!(stale.is_empty(), "not_fuzzed.txt lines to remove: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "not_fuzzed.txt lines to remove: {stale:?}"
+    );
 }

@@ -113,7 +113,10 @@ pub fn view() -> impl Strategy<Value = View> {
     ])
 }
 
-pub fn spec_of(dtype: impl Strategy<Value = DType>, shape: impl Strategy<Value = Vec<usize>>) -> impl Strategy<Value = ArraySpec> {
+pub fn spec_of(
+    dtype: impl Strategy<Value = DType>,
+    shape: impl Strategy<Value = Vec<usize>>,
+) -> impl Strategy<Value = ArraySpec> {
     (dtype, shape, view(), any::<u64>()).prop_map(|(dtype, shape, view, seed)| ArraySpec {
         dtype,
         shape,
@@ -144,7 +147,14 @@ pub fn square_spec() -> impl Strategy<Value = ArraySpec> {
 /// `b` is often `a`'s shape (or a trailing part of it) so binary calls get
 /// past broadcasting, and sometimes any shape so they must refuse it.
 pub fn args() -> impl Strategy<Value = Args> {
-    (array_spec(), dtype(), 0u8..4, any::<u64>(), view(), square_spec())
+    (
+        array_spec(),
+        dtype(),
+        0u8..4,
+        any::<u64>(),
+        view(),
+        square_spec(),
+    )
         .prop_flat_map(|(a, b_dtype, b_kind, b_seed, b_view, m)| {
             let b_shape: BoxedStrategy<Vec<usize>> = match b_kind {
                 0 | 1 => Just(a.shape.clone()).boxed(),
@@ -203,7 +213,10 @@ struct Picks(u64);
 
 impl Picks {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn float(&mut self) -> f64 {
@@ -260,7 +273,9 @@ impl ArraySpec {
             DType::BFloat16 => typed(&shape, n, || bf16::from_f64(p.float()))?,
             DType::Float32 => typed(&shape, n, || p.float() as f32)?,
             DType::Float64 => typed(&shape, n, || p.float())?,
-            DType::Complex64 => typed(&shape, n, || Complex32::new(p.float() as f32, p.float() as f32))?,
+            DType::Complex64 => typed(&shape, n, || {
+                Complex32::new(p.float() as f32, p.float() as f32)
+            })?,
             DType::Complex128 => typed(&shape, n, || Complex64::new(p.float(), p.float()))?,
         };
         let base = base.to_device(&device)?;

@@ -45,7 +45,8 @@ fn check_all(spec: impl Strategy<Value = ArraySpec>, law: impl Fn(&Array) -> Res
         runner()
             .run(&spec, |s| {
                 let a = s.build(device).unwrap();
-                cp::with_device(device, || law(&a)).map_err(|m| TestCaseError::fail(format!("{device:?}: {m}")))
+                cp::with_device(device, || law(&a))
+                    .map_err(|m| TestCaseError::fail(format!("{device:?}: {m}")))
             })
             .unwrap();
     }
@@ -55,8 +56,12 @@ fn check_all(spec: impl Strategy<Value = ArraySpec>, law: impl Fn(&Array) -> Res
 fn reshape_round_trips() {
     check_all(array_spec(), |a| {
         let flat = a.reshape([-1isize]).map_err(|e| e.to_string())?;
-        let back = flat.reshape(a.shape().to_vec()).map_err(|e| e.to_string())?;
-        identical(a, &back).then_some(()).ok_or("reshape(-1) then back changed the array".into())
+        let back = flat
+            .reshape(a.shape().to_vec())
+            .map_err(|e| e.to_string())?;
+        identical(a, &back)
+            .then_some(())
+            .ok_or("reshape(-1) then back changed the array".into())
     });
 }
 
@@ -79,7 +84,9 @@ fn sort_is_idempotent() {
             Err(_) => return Ok(()),
         };
         let twice = cp::sort(&once, -1).map_err(|e| e.to_string())?;
-        identical(&once, &twice).then_some(()).ok_or("sort(sort(a)) != sort(a)".into())
+        identical(&once, &twice)
+            .then_some(())
+            .ok_or("sort(sort(a)) != sort(a)".into())
     });
 }
 
@@ -93,10 +100,15 @@ fn ifft_inverts_fft() {
         // The identity holds for finite values only.
         let a = cp::nan_to_num(a).map_err(|e| e.to_string())?;
         let a = cp::clip(&a, -1e3, 1e3).map_err(|e| e.to_string())?;
-        let back = cp::fft::ifft(&cp::fft::fft(&a).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        let back = cp::fft::ifft(&cp::fft::fft(&a).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
         let (x, y) = (values(&a), values(&back));
-        let ok = x.iter().zip(&y).all(|(p, q)| (p - q).norm() <= 1e-9 * (1.0 + p.norm()));
-        ok.then_some(()).ok_or(format!("ifft(fft(a)) != a: {x:?} vs {y:?}"))
+        let ok = x
+            .iter()
+            .zip(&y)
+            .all(|(p, q)| (p - q).norm() <= 1e-9 * (1.0 + p.norm()));
+        ok.then_some(())
+            .ok_or(format!("ifft(fft(a)) != a: {x:?} vs {y:?}"))
     });
 }
 
@@ -109,15 +121,30 @@ fn matmul_of_solve_gives_b() {
             .run(&spec, |(k, seed)| {
                 cp::with_device(device, || {
                     // a = I*k + small off-diagonal values: well conditioned.
-                    let off: Vec<f64> = (0..k * k).map(|i| ((seed >> (i % 60)) & 7) as f64 / 16.0 - 0.2).collect();
-                    let off = cp::from_shape_vec([k, k], off, cp::Order::C).unwrap().to_device(&device).unwrap();
-                    let diag = cp::multiply(&cp::eye(k, None, 0, DType::Float64).unwrap(), k as f64 + 1.0).unwrap();
+                    let off: Vec<f64> = (0..k * k)
+                        .map(|i| ((seed >> (i % 60)) & 7) as f64 / 16.0 - 0.2)
+                        .collect();
+                    let off = cp::from_shape_vec([k, k], off, cp::Order::C)
+                        .unwrap()
+                        .to_device(&device)
+                        .unwrap();
+                    let diag = cp::multiply(
+                        &cp::eye(k, None, 0, DType::Float64).unwrap(),
+                        k as f64 + 1.0,
+                    )
+                    .unwrap();
                     let a = cp::add(&off, &diag).unwrap();
-                    let b = cp::arange(k as i64).unwrap().astype(DType::Float64).unwrap();
+                    let b = cp::arange(k as i64)
+                        .unwrap()
+                        .astype(DType::Float64)
+                        .unwrap();
                     let x = cp::linalg::solve(&a, &b).unwrap();
                     let back = cp::matmul(&a, &x).unwrap();
                     let (p, q) = (values(&b), values(&back));
-                    let ok = p.iter().zip(&q).all(|(u, v)| (u - v).norm() <= 1e-10 * (1.0 + u.norm()));
+                    let ok = p
+                        .iter()
+                        .zip(&q)
+                        .all(|(u, v)| (u - v).norm() <= 1e-10 * (1.0 + u.norm()));
                     prop_assert!(ok, "{device:?}: a @ solve(a, b) = {q:?}, b = {p:?}");
                     Ok(())
                 })

@@ -19,6 +19,7 @@ fn real_fft_of_an_empty_array_along_a_leading_axis() {
     assert_eq!(cp::fft::rfft_with(&a, &o).unwrap().shape(), [1, 0]);
     assert_eq!(cp::fft::ihfft_with(&a, &o).unwrap().shape(), [1, 0]);
     let on = cp::fft::FftnOptions::new().axes(vec![-2]);
-    assert!(cp::fft::rfft2_with(&a, &on).is_ok() || cp::fft::rfft2_with(&a, &on).is_err());
+    // Ok or Err; the case is that neither panics.
+    let _ = cp::fft::rfft2_with(&a, &on);
     let _ = cp::fft::rfftn_with(&a, &on);
 }
