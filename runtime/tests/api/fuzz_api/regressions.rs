@@ -23,3 +23,16 @@ fn real_fft_of_an_empty_array_along_a_leading_axis() {
     let _ = cp::fft::rfft2_with(&a, &on);
     let _ = cp::fft::rfftn_with(&a, &on);
 }
+
+/// `interp` with an unsorted `xp` whose first point is above `x` panicked
+/// in the CPU loop ("attempt to subtract with overflow": no point of `xp`
+/// at or below `x`). NumPy gives an unspecified value, not an error.
+#[test]
+fn interp_with_an_unsorted_xp() {
+    let x = cp::asarray(vec![1.0f64]).unwrap();
+    let xp = cp::asarray(vec![f64::NAN, 0.5, 2.0]).unwrap();
+    let fp = cp::asarray(vec![0.0f64, 1.0, 2.0]).unwrap();
+    assert_eq!(cp::interp(&x, &xp, &fp).unwrap().shape(), [1]);
+    let xp = cp::asarray(vec![3.0f64, 0.5, 2.0]).unwrap();
+    assert_eq!(cp::interp(&x, &xp, &fp).unwrap().shape(), [1]);
+}
