@@ -30,9 +30,8 @@ fn real_fft_of_an_empty_array_along_a_leading_axis() {
 #[test]
 fn interp_with_an_unsorted_xp() {
     let x = cp::asarray(vec![1.0f64]).unwrap();
-    let xp = cp::asarray(vec![f64::NAN, 0.5, 2.0]).unwrap();
+    // The binary search finds no point <= 1.0 among the NaNs before 2.0.
+    let xp = cp::asarray(vec![f64::NAN, f64::NAN, 2.0]).unwrap();
     let fp = cp::asarray(vec![0.0f64, 1.0, 2.0]).unwrap();
-    assert_eq!(cp::interp(&x, &xp, &fp).unwrap().shape(), [1]);
-    let xp = cp::asarray(vec![3.0f64, 0.5, 2.0]).unwrap();
     assert_eq!(cp::interp(&x, &xp, &fp).unwrap().shape(), [1]);
 }
