@@ -128,11 +128,9 @@ fn matmul_of_solve_gives_b() {
                         .unwrap()
                         .to_device(&device)
                         .unwrap();
-                    let diag = cp::multiply(
-                        &cp::eye(k, None, 0, DType::Float64).unwrap(),
-                        k as f64 + 1.0,
-                    )
-                    .unwrap();
+                    let diag =
+                        cp::multiply(cp::eye(k, None, 0, DType::Float64).unwrap(), k as f64 + 1.0)
+                            .unwrap();
                     let a = cp::add(&off, &diag).unwrap();
                     let b = cp::arange(k as i64)
                         .unwrap()
