@@ -226,6 +226,11 @@ fn c2c_axis<T: CpuFloat>(
 
 /// The first `len` positions of `axis` (len <= the axis length).
 fn resize_axis<T: Copy>(data: &[T], shape: &[usize], axis: usize, len: usize) -> Vec<T> {
+    // An empty array has no lanes (and `chunks(0)` would panic when an
+    // axis after `axis` is empty).
+    if data.is_empty() {
+        return Vec::new();
+    }
     let n = shape[axis];
     let inner: usize = shape[axis + 1..].iter().product();
     let mut out = Vec::with_capacity(data.len() / n.max(1) * len);

@@ -129,7 +129,9 @@ pub(crate) fn interp_one(v: f64, xp: &[f64], fp: &[f64], left: f64, right: f64) 
     if v > xp[m - 1] {
         return right;
     }
-    let j = xp.partition_point(|&x| x <= v) - 1;
+    // Saturating: an unsorted `xp` or a NaN in it (NumPy's garbage in,
+    // garbage out) can leave no point at or below `v`.
+    let j = xp.partition_point(|&x| x <= v).saturating_sub(1);
     if j == m - 1 || xp[j] == v {
         return fp[j];
     }

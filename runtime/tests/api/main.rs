@@ -18,6 +18,7 @@ mod creation_more;
 mod custom_kernels;
 mod fft;
 mod fft_extra;
+mod fuzz_api;
 mod gpu_scatter_sort;
 mod heat_slabs;
 mod index;

@@ -1,0 +1,237 @@
+//! Runs a table's rows on generated arguments and checks the properties:
+//! no panic, an `Err` names its operation, and a GPU `Ok` equals the CPU's.
+
+use super::gen::{args, Args, Built};
+use cuprite::num_complex::Complex64;
+use cuprite::{Array, DType, Device};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// What a call gave back, in a form the two devices can be compared by.
+pub enum Out {
+    Arrays(Vec<Array>),
+    /// A non-array result, as its `Debug` text.
+    Text(String),
+}
+
+/// One public function and a way to call it with generated arguments.
+pub struct Row {
+    pub name: &'static str,
+    pub call: fn(&Built) -> cuprite::Result<Out>,
+}
+
+/// Turns a function's result into an [`Out`].
+pub trait IntoOut {
+    fn into_out(self) -> Out;
+}
+impl IntoOut for Array {
+    fn into_out(self) -> Out {
+        Out::Arrays(vec![self])
+    }
+}
+impl IntoOut for Vec<Array> {
+    fn into_out(self) -> Out {
+        Out::Arrays(self)
+    }
+}
+impl IntoOut for (Array, Array) {
+    fn into_out(self) -> Out {
+        Out::Arrays(vec![self.0, self.1])
+    }
+}
+impl IntoOut for (Array, Array, Array) {
+    fn into_out(self) -> Out {
+        Out::Arrays(vec![self.0, self.1, self.2])
+    }
+}
+macro_rules! text_out {
+    ($($t:ty),*) => {$(
+        impl IntoOut for $t {
+            fn into_out(self) -> Out {
+                Out::Text(format!("{self:?}"))
+            }
+        }
+    )*};
+}
+text_out!((), bool, f64, usize, Vec<usize>, String, DType);
+
+pub fn out<T: IntoOut>(r: cuprite::Result<T>) -> cuprite::Result<Out> {
+    r.map(IntoOut::into_out)
+}
+
+/// Rows as `name => |g| call`, where the call's value is any [`IntoOut`].
+#[macro_export]
+macro_rules! rows {
+    ($($name:literal => |$g:ident| $call:expr),* $(,)?) => {
+        vec![$(
+            $crate::fuzz_api::check::Row {
+                name: $name,
+                call: |$g| $crate::fuzz_api::check::out($call),
+            }
+        ),*]
+    };
+}
+
+/// Cases per row: `CUPRITE_FUZZ_CASES`, else 32 (CI's budget).
+pub fn cases() -> u32 {
+    std::env::var("CUPRITE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(32)
+}
+
+/// A fixed seed, so CI cannot flake; `CUPRITE_FUZZ_SEED=random` draws one
+/// (printed, so a failure can be replayed with `CUPRITE_FUZZ_SEED=<n>`).
+fn runner() -> TestRunner {
+    let config = Config {
+        cases: cases(),
+        failure_persistence: None,
+        max_shrink_iters: 256,
+        ..Config::default()
+    };
+    let seed: u64 = match std::env::var("CUPRITE_FUZZ_SEED").as_deref() {
+        Ok("random") => {
+            let s = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1);
+            eprintln!("fuzz_api: CUPRITE_FUZZ_SEED={s}");
+            s
+        }
+        Ok(v) => v.parse().unwrap_or(38),
+        Err(_) => 38,
+    };
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+/// Calls `row` on `device`, turning a panic into an error message.
+fn call(row: &Row, args: &Args, device: Device) -> Result<cuprite::Result<Out>, String> {
+    let built = args
+        .build(device)
+        .map_err(|e| format!("building the arguments failed: {e}"))?;
+    catch_unwind(AssertUnwindSafe(|| {
+        cuprite::with_device(device, || (row.call)(&built))
+    }))
+    .map_err(|p| {
+        let what = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("PANIC on {device:?}: {what}")
+    })
+}
+
+/// An error's text starts with the operation's name: `op: detail`.
+fn names_its_operation(e: &cuprite::Error) -> bool {
+    let text = e.to_string();
+    match text.split_once(':') {
+        Some((op, _)) => !op.trim().is_empty() && !op.contains(' '),
+        None => false,
+    }
+}
+
+/// One case of one row: the properties, as a proptest verdict.
+pub fn check_case(row: &Row, args: &Args) -> Result<(), TestCaseError> {
+    let fail = |m: String| TestCaseError::fail(format!("{}: {m}", row.name));
+    let cpu = call(row, args, Device::Cpu).map_err(fail)?;
+    if let Err(e) = &cpu {
+        if !names_its_operation(e) {
+            return Err(fail(format!("error does not name its operation: {e}")));
+        }
+    }
+    let Some(gpu_device) = gpu() else {
+        return Ok(());
+    };
+    let gpu = call(row, args, gpu_device).map_err(fail)?;
+    match (&cpu, &gpu) {
+        (Ok(c), Ok(g)) => same(c, g).map_err(|m| fail(format!("GPU differs from CPU: {m}"))),
+        (Err(_), Err(e)) if !names_its_operation(e) => {
+            Err(fail(format!("GPU error does not name its operation: {e}")))
+        }
+        (Err(_), Err(_)) => Ok(()),
+        (Ok(_), Err(e)) => Err(fail(format!("CPU Ok but GPU Err: {e}"))),
+        (Err(e), Ok(_)) => Err(fail(format!("GPU Ok but CPU Err: {e}"))),
+    }
+}
+
+fn gpu() -> Option<Device> {
+    (cuprite::device_count() > 0).then_some(Device::Cuda(0))
+}
+
+/// Runs every row of `table` and fails naming each row that broke a
+/// property, with its smallest failing arguments.
+pub fn run_table(table: &str, rows: Vec<Row>) {
+    let strategy = args();
+    let mut failures = Vec::new();
+    for row in &rows {
+        let mut runner = runner();
+        if let Err(e) = runner.run(&strategy, |a| check_case(row, &a)) {
+            failures.push(format!("{}: {e}", row.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "fuzz_api {table}: {} of {} rows failed:\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Values as complex numbers (every dtype converts), for comparing.
+fn host_values(a: &Array) -> Result<Vec<Complex64>, String> {
+    a.astype(DType::Complex128)
+        .and_then(|c| c.to_vec::<Complex64>())
+        .map_err(|e| e.to_string())
+}
+
+fn close(x: f64, y: f64, tol: f64) -> bool {
+    if x.is_nan() || y.is_nan() {
+        return x.is_nan() && y.is_nan();
+    }
+    if x.is_infinite() || y.is_infinite() {
+        return x == y;
+    }
+    (x - y).abs() <= tol * (1.0 + x.abs().max(y.abs()))
+}
+
+fn tolerance(d: DType) -> f64 {
+    match d {
+        DType::Float16 | DType::BFloat16 => 2e-2,
+        DType::Float32 | DType::Complex64 => 1e-4,
+        DType::Float64 | DType::Complex128 => 1e-9,
+        _ => 0.0,
+    }
+}
+
+fn same(c: &Out, g: &Out) -> Result<(), String> {
+    match (c, g) {
+        (Out::Text(c), Out::Text(g)) if c == g => Ok(()),
+        (Out::Arrays(c), Out::Arrays(g)) if c.len() == g.len() => {
+            for (x, y) in c.iter().zip(g) {
+                if x.shape() != y.shape() || x.dtype() != y.dtype() {
+                    return Err(format!(
+                        "{:?} {:?} vs {:?} {:?}",
+                        x.shape(),
+                        x.dtype(),
+                        y.shape(),
+                        y.dtype()
+                    ));
+                }
+                let tol = tolerance(x.dtype());
+                let (xv, yv) = (host_values(x)?, host_values(y)?);
+                for (i, (p, q)) in xv.iter().zip(&yv).enumerate() {
+                    if !close(p.re, q.re, tol) || !close(p.im, q.im, tol) {
+                        return Err(format!("element {i}: CPU {p} vs GPU {q}"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Out::Text(c), Out::Text(g)) => Err(format!("{c} vs {g}")),
+        _ => Err("different kinds of result".into()),
+    }
+}
