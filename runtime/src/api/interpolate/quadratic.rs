@@ -58,7 +58,6 @@ pub(crate) fn quadratic_spline(x: &Array, y: &Array, rest: &[usize], axis: usize
     ))
 }
 
-
 /// The knots `t` (`(n + 3,)`) and coefficients `c` (`(n, m)`) of the
 /// quadratic B-spline through `y` (`(n, m)`, `n >= 3`) at `x`.
 pub(crate) fn quadratic_bspline(op: &'static str, x: &Array, y: &Array) -> Result<(Array, Array)> {

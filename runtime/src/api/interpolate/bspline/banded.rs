@@ -48,7 +48,11 @@ pub(crate) fn basis_derivatives(t: &[f64], k: usize, l: usize, x: f64, nu: usize
                 d = a[s2][0] * ndu[rk as usize][pk];
             }
             let j1 = if rk >= -1 { 1 } else { (-rk) as usize };
-            let j2 = if r as isize - 1 <= pk as isize { q - 1 } else { k - r };
+            let j2 = if r as isize - 1 <= pk as isize {
+                q - 1
+            } else {
+                k - r
+            };
             for j in j1..=j2 {
                 let i = (rk + j as isize) as usize;
                 a[s2][j] = (a[s1][j] - a[s1][j - 1]) / ndu[pk + 1][i];
@@ -98,11 +102,20 @@ impl Band {
     }
 
     /// Sets row `i`'s entries from column `j0` on; they must lie in the band.
-    pub(crate) fn set_row(&mut self, op: &'static str, i: usize, j0: usize, vals: &[f64]) -> Result<()> {
+    pub(crate) fn set_row(
+        &mut self,
+        op: &'static str,
+        i: usize,
+        j0: usize,
+        vals: &[f64],
+    ) -> Result<()> {
         if j0 + self.lower < i || j0 + vals.len() > i + self.lower + 1 + self.lower {
             return Err(Error::invalid(
                 op,
-                format!("the collocation row {i} falls outside the band (columns {j0}..{})", j0 + vals.len()),
+                format!(
+                    "the collocation row {i} falls outside the band (columns {j0}..{})",
+                    j0 + vals.len()
+                ),
             ));
         }
         for (q, &v) in vals.iter().enumerate() {

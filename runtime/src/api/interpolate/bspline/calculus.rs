@@ -15,7 +15,10 @@ impl BSpline {
         if nu > self.k {
             return Err(Error::invalid(
                 op,
-                format!("the order of the derivative must be <= k = {}, got nu = {nu}", self.k),
+                format!(
+                    "the order of the derivative must be <= k = {}, got nu = {nu}",
+                    self.k
+                ),
             ));
         }
         let mut s = self.clone();
@@ -50,7 +53,10 @@ impl BSpline {
             let (k, n, len) = (s.k, s.n(), s.t.size());
             // C_{i+1} = sum_{j<=i} c_j (t_{j+k+1} - t_j) / (k + 1), C_0 = 0.
             let width = crate::subtract(rows(&s.t, k + 1, len), rows(&s.t, 0, n))?;
-            let scaled = crate::multiply(&s.c, crate::divide(width, (k + 1) as f64)?.reshape([-1, 1])?)?;
+            let scaled = crate::multiply(
+                &s.c,
+                crate::divide(width, (k + 1) as f64)?.reshape([-1, 1])?,
+            )?;
             let sums = crate::cumsum(&scaled, Some(0))?.astype(s.c.dtype())?;
             let c = crate::concatenate(&[&zeros_of(&row(&s.c, 0))?, &sums], 0)?;
             let t = crate::concatenate(&[&row(&s.t, 0), &s.t, &row(&s.t, len - 1)], 0)?;
@@ -64,7 +70,10 @@ impl BSpline {
     pub fn integrate(&self, a: f64, b: f64) -> Result<Array> {
         let op = "BSpline.integrate";
         if !a.is_finite() || !b.is_finite() {
-            return Err(Error::invalid(op, format!("the bounds must be finite, got a = {a}, b = {b}")));
+            return Err(Error::invalid(
+                op,
+                format!("the bounds must be finite, got a = {a}, b = {b}"),
+            ));
         }
         let anti = self.antiderivative(1)?;
         let (sign, a, b) = if b < a { (-1.0, b, a) } else { (1.0, a, b) };
@@ -79,7 +88,9 @@ impl BSpline {
         };
         let diff = crate::subtract(row(&vals, 1), row(&vals, 0))?;
         let shape: Vec<usize> = self.rest.clone();
-        crate::multiply(diff, sign)?.astype(self.c.dtype())?.reshape(shape)
+        crate::multiply(diff, sign)?
+            .astype(self.c.dtype())?
+            .reshape(shape)
     }
 
     /// The integral of the periodic extension: whole periods plus the rest.
@@ -103,6 +114,8 @@ impl BSpline {
         let seg = |i: usize| crate::subtract(row(&at, i + 1), row(&at, i));
         let whole = crate::multiply(seg(0)?, periods)?;
         let total = crate::add(crate::add(whole, seg(2)?)?, seg(4)?)?;
-        crate::multiply(total, sign)?.astype(self.c.dtype())?.reshape(self.rest.clone())
+        crate::multiply(total, sign)?
+            .astype(self.c.dtype())?
+            .reshape(self.rest.clone())
     }
 }

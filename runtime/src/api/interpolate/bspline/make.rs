@@ -10,7 +10,9 @@
 
 use super::banded::{basis_derivatives, interval, Band};
 use super::BSpline;
-use crate::api::interpolate::checks::{contiguous_as, rows, sample_points, value_dtype, values_along};
+use crate::api::interpolate::checks::{
+    contiguous_as, rows, sample_points, value_dtype, values_along,
+};
 use crate::api::interpolate::ppoly::Extrapolate;
 use crate::api::interpolate::quadratic::quadratic_bspline;
 use crate::core::array::Array;
@@ -37,7 +39,10 @@ pub fn make_interp_spline(x: &Array, y: &Array, k: usize, ends: SplineEnds) -> R
     let op = "make_interp_spline";
     crate::api::shape::index::same_device(op, x, y)?;
     if k > MAX_K {
-        return Err(Error::invalid(op, format!("k must be in 0..={MAX_K}, got k = {k}")));
+        return Err(Error::invalid(
+            op,
+            format!("k must be in 0..={MAX_K}, got k = {k}"),
+        ));
     }
     if ends != SplineEnds::NotAKnot && k != 3 {
         return Err(Error::invalid(
@@ -57,17 +62,26 @@ pub fn make_interp_spline(x: &Array, y: &Array, k: usize, ends: SplineEnds) -> R
     let (y, rest, _) = values_along(op, y, 0, n, dt)?;
     let (t, c) = match k {
         0 => (crate::concatenate(&[&x, &rows(&x, n - 1, n)], 0)?, y),
-        1 => (crate::concatenate(&[&rows(&x, 0, 1), &x, &rows(&x, n - 1, n)], 0)?, y),
+        1 => (
+            crate::concatenate(&[&rows(&x, 0, 1), &x, &rows(&x, n - 1, n)], 0)?,
+            y,
+        ),
         2 => quadratic_bspline(op, &x, &y)?,
         _ => {
             let device = x.device();
             let (t, c, m) = crate::backend::fallback::fetch(op, device, || {
-                Ok((x.astype(crate::DType::Float64)?.to_vec::<f64>()?, y.astype(crate::DType::Float64)?.to_vec::<f64>()?, y.shape()[1]))
+                Ok((
+                    x.astype(crate::DType::Float64)?.to_vec::<f64>()?,
+                    y.astype(crate::DType::Float64)?.to_vec::<f64>()?,
+                    y.shape()[1],
+                ))
             })?;
             let (t, c) = solve_on_host(op, &t, &c, m, k, ends)?;
             let nt = t.len() - k - 1;
             let t = crate::asarray_on(t, device)?.astype(dt)?;
-            let c = crate::asarray_on(c, device)?.astype(dt)?.reshape([nt as isize, m as isize])?;
+            let c = crate::asarray_on(c, device)?
+                .astype(dt)?
+                .reshape([nt as isize, m as isize])?;
             (t, c)
         }
     };
@@ -121,7 +135,10 @@ fn solve_on_host(
         SplineEnds::Clamped => (1, 1),
     };
     if nt != n + 2 * extra {
-        return Err(Error::invalid(op, format!("{nt} coefficients for {n} points and {extra} conditions per end")));
+        return Err(Error::invalid(
+            op,
+            format!("{nt} coefficients for {n} points and {extra} conditions per end"),
+        ));
     }
     let mut band = Band::new(nt, k);
     let mut rhs = vec![0.0; nt * m];

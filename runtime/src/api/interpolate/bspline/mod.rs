@@ -35,30 +35,46 @@ impl BSpline {
         let op = "BSpline";
         crate::api::shape::index::same_device(op, t, c)?;
         if t.ndim() != 1 {
-            return Err(Error::shape(op, format!("t must be 1-D, got shape {:?}", t.shape())));
+            return Err(Error::shape(
+                op,
+                format!("t must be 1-D, got shape {:?}", t.shape()),
+            ));
         }
         if c.ndim() == 0 {
-            return Err(Error::shape(op, "c must have at least one axis, got a 0-d array"));
+            return Err(Error::shape(
+                op,
+                "c must have at least one axis, got a 0-d array",
+            ));
         }
         let dt = value_dtype(op, c.dtype())?;
         if t.size() < 2 * k + 2 {
             return Err(Error::invalid(
                 op,
-                format!("need at least 2k + 2 = {} knots for k = {k}, got {}", 2 * k + 2, t.size()),
+                format!(
+                    "need at least 2k + 2 = {} knots for k = {k}, got {}",
+                    2 * k + 2,
+                    t.size()
+                ),
             ));
         }
         let n = t.size() - k - 1;
         if c.shape()[0] < n {
             return Err(Error::shape(
                 op,
-                format!("c must have at least len(t) - k - 1 = {n} rows, got shape {:?}", c.shape()),
+                format!(
+                    "c must have at least len(t) - k - 1 = {n} rows, got shape {:?}",
+                    c.shape()
+                ),
             ));
         }
         let t = contiguous_as(t, dt)?;
         if !crate::isfinite(&t)?.all()?.item::<bool>()? {
             return Err(Error::invalid(op, "the knots t must be finite"));
         }
-        if !crate::greater_equal(crate::diff(&t, 1, 0)?, 0.0)?.all()?.item::<bool>()? {
+        if !crate::greater_equal(crate::diff(&t, 1, 0)?, 0.0)?
+            .all()?
+            .item::<bool>()?
+        {
             return Err(Error::invalid(op, "the knots t must be non-decreasing"));
         }
         let rest = c.shape()[1..].to_vec();
@@ -75,7 +91,13 @@ impl BSpline {
         rest: Vec<usize>,
         extrapolate: Extrapolate,
     ) -> BSpline {
-        BSpline { t, c, k, rest, extrapolate }
+        BSpline {
+            t,
+            c,
+            k,
+            rest,
+            extrapolate,
+        }
     }
 
     /// The knots.
@@ -141,8 +163,9 @@ impl BSpline {
             for j in (r..=k).rev() {
                 let left = knot(j)?;
                 let right = knot(j + 1 + k - r)?;
-                let alpha = crate::divide(crate::subtract(&x, &left)?, crate::subtract(&right, &left)?)?
-                    .reshape([-1, 1])?;
+                let alpha =
+                    crate::divide(crate::subtract(&x, &left)?, crate::subtract(&right, &left)?)?
+                        .reshape([-1, 1])?;
                 let blend = crate::add(
                     &d[j - 1],
                     crate::multiply(&alpha, crate::subtract(&d[j], &d[j - 1])?)?,
