@@ -185,7 +185,13 @@ span = float(knots[-1])
 xi_s = 0.5 + cp.random.random(1 << 24, dtype=cp.float64) * (span - 0.5)
 case("cubic_spline_1M_knots_16M_eval", lambda: spline(xi_s), bytes_moved=16 * (1 << 24),
      n_repeat=10, n_warmup=2)
-del spline, xi_s, knots
+# The cubic B-spline timed whole: construction through the 1M knots plus
+# 16M evaluations.
+y_s = cp.random.random(1 << 20, dtype=cp.float64)
+case("make_interp_spline_k3_1M_eval_16M",
+     lambda: cinterp.make_interp_spline(knots, y_s, k=3)(xi_s),
+     bytes_moved=16 * (1 << 24), n_repeat=5, n_warmup=1)
+del spline, xi_s, knots, y_s
 g512 = cp.linspace(0.0, 1.0, 512)
 grid = cinterp.RegularGridInterpolator((g512, g512, g512),
                                        cp.random.random((512, 512, 512), dtype=cp.float32),

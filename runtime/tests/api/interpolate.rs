@@ -533,3 +533,6 @@ on_every_device!(bad_input, |_dev| {
     let c = cp::zeros([4, 3], DType::Complex128)?;
     assert_error!(CubicSpline::new(&x, &c).unwrap_err(), DType, "CubicSpline");
 });
+
+/// `make_interp_spline` and `BSpline`.
+mod bspline;

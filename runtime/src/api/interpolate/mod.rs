@@ -1,6 +1,6 @@
 //! Interpolation (`cp::interpolate`, SciPy's `scipy.interpolate`): 1-D
 //! interpolants (`interp1d`, `CubicSpline`, `PchipInterpolator`,
-//! `Akima1DInterpolator`), the piecewise polynomials they are (`PPoly`),
+//! `Akima1DInterpolator`), B-splines (`BSpline`, `make_interp_spline`), the piecewise polynomials they are (`PPoly`),
 //! and n-D regular grids (`RegularGridInterpolator`, `interpn`).
 //!
 //! Everything runs on the device of its inputs: fitting is array
@@ -9,6 +9,7 @@
 //! values once. Values are float32 when `y` is float32 (or a half float),
 //! float64 otherwise; complex values are refused.
 
+mod bspline;
 mod checks;
 mod cubic;
 mod grid;
@@ -18,6 +19,7 @@ mod ppoly;
 mod quadratic;
 mod tridiagonal;
 
+pub use bspline::{make_interp_spline, BSpline, SplineEnds};
 pub use cubic::{BoundaryCondition, CubicSpline, CubicSplineOptions};
 pub use grid::{interpn, GridOptions, RegularGridInterpolator, RegularGridMethod};
 pub use hermite::{Akima1DInterpolator, AkimaMethod, PchipInterpolator};

@@ -127,5 +127,24 @@ put("grid/inside", inside)
 put("interpn/v", si.interpn((g0, g1, g2), vals, inside))
 put("interpn2/v", si.interpn((g0, g1), vals[:, :, 0], inside[:, :2], method="nearest"))
 
+# make_interp_spline / BSpline: every degree, not-a-knot knots; natural and
+# clamped cubics; derivatives, antiderivatives, integrals, no extrapolation.
+for k in range(6):
+    b = si.make_interp_spline(x, y, k=k)
+    put(f"bspl_k{k}/t", b.t)
+    put(f"bspl_k{k}/c", b.c)
+    put(f"bspl_k{k}/v", b(xi))
+    if k >= 1:
+        put(f"bspl_k{k}/d1", b.derivative(1)(xi))
+    put(f"bspl_k{k}/anti", b.antiderivative(1)(xi))
+    put(f"bspl_k{k}/int", b.integrate(-0.5, 7.25))
+    put(f"bspl_k{k}/intno", si.BSpline(b.t, b.c, k, extrapolate=False).integrate(-0.5, 7.25))
+    put(f"bspl_k{k}/noext", si.BSpline(b.t, b.c, k, extrapolate=False)(xi))
+for bc in ("natural", "clamped"):
+    b = si.make_interp_spline(x, y, k=3, bc_type=bc)
+    put(f"bspl_{bc}/t", b.t)
+    put(f"bspl_{bc}/c", b.c)
+    put(f"bspl_{bc}/v", b(xi))
+
 np.savez_compressed("interpolate.npz", **out)
 print(f"wrote {len(out)} arrays to interpolate.npz")
