@@ -163,9 +163,17 @@ impl BSpline {
             for j in (r..=k).rev() {
                 let left = knot(j)?;
                 let right = knot(j + 1 + k - r)?;
-                let alpha =
-                    crate::divide(crate::subtract(&x, &left)?, crate::subtract(&right, &left)?)?
-                        .reshape([-1, 1])?;
+                // Coinciding knots (repeated past the ends) give 0/0: the
+                // recurrence's weight there is 0, as de Boor's convention.
+                let den = crate::subtract(&right, &left)?;
+                let empty = crate::equal(&den, 0.0)?;
+                let safe = crate::where_(&empty, 1.0, &den)?;
+                let alpha = crate::where_(
+                    &empty,
+                    0.0,
+                    crate::divide(crate::subtract(&x, &left)?, &safe)?,
+                )?
+                .reshape([-1, 1])?;
                 let blend = crate::add(
                     &d[j - 1],
                     crate::multiply(&alpha, crate::subtract(&d[j], &d[j - 1])?)?,
