@@ -25,6 +25,7 @@ mod interop;
 mod interpolate;
 mod io;
 mod jit;
+mod jit_reduction;
 mod layers;
 mod layout_props;
 mod linalg;
