@@ -117,23 +117,28 @@ pub fn kernel_source(f: &syn::ItemFn) -> syn::Result<(String, Translator)> {
 }
 
 fn param_table(ps: &[Param]) -> Vec<TokenStream> {
-    ps.iter()
-        .map(|p| {
-            let name = p.ident.to_string();
-            let kind = match &p.ty {
-                Ty::Scalar(s) => match s.dtype() {
-                    Some(d) => quote!(::cuprite::jit::__private::ParamKind::Scalar(#d)),
-                    None => quote!(::cuprite::jit::__private::ParamKind::Placeholder),
-                },
-                Ty::Slice { elem, mutable } => {
-                    let d = elem.dtype().unwrap_or_else(|| quote!(::cuprite::DType::Float32));
-                    quote!(::cuprite::jit::__private::ParamKind::Slice { dtype: #d, mutable: #mutable })
-                }
-                _ => quote!(::cuprite::jit::__private::ParamKind::Placeholder),
-            };
-            quote!(::cuprite::jit::__private::Param { name: #name, kind: #kind })
-        })
-        .collect()
+    param_table_of(ps.iter().map(|p| (p.ident.to_string(), p.ty.clone())))
+}
+
+/// The runtime's table of parameters `(name, type)`.
+pub fn param_table_of(ps: impl Iterator<Item = (String, Ty)>) -> Vec<TokenStream> {
+    ps.map(|(name, ty)| {
+        let kind = match &ty {
+            Ty::Scalar(s) => match s.dtype() {
+                Some(d) => quote!(::cuprite::jit::__private::ParamKind::Scalar(#d)),
+                None => quote!(::cuprite::jit::__private::ParamKind::Placeholder),
+            },
+            Ty::Slice { elem, mutable } => {
+                let d = elem
+                    .dtype()
+                    .unwrap_or_else(|| quote!(::cuprite::DType::Float32));
+                quote!(::cuprite::jit::__private::ParamKind::Slice { dtype: #d, mutable: #mutable })
+            }
+            _ => quote!(::cuprite::jit::__private::ParamKind::Placeholder),
+        };
+        quote!(::cuprite::jit::__private::Param { name: #name, kind: #kind })
+    })
+    .collect()
 }
 
 /// `#[cp::jit::kernel]`.
@@ -190,7 +195,7 @@ pub fn kernel(f: syn::ItemFn) -> syn::Result<TokenStream> {
 
 /// The type placeholders of an elementwise function (at most one) and the
 /// dtypes each is instantiated for.
-fn placeholders(f: &syn::ItemFn) -> syn::Result<Vec<String>> {
+pub fn placeholders_of(f: &syn::ItemFn) -> syn::Result<Vec<String>> {
     let mut out = Vec::new();
     for g in &f.sig.generics.params {
         match g {
@@ -263,11 +268,11 @@ pub fn device_function(
 }
 
 /// The dtypes a placeholder is instantiated for on the CPU.
-const FLOATS: &[(&str, &str)] = &[("Float32", "f32"), ("Float64", "f64")];
+pub const FLOATS: &[(&str, &str)] = &[("Float32", "f32"), ("Float64", "f64")];
 
 /// `#[cp::jit::elementwise]`.
 pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
-    let ph = placeholders(&f)?;
+    let ph = placeholders_of(&f)?;
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let c_fn = format!("cp_jit_{name_str}");

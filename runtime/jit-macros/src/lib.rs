@@ -12,6 +12,7 @@
 
 mod cpu;
 mod expand;
+mod reduction_parts;
 mod translate;
 mod types;
 
@@ -57,6 +58,19 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
     run(attr, item, "elementwise", expand::elementwise)
+}
+
+/// A reduction from Rust parts, on a `mod` holding `fn map`, `fn combine`,
+/// an optional `fn post` and `const IDENTITY`: `sum_squares.call(&x)?`.
+#[proc_macro_attribute]
+pub fn reduction(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let result = no_arguments(attr, "reduction")
+        .and_then(|_| syn::parse::<syn::ItemMod>(item))
+        .and_then(reduction_parts::reduction);
+    match result {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod interop;
 mod interpolate;
 mod io;
 mod jit;
+mod jit_reduction;
 mod layers;
 mod layout_props;
 mod linalg;

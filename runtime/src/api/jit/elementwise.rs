@@ -146,50 +146,8 @@ impl Elementwise {
                 args.len()
             )));
         }
-        // The placeholder takes the dtype of its first array, else of its first scalar.
-        let mut placeholder = None;
-        for (a, p) in args.iter().zip(params) {
-            if p.kind == ParamKind::Placeholder {
-                if let Arg::Array(x) = a {
-                    placeholder = Some(x.dtype());
-                    break;
-                }
-            }
-        }
-        if placeholder.is_none() {
-            placeholder = args
-                .iter()
-                .zip(params)
-                .find_map(|(a, p)| match (a, p.kind) {
-                    (Arg::Scalar(_, d), ParamKind::Placeholder) => Some(*d),
-                    _ => None,
-                });
-        }
-        let mut shapes: Vec<&[usize]> = Vec::new();
-        for (k, (a, p)) in args.iter().zip(params).enumerate() {
-            let want = match p.kind {
-                ParamKind::Scalar(d) => d,
-                _ => placeholder.unwrap_or(DType::Float64),
-            };
-            let bad = |why: String| self.err(format!("input {k} (`{}`): {why}", p.describe()));
-            match a {
-                Arg::Array(x) => {
-                    let same = p.kind == ParamKind::Placeholder && x.dtype() != want;
-                    if same || !can_cast(x.dtype(), want, Casting::SameKind) {
-                        return Err(bad(format!(
-                            "got a {} array but {want} is needed",
-                            x.dtype()
-                        )));
-                    }
-                    shapes.push(x.shape());
-                }
-                Arg::Scalar(_, d) if d.is_complex() && !want.is_complex() => {
-                    return Err(bad(format!("got a complex scalar but {want} is needed")))
-                }
-                Arg::Scalar(..) => {}
-                Arg::Ptr(_) => return Err(bad("device pointers are for raw kernels".into())),
-            }
-        }
+        let (placeholder, shapes) = check_inputs(OP, self.info.name, params, &args)?;
+        let shapes: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
         let shape = match &out {
             Some(o) => {
                 let mut all = shapes.clone();
@@ -214,6 +172,65 @@ impl Elementwise {
             out,
         })
     }
+}
+
+/// The dtype a type placeholder takes in a call (that of its first array,
+/// else of its first scalar) and the shapes of the array inputs, each
+/// input's dtype checked against its parameter.
+pub(super) fn check_inputs(
+    op: &'static str,
+    name: &str,
+    params: &[Param],
+    args: &[Arg<'_>],
+) -> Result<(Option<DType>, Vec<Vec<usize>>)> {
+    // The placeholder takes the dtype of its first array, else of its first scalar.
+    let mut placeholder = None;
+    for (a, p) in args.iter().zip(params) {
+        if p.kind == ParamKind::Placeholder {
+            if let Arg::Array(x) = a {
+                placeholder = Some(x.dtype());
+                break;
+            }
+        }
+    }
+    if placeholder.is_none() {
+        placeholder = args
+            .iter()
+            .zip(params)
+            .find_map(|(a, p)| match (a, p.kind) {
+                (Arg::Scalar(_, d), ParamKind::Placeholder) => Some(*d),
+                _ => None,
+            });
+    }
+    let mut shapes: Vec<Vec<usize>> = Vec::new();
+    for (k, (a, p)) in args.iter().zip(params).enumerate() {
+        let want = match p.kind {
+            ParamKind::Scalar(d) => d,
+            _ => placeholder.unwrap_or(DType::Float64),
+        };
+        let bad = |why: String| Error::InvalidArgument {
+            op,
+            detail: format!("`{name}`: input {k} (`{}`): {why}", p.describe()),
+        };
+        match a {
+            Arg::Array(x) => {
+                let same = p.kind == ParamKind::Placeholder && x.dtype() != want;
+                if same || !can_cast(x.dtype(), want, Casting::SameKind) {
+                    return Err(bad(format!(
+                        "got a {} array but {want} is needed",
+                        x.dtype()
+                    )));
+                }
+                shapes.push(x.shape().to_vec());
+            }
+            Arg::Scalar(_, d) if d.is_complex() && !want.is_complex() => {
+                return Err(bad(format!("got a complex scalar but {want} is needed")))
+            }
+            Arg::Scalar(..) => {}
+            Arg::Ptr(_) => return Err(bad("device pointers are for raw kernels".into())),
+        }
+    }
+    Ok((placeholder, shapes))
 }
 
 /// One CPU call of an elementwise function, as the macro's body reads it.

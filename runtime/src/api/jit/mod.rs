@@ -51,12 +51,14 @@ mod elementwise;
 mod grid;
 mod kernel;
 mod memory;
+mod reduction;
 
 pub use builtins::{block_dim, block_idx, grid_dim, lane_id, thread_idx};
-pub use cuprite_jit_macros::{elementwise, kernel};
+pub use cuprite_jit_macros::{elementwise, kernel, reduction};
 pub use elementwise::Elementwise;
 pub use kernel::Kernel;
 pub use memory::{JitElem, JitIndex, Slice};
+pub use reduction::Reduction;
 
 /// The element types a type placeholder of `#[cp::jit::elementwise]`
 /// stands for: `fn f<T: cp::jit::Float>(x: T) -> T` is instantiated for
@@ -87,6 +89,7 @@ pub mod __private {
     pub use super::grid::Fault;
     pub use super::kernel::{CpuArgs, KernelInfo, Param, ParamKind};
     pub use super::memory::Slice;
+    pub use super::reduction::{RedCall, ReductionInfo};
 }
 
 #[cfg(test)]
