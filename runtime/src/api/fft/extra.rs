@@ -244,7 +244,9 @@ fn r2r(
         }
     })?;
     let mut shape = last.shape().to_vec();
-    *shape.last_mut().expect("ndim > 0") = n;
+    *shape
+        .last_mut()
+        .expect("moveaxis above checked the axis, so ndim > 0") = n;
     y.reshape(shape.as_slice())?.moveaxis(-1, axis as isize)
 }
 

@@ -476,7 +476,9 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Result<Array> {
         let r = contract_pair(&a, &la, &b, &lb, &out_labels)?;
         terms.insert(0, (r, out_labels));
     }
-    let (x, labels) = terms.pop().expect("one term remains");
+    let (x, labels) = terms
+        .pop()
+        .expect("the loop above stops with one term left, and the parser gives at least one");
     single_to_output(&x, &labels, &parsed.output)
 }
 
@@ -522,7 +524,8 @@ fn single_to_output(x: &Array, labels: &[char], output: &[char]) -> Result<Array
         .map(|c| {
             kept.iter()
                 .position(|k| k == c)
-                .expect("output label present") as isize
+                .expect("the parser checked that every output label is an input label")
+                as isize
         })
         .collect();
     x.permute_axes(&perm)
@@ -559,15 +562,24 @@ fn contract_pair(a: &Array, la: &[char], b: &Array, lb: &[char], out: &[char]) -
         .collect();
     let free_a: Vec<char> = la.iter().copied().filter(|c| !lb.contains(c)).collect();
     let free_b: Vec<char> = lb.iter().copied().filter(|c| !la.contains(c)).collect();
-    let ext =
-        |x: &Array, l: &[char], c: char| x.shape()[l.iter().position(|&y| y == c).expect("label")];
+    let ext = |x: &Array, l: &[char], c: char| {
+        x.shape()[l
+            .iter()
+            .position(|&y| y == c)
+            .expect("every label asked for was taken from this operand's labels")]
+    };
     if contracted.is_empty() {
         // A broadcast product: line both operands up with the output's axes.
         let align = |x: &Array, l: &[char]| -> Result<Array> {
             let present: Vec<char> = out.iter().copied().filter(|c| l.contains(c)).collect();
             let perm: Vec<isize> = present
                 .iter()
-                .map(|c| l.iter().position(|y| y == c).expect("label") as isize)
+                .map(|c| {
+                    l.iter()
+                        .position(|y| y == c)
+                        .expect("every label asked for was taken from this operand's labels")
+                        as isize
+                })
                 .collect();
             let mut v = x.permute_axes(&perm)?;
             for (i, c) in out.iter().enumerate() {
@@ -579,7 +591,11 @@ fn contract_pair(a: &Array, la: &[char], b: &Array, lb: &[char], out: &[char]) -
         };
         return crate::multiply(&align(&a, &la)?, &align(&b, &lb)?);
     }
-    let pos = |l: &[char], c: &char| l.iter().position(|y| y == c).expect("label") as isize;
+    let pos = |l: &[char], c: &char| {
+        l.iter()
+            .position(|y| y == c)
+            .expect("every label asked for was taken from this operand's labels") as isize
+    };
     let perm_a: Vec<isize> = batch
         .iter()
         .chain(&free_a)

@@ -389,10 +389,10 @@ pub fn qr(a: &Array, mode: QrMode) -> Result<(Option<Array>, Array)> {
     })?;
     let mut it = outs.into_iter();
     if want_q {
-        let q = it.next().expect("Q");
-        Ok((Some(q), it.next().expect("R")))
+        let q = it.next().expect("the closure pushes Q first when want_q");
+        Ok((Some(q), it.next().expect("the closure always pushes R")))
     } else {
-        Ok((None, it.next().expect("R")))
+        Ok((None, it.next().expect("the closure always pushes R")))
     }
 }
 
@@ -441,13 +441,17 @@ pub fn svd(a: &Array, full_matrices: bool, compute_uv: bool) -> Result<Svd> {
     let mut it = outs.into_iter();
     if compute_uv {
         let u = it.next();
-        let s = it.next().expect("S");
+        let s = it
+            .next()
+            .expect("the closure always pushes the singular values");
         let vh = it.next();
         Ok(Svd { u, s, vh })
     } else {
         Ok(Svd {
             u: None,
-            s: it.next().expect("S"),
+            s: it
+                .next()
+                .expect("the closure always pushes the singular values"),
             vh: None,
         })
     }
@@ -502,8 +506,11 @@ fn eigen_stack(
 
 /// An eigensolver's `[w, v]` as the pair `(w, v)`.
 fn values_and_vectors(mut parts: Vec<Array>) -> (Array, Array) {
-    let v = parts.pop().expect("vectors");
-    (parts.pop().expect("values"), v)
+    let v = parts.pop().expect("eigensolvers return [w, v], two parts");
+    (
+        parts.pop().expect("eigensolvers return [w, v], two parts"),
+        v,
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -761,8 +768,8 @@ pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> Result<Lstsq> {
     let inv_s = Array::from_vec_cpu(inv, &[kk, 1])
         .astype(dtype.real_dtype())?
         .to_device(&device)?;
-    let u = f.u.expect("computed");
-    let vh = f.vh.expect("computed");
+    let u = f.u.expect("the SVD above was asked for U (compute_uv)");
+    let vh = f.vh.expect("the SVD above was asked for Vh (compute_uv)");
     // x = V diag(1/s) Uᴴ b
     let uhb = matmul(&conj(&u)?.t(), &b2)?;
     let scaled = crate::multiply(&uhb, &inv_s)?;
@@ -812,8 +819,8 @@ pub fn pinv(a: &Array, rcond: f64) -> Result<Array> {
         let inv_s = Array::from_vec_cpu(inv, &[1, k])
             .astype(x.dtype().real_dtype())?
             .to_device(&device)?;
-        let v = conj(&f.vh.expect("computed"))?.t();
-        let uh = conj(&f.u.expect("computed"))?.t();
+        let v = conj(&f.vh.expect("the SVD above was asked for Vh (compute_uv)"))?.t();
+        let uh = conj(&f.u.expect("the SVD above was asked for U (compute_uv)"))?.t();
         Ok(vec![matmul(&crate::multiply(&v, &inv_s)?, &uh)?])
     })?
     .remove(0))

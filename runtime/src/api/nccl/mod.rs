@@ -284,12 +284,17 @@ impl UniqueId {
         Ok(UniqueId { bytes })
     }
 
-    /// Writes the identifier to `path` as one line of hexadecimal digits.
+    /// Writes the identifier to `path` as one line of hexadecimal digits,
+    /// through a temporary file renamed into place: a rank polling for the
+    /// file never reads half of it.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        use std::io::Write;
+        let op = "nccl::UniqueId::save";
         let path = path.as_ref();
-        std::fs::write(path, format!("{}\n", self.to_hex())).map_err(|e| Error::InvalidArgument {
-            op: "nccl::UniqueId::save",
-            detail: format!("writing {}: {e}", path.display()),
+        let line = format!("{}\n", self.to_hex());
+        crate::api::io::write_atomically(op, path, Some(line.len() as u64), |w| {
+            w.write_all(line.as_bytes())
+                .map_err(|e| crate::api::io::io_error(op, path, e))
         })
     }
 

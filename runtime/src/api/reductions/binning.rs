@@ -742,8 +742,12 @@ pub fn histogram2d_with(
     let dt = crate::promote_types(x.dtype(), y.dtype());
     let columns = [cast(x, dt)?, cast(y, dt)?];
     let (hist, mut edges) = histogram_columns(op, &columns, opts)?;
-    let ye = edges.pop().expect("two axes");
-    let xe = edges.pop().expect("two axes");
+    let ye = edges
+        .pop()
+        .expect("histogram_columns gives one edge array per column, two here");
+    let xe = edges
+        .pop()
+        .expect("histogram_columns gives one edge array per column, two here");
     Ok((hist, xe, ye))
 }
 

@@ -275,7 +275,7 @@ pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
         .iter()
         .map(|a| a.dtype())
         .reduce(crate::core::dtype::promote_types)
-        .expect("non-empty");
+        .expect("`first` above checked that there is at least one array");
     let mut shape = first.shape().to_vec();
     shape[ax] = total;
     // Every element is written below, so the result starts uninitialised,
