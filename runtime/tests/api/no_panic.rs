@@ -7,7 +7,6 @@
 //! valid `.npy`, `.npz` and CSV file give an `Err` or an array, never a
 //! panic. Runs on the CPU: the checks happen before any device work.
 
-use crate::common;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 

@@ -304,14 +304,14 @@ macro_rules! operators {
                 type Output = DistArray;
                 #[track_caller]
                 fn $method(self, rhs: &DistArray) -> DistArray {
-                    self.$name(rhs).unwrap_or_else(|e| panic!("{e} (an operator cannot return a Result; call `a.{}(&b)?` to get this error as a value)", stringify!($name)))
+                    self.$name(rhs).unwrap_or_else(|e| panic!("{e}"))
                 }
             }
             impl std::ops::$trait<f64> for &DistArray {
                 type Output = DistArray;
                 #[track_caller]
                 fn $method(self, rhs: f64) -> DistArray {
-                    self.$scalar(rhs).unwrap_or_else(|e| panic!("{e} (an operator cannot return a Result; call `a.{}(x)?` to get this error as a value)", stringify!($scalar)))
+                    self.$scalar(rhs).unwrap_or_else(|e| panic!("{e}"))
                 }
             }
         )*

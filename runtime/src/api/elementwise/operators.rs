@@ -65,7 +65,7 @@ use crate::core::error::Result;
 fn or_panic<T>(r: Result<T>) -> T {
     match r {
         Ok(v) => v,
-        Err(e) => panic!("{e} (an operator cannot return a Result; call the function form (`cp::add(&a, &b)?`, ...) to get this error as a value)"),
+        Err(e) => panic!("{e}"),
     }
 }
 

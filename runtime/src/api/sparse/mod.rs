@@ -930,7 +930,7 @@ macro_rules! compressed_common {
 fn or_panic<T>(r: Result<T>) -> T {
     match r {
         Ok(v) => v,
-        Err(e) => panic!("{e} (an operator cannot return a Result; call the method form, `a.add(&b)?`, ..., to get this error as a value)"),
+        Err(e) => panic!("{e}"),
     }
 }
 
