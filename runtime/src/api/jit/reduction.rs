@@ -63,7 +63,7 @@ pub struct ReductionInfo {
 ///     }
 /// }
 ///
-/// let x = cp::Array::from_vec(vec![3.0f64, 4.0]);
+/// let x = cp::asarray(vec![3.0f64, 4.0])?;
 /// assert_eq!(l2_norm.call(&x)?.to_vec::<f64>()?, vec![5.0]);
 /// # Ok::<(), cp::Error>(())
 /// ```
