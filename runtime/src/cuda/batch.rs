@@ -46,7 +46,7 @@ pub(crate) const MAX_OPS: usize = 120;
 /// own specialised kernel, whose launch cost is small next to their work.
 pub(crate) const MAX_ELEMENTS: usize = 1 << 16;
 
-const THREADS: u32 = 256;
+pub(crate) const THREADS: u32 = 256;
 
 /// Loop dtypes the interpreter runs the batchable ufuncs of the table in
 /// (`ops/ufunc.rs`): the arithmetic and comparisons small loops are made of.
@@ -287,14 +287,7 @@ const CASE: &str = include_str!("kernels/batch_case.cu");
 
 /// The interpreter's source: one `case` per operation of `kernels`.
 pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
-    let mut support = String::new();
-    let mut supports: Vec<&str> = Vec::new();
-    for k in kernels {
-        if !k.support.is_empty() && !supports.contains(&k.support.as_str()) {
-            supports.push(&k.support);
-            support.push_str(&k.support);
-        }
-    }
+    let support = joined_support(kernels.iter().map(|k| &**k));
     let mut cases = String::new();
     for (index, k) in kernels.iter().enumerate() {
         let (mut scalars, mut loads) = (String::new(), String::new());
@@ -337,6 +330,48 @@ pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
         ],
         &[],
     )
+}
+
+/// The helper definitions `kernels` need, each once, in first-use order
+/// (one generated source holds several kernels' expressions).
+pub(crate) fn joined_support<'a>(kernels: impl Iterator<Item = &'a MapKernel>) -> String {
+    let mut support = String::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for k in kernels {
+        if !k.support.is_empty() && !seen.contains(&k.support.as_str()) {
+            seen.push(&k.support);
+            support.push_str(&k.support);
+        }
+    }
+    support
+}
+
+/// Launches `func` on `stream` with `grid` blocks of [`THREADS`] threads and
+/// its one parameter at `param` (a struct the driver copies at launch).
+pub(crate) fn launch_one_param(
+    func: Function,
+    grid: u32,
+    stream: sys::CUstream,
+    mut param: *mut std::ffi::c_void,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    // SAFETY: the kernel takes exactly one parameter, whose bytes start at
+    // `param` and match its declared struct (the callers' contract).
+    unsafe {
+        sys::cuLaunchKernel(
+            func.raw.0,
+            grid,
+            1,
+            1,
+            THREADS,
+            1,
+            1,
+            0,
+            stream,
+            &mut param,
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
 }
 
 fn build_interpreter(session: &DeviceSession) -> std::result::Result<Interpreter, String> {
@@ -539,8 +574,10 @@ fn launch_batch(
     if p.is_empty() {
         return Ok(());
     }
-    let fused = !p.fused.is_empty()
-        && (p.needs_fused || crate::cuda::fusion::worth_compiling(session, &p.fused));
+    let key = (!p.fused.is_empty()).then(|| crate::cuda::fusion::structure_key(&p.fused));
+    let fused = key.is_some_and(|key| {
+        p.needs_fused || crate::cuda::fusion::worth_compiling(session, key, p.fused.len())
+    });
     let grid = p.max_n.div_ceil(THREADS).max(1);
     let mut current = std::ptr::null_mut();
     // SAFETY: out pointer valid.
@@ -561,8 +598,9 @@ fn launch_batch(
     if fused {
         let count = p.params.count as usize;
         let ops = std::mem::take(&mut p.fused);
+        let key = key.unwrap_or_default();
         launched =
-            crate::cuda::fusion::launch(session, stream, &p.params.ops[..count], ops, p.max_n);
+            crate::cuda::fusion::launch(session, stream, &p.params.ops[..count], ops, p.max_n, key);
     }
     // The interpreter runs the batch unless the fused kernel did; it also
     // takes over when the fused kernel could not be built and every
@@ -573,26 +611,9 @@ fn launch_batch(
                 last.clear();
                 let _ = write!(last, "cuprite_batch ({} small operations)", p.params.count);
             }
-            let mut param = &mut *p.params as *mut Params as *mut std::ffi::c_void;
-            // SAFETY: one parameter, a `Params` matching the kernel's `BatchParams`;
-            // the driver copies it at launch.
-            unsafe {
-                sys::cuLaunchKernel(
-                    func.raw.0,
-                    grid,
-                    1,
-                    1,
-                    THREADS,
-                    1,
-                    1,
-                    0,
-                    stream,
-                    &mut param,
-                    std::ptr::null_mut(),
-                )
-            }
-            .result()
-            .map_err(|e| {
+            // One parameter, a `Params` matching the kernel's `BatchParams`.
+            let param = &mut *p.params as *mut Params as *mut std::ffi::c_void;
+            launch_one_param(func, grid, stream, param).map_err(|e| {
                 super::driver_error(
                     "launching deferred small operations (kernel `cuprite_batch`)",
                     e,

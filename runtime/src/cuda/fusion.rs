@@ -36,7 +36,7 @@ use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
 use crate::ops::c_types::ctype;
 
-const THREADS: u32 = 256;
+use super::batch::THREADS;
 
 /// How many fused batches `explain` keeps per device.
 const EXPLAINED: usize = 4;
@@ -183,14 +183,14 @@ pub(crate) fn structure_key(ops: &[FusedOp]) -> u64 {
     crate::cuda::gen::helpers::key(("cuprite_fused", parts))
 }
 
-/// Whether a batch whose operations are all small and in the interpreter's
-/// table should run as a fused kernel: when its structure ran before (so
-/// compiling it pays off) and it has several operations.
-pub(crate) fn worth_compiling(session: &DeviceSession, ops: &[FusedOp]) -> bool {
-    if ops.len() < 2 {
+/// Whether a batch of `count` operations, all small and in the
+/// interpreter's table, with structure `key` should run as a fused kernel:
+/// when that structure ran before (so compiling it pays off) and it has
+/// several operations.
+pub(crate) fn worth_compiling(session: &DeviceSession, key: u64, count: usize) -> bool {
+    if count < 2 {
         return false;
     }
-    let key = structure_key(ops);
     let mut seen = session
         .batch
         .fusion
@@ -205,14 +205,7 @@ pub(crate) fn worth_compiling(session: &DeviceSession, ops: &[FusedOp]) -> bool 
 /// The generated kernel of a batch: one loop over elements, every
 /// operation in program order inside it.
 pub(crate) fn source(ops: &[FusedOp]) -> String {
-    let mut support = String::new();
-    let mut supports: Vec<&str> = Vec::new();
-    for o in ops {
-        if !o.kernel.support.is_empty() && !supports.contains(&o.kernel.support.as_str()) {
-            supports.push(&o.kernel.support);
-            support.push_str(&o.kernel.support);
-        }
-    }
+    let support = super::batch::joined_support(ops.iter().map(|o| &o.kernel));
     let mut scalars = String::new();
     let mut decls = String::new();
     let mut body = String::new();
@@ -271,9 +264,9 @@ pub(crate) fn launch(
     descs: &[super::batch::OpDesc],
     ops: Vec<FusedOp>,
     max_n: u32,
+    key: u64,
 ) -> Result<()> {
     let f = &session.batch.fusion;
-    let key = structure_key(&ops);
     let cached = session.kernels.has_specialized(key);
     let func =
         session
@@ -312,26 +305,10 @@ pub(crate) fn launch(
         let _ = write!(last, "cuprite_fused ({names})");
     }
     let cfg = crate::cuda::gen::elementwise::grid_for(session, max_n as usize);
-    let mut param = bytes.as_mut_ptr() as *mut std::ffi::c_void;
-    // SAFETY: one parameter whose bytes are the kernel's `FusedParams`
-    // (max_n then `count` 32-byte descriptors); the driver copies it at launch.
-    unsafe {
-        sys::cuLaunchKernel(
-            func.raw.0,
-            cfg.grid.0,
-            1,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            stream,
-            &mut param,
-            std::ptr::null_mut(),
-        )
-    }
-    .result()
-    .map_err(|e| {
+    // One parameter whose bytes are the kernel's `FusedParams` (max_n then
+    // `count` 32-byte descriptors).
+    let param = bytes.as_mut_ptr() as *mut std::ffi::c_void;
+    super::batch::launch_one_param(func, cfg.grid.0, stream, param).map_err(|e| {
         super::driver_error(
             format!("launching fused elementwise operations ({names})"),
             e,
