@@ -160,3 +160,61 @@ fn a_loop_of_the_same_statements_compiles_once() {
     })
     .unwrap();
 }
+
+#[test]
+fn broadcast_and_strided_views_fuse_and_overlapping_writes_are_ordered() {
+    let Some(dev) = common::gpu_or_skip() else {
+        return;
+    };
+    let _turn = SWITCH.lock().unwrap_or_else(|e| e.into_inner());
+    cp::with_device(dev, || {
+        let side = 300usize;
+        let m = random(side * side, cp::f64, 6)
+            .reshape([side, side])
+            .unwrap();
+        let inner = |r0: isize, c0: isize| {
+            cp::s![
+                1 + r0..side as isize - 1 + r0,
+                1 + c0..side as isize - 1 + c0
+            ]
+        };
+        let before = stats();
+        let (off, on) = off_and_on(|| {
+            // The 5-point stencil written with slices (strided reads).
+            let centre = m.slice(inner(0, 0))?;
+            let lap = &m.slice(inner(-1, 0))?
+                + &m.slice(inner(1, 0))?
+                + &m.slice(inner(0, -1))?
+                + &m.slice(inner(0, 1))?
+                - &centre * 4.0;
+            let next = &centre + &lap * 0.1;
+            // Broadcasting a column and a row, a transpose, a reversed view.
+            let col = m.mean_axis(1)?.reshape([side, 1])?;
+            let centred = cp::exp(&(&m - &col))?;
+            let row = m.max_axis(0)?;
+            let scaled = &centred / &row;
+            let sym = &m + &m.t();
+            let rev = &m.slice(cp::s![.., ..;-1])? * 2.0;
+            // A 0-d array operand.
+            let s = m.sum()?;
+            let shifted = &m - &s;
+            Ok(vec![next, scaled, sym, rev, shifted])
+        });
+        assert_close("stencil and broadcasts", &off, &on, 1e-13);
+        let after = stats();
+        assert!(after.batches > before.batches, "{after:?}");
+
+        // A strided read of a pending result must see it written: the
+        // batch launches before the shifted read joins.
+        let (off, on) = off_and_on(|| {
+            let y = cp::sin(&m)? * 3.0;
+            let down = &y.slice(cp::s![1.., ..])? + &y.slice(cp::s![..-1, ..])?;
+            let mut z = m.copy()?;
+            // In place over memory a pending strided read uses.
+            let t = &z.t() * 1.0;
+            z += 1.0;
+            Ok(vec![down, t, z])
+        });
+        assert_close("strided read after a pending write", &off, &on, 1e-13);
+    });
+}

@@ -30,7 +30,7 @@ use cudarc::driver::sys;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::GpuBuffer;
-use crate::cuda::fusion::{FusedOp, FusionState};
+use crate::cuda::fusion::{FusedOp, FusionState, StridedRead};
 use crate::cuda::gen::elementwise::{ufunc_kernel, MapInput, MapKernel};
 use crate::cuda::runtime::compile::{Function, PRELUDE};
 use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
@@ -41,6 +41,10 @@ use crate::ops::ufunc::Ufunc;
 /// Operations one launch carries: their descriptors travel as the kernel's
 /// parameter, which must stay under the 4 KiB every driver accepts.
 pub(crate) const MAX_OPS: usize = 120;
+
+/// Bytes a fused kernel's parameter may take (descriptors and strided
+/// inputs' geometry): the 4 KiB every driver accepts.
+const MAX_PARAM_BYTES: usize = 4096;
 
 /// Largest operation (elements) that is deferred; larger ones launch their
 /// own specialised kernel, whose launch cost is small next to their work.
@@ -99,6 +103,9 @@ pub(crate) struct Region {
     pub end: u64,
     pub itemsize: u32,
     pub written: bool,
+    /// Read through strides (a broadcast or a strided view): element `i`
+    /// is not at `first + i`, so it never shares a thread's elements.
+    pub strided: bool,
 }
 
 impl Region {
@@ -109,12 +116,29 @@ impl Region {
             end: first + n as u64 * itemsize as u64,
             itemsize,
             written,
+            strided: false,
+        }
+    }
+
+    /// The memory a strided read from element-0 address `first` touches.
+    fn strided(first: u64, read: &StridedRead, dtype: DType) -> Region {
+        let itemsize = dtype.itemsize() as i64;
+        let (lo, hi) = read.span();
+        Region {
+            first: first.wrapping_add_signed(lo * itemsize),
+            end: first.wrapping_add_signed((hi + 1) * itemsize),
+            itemsize: itemsize as u32,
+            written: false,
+            strided: true,
         }
     }
 
     /// Same element `i` at the same address: handled by the same thread.
     fn same_elements(&self, other: &Region) -> bool {
-        self.first == other.first && self.itemsize == other.itemsize
+        !self.strided
+            && !other.strided
+            && self.first == other.first
+            && self.itemsize == other.itemsize
     }
 }
 
@@ -147,6 +171,8 @@ pub(crate) struct Pending {
     fused: Vec<FusedOp>,
     /// An operation only a fused kernel runs is pending.
     needs_fused: bool,
+    /// The strided inputs' geometry, in operation order (`cuda::fusion`).
+    geo: Vec<i64>,
 }
 
 impl Pending {
@@ -161,6 +187,7 @@ impl Pending {
             max_n: 0,
             fused: Vec::new(),
             needs_fused: false,
+            geo: Vec::new(),
         }
     }
 
@@ -402,13 +429,18 @@ fn build_interpreter(session: &DeviceSession) -> std::result::Result<Interpreter
 /// small and the interpreter runs it, or whatever its size when fusion is
 /// on (`cuda::fusion`); returns false when the caller must launch it by
 /// itself. `ptrs` are the array inputs' element-0 pointers then the
-/// output's, every array contiguous with `n` elements; `out` is the
-/// output's buffer (fusion skips writing it when nothing holds it).
+/// output's, the output contiguous with `n` elements; `strided` has one
+/// entry per array input: `None` for one read contiguously with the
+/// output's elements, else its geometry (only a fused kernel reads those).
+/// `out` is the output's buffer (fusion skips writing it when nothing holds
+/// it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn defer(
     k: &MapKernel,
     session: &DeviceSession,
     inputs: &[MapInput],
     ptrs: &[u64],
+    strided: &[Option<StridedRead>],
     out_dt: DType,
     n: usize,
     out: Option<std::sync::Weak<dyn GpuBuffer>>,
@@ -417,6 +449,10 @@ pub(crate) fn defer(
         return Ok(false);
     }
     let fusing = crate::cuda::fusion::enabled();
+    let any_strided = strided.iter().any(Option::is_some);
+    if any_strided && !fusing {
+        return Ok(false);
+    }
     // With fusion on every pending operation has its fused entry, so one a
     // fused kernel cannot take launches by itself (after the batch).
     if fusing && !crate::cuda::fusion::fusable(k) {
@@ -445,7 +481,9 @@ pub(crate) fn defer(
     };
     let mut regions: smallvec::SmallVec<[Region; 3]> = smallvec::SmallVec::new();
     let mut scalars = [false; 2];
+    let mut reads: [Option<&StridedRead>; 2] = [None; 2];
     let mut next_ptr = ptrs.iter().copied();
+    let mut next_strided = strided.iter();
     for (i, input) in inputs.iter().enumerate() {
         let word = match input {
             MapInput::Scalar(v, dt) => {
@@ -463,7 +501,13 @@ pub(crate) fn defer(
                 let Some(p) = next_ptr.next() else {
                     return Ok(false);
                 };
-                regions.push(Region::new(p, n, a.dtype(), false));
+                match next_strided.next().and_then(Option::as_ref) {
+                    Some(read) => {
+                        reads[i] = Some(read);
+                        regions.push(Region::strided(p, read, a.dtype()));
+                    }
+                    None => regions.push(Region::new(p, n, a.dtype(), false)),
+                }
                 p
             }
         };
@@ -487,7 +531,10 @@ pub(crate) fn defer(
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     let p = pending.entry(key).or_insert_with(Pending::new);
-    let full = p.params.count as usize == MAX_OPS;
+    let geo_words: usize = reads.iter().flatten().map(|r| r.words()).sum::<usize>()
+        + reads.iter().flatten().next().map_or(0, |r| r.dims.len());
+    let param_bytes = 8 + 32 * (p.params.count as usize + 1) + 8 * (p.geo.len() + geo_words);
+    let full = p.params.count as usize == MAX_OPS || param_bytes > MAX_PARAM_BYTES;
     if full || regions.iter().any(|r| conflicts(&p.touched, r)) {
         launch_batch(session, stream.handle(), p, interp.func)?;
     }
@@ -495,12 +542,15 @@ pub(crate) fn defer(
         process().batches_pending.fetch_add(1, Ordering::SeqCst);
     }
     if fusing {
-        let links = link_inputs(p, k, &desc, &scalars);
-        p.needs_fused |= index == NOT_IN_TABLE || n > MAX_ELEMENTS;
+        let links = link_inputs(p, k, &desc, &scalars, &reads);
+        p.needs_fused |= index == NOT_IN_TABLE || n > MAX_ELEMENTS || any_strided;
+        let rank = crate::cuda::fusion::push_geometry(&mut p.geo, &reads);
         p.fused.push(FusedOp {
             kernel: k.clone(),
             links,
             scalars,
+            strided: reads.map(|r| r.is_some()),
+            rank,
             out,
             keep: false,
         });
@@ -524,10 +574,13 @@ fn link_inputs(
     k: &MapKernel,
     desc: &OpDesc,
     scalars: &[bool; 2],
+    reads: &[Option<&StridedRead>; 2],
 ) -> [Option<u8>; 2] {
     let mut links = [None; 2];
     for (j, &word) in [desc.a, desc.b].iter().enumerate().take(k.compute.len()) {
-        if scalars[j] {
+        // A strided read joined the batch only if nothing pending writes
+        // what it reads (`conflicts`), so it has no producer here.
+        if scalars[j] || reads[j].is_some() {
             continue;
         }
         let count = p.params.count as usize;
@@ -599,8 +652,16 @@ fn launch_batch(
         let count = p.params.count as usize;
         let ops = std::mem::take(&mut p.fused);
         let key = key.unwrap_or_default();
-        launched =
-            crate::cuda::fusion::launch(session, stream, &p.params.ops[..count], ops, p.max_n, key);
+        let geo = std::mem::take(&mut p.geo);
+        launched = crate::cuda::fusion::launch(
+            session,
+            stream,
+            &p.params.ops[..count],
+            ops,
+            &geo,
+            p.max_n,
+            key,
+        );
     }
     // The interpreter runs the batch unless the fused kernel did; it also
     // takes over when the fused kernel could not be built and every
@@ -629,6 +690,7 @@ fn launch_batch(
     p.max_n = 0;
     p.touched.clear();
     p.fused.clear();
+    p.geo.clear();
     p.needs_fused = false;
     process().batches_pending.fetch_sub(1, Ordering::SeqCst);
     session.batch.launches.fetch_add(1, Ordering::Relaxed);
@@ -708,7 +770,48 @@ mod tests {
             end,
             itemsize,
             written,
+            strided: false,
         }
+    }
+
+    #[test]
+    fn strided_reads_conflict_with_any_overlapping_write() {
+        // A pending `y = f(x)` then a read of `y` shifted by a row: another
+        // thread's element, so the batch must launch first.
+        let t = vec![region(1000, 1400, 4, true)];
+        let read = StridedRead {
+            dims: smallvec::smallvec![10, 10],
+            strides: smallvec::smallvec![10, 1],
+        };
+        let shifted = Region::strided(1040, &read, DType::Float32);
+        assert!(conflicts(&t, &shifted));
+        // Even at the same element-0 address: the elements differ.
+        let transposed = StridedRead {
+            dims: smallvec::smallvec![10, 10],
+            strides: smallvec::smallvec![1, 10],
+        };
+        assert!(conflicts(
+            &t,
+            &Region::strided(1000, &transposed, DType::Float32)
+        ));
+        // Reads of memory nothing pending writes join the batch.
+        assert!(!conflicts(
+            &t,
+            &Region::strided(5000, &read, DType::Float32)
+        ));
+        // A broadcast row spans one row; a reversed view spans back.
+        let bcast = StridedRead {
+            dims: smallvec::smallvec![1000, 10],
+            strides: smallvec::smallvec![0, 1],
+        };
+        let r = Region::strided(2000, &bcast, DType::Float32);
+        assert_eq!((r.first, r.end), (2000, 2040));
+        let reversed = StridedRead {
+            dims: smallvec::smallvec![10],
+            strides: smallvec::smallvec![-1],
+        };
+        let r = Region::strided(2036, &reversed, DType::Float32);
+        assert_eq!((r.first, r.end), (2000, 2040));
     }
 
     #[test]

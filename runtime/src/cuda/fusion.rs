@@ -41,6 +41,52 @@ use super::batch::THREADS;
 /// How many fused batches `explain` keeps per device.
 const EXPLAINED: usize = 4;
 
+/// An array input read through strides over its operation's merged
+/// C-ordered shape (a broadcast operand, a sliced or transposed view),
+/// where a contiguous input's element `i` is simply at `i`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StridedRead {
+    /// The operation's shape after merging axes (outermost first).
+    pub dims: smallvec::SmallVec<[u32; 4]>,
+    /// This input's stride per axis, in elements (0 where broadcast).
+    pub strides: smallvec::SmallVec<[i64; 4]>,
+}
+
+impl StridedRead {
+    /// Axes a strided read may have (merged); more launch by themselves.
+    pub(crate) const MAX_RANK: usize = 4;
+
+    /// The lowest and highest element offsets it reads.
+    pub(crate) fn span(&self) -> (i64, i64) {
+        self.dims
+            .iter()
+            .zip(&self.strides)
+            .fold((0, 0), |(lo, hi), (&d, &s)| {
+                let far = s * (d.max(1) as i64 - 1);
+                (lo + far.min(0), hi + far.max(0))
+            })
+    }
+
+    /// Geometry words its strides take in the kernel's parameter.
+    pub(crate) fn words(&self) -> usize {
+        self.strides.len()
+    }
+}
+
+/// Appends one operation's strided geometry to `geo` as its fused kernel
+/// reads it (the shape once, then each strided input's strides) and
+/// returns its rank, 0 when no input is strided.
+pub(crate) fn push_geometry(geo: &mut Vec<i64>, reads: &[Option<&StridedRead>; 2]) -> u8 {
+    let Some(first) = reads.iter().flatten().next() else {
+        return 0;
+    };
+    geo.extend(first.dims.iter().map(|&d| d as i64));
+    for r in reads.iter().flatten() {
+        geo.extend(r.strides.iter().copied());
+    }
+    first.dims.len() as u8
+}
+
 /// One deferred operation as fusion sees it (beside its descriptor).
 #[derive(Debug, Clone)]
 pub(crate) struct FusedOp {
@@ -50,6 +96,10 @@ pub(crate) struct FusedOp {
     pub links: [Option<u8>; 2],
     /// Per input: whether it is a scalar travelling in the descriptor.
     pub scalars: [bool; 2],
+    /// Per input: whether it is read through strides ([`StridedRead`]).
+    pub strided: [bool; 2],
+    /// The merged rank of the strided inputs' geometry (0 when none).
+    pub rank: u8,
     /// The array the result goes to, to see at launch whether anything
     /// still holds it.
     pub out: Option<Weak<dyn GpuBuffer>>,
@@ -176,9 +226,9 @@ pub(crate) fn report() -> String {
 /// The key a batch's kernel is cached under: the operations' kernels, the
 /// links between them and which inputs are scalars.
 pub(crate) fn structure_key(ops: &[FusedOp]) -> u64 {
-    let parts: Vec<(u64, [Option<u8>; 2], [bool; 2])> = ops
+    let parts: Vec<(u64, [Option<u8>; 2], [bool; 2], [bool; 2], u8)> = ops
         .iter()
-        .map(|o| (o.kernel.id, o.links, o.scalars))
+        .map(|o| (o.kernel.id, o.links, o.scalars, o.strided, o.rank))
         .collect();
     crate::cuda::gen::helpers::key(("cuprite_fused", parts))
 }
@@ -209,15 +259,39 @@ pub(crate) fn source(ops: &[FusedOp]) -> String {
     let mut scalars = String::new();
     let mut decls = String::new();
     let mut body = String::new();
+    // Where the next operation's geometry starts in `p.geo`.
+    let mut geo = 0usize;
     for (k, o) in ops.iter().enumerate() {
         let out_t = ctype(o.kernel.result);
         let _ = writeln!(decls, "    {out_t} v{k};");
         let _ = writeln!(body, "    if (i < p.ops[{k}].n) {{ // {}", o.kernel.name);
+        let rank = o.rank as usize;
+        if rank > 0 {
+            // The element's index along each merged axis (32-bit: n fits).
+            let _ = writeln!(body, "      unsigned int q = (unsigned int)i;");
+            for d in (1..rank).rev() {
+                let _ = writeln!(
+                    body,
+                    "      const unsigned int x{d} = q % (unsigned int)p.geo[{}]; q /= (unsigned int)p.geo[{}];",
+                    geo + d,
+                    geo + d
+                );
+            }
+            let _ = writeln!(body, "      const unsigned int x0 = q;");
+        }
+        let mut strides_at = geo + rank;
         for (j, &c) in o.kernel.compute.iter().enumerate() {
             let t = ctype(c);
             let word = ["a", "b"][j];
             let value = match (o.links[j], o.scalars[j]) {
                 (Some(m), _) => format!("v{m}"),
+                (None, false) if o.strided[j] => {
+                    let offset: Vec<String> = (0..rank)
+                        .map(|d| format!("(long long)x{d} * p.geo[{}]", strides_at + d))
+                        .collect();
+                    strides_at += rank;
+                    format!("((const {t}*)p.ops[{k}].{word})[{}]", offset.join(" + "))
+                }
                 (None, true) => {
                     let _ = writeln!(
                         scalars,
@@ -235,13 +309,21 @@ pub(crate) fn source(ops: &[FusedOp]) -> String {
             body,
             "      if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k};\n    }}"
         );
+        if rank > 0 {
+            geo = strides_at;
+        }
     }
+    let geo_field = if geo > 0 {
+        format!(" long long geo[{geo}];")
+    } else {
+        String::new()
+    };
     let mut src = String::new();
     let _ = write!(
         src,
         "{PRELUDE}\n{support}\n\
          struct FusedOp {{ unsigned int code; unsigned int n; unsigned long long a; unsigned long long b; unsigned long long out; }};\n\
-         struct FusedParams {{ unsigned long long max_n; FusedOp ops[{count}]; }};\n\
+         struct FusedParams {{ unsigned long long max_n; FusedOp ops[{count}];{geo_field} }};\n\
          template <class T> __device__ __forceinline__ T batch_value(unsigned long long v) {{\n\
          \x20 union {{ unsigned long long u; T t; }} x; x.u = v; return x.t;\n}}\n\
          extern \"C\" __global__ void __launch_bounds__({THREADS})\n\
@@ -263,6 +345,7 @@ pub(crate) fn launch(
     stream: sys::CUstream,
     descs: &[super::batch::OpDesc],
     ops: Vec<FusedOp>,
+    geo: &[i64],
     max_n: u32,
     key: u64,
 ) -> Result<()> {
@@ -279,7 +362,7 @@ pub(crate) fn launch(
     } else {
         f.compiled.fetch_add(1, Ordering::Relaxed);
     }
-    let mut bytes: Vec<u8> = Vec::with_capacity(8 + descs.len() * 32);
+    let mut bytes: Vec<u8> = Vec::with_capacity(8 + descs.len() * 32 + geo.len() * 8);
     bytes.extend_from_slice(&(max_n as u64).to_le_bytes());
     let (mut skipped, mut saved) = (0u64, 0u64);
     let mut written = Vec::with_capacity(ops.len());
@@ -293,6 +376,9 @@ pub(crate) fn launch(
         }
         written.push(held);
         bytes.extend_from_slice(&d.to_le_bytes());
+    }
+    for g in geo {
+        bytes.extend_from_slice(&g.to_le_bytes());
     }
     f.batches.fetch_add(1, Ordering::Relaxed);
     f.operations.fetch_add(ops.len() as u64, Ordering::Relaxed);
@@ -432,6 +518,8 @@ mod tests {
             kernel: kernel(name, DType::Float32),
             links,
             scalars,
+            strided: [false; 2],
+            rank: 0,
             out: None,
             keep: false,
         }
@@ -463,6 +551,50 @@ mod tests {
         }
     }
 
+    /// The 5-point stencil's first two additions, on slices of one grid:
+    /// `u[:-2, 1:-1] + u[2:, 1:-1]`, then `+ u[1:-1, :-2]` and a
+    /// broadcast row `- m[None, :]`.
+    #[test]
+    fn strided_inputs_read_through_their_geometry_and_compile() {
+        let mut ops = vec![
+            op("add", [None, None], [false, false]),
+            op("add", [Some(0), None], [false, false]),
+            op("subtract", [Some(1), None], [false, false]),
+        ];
+        ops[0].strided = [true, true];
+        ops[0].rank = 2;
+        ops[1].strided = [false, true];
+        ops[1].rank = 2;
+        ops[2].strided = [false, true];
+        ops[2].rank = 2;
+        let read = |strides: [i64; 2]| StridedRead {
+            dims: smallvec::smallvec![6, 6],
+            strides: smallvec::SmallVec::from_slice(&strides),
+        };
+        let mut geo = Vec::new();
+        let (a, b) = (read([8, 1]), read([8, 1]));
+        assert_eq!(push_geometry(&mut geo, &[Some(&a), Some(&b)]), 2);
+        assert_eq!(push_geometry(&mut geo, &[None, Some(&a)]), 2);
+        let row = read([0, 1]);
+        assert_eq!(push_geometry(&mut geo, &[None, Some(&row)]), 2);
+        assert_eq!(geo.len(), 6 + 4 + 4);
+        assert_eq!(&geo[..6], &[6, 6, 8, 1, 8, 1]);
+        let src = source(&ops);
+        assert!(src.contains("long long geo[14];"), "{src}");
+        // Op 0's inputs use strides at 2..4 and 4..6, op 1's at 8..10.
+        assert!(src.contains("(long long)x1 * p.geo[5]"), "{src}");
+        assert!(src.contains("(long long)x0 * p.geo[8]"), "{src}");
+        assert!(src.contains("q % (unsigned int)p.geo[11]"), "{src}");
+        assert!(src.contains("(long long)x1 * p.geo[13]"), "{src}");
+        if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
+            panic!("{log}\n{src}");
+        }
+        // Strided and contiguous reads of the same operations differ.
+        assert_ne!(structure_key(&ops), structure_key(&tanh_sin()));
+        assert_eq!(row.span(), (0, 5));
+        assert_eq!(read([-8, 1]).span(), (-40, 5));
+    }
+
     #[test]
     fn mixed_dtypes_and_comparisons_compile() {
         let ops = vec![
@@ -470,6 +602,8 @@ mod tests {
                 kernel: kernel("greater", DType::Float64),
                 links: [None, None],
                 scalars: [false, true],
+                strided: [false; 2],
+                rank: 0,
                 out: None,
                 keep: false,
             },
@@ -477,6 +611,8 @@ mod tests {
                 kernel: kernel("logical_and", DType::Bool),
                 links: [Some(0), None],
                 scalars: [false, false],
+                strided: [false; 2],
+                rank: 0,
                 out: None,
                 keep: true,
             },
@@ -484,6 +620,8 @@ mod tests {
                 kernel: kernel("add", DType::Int64),
                 links: [None, None],
                 scalars: [false, true],
+                strided: [false; 2],
+                rank: 0,
                 out: None,
                 keep: false,
             },

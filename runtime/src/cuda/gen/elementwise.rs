@@ -180,6 +180,11 @@ fn run_map_view(k: &MapKernel, inputs: &[MapInput], out: View<'_>) -> Result<()>
             ),
         });
     }
+    if crate::cuda::fusion::enabled()
+        && defer_strided(k, session, inputs, &ops, out, &mshape, &mstrides)?
+    {
+        return Ok(());
+    }
     // Contiguous: every operand is unit-stride over the single merged axis,
     // or a broadcast scalar (stride 0).
     let contiguous = mshape.len() <= 1
@@ -237,6 +242,51 @@ fn run_map_view(k: &MapKernel, inputs: &[MapInput], out: View<'_>) -> Result<()>
     launch(session, &k.name, func, cfg, &current_stream(), &mut args)
 }
 
+/// With fusion on, defers a map whose output is C-contiguous and whose
+/// array inputs are broadcast or strided views into the stream's pending
+/// batch, each such input read through its merged strides; returns false
+/// when it must launch by itself (an output view, too many merged axes).
+fn defer_strided(
+    k: &MapKernel,
+    session: &DeviceSession,
+    inputs: &[MapInput],
+    ops: &[Operand],
+    out: View<'_>,
+    mshape: &[usize],
+    mstrides: &[Vec<isize>],
+) -> Result<bool> {
+    use crate::cuda::fusion::StridedRead;
+    let n = out.size();
+    if mshape.len() > StridedRead::MAX_RANK || n > u32::MAX as usize {
+        return Ok(false);
+    }
+    let mut dense = vec![1isize; mshape.len()];
+    for d in (0..mshape.len().saturating_sub(1)).rev() {
+        dense[d] = dense[d + 1] * mshape[d + 1] as isize;
+    }
+    let Some((out_strides, input_strides)) = mstrides.split_last() else {
+        return Ok(false);
+    };
+    if *out_strides != dense {
+        return Ok(false);
+    }
+    let strided: smallvec::SmallVec<[Option<StridedRead>; 2]> = input_strides
+        .iter()
+        .map(|st| {
+            (*st != dense).then(|| StridedRead {
+                dims: mshape.iter().map(|&d| d as u32).collect(),
+                strides: st.iter().map(|&s| s as i64).collect(),
+            })
+        })
+        .collect();
+    let ptrs: smallvec::SmallVec<[u64; 4]> = ops.iter().map(|o| o.ptr).collect();
+    let held = match out.storage {
+        Storage::Cuda(c) => Some(c.buffer.downgrade()),
+        _ => None,
+    };
+    crate::cuda::batch::defer(k, session, inputs, &ptrs, &strided, out.dtype(), n, held)
+}
+
 /// The device pointers of the array inputs, then of the output, when every
 /// array input and the output are C-contiguous with the output's shape on
 /// device `ordinal` and there are at least 2 elements: the case most calls
@@ -281,7 +331,7 @@ fn run_map_contiguous(
     n: usize,
     out: Option<std::sync::Weak<dyn crate::core::storage::GpuBuffer>>,
 ) -> Result<()> {
-    if crate::cuda::batch::defer(k, session, inputs, ptrs, out_dt, n, out)? {
+    if crate::cuda::batch::defer(k, session, inputs, ptrs, &[], out_dt, n, out)? {
         return Ok(());
     }
     let small = n < i32::MAX as usize;
