@@ -233,10 +233,13 @@ impl Translator {
         } else {
             l.ty.clone().or(r.ty.clone())
         };
-        Ok(CExpr {
-            code: format!("({} {op} {})", l.code, r.code),
-            ty,
-        })
+        // Rust's `%` on floats is C's fmod (C has no `%` for them).
+        let code = if op == "%" && is_float(&ty) {
+            format!("fmod({}, {})", l.code, r.code)
+        } else {
+            format!("({} {op} {})", l.code, r.code)
+        };
+        Ok(CExpr { code, ty })
     }
 
     fn unary(&mut self, u: &syn::ExprUnary, expected: Option<&Ty>) -> syn::Result<CExpr> {
@@ -342,4 +345,9 @@ impl Translator {
             ty: a.ty.or(b.ty),
         })
     }
+}
+
+/// Whether a value of type `ty` is a floating-point scalar.
+pub(super) fn is_float(ty: &Option<Ty>) -> bool {
+    matches!(ty, Some(Ty::Scalar(s)) if s.is_float())
 }

@@ -338,7 +338,11 @@ impl Translator {
                 let lhs = self.place(&b.left)?;
                 let rhs = self.expr(&b.right, lhs.ty.as_ref())?;
                 let op = expr::compound_op(&b.op).unwrap_or("=");
-                self.line(&format!("{} {op}= {};", lhs.code, rhs.code));
+                if op == "%" && expr::is_float(&lhs.ty) {
+                    self.line(&format!("{0} = fmod({0}, {1});", lhs.code, rhs.code));
+                } else {
+                    self.line(&format!("{} {op}= {};", lhs.code, rhs.code));
+                }
                 Ok(())
             }
             _ => {

@@ -202,6 +202,14 @@ pub(super) fn check_inputs(
                 _ => None,
             });
     }
+    // Checked here so both devices refuse alike: the CPU has no instance
+    // for another dtype, and the GPU would compile one the bound excludes.
+    if let Some(d) = placeholder.filter(|d| !PLACEHOLDER_DTYPES.contains(d)) {
+        return Err(Error::InvalidArgument {
+            op,
+            detail: placeholder_mismatch(name, d),
+        });
+    }
     let mut shapes: Vec<Vec<usize>> = Vec::new();
     for (k, (a, p)) in args.iter().zip(params).enumerate() {
         let want = match p.kind {
@@ -231,6 +239,15 @@ pub(super) fn check_inputs(
         }
     }
     Ok((placeholder, shapes))
+}
+
+/// The dtypes a `T: cp::jit::Float` placeholder is instantiated for.
+const PLACEHOLDER_DTYPES: &[DType] = &[DType::Float32, DType::Float64];
+
+fn placeholder_mismatch(name: &str, d: DType) -> String {
+    format!(
+        "`{name}`: its type placeholder is float32 or float64 but the arguments are {d}; convert them with .astype(cp::f32)"
+    )
 }
 
 /// One CPU call of an elementwise function, as the macro's body reads it.
@@ -270,10 +287,7 @@ impl ElemCall<'_> {
     pub fn unsupported(&self, d: DType) -> Error {
         Error::InvalidArgument {
             op: OP,
-            detail: format!(
-                "`{}`: its type placeholder is float32 or float64 but the arguments are {d}; convert them with .astype(cp::f32)",
-                self.name
-            ),
+            detail: placeholder_mismatch(self.name, d),
         }
     }
 

@@ -15,7 +15,9 @@ __device__ double interp_one(double v, const double* __restrict__ xp, const doub
     const long long mid = (a + b) >> 1;
     if (__ldg(xp + mid) <= v) a = mid + 1; else b = mid;
   }
-  const long long j = a - 1;
+  // At least 0: an unsorted xp or a NaN in it (NumPy's garbage in, garbage
+  // out) can leave no point at or below v, and xp[-1] is outside the array.
+  const long long j = a > 0 ? a - 1 : 0;
   if (j == m - 1 || xp[j] == v) return fp[j];
   const double slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]);
   double r = slope * (v - xp[j]) + fp[j];

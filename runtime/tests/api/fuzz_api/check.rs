@@ -146,8 +146,18 @@ pub fn check_case(row: &Row, args: &Args) -> Result<(), TestCaseError> {
         return Ok(());
     };
     let gpu = call(row, args, gpu_device).map_err(fail)?;
+    let policy = policy(row.name);
     match (&cpu, &gpu) {
-        (Ok(c), Ok(g)) => same(c, g).map_err(|m| fail(format!("GPU differs from CPU: {m}"))),
+        (Ok(c), Ok(g)) => {
+            same(c, g, policy).map_err(|m| fail(format!("GPU differs from CPU: {m}")))
+        }
+        (Ok(_), Err(e)) | (Err(e), Ok(_)) if policy == Compare::Outcome => {
+            if names_its_operation(e) {
+                Ok(())
+            } else {
+                Err(fail(format!("error does not name its operation: {e}")))
+            }
+        }
         (Err(_), Err(e)) if !names_its_operation(e) => {
             Err(fail(format!("GPU error does not name its operation: {e}")))
         }
@@ -207,9 +217,45 @@ fn tolerance(d: DType) -> f64 {
     }
 }
 
-fn same(c: &Out, g: &Out) -> Result<(), String> {
+/// How a row's GPU result is held to the CPU's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// Equal values (within the dtype's tolerance).
+    Values,
+    /// Equal shapes and dtypes: the values are unspecified (`empty`) or
+    /// unique only up to signs and phases (`qr`, `eigh`; `identities.rs`
+    /// checks those through what they reconstruct).
+    Shapes,
+    /// Whether a hostile matrix (exactly singular, non-finite, huge) is an
+    /// error may differ between LAPACK on the GPU and faer on the CPU, and
+    /// so may what it gives: values are compared where both are finite.
+    Outcome,
+}
+
+fn policy(name: &str) -> Compare {
+    match name {
+        "empty" | "empty_like" | "empty_like_as" | "qr" | "eigh" => Compare::Shapes,
+        "solve" | "solve(square)" | "inv" | "inv(any)" | "det" | "det(any)" | "slogdet"
+        | "cholesky" | "eigvalsh" | "pinv" | "matrix_rank" => Compare::Outcome,
+        _ => Compare::Values,
+    }
+}
+
+/// Complex values agree when both are finite and close, or both have a
+/// non-finite part: which of inf and NaN a complex product or transform
+/// of non-finite inputs gives depends on the order of its operations
+/// (C99's Annex G calls any of them an infinity), and NumPy's, cuFFT's and
+/// rustfft's orders differ. Real values must match exactly in kind.
+fn agree(p: Complex64, q: Complex64, tol: f64, complex: bool) -> bool {
+    if complex && (!p.is_finite() || !q.is_finite()) {
+        return !p.is_finite() && !q.is_finite();
+    }
+    close(p.re, q.re, tol) && close(p.im, q.im, tol)
+}
+
+fn same(c: &Out, g: &Out, policy: Compare) -> Result<(), String> {
     match (c, g) {
-        (Out::Text(c), Out::Text(g)) if c == g => Ok(()),
+        (Out::Text(c), Out::Text(g)) if c == g || policy == Compare::Outcome => Ok(()),
         (Out::Arrays(c), Out::Arrays(g)) if c.len() == g.len() => {
             for (x, y) in c.iter().zip(g) {
                 if x.shape() != y.shape() || x.dtype() != y.dtype() {
@@ -221,10 +267,15 @@ fn same(c: &Out, g: &Out) -> Result<(), String> {
                         y.dtype()
                     ));
                 }
+                if policy == Compare::Shapes {
+                    continue;
+                }
                 let tol = tolerance(x.dtype());
+                let complex = x.dtype().is_complex();
                 let (xv, yv) = (host_values(x)?, host_values(y)?);
                 for (i, (p, q)) in xv.iter().zip(&yv).enumerate() {
-                    if !close(p.re, q.re, tol) || !close(p.im, q.im, tol) {
+                    let skip = policy == Compare::Outcome && !(p.is_finite() && q.is_finite());
+                    if !skip && !agree(*p, *q, tol, complex) {
                         return Err(format!("element {i}: CPU {p} vs GPU {q}"));
                     }
                 }
