@@ -100,7 +100,10 @@ impl Elementwise {
     pub fn call<'a>(&self, args: impl IntoArgs<'a>) -> Result<Array> {
         let args = args.into_args();
         match args_device(OP, &args)? {
-            Device::Cuda(_) => self.kernel()?.call(args),
+            Device::Cuda(_) => {
+                check_inputs(OP, self.info.name, self.info.params, &args)?;
+                self.kernel()?.call(args)
+            }
             Device::Cpu => self.run_cpu(&self.cpu_call(args, None)?),
         }
     }
@@ -112,7 +115,10 @@ impl Elementwise {
         let mut all = args.clone();
         all.push(Arg::Array(out));
         match args_device(OP, &all)? {
-            Device::Cuda(_) => self.kernel()?.call_out(args, out),
+            Device::Cuda(_) => {
+                check_inputs(OP, self.info.name, self.info.params, &args)?;
+                self.kernel()?.call_out(args, out)
+            }
             Device::Cpu => self
                 .run_cpu(&self.cpu_call(args, Some(out.clone()))?)
                 .map(drop),

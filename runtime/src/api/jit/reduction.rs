@@ -139,10 +139,15 @@ impl Reduction {
 
     fn run(&self, args: Vec<Arg<'_>>, axes: Option<&[isize]>, keepdims: bool) -> Result<Array> {
         match args_device(OP, &args)? {
-            Device::Cuda(_) => match axes {
-                None => self.kernel()?.call(args),
-                Some(ax) => self.kernel()?.call_axes(args, ax, keepdims),
-            },
+            Device::Cuda(_) => {
+                // The CPU's checks (dtypes, the placeholder), so both devices
+                // refuse the same calls with the same words.
+                check_inputs(OP, self.info.name, self.info.params, &args)?;
+                match axes {
+                    None => self.kernel()?.call(args),
+                    Some(ax) => self.kernel()?.call_axes(args, ax, keepdims),
+                }
+            }
             Device::Cpu => {
                 let call = self.cpu_call(args, axes, keepdims)?;
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.info.cpu)(&call)))
