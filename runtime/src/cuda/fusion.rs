@@ -121,6 +121,9 @@ pub(crate) struct FusionState {
     pub(crate) operations: std::sync::atomic::AtomicU64,
     pub(crate) stores_skipped: std::sync::atomic::AtomicU64,
     pub(crate) bytes_not_written: std::sync::atomic::AtomicU64,
+    /// Time spent building fused kernels (NVRTC, or the disk cache).
+    pub(crate) compile_micros: std::sync::atomic::AtomicU64,
+    pub(crate) slowest_compile_micros: std::sync::atomic::AtomicU64,
 }
 
 /// What fusion did on one device so far.
@@ -138,6 +141,11 @@ pub struct FusionStats {
     pub stores_skipped: u64,
     /// The bytes those results would have written.
     pub bytes_not_written: u64,
+    /// Microseconds spent building fused kernels, in all and the longest
+    /// one (NVRTC for a new structure; a kernel found in the disk cache
+    /// only loads).
+    pub compile_micros: u64,
+    pub slowest_compile_micros: u64,
 }
 
 /// Switches fusion on or off for the process (`CUPRITE_FUSION=1` starts
@@ -167,6 +175,8 @@ fn snapshot(f: &FusionState) -> FusionStats {
         cache_hits: f.cache_hits.load(Ordering::Relaxed),
         stores_skipped: f.stores_skipped.load(Ordering::Relaxed),
         bytes_not_written: f.bytes_not_written.load(Ordering::Relaxed),
+        compile_micros: f.compile_micros.load(Ordering::Relaxed),
+        slowest_compile_micros: f.slowest_compile_micros.load(Ordering::Relaxed),
     }
 }
 
@@ -183,12 +193,14 @@ pub fn explain() -> String {
         let st = snapshot(f);
         let _ = writeln!(
             text,
-            "cuda:{}: {} fused batches of {} operations, {} kernels compiled, {} cache hits, \
-             {} results not written ({} bytes)",
+            "cuda:{}: {} fused batches of {} operations, {} kernels compiled ({:.1} ms, \
+             slowest {:.1} ms), {} cache hits, {} results not written ({} bytes)",
             s.info.ordinal,
             st.batches,
             st.operations,
             st.kernels_compiled,
+            st.compile_micros as f64 / 1e3,
+            st.slowest_compile_micros as f64 / 1e3,
             st.cache_hits,
             st.stores_skipped,
             st.bytes_not_written
@@ -351,6 +363,7 @@ pub(crate) fn launch(
 ) -> Result<()> {
     let f = &session.batch.fusion;
     let cached = session.kernels.has_specialized(key);
+    let started = std::time::Instant::now();
     let func =
         session
             .kernels
@@ -361,6 +374,10 @@ pub(crate) fn launch(
         f.cache_hits.fetch_add(1, Ordering::Relaxed);
     } else {
         f.compiled.fetch_add(1, Ordering::Relaxed);
+        let micros = started.elapsed().as_micros() as u64;
+        f.compile_micros.fetch_add(micros, Ordering::Relaxed);
+        f.slowest_compile_micros
+            .fetch_max(micros, Ordering::Relaxed);
     }
     let mut bytes: Vec<u8> = Vec::with_capacity(8 + descs.len() * 32 + geo.len() * 8);
     bytes.extend_from_slice(&(max_n as u64).to_le_bytes());
