@@ -17,6 +17,7 @@ mod direct;
 mod eigsh;
 mod expm;
 mod gmres;
+mod lsmr;
 mod lsqr;
 mod minres;
 mod norm;
@@ -31,6 +32,7 @@ pub use direct::{factorized, splu, spsolve, spsolve_triangular, AsCsr, SparseLu}
 pub use eigsh::{eigsh, svds, Eigsh, EigshOptions, Svds, Which};
 pub use expm::expm_multiply;
 pub use gmres::gmres;
+pub use lsmr::{lsmr, LsmrOptions};
 pub use lsqr::{lsqr, LsqrOptions};
 pub use minres::minres;
 pub use norm::{norm, SparseNorm};
