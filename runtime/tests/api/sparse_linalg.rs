@@ -13,7 +13,7 @@ use common::values_f64;
 use cp::sparse::linalg::{
     bicgstab, cg, diagonal, eigsh, expm_multiply, gmres, jacobi, lsmr, lsqr, minres, norm, splu,
     spsolve, spsolve_triangular, svds, EigshOptions, LinearOperator, LsmrOptions, LsqrOptions,
-    SolveOptions, SparseNorm, Which,
+    SolveOptions, SparseNorm, Trans, Which,
 };
 use cp::sparse::CsrMatrix;
 use cp::{Array, DType, Device};
@@ -568,3 +568,20 @@ fn lsmr_gpu_matches_cpu_without_host_fallback() {
     let (on_gpu, on_cpu) = (solve(gpu).unwrap(), solve(Device::Cpu).unwrap());
     assert_vec_close("lsmr GPU vs CPU", &on_gpu, &on_cpu, 1e-9);
 }
+
+// splu's solves with trans = N, T and H against SciPy's (H = T for a real matrix).
+on_every_device!(splu_trans_matches_scipy, |_dev| {
+    let (c, b) = (matrix("convdiff"), rhs("convdiff"));
+    let lu = splu(&c)?;
+    let want = fx_f64("convdiff/splu_T");
+    for trans in [Trans::T, Trans::H] {
+        let x = lu.solve_trans(&b, trans)?;
+        assert_vec_close("splu.solve T", &values_f64(&x), &want, 1e-10);
+    }
+    let x = lu.solve_trans(&b, Trans::N)?;
+    let again = lu.solve(&b)?;
+    assert_eq!(values_f64(&x), values_f64(&again));
+    assert_eq!(lu.nnz(), c.nnz());
+    let short = cp::zeros(3, DType::Float64)?.to_device(&cp::current_device())?;
+    assert!(lu.solve_trans(&short, Trans::T).is_err());
+});

@@ -108,6 +108,8 @@ put("convdiff/diagonal", a.diagonal())
 a = problems["convdiff"][:, :30].tocsr()
 b = out["convdiff/b"]
 put("tall/lsqr_x", sla.lsqr(a, b, atol=1e-12, btol=1e-12)[0])
+# splu's transposed solve of the nonsymmetric problem.
+put("convdiff/splu_T", sla.splu(problems["convdiff"].tocsc()).solve(out["convdiff/b"], trans="T"))
 # LSMR: the tall problem plain and damped, and the square Poisson problem.
 for key, damp in [("tall/lsmr", 0.0), ("tall/lsmr_damped", 0.5)]:
     r = sla.lsmr(a, b, damp=damp, atol=1e-12, btol=1e-12, maxiter=300)

@@ -171,21 +171,78 @@ pub fn spsolve_triangular(
     ))
 }
 
+/// Which system [`SparseLu::solve_trans`] solves (SciPy's `trans`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trans {
+    /// `A x = b` (`'N'`).
+    N,
+    /// `A^T x = b` (`'T'`).
+    T,
+    /// `A^H x = b` (`'H'`; the same as `T` for real matrices).
+    H,
+}
+
 /// A matrix ready for repeated solves (`splu(A)`, `factorized(A)`): its
-/// checked canonical form is kept, and each `solve` factorizes it again
-/// through the backend's direct solver (faer's LU, cuSOLVER's QR).
+/// checked canonical form is kept (and its transpose, built on the first
+/// transposed solve), and each `solve` factorizes it again through the
+/// backend's direct solver (faer's LU, cuSOLVER's QR): the factors are not
+/// kept yet, so a solve costs what [`spsolve`] costs.
 #[derive(Clone)]
 pub struct SparseLu {
     c: Compressed,
+    transposed: std::cell::OnceCell<Compressed>,
 }
 
 impl SparseLu {
     /// `A^-1 b` for `b` of shape (n,) or (n, k).
     pub fn solve(&self, b: &Array) -> Result<Array> {
+        self.solve_trans(b, Trans::N)
+    }
+
+    /// `A^-1 b`, `A^-T b` or `A^-H b` for `b` of shape (n,) or (n, k)
+    /// (`SuperLU.solve(b, trans)`).
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// use cp::sparse::linalg::{splu, Trans};
+    /// let a = cp::sparse::CsrMatrix::from_dense(&cp::asarray(vec![vec![2.0, 1.0], vec![0.0, 4.0]])?)?;
+    /// let lu = splu(&a)?;
+    /// let x = lu.solve_trans(&cp::asarray(vec![2.0, 5.0])?, Trans::T)?; // [[2, 0], [1, 4]] x = b
+    /// assert_eq!(x.to_vec::<f64>()?, vec![1.0, 1.0]);
+    /// # Ok::<(), cp::Error>(())
+    /// ```
+    pub fn solve_trans(&self, b: &Array, trans: Trans) -> Result<Array> {
         let op = "splu.solve";
-        let a = CsrMatrix { c: self.c.clone() };
-        let (c, b) = prepare(op, &a, b)?;
-        by_columns(op, &b, |col| solve_once(op, &c, col))
+        let c = match trans {
+            Trans::N => self.c.clone(),
+            Trans::T | Trans::H => self.transposed()?.clone(),
+        };
+        let conj = trans == Trans::H && (b.dtype().is_complex() || c.dtype().is_complex());
+        let b = if conj { crate::conj(b)? } else { b.clone() };
+        let (c, b) = prepare(op, &CsrMatrix { c }, &b)?;
+        let x = by_columns(op, &b, |col| solve_once(op, &c, col))?;
+        if conj {
+            crate::conj(&x)
+        } else {
+            Ok(x)
+        }
+    }
+
+    /// A^T in canonical CSR form, built once.
+    fn transposed(&self) -> Result<&Compressed> {
+        if let Some(t) = self.transposed.get() {
+            return Ok(t);
+        }
+        let mut t = CsrMatrix { c: self.c.clone() }.tocsc()?.transpose().c;
+        if !t.sorted {
+            t = t.map_host("splu.solve", true, Canonical(false))?;
+        }
+        Ok(self.transposed.get_or_init(|| t))
+    }
+
+    /// The number of stored entries of A.
+    pub fn nnz(&self) -> usize {
+        self.c.nnz()
     }
 
     /// (n, n).
@@ -209,7 +266,10 @@ pub fn splu(a: &impl AsCsr) -> Result<SparseLu> {
     if !c.sorted {
         c = c.map_host(op, true, Canonical(false))?;
     }
-    Ok(SparseLu { c })
+    Ok(SparseLu {
+        c,
+        transposed: std::cell::OnceCell::new(),
+    })
 }
 
 /// `factorized(A)`: a function solving `A x = b`.

@@ -28,7 +28,7 @@ mod vector;
 
 pub use bicgstab::bicgstab;
 pub use cg::cg;
-pub use direct::{factorized, splu, spsolve, spsolve_triangular, AsCsr, SparseLu};
+pub use direct::{factorized, splu, spsolve, spsolve_triangular, AsCsr, SparseLu, Trans};
 pub use eigsh::{eigsh, svds, Eigsh, EigshOptions, Svds, Which};
 pub use expm::expm_multiply;
 pub use gmres::gmres;

@@ -120,7 +120,7 @@ fn steed_k(mu: f64, x: f64) -> (f64, f64) {
         q += c * q_next;
         b += 2.0;
         d = 1.0 / (b + a * d);
-        del = (b * d - 1.0) * del;
+        del *= b * d - 1.0;
         h += del;
         let ds = q * del;
         s += ds;
