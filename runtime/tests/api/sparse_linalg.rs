@@ -584,4 +584,13 @@ on_every_device!(splu_trans_matches_scipy, |_dev| {
     assert_eq!(lu.nnz(), c.nnz());
     let short = cp::zeros(3, DType::Float64)?.to_device(&cp::current_device())?;
     assert!(lu.solve_trans(&short, Trans::T).is_err());
+    // Two right-hand sides at once, through the one factorization.
+    let two = cp::stack(&[&b, &b], 1)?;
+    let x2 = values_f64(&lu.solve_trans(&two, Trans::T)?);
+    let col0: Vec<f64> = x2.iter().step_by(2).copied().collect();
+    assert_vec_close("splu.solve T, (n, 2)", &col0, &want, 1e-10);
+    // A singular matrix is refused when it is factorized.
+    let dense = cp::zeros(vec![3, 3], DType::Float64)?.to_device(&cp::current_device())?;
+    let e = splu(&CsrMatrix::from_dense(&dense)?).unwrap_err();
+    assert!(e.to_string().contains("splu"), "{e}");
 });
