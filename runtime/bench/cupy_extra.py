@@ -282,6 +282,11 @@ case("eigsh_laplacian_1M_k10", lambda: cslinalg.eigsh(a_sp, k=10, which="LA", nc
 a_sp = grid5(512, "poisson")
 ones = cp.ones(a_sp.shape[0])
 case("spsolve_poisson2d_512sq", lambda: cslinalg.spsolve(a_sp, ones), n_repeat=3, n_warmup=1)
+# 100 LSMR iterations on gmres_convdiff_1M's matrix, tolerances 0.
+a_sp = grid5(1024, "convdiff", c=0.05)
+ones = cp.ones(a_sp.shape[0])
+case("lsmr_convdiff_1M", lambda: cslinalg.lsmr(a_sp, ones, atol=0.0, btol=0.0, maxiter=100),
+     n_repeat=5, n_warmup=1)
 del a_sp, ones
 # Spectra, peaks and resampling (bench/spectra.rs): Welch over 64M float32
 # samples (Hann, 4096-sample segments, half overlap), find_peaks with a

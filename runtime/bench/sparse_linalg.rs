@@ -10,9 +10,14 @@
 //!   of a 1024 x 1024 grid, ncv = 42 (CuPy's default), 10 restarts.
 //! - `spsolve_poisson2d_512sq`: a direct solve with the 512 x 512 grid's
 //!   Laplacian (cuSOLVER's sparse QR on both sides).
+//! - `lsmr_convdiff_1M`: 100 LSMR iterations on the convection-diffusion
+//!   matrix of `gmres_convdiff_1M` (A^T built once, outside the timing, as
+//!   CuPy's `A.H` is).
 
 use super::Bench;
-use cp::sparse::linalg::{cg, eigsh, gmres, spsolve, EigshOptions, SolveOptions, Which};
+use cp::sparse::linalg::{
+    cg, eigsh, gmres, lsmr, spsolve, EigshOptions, LinearOperator, LsmrOptions, SolveOptions, Which,
+};
 use cp::sparse::CsrMatrix;
 use cuprite as cp;
 
@@ -101,6 +106,18 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     let ones = cp::ones(a.shape().0, cp::f64)?;
     b.case("spsolve_poisson2d_512sq", None, None, 3, 1, || {
         spsolve(&a, &ones).map(drop)
+    })?;
+    drop((a, ones));
+
+    let a = grid(1024, Grid::ConvDiff(0.05))?;
+    let at = a.tocsc()?.transpose();
+    let ones = cp::ones(a.shape().0, cp::f64)?;
+    let (fwd, shape) = (a.clone(), a.shape());
+    let op = LinearOperator::new(shape, cp::f64, move |x: &cp::Array| fwd.dot(x))
+        .with_rmatvec(move |y: &cp::Array| at.dot(y));
+    b.case("lsmr_convdiff_1M", None, None, 5, 1, || {
+        let opts = LsmrOptions::new().tol(0.0, 0.0).iter_lim(100);
+        lsmr(&op, &ones, opts).map(drop)
     })?;
     Ok(())
 }

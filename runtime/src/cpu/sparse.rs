@@ -8,7 +8,8 @@ use crate::core::element::Element;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::sparse::{CsrBuffers, CsrView, Sparse};
+use crate::ops::sparse::{CsrBuffers, CsrView, Sparse, SparseFactor};
+use std::rc::Rc;
 
 /// The elements of a view, in C order, as `T` (its dtype).
 fn host<T: Element>(v: View<'_>) -> Vec<T> {
@@ -122,6 +123,10 @@ impl Sparse for CpuBackend {
 
     fn csr_solve(&self, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage> {
         with_field!(a.data.dtype(), T => super::sparse_solve::lu_solve::<T>(op, a, b))
+    }
+
+    fn csr_lu_factor(&self, op: &'static str, a: &CsrView<'_>) -> Result<Rc<dyn SparseFactor>> {
+        with_field!(a.data.dtype(), T => super::sparse_solve::lu_factor::<T>(op, a))
     }
 
     fn csr_triangular_solve(

@@ -2,20 +2,93 @@
 //! ordering, partial pivoting) for general systems, and substitution along
 //! the rows for triangular ones.
 
+use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::solvers::Lu;
 use faer::sparse::{SparseColMat, Triplet};
-use faer::Mat;
+use faer::{Conj, Mat};
 use num_traits::NumAssign;
+use std::rc::Rc;
 
 use super::matmul::Field;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::sparse::CsrView;
+use crate::ops::sparse::{CsrView, SparseFactor};
 
 fn singular(op: &'static str, detail: impl Into<String>) -> Error {
     Error::LinAlg {
         op,
         detail: detail.into(),
+    }
+}
+
+/// A's entries as faer's column matrix.
+fn faer_matrix<T: Field>(op: &'static str, a: &CsrView<'_>) -> Result<SparseColMat<usize, T>> {
+    let n = a.rows;
+    let indptr = a.indptr.gather::<i32>();
+    let indices = a.indices.gather::<i32>();
+    let data = a.data.gather::<T>();
+    let mut entries = Vec::with_capacity(data.len());
+    for r in 0..n {
+        for e in indptr[r] as usize..indptr[r + 1] as usize {
+            entries.push(Triplet::new(r, indices[e] as usize, data[e]));
+        }
+    }
+    SparseColMat::<usize, T>::try_new_from_triplets(n, n, &entries)
+        .map_err(|e| Error::invalid(op, format!("cannot build the matrix: {e:?}")))
+}
+
+/// faer's sparse LU of a matrix of n rows (n = 0: nothing to factor).
+struct FaerLu<T: Field> {
+    n: usize,
+    lu: Option<Lu<usize, T>>,
+}
+
+/// A's LU factorization through faer (fill-reducing ordering, partial pivoting).
+pub(super) fn lu_factor<T: Field>(
+    op: &'static str,
+    a: &CsrView<'_>,
+) -> Result<Rc<dyn SparseFactor>> {
+    let n = a.rows;
+    let lu = if n == 0 {
+        None
+    } else {
+        let m = faer_matrix::<T>(op, a)?;
+        Some(
+            m.sp_lu()
+                .map_err(|e| singular(op, format!("the matrix is singular ({e:?})")))?,
+        )
+    };
+    Ok(Rc::new(FaerLu { n, lu }))
+}
+
+impl<T: Field> SparseFactor for FaerLu<T> {
+    fn solve(&self, op: &'static str, b: View<'_>, transpose: bool) -> Result<Storage> {
+        let rhs = b.gather::<T>();
+        let Some(lu) = &self.lu else {
+            return Ok(super::create::host_buffer(rhs));
+        };
+        let (n, k) = (self.n, if b.ndim() == 2 { b.shape()[1] } else { 1 });
+        let mut x = Mat::<T>::from_fn(n, k, |i, j| rhs[i * k + j]);
+        if transpose {
+            lu.solve_transpose_in_place_with_conj(Conj::No, x.as_mut());
+        } else {
+            lu.solve_in_place_with_conj(Conj::No, x.as_mut());
+        }
+        let mut out = Vec::with_capacity(n * k);
+        for i in 0..n {
+            for j in 0..k {
+                let v = x[(i, j)];
+                if !<T as faer::traits::ComplexField>::is_finite_impl(&v) {
+                    return Err(singular(
+                        op,
+                        "the matrix is singular (the solution is not finite)",
+                    ));
+                }
+                out.push(v);
+            }
+        }
+        Ok(super::create::host_buffer(out))
     }
 }
 
@@ -25,42 +98,7 @@ pub(super) fn lu_solve<T: Field>(
     a: &CsrView<'_>,
     b: View<'_>,
 ) -> Result<Storage> {
-    let n = a.rows;
-    let k = if b.ndim() == 2 { b.shape()[1] } else { 1 };
-    let indptr = a.indptr.gather::<i32>();
-    let indices = a.indices.gather::<i32>();
-    let data = a.data.gather::<T>();
-    let rhs = b.gather::<T>();
-    if n == 0 {
-        return Ok(super::create::host_buffer(rhs));
-    }
-    let mut entries = Vec::with_capacity(data.len());
-    for r in 0..n {
-        for e in indptr[r] as usize..indptr[r + 1] as usize {
-            entries.push(Triplet::new(r, indices[e] as usize, data[e]));
-        }
-    }
-    let m = SparseColMat::<usize, T>::try_new_from_triplets(n, n, &entries)
-        .map_err(|e| Error::invalid(op, format!("cannot build the matrix: {e:?}")))?;
-    let lu = m
-        .sp_lu()
-        .map_err(|e| singular(op, format!("the matrix is singular ({e:?})")))?;
-    let rhs_mat = Mat::<T>::from_fn(n, k, |i, j| rhs[i * k + j]);
-    let x = faer::linalg::solvers::Solve::solve(&lu, &rhs_mat);
-    let mut out = Vec::with_capacity(n * k);
-    for i in 0..n {
-        for j in 0..k {
-            let v = x[(i, j)];
-            if !<T as faer::traits::ComplexField>::is_finite_impl(&v) {
-                return Err(singular(
-                    op,
-                    "the matrix is singular (the solution is not finite)",
-                ));
-            }
-            out.push(v);
-        }
-    }
-    Ok(super::create::host_buffer(out))
+    lu_factor::<T>(op, a)?.solve(op, b, false)
 }
 
 /// Forward (lower) or backward (upper) substitution along the rows of `a`;

@@ -20,7 +20,8 @@ use crate::core::storage::Storage;
 use crate::core::view::View;
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::vendor::{check_status, ordinal, ptr, upload, with_handle, Buffer};
-use crate::ops::sparse::{CsrView, Sparse};
+use crate::ops::sparse::{CsrView, Sparse, SparseFactor};
+use std::rc::Rc;
 
 /// The cuSOLVER symbols the sparse solve calls.
 const SYMBOLS: &[&str] = &[
@@ -233,6 +234,46 @@ pub(crate) fn csr_solve(
             })?;
             upload(op, ordinal, &r, a.data.dtype())
         }
+    }
+}
+
+/// `splu`'s factorization on the GPU: cuSOLVER's sparse API has no
+/// factorization it keeps (`csrlsvqr` factors and solves in one call), so
+/// the host's sparse LU (faer) is built once from a copy of A, and each
+/// solve takes b to the host and x back: counted host round trips.
+pub(crate) fn csr_lu_factor(
+    ordinal: usize,
+    op: &'static str,
+    a: &CsrView<'_>,
+) -> Result<Rc<dyn SparseFactor>> {
+    let arrays = [a.indptr, a.indices, a.data];
+    let host = on_views(op, &arrays, |cpu, h| {
+        let ha = CsrView {
+            indptr: h[0],
+            indices: h[1],
+            data: h[2],
+            ..*a
+        };
+        cpu.csr_lu_factor(op, &ha)
+    })?;
+    Ok(Rc::new(HostFactor {
+        host,
+        ordinal,
+        dtype: a.data.dtype(),
+    }))
+}
+
+/// A host factorization serving solves of device vectors.
+struct HostFactor {
+    host: Rc<dyn SparseFactor>,
+    ordinal: usize,
+    dtype: DType,
+}
+
+impl SparseFactor for HostFactor {
+    fn solve(&self, op: &'static str, b: View<'_>, transpose: bool) -> Result<Storage> {
+        let r = on_views(op, &[b], |_, h| self.host.solve(op, h[0], transpose))?;
+        upload(op, self.ordinal, &r, self.dtype)
     }
 }
 

@@ -18,7 +18,8 @@ use crate::core::view::View;
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::vendor::{float_data_type, ordinal, ptr, upload, with_handle, Buffer};
 use crate::ops::create::Create;
-use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse};
+use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse, SparseFactor};
+use std::rc::Rc;
 
 /// The symbols this module calls (checked before the first cudarc call).
 const SYMBOLS: &[&str] = &[
@@ -580,6 +581,10 @@ impl Sparse for super::CudaBackend {
 
     fn csr_solve(&self, op: &'static str, a: &CsrRef<'_>, b: View<'_>) -> Result<Storage> {
         super::cusolver_sp::csr_solve(self.ordinal, op, a, b)
+    }
+
+    fn csr_lu_factor(&self, op: &'static str, a: &CsrRef<'_>) -> Result<Rc<dyn SparseFactor>> {
+        super::cusolver_sp::csr_lu_factor(self.ordinal, op, a)
     }
 
     fn csr_triangular_solve(

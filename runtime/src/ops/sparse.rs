@@ -5,6 +5,7 @@
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
+use std::rc::Rc;
 
 /// A CSR matrix as a backend sees it: int32 row offsets `indptr`
 /// (rows + 1) and column `indices`, the values `data` (one of float32,
@@ -29,6 +30,14 @@ pub(crate) struct CsrBuffers {
     pub sorted: bool,
 }
 
+/// A sparse LU factorization kept by `splu` for repeated solves.
+pub(crate) trait SparseFactor {
+    /// `A^-1 b`, or (`transpose`) `A^-T b`, for a C-contiguous vector (n,)
+    /// or matrix (n, k) `b` of the factor's dtype on its device, as a new
+    /// buffer of b's shape; a solution that is not finite is an error.
+    fn solve(&self, op: &'static str, b: View<'_>, transpose: bool) -> Result<Storage>;
+}
+
 /// Sparse matrices: conversions and sparse-dense products (cuSPARSE on CUDA).
 pub(crate) trait Sparse {
     /// `A @ x` for a C-contiguous dense vector (cols,) or matrix (cols, k)
@@ -41,6 +50,9 @@ pub(crate) trait Sparse {
     /// matrix (rows, k) `b` of A's dtype, as a new buffer of b's shape; a
     /// singular matrix is an error.
     fn csr_solve(&self, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage>;
+    /// The LU factorization of a square CSR matrix, kept for repeated
+    /// solves (`splu`); a singular matrix is an error.
+    fn csr_lu_factor(&self, op: &'static str, a: &CsrView<'_>) -> Result<Rc<dyn SparseFactor>>;
     /// `T^-1 b` where `T` is the lower (or upper) triangle of the square
     /// matrix `a`, with ones on the diagonal when `unit_diagonal`.
     fn csr_triangular_solve(

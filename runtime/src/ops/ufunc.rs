@@ -231,7 +231,8 @@ pub(crate) mod support {
     // a kernel includes both once.
     pub const SPECIAL: &str = concat!(
         include_str!("cuda/special.cuh"),
-        include_str!("cuda/special_inverse.cuh")
+        include_str!("cuda/special_inverse.cuh"),
+        include_str!("cuda/special_bessel.cuh")
     );
 }
 use support::{COMPLEX_MATH, FLOAT_DIV, FLOAT_EXTRA, INT_DIV, SPECIAL};
@@ -951,6 +952,30 @@ ufunc_family! {
     "The n-th derivative of digamma, `(-1)^(n+1) n! zeta(n + 1, x)`; NaN for non-integer or negative n (`scipy.special.polygamma`)."
     polygamma polygamma_out Polygamma: rule special, fuse true, batch false, module special {
         float => <T as Special>::polygamma, same("sp_polygamma(in0, in1)").with(SPECIAL);
+    }
+    "The Bessel function of the first kind of real order v, `jv(v, x)`; NaN for x < 0 unless v is an integer (`scipy.special.jv`)."
+    jv jv_out Jv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::jv, same("sp_jv(in0, in1)").with(SPECIAL);
+    }
+    "The Bessel function of the second kind of real order v, `yv(v, x)`; `-inf` at 0, NaN below (`scipy.special.yv`)."
+    yv yv_out Yv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::yv, same("sp_yv(in0, in1)").with(SPECIAL);
+    }
+    "The modified Bessel function of the first kind of real order v, `iv(v, x)`; NaN for x < 0 unless v is an integer (`scipy.special.iv`)."
+    iv iv_out Iv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::iv, same("sp_iv(in0, in1)").with(SPECIAL);
+    }
+    "The exponentially scaled `exp(-|x|) iv(v, x)` (`scipy.special.ive`)."
+    ive ive_out Ive: rule special, fuse true, batch false, module special {
+        float => <T as Special>::ive, same("sp_ive(in0, in1)").with(SPECIAL);
+    }
+    "The modified Bessel function of the second kind of real order v, `kv(v, x)`; infinite at 0, NaN below (`scipy.special.kv`)."
+    kv kv_out Kv: rule special, fuse true, batch false, module special {
+        float => <T as Special>::kv, same("sp_kv(in0, in1)").with(SPECIAL);
+    }
+    "The exponentially scaled `exp(x) kv(v, x)` (`scipy.special.kve`)."
+    kve kve_out Kve: rule special, fuse true, batch false, module special {
+        float => <T as Special>::kve, same("sp_kve(in0, in1)").with(SPECIAL);
     }
     "The binomial coefficient `n choose k` for real n and k; NaN for negative integer n (`scipy.special.binom`)."
     binom binom_out Binom: rule special, fuse true, batch false, module special {

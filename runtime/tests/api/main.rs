@@ -58,6 +58,7 @@ mod sort;
 mod sparse;
 mod sparse_linalg;
 mod special;
+mod special_bessel_order;
 mod stats;
 mod ufunc;
 mod ufunc_added;

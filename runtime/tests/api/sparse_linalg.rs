@@ -11,9 +11,9 @@ use std::sync::OnceLock;
 
 use common::values_f64;
 use cp::sparse::linalg::{
-    bicgstab, cg, diagonal, eigsh, expm_multiply, gmres, jacobi, lsqr, minres, norm, splu, spsolve,
-    spsolve_triangular, svds, EigshOptions, LinearOperator, LsqrOptions, SolveOptions, SparseNorm,
-    Which,
+    bicgstab, cg, diagonal, eigsh, expm_multiply, gmres, jacobi, lsmr, lsqr, minres, norm, splu,
+    spsolve, spsolve_triangular, svds, EigshOptions, LinearOperator, LsmrOptions, LsqrOptions,
+    SolveOptions, SparseNorm, Trans, Which,
 };
 use cp::sparse::CsrMatrix;
 use cp::{Array, DType, Device};
@@ -484,3 +484,113 @@ fn gpu_matches_cpu_without_host_fallback() {
         }
     }
 }
+
+// LSMR against SciPy's on a tall problem (plain and damped) and the square
+// Poisson problem: the solutions and SciPy's estimate of ||r||.
+on_every_device!(lsmr_matches_scipy, |_dev| {
+    let c = matrix("convdiff");
+    let tall = CsrMatrix::from_dense(&c.to_dense()?.slice(cp::s![.., ..30])?)?;
+    let b = rhs("convdiff");
+    for (key, damp) in [("tall/lsmr", 0.0), ("tall/lsmr_damped", 0.5)] {
+        let opts = LsmrOptions::new()
+            .damp(damp)
+            .tol(1e-12, 1e-12)
+            .iter_lim(300);
+        let r = lsmr(&tall, &b, opts)?;
+        assert_eq!(
+            r.info,
+            fx_usize(&format!("{key}_istop")) as i64,
+            "{key}: {r:?}"
+        );
+        assert_vec_close(key, &values_f64(&r.x), &fx_f64(&format!("{key}_x")), 1e-8);
+        let normr = fx_f64(&format!("{key}_normr"))[0];
+        assert!(
+            (r.residual - normr).abs() <= 1e-8 * normr,
+            "{key}: normr {} vs SciPy {normr}",
+            r.residual
+        );
+    }
+    let opts = LsmrOptions::new().tol(1e-12, 1e-12).iter_lim(500);
+    let r = lsmr(&matrix("poisson"), &rhs("poisson"), opts)?;
+    assert_eq!(r.info, fx_usize("poisson/lsmr_istop") as i64, "{r:?}");
+    assert_vec_close(
+        "poisson lsmr",
+        &values_f64(&r.x),
+        &fx_f64("poisson/lsmr_x"),
+        1e-8,
+    );
+    // x0: starting from the answer stops at once.
+    let x0 = r.x.clone();
+    let again = lsmr(&matrix("poisson"), &rhs("poisson"), opts.x0(&x0))?;
+    assert!(again.iterations <= 1, "{again:?}");
+});
+
+on_every_device!(lsmr_rejects_bad_input, |_dev| {
+    let a = matrix("poisson");
+    let short = cp::zeros(3, DType::Float64)?.to_device(&cp::current_device())?;
+    let e = lsmr(&a, &short, LsmrOptions::new()).unwrap_err();
+    assert!(e.to_string().contains("lsmr"), "{e}");
+    let e = lsmr(&a, &rhs("poisson"), LsmrOptions::new().damp(-1.0)).unwrap_err();
+    assert!(e.to_string().contains("damp"), "{e}");
+    let n = a.shape().0;
+    let no_adjoint = LinearOperator::new((n, n), DType::Float64, |x: &Array| Ok(x.clone()));
+    assert!(lsmr(no_adjoint, &rhs("poisson"), LsmrOptions::new()).is_err());
+});
+
+/// LSMR on the GPU against the CPU, with A^T built before the iterations
+/// so that they can be checked for host round trips.
+#[test]
+fn lsmr_gpu_matches_cpu_without_host_fallback() {
+    let Some(gpu) = common::gpu_or_skip() else {
+        return;
+    };
+    let seed = common::test_seed("lsmr_gpu_matches_cpu_without_host_fallback");
+    let solve = |dev: Device| -> cp::Result<Vec<f64>> {
+        cp::with_device(dev, || {
+            let c = matrix("convdiff");
+            let tall = CsrMatrix::from_dense(&c.to_dense()?.slice(cp::s![.., ..30])?)?;
+            let t = tall.tocsc()?.transpose();
+            let b = common::rand(&[tall.shape().0], DType::Float64, seed);
+            let (fwd, shape) = (tall.clone(), tall.shape());
+            let a = LinearOperator::new(shape, DType::Float64, move |x: &Array| fwd.dot(x))
+                .with_rmatvec(move |y: &Array| t.dot(y));
+            if dev.is_cuda() {
+                cp::cuda::reset_host_fallbacks();
+            }
+            let r = lsmr(a, &b, LsmrOptions::new().damp(0.1).tol(1e-12, 1e-12))?;
+            if dev.is_cuda() {
+                common::assert_no_host_fallback("lsmr");
+                assert_eq!(r.x.device(), dev, "lsmr's x left the GPU");
+            }
+            Ok(values_f64(&r.x))
+        })
+    };
+    let (on_gpu, on_cpu) = (solve(gpu).unwrap(), solve(Device::Cpu).unwrap());
+    assert_vec_close("lsmr GPU vs CPU", &on_gpu, &on_cpu, 1e-9);
+}
+
+// splu's solves with trans = N, T and H against SciPy's (H = T for a real matrix).
+on_every_device!(splu_trans_matches_scipy, |_dev| {
+    let (c, b) = (matrix("convdiff"), rhs("convdiff"));
+    let lu = splu(&c)?;
+    let want = fx_f64("convdiff/splu_T");
+    for trans in [Trans::T, Trans::H] {
+        let x = lu.solve_trans(&b, trans)?;
+        assert_vec_close("splu.solve T", &values_f64(&x), &want, 1e-10);
+    }
+    let x = lu.solve_trans(&b, Trans::N)?;
+    let again = lu.solve(&b)?;
+    assert_eq!(values_f64(&x), values_f64(&again));
+    assert_eq!(lu.nnz(), c.nnz());
+    let short = cp::zeros(3, DType::Float64)?.to_device(&cp::current_device())?;
+    assert!(lu.solve_trans(&short, Trans::T).is_err());
+    // Two right-hand sides at once, through the one factorization.
+    let two = cp::stack(&[&b, &b], 1)?;
+    let x2 = values_f64(&lu.solve_trans(&two, Trans::T)?);
+    let col0: Vec<f64> = x2.iter().step_by(2).copied().collect();
+    assert_vec_close("splu.solve T, (n, 2)", &col0, &want, 1e-10);
+    // A singular matrix is refused when it is factorized.
+    let dense = cp::zeros(vec![3, 3], DType::Float64)?.to_device(&cp::current_device())?;
+    let e = splu(&CsrMatrix::from_dense(&dense)?).unwrap_err();
+    assert!(e.to_string().contains("splu"), "{e}");
+});

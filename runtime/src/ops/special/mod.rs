@@ -9,12 +9,14 @@
 //!
 //! Where a well-kept crate has the function to an ulp, it is used: `libm`
 //! (Rust's port of musl) for `erf`, `erfc`, `gamma`, `gammaln`, `j0`, `j1`,
-//! `y0`, `y1`. The rest follow the algorithms SciPy uses (Cephes and
+//! `y0`, `y1`. Bessel functions of real order are written here
+//! (`bessel_order`: no crate has them for non-integer orders). The rest follow the algorithms SciPy uses (Cephes and
 //! Boost through SciPy's `xsf` library), with their published coefficients
 //! in `tables.rs`, so results agree with SciPy's to a few ulps; the module
 //! of each family says what it adds.
 
 mod bessel;
+mod bessel_order;
 mod elementary;
 mod error_fn;
 mod gamma_fn;
@@ -124,6 +126,12 @@ special_functions! {
         xlog1py => elementary::xlog1py,
         rel_entr => elementary::rel_entr,
         kl_div => elementary::kl_div,
+        jv => bessel_order::jv,
+        yv => bessel_order::yv,
+        iv => bessel_order::iv,
+        ive => bessel_order::ive,
+        kv => bessel_order::kv,
+        kve => bessel_order::kve,
     }
     ternary {
         betainc => incomplete_beta::betainc,

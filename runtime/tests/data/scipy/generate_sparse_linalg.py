@@ -108,6 +108,18 @@ put("convdiff/diagonal", a.diagonal())
 a = problems["convdiff"][:, :30].tocsr()
 b = out["convdiff/b"]
 put("tall/lsqr_x", sla.lsqr(a, b, atol=1e-12, btol=1e-12)[0])
+# splu's transposed solve of the nonsymmetric problem.
+put("convdiff/splu_T", sla.splu(problems["convdiff"].tocsc()).solve(out["convdiff/b"], trans="T"))
+# LSMR: the tall problem plain and damped, and the square Poisson problem.
+for key, damp in [("tall/lsmr", 0.0), ("tall/lsmr_damped", 0.5)]:
+    r = sla.lsmr(a, b, damp=damp, atol=1e-12, btol=1e-12, maxiter=300)
+    put(f"{key}_x", r[0])
+    put(f"{key}_normr", r[3])
+    put(f"{key}_istop", r[1])
+r = sla.lsmr(problems["poisson"], out["poisson/b"], atol=1e-12, btol=1e-12, maxiter=500)
+put("poisson/lsmr_x", r[0])
+put("poisson/lsmr_normr", r[3])
+put("poisson/lsmr_istop", r[1])
 
 # Eigenvalues (ascending, as SciPy returns them) and singular values.
 for name in ["poisson", "laplacian"]:

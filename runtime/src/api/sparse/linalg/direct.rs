@@ -1,10 +1,11 @@
 //! Direct solvers: `spsolve`, `splu` / `factorized` and `spsolve_triangular`.
 //!
-//! CPU: faer's sparse LU. GPU: cuSOLVER's sparse QR (`csrlsvqr`), one
+//! CPU: faer's sparse LU (`splu` keeps it). GPU: cuSOLVER's sparse QR (`csrlsvqr`), one
 //! right-hand side at a time (a 2-D `b` is solved column by column); where
 //! the machine's cuSOLVER lacks its sparse API the solve takes the counted
 //! host round trip (`cp::cuda::host_fallbacks()` shows it). Triangular
-//! solves on the GPU take that round trip too (cuSPARSE SpSV is not wired yet).
+//! solves on the GPU take that round trip too (cuSPARSE SpSV is not wired yet),
+//! and so do `splu`'s (its factors are kept on the host).
 
 use crate::api::shape::index::SliceElem;
 use crate::api::sparse::{
@@ -14,6 +15,8 @@ use crate::core::array::Array;
 use crate::core::dtype::promote_types;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
+use crate::ops::sparse::SparseFactor;
+use std::rc::Rc;
 
 /// What the direct solvers accept: a CSR or CSC matrix (CSC is converted once).
 pub trait AsCsr {
@@ -171,21 +174,89 @@ pub fn spsolve_triangular(
     ))
 }
 
-/// A matrix ready for repeated solves (`splu(A)`, `factorized(A)`): its
-/// checked canonical form is kept, and each `solve` factorizes it again
-/// through the backend's direct solver (faer's LU, cuSOLVER's QR).
+/// Which system [`SparseLu::solve_trans`] solves (SciPy's `trans`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trans {
+    /// `A x = b` (`'N'`).
+    N,
+    /// `A^T x = b` (`'T'`).
+    T,
+    /// `A^H x = b` (`'H'`; the same as `T` for real matrices).
+    H,
+}
+
+/// A square matrix's LU factorization kept for repeated solves (`splu(A)`,
+/// `factorized(A)`; SciPy's `SuperLU`), factorized once: faer's sparse LU
+/// (fill-reducing ordering, partial pivoting). On the GPU the factors live
+/// on the host (cuSOLVER keeps no sparse factorization), and each solve
+/// takes b there and x back through the counted host round trip
+/// (`cp::cuda::host_fallbacks()` shows it).
 #[derive(Clone)]
 pub struct SparseLu {
     c: Compressed,
+    factor: Rc<dyn SparseFactor>,
+}
+
+impl std::fmt::Debug for SparseLu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseLu")
+            .field("shape", &self.shape())
+            .field("nnz", &self.nnz())
+            .finish()
+    }
 }
 
 impl SparseLu {
     /// `A^-1 b` for `b` of shape (n,) or (n, k).
     pub fn solve(&self, b: &Array) -> Result<Array> {
+        self.solve_trans(b, Trans::N)
+    }
+
+    /// `A^-1 b`, `A^-T b` or `A^-H b` for `b` of shape (n,) or (n, k)
+    /// (`SuperLU.solve(b, trans)`).
+    ///
+    /// ```
+    /// use cuprite as cp;
+    /// use cp::sparse::linalg::{splu, Trans};
+    /// let a = cp::sparse::CsrMatrix::from_dense(&cp::asarray(vec![vec![2.0, 1.0], vec![0.0, 4.0]])?)?;
+    /// let lu = splu(&a)?;
+    /// let x = lu.solve_trans(&cp::asarray(vec![2.0, 5.0])?, Trans::T)?; // [[2, 0], [1, 4]] x = b
+    /// assert_eq!(x.to_vec::<f64>()?, vec![1.0, 1.0]);
+    /// # Ok::<(), cp::Error>(())
+    /// ```
+    pub fn solve_trans(&self, b: &Array, trans: Trans) -> Result<Array> {
         let op = "splu.solve";
-        let a = CsrMatrix { c: self.c.clone() };
-        let (c, b) = prepare(op, &a, b)?;
-        by_columns(op, &b, |col| solve_once(op, &c, col))
+        // A^H x = b is A^T conj(x) = conj(b).
+        let conj = trans == Trans::H && (b.dtype().is_complex() || self.c.dtype().is_complex());
+        let b = if conj { crate::conj(b)? } else { b.clone() };
+        let (c, b) = prepare(op, &CsrMatrix { c: self.c.clone() }, &b)?;
+        let x = if c.dtype() == self.c.dtype() {
+            let r = self.factor.solve(op, b.view(), trans != Trans::N)?;
+            Array::from_parts(r, Layout::contiguous(b.shape()), b.dtype())
+        } else {
+            // A complex b for a real A: the promoted matrix is factorized again.
+            let c = if trans == Trans::N {
+                c
+            } else {
+                let t = CsrMatrix { c }.tocsc()?.transpose().c;
+                t.map_host(op, true, Canonical(false))?
+            };
+            by_columns(op, &b, |col| solve_once(op, &c, col))?
+        };
+        if trans == Trans::N {
+            check_conditioning(op, &self.c, &b, &x)?;
+        }
+        if conj {
+            crate::conj(&x)
+        } else {
+            Ok(x)
+        }
+    }
+
+    /// The number of stored entries of A (faer does not expose the counts
+    /// of L and U).
+    pub fn nnz(&self) -> usize {
+        self.c.nnz()
     }
 
     /// (n, n).
@@ -194,7 +265,8 @@ impl SparseLu {
     }
 }
 
-/// `splu(A)`: the square matrix checked and kept for [`SparseLu::solve`].
+/// `splu(A)`: the LU factorization of square sparse `A`, for
+/// [`SparseLu::solve`]; a singular matrix is an error.
 pub fn splu(a: &impl AsCsr) -> Result<SparseLu> {
     let op = "splu";
     let a = a.as_csr()?;
@@ -205,11 +277,18 @@ pub fn splu(a: &impl AsCsr) -> Result<SparseLu> {
             format!("the matrix must be square, not of shape ({m}, {n})"),
         ));
     }
-    let mut c = a.c.clone();
+    let dt = check_value_dtype(op, value_dtype(a.dtype()))?;
+    let mut c = if a.dtype() == dt {
+        a.c.clone()
+    } else {
+        a.c.astype(dt)?
+    };
     if !c.sorted {
         c = c.map_host(op, true, Canonical(false))?;
     }
-    Ok(SparseLu { c })
+    let be = crate::backend::on(op, a.device())?;
+    let factor = be.csr_lu_factor(op, &c.view())?;
+    Ok(SparseLu { c, factor })
 }
 
 /// `factorized(A)`: a function solving `A x = b`.

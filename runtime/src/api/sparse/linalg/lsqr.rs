@@ -213,7 +213,7 @@ pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Resu
 }
 
 /// A stable Givens rotation (c, s, r) with `[c s; -s c] [a; b] = [r; 0]`.
-fn sym_ortho(a: f64, b: f64) -> (f64, f64, f64) {
+pub(super) fn sym_ortho(a: f64, b: f64) -> (f64, f64, f64) {
     if b == 0.0 {
         let sign = if a > 0.0 {
             1.0
