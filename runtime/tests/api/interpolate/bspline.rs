@@ -106,14 +106,13 @@ fn make_interp_spline_refuses_bad_input() {
     );
 }
 
-/// Degrees 0 to 2 build on the device; every degree evaluates,
-/// differentiates and integrates there (k >= 3 is built on the CPU first:
-/// its banded solve runs on the host).
+/// Every degree builds (k >= 3 and natural / clamped ends by the banded
+/// collocation solve), evaluates, differentiates and integrates on the device.
 #[test]
 fn gpu_bsplines_match_cpu_on_random_inputs() {
     let seed = common::test_seed("gpu_bsplines_match_cpu_on_random_inputs");
     let (x, y, xi) = random_case(200, 3, 5000, seed);
-    for k in 0..=2usize {
+    for k in 0..=5usize {
         gpu_matches_cpu(
             &format!("make_interp_spline k={k}"),
             1e-9,
@@ -121,6 +120,14 @@ fn gpu_bsplines_match_cpu_on_random_inputs() {
                 let s = make_interp_spline(&a[0], &a[1], k, SplineEnds::NotAKnot)?;
                 cp::concatenate(&[&s.call(&a[2])?, &s.antiderivative(1)?.call(&a[2])?], 0)
             },
+            &[x.clone(), y.clone(), xi.clone()],
+        );
+    }
+    for ends in [SplineEnds::Natural, SplineEnds::Clamped] {
+        gpu_matches_cpu(
+            &format!("make_interp_spline {ends:?}"),
+            1e-9,
+            |a| make_interp_spline(&a[0], &a[1], 3, ends)?.call(&a[2]),
             &[x.clone(), y.clone(), xi.clone()],
         );
     }

@@ -3,10 +3,10 @@
 //! its arrays by de Boor's recurrence over all points at once (one interval
 //! search, then `k (k + 1) / 2` blends of gathered coefficients).
 
-mod banded;
 mod calculus;
 mod make;
 
+pub(crate) use make::collocation_spline;
 pub use make::{make_interp_spline, SplineEnds};
 
 use super::checks::{contiguous_as, row, rows, value_dtype, xi_axes_at};
