@@ -141,6 +141,12 @@ impl Interpolate for CpuBackend {
         put(c.rhs, &rhs);
         Ok(())
     }
+
+    fn collocation_band(&self, op: &'static str, c: Collocation<'_>, band: View<'_>) -> Result<()> {
+        let (t, x) = (c.t.gather_as::<f64>(), c.x.gather_as::<f64>());
+        band.scatter(&collocation_band(op, &t, &x, c.k, c.order)?.into_values());
+        Ok(())
+    }
 }
 
 /// A grid's axes (or knots), its values (or coefficients) and their strides.

@@ -12,6 +12,7 @@ use cudarc::cusparse::sys as cs;
 use super::CudaBackend;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
+use crate::core::view::View;
 use crate::cuda::cusparse::{check, handle, work_buffer};
 use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr};
 use crate::cuda::gen::template::render;
@@ -256,6 +257,29 @@ impl Interpolate for CudaBackend {
         args.push(nt as i64).push(m as i64);
         args.push(ptr(op, c.rhs)?);
         launch(s, op, solve, config(s, m), &stream, &mut args)
+    }
+
+    fn collocation_band(&self, op: &'static str, c: Collocation<'_>, band: View<'_>) -> Result<()> {
+        let s = session(self.ordinal)?;
+        let nt = band.shape()[0];
+        if nt == 0 {
+            return Ok(());
+        }
+        let dt = c.rhs.dtype();
+        let f = kernel(
+            s,
+            key(("interp_colloc_rows", dt, c.k)),
+            op,
+            "cuprite_colloc_rows",
+            || colloc_source(dt, c.k),
+        )?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(op, c.t)?).push(ptr(op, c.x)?);
+        args.push(c.x.size() as i64)
+            .push(nt as i64)
+            .push(c.order as i32);
+        args.push(ptr(op, band)?);
+        launch(s, op, f, config(s, nt), &current_stream(), &mut args)
     }
 }
 

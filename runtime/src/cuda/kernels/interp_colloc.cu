@@ -81,6 +81,19 @@ __device__ void put_row(const double* __restrict__ t, long long nt, double* band
   for (int q = 0; q <= K; ++q) band[AT(row, l - K + q)] = vals[q];
 }
 
+// Row i of the band alone, one thread per row: the matrix that
+// api/interpolate's tridiagonal path (not-a-knot cubics) reads.
+extern "C" __global__ void cuprite_colloc_rows(const double* __restrict__ t, const double* __restrict__ x, long long n, long long nt, int order, double* __restrict__ band) {
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const int extra = order > 0 ? 1 : 0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nt; i += step) {
+    for (int q = 0; q < W; ++q) band[i * W + q] = 0.0;
+    if (extra && i == 0) put_row(t, nt, band, 0, x[0], order);
+    else if (extra && i == nt - 1) put_row(t, nt, band, nt - 1, x[n - 1], order);
+    else put_row(t, nt, band, i, x[i - extra], 0);
+  }
+}
+
 extern "C" __global__ void cuprite_colloc_factor(const double* __restrict__ t, const double* __restrict__ x, long long n, long long nt, int order, double* __restrict__ band, int* __restrict__ piv) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   for (long long i = 0; i < nt * W; ++i) band[i] = 0.0;

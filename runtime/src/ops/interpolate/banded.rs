@@ -151,6 +151,12 @@ impl Band {
         }
     }
 
+    /// The stored entries, `n` rows of `3 * lower + 1` (row `i`, column
+    /// `j` at `i * width + j + lower - i`).
+    pub(crate) fn into_values(self) -> Vec<f64> {
+        self.a
+    }
+
     fn at(&self, i: usize, j: usize) -> usize {
         i * self.width + (j + self.lower - i)
     }

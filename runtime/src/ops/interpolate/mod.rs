@@ -111,6 +111,10 @@ pub(crate) trait Interpolate {
     fn grid_eval(&self, op: &'static str, g: GridEval<'_>) -> Result<()>;
     /// Solves an interpolating spline's collocation system, in place (see [`Collocation`]).
     fn solve_collocation(&self, op: &'static str, c: Collocation<'_>) -> Result<()>;
+    /// Writes the collocation matrix of `c` (its `rhs` unused) into `band`,
+    /// `(nt, 3k + 1)` float64 in [`banded::Band`]'s layout, one row per
+    /// thread on the GPU.
+    fn collocation_band(&self, op: &'static str, c: Collocation<'_>, band: View<'_>) -> Result<()>;
 }
 
 /// The piece of a point among `breaks` (length `n + 1`): `i` with

@@ -5,8 +5,9 @@
 //! Degrees 0 and 1 are `y` itself on the right knots, degree 2 one
 //! tridiagonal solve on the device (shared with `interp1d`); degrees 3 to 5
 //! solve the banded collocation system (SciPy's LAPACK `gbsv`) on the
-//! device of the inputs: the backend's `solve_collocation` (on the GPU one
-//! thread factors the band, one thread per column solves).
+//! device of the inputs: the not-a-knot cubic as one tridiagonal system
+//! (`not_a_knot.rs`), the others by the backend's `solve_collocation` (on
+//! the GPU one thread factors the band, one thread per column solves).
 
 use super::BSpline;
 use crate::api::interpolate::checks::{
@@ -133,6 +134,10 @@ pub(crate) fn collocation_spline(
             op,
             format!("{nt} coefficients for {n} points of a spline of degree {k}"),
         ));
+    }
+    if k == 3 && order == 0 && n >= 5 {
+        let c = super::not_a_knot::not_a_knot_cubic(op, &t, &x, &rhs)?;
+        return Ok((t, c));
     }
     let b = crate::backend::on(op, x.device())?;
     b.solve_collocation(

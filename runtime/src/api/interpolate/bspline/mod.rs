@@ -5,6 +5,7 @@
 
 mod calculus;
 mod make;
+mod not_a_knot;
 
 pub(crate) use make::collocation_spline;
 pub use make::{make_interp_spline, SplineEnds};
