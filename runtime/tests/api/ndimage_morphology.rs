@@ -157,7 +157,7 @@ fn gpu_morphology_parameters_match_cpu() {
     };
     for (name, f) in BINARY {
         gpu_matches_cpu(&format!("{name} mask until stable"), 0.0, |d| {
-            let mask = cp::greater(&random(&[130, 141], 7, d), 0.3)?;
+            let mask = cp::greater(random(&[130, 141], 7, d), 0.3)?;
             let o = BinaryOptions::default()
                 .structure(&asym(d)?)
                 .iterations(0)

@@ -183,6 +183,13 @@ impl BSpline {
             }
         }
         let mut out = d.swap_remove(k);
+        if k >= 1 {
+            // SciPy's de Boor zeroes every basis function in an interval of
+            // zero length, so where the last knots repeat (the antiderivative
+            // of a degree-0 spline) the value at and past t[n] is 0, as there.
+            let empty = crate::equal(knot(k)?, knot(k + 1)?)?.reshape([-1, 1])?;
+            out = crate::where_(&empty, 0.0, &out)?.astype(dt)?;
+        }
         if extrapolate == Extrapolate::No {
             let outside = crate::logical_or(crate::less(&xc, &lo)?, crate::greater(&xc, &hi)?)?;
             out = crate::where_(&outside, f64::NAN, &out)?.astype(dt)?;
