@@ -200,6 +200,15 @@ pts = cp.random.random((1 << 24, 3), dtype=cp.float64)
 case("regular_grid_interp_512cube_16M_points", lambda: grid(pts), bytes_moved=32 * (1 << 24),
      n_repeat=10, n_warmup=2)
 del grid, pts
+# interpn timed whole on a 64^3 float64 grid at 1M points: cubic, quintic, pchip.
+g64 = cp.linspace(0.0, 1.0, 64)
+v64 = cp.random.random((64, 64, 64), dtype=cp.float64)
+pts = cp.random.random((1 << 20, 3), dtype=cp.float64)
+for method in ["cubic", "quintic", "pchip"]:
+    case(f"interpn_{method}_64cube_1M_points",
+         lambda m=method: cinterp.interpn((g64, g64, g64), v64, pts, method=m),
+         bytes_moved=32 * (1 << 20), n_repeat=5, n_warmup=1)
+del v64, pts
 # ndimage (bench/ndimage.rs): float32 images of uniform random values,
 # thresholded for the binary cases; map_coordinates reads a float64 grid.
 from cupyx.scipy import ndimage as cnd

@@ -5,11 +5,14 @@
 //! 512 MB; CuPy's RegularGridInterpolator accepts them and returns float64,
 //! as Cuprite does). Construction is outside the timed region: the cases
 //! time evaluation, but for make_interp_spline_k3_1M_eval_16M, which times
-//! building the cubic B-spline through the 1M knots too. Bytes count the points read and the values written.
+//! building the cubic B-spline through the 1M knots too, and the
+//! interpn_*_64cube cases, which time interpn whole (spline methods on a
+//! 64^3 grid at 1M points). Bytes count the points read and the values written.
 
 use super::{host_random, Bench};
 use cp::interpolate::{
-    make_interp_spline, CubicSpline, GridOptions, RegularGridInterpolator, SplineEnds,
+    interpn, make_interp_spline, CubicSpline, GridOptions, RegularGridInterpolator,
+    RegularGridMethod, SplineEnds,
 };
 use cuprite as cp;
 
@@ -40,8 +43,8 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         2,
         || spline.call(&xi).map(drop),
     )?;
-    // The cubic B-spline timed whole: its construction (banded solve on
-    // the host, as SciPy; CuPy solves on the GPU) and 16M evaluations.
+    // The cubic B-spline timed whole: its construction (one tridiagonal
+    // solve on the GPU, cuSPARSE's gtsv2) and 16M evaluations.
     b.case(
         "make_interp_spline_k3_1M_eval_16M",
         Some(16.0 * points as f64),
@@ -72,5 +75,34 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         2,
         || grid.call(&pts).map(drop),
     )?;
+    drop((grid, pts));
+
+    // interpn timed whole (the spline's axis-by-axis solve, then 1M points)
+    // on a 64^3 float64 grid: cubic, quintic and pchip.
+    let n = 64usize;
+    let axis = cp::linspace(0.0, 1.0, n)?;
+    let values = cp::from_shape_vec(vec![n, n, n], host_random(n * n * n, 26), cp::Order::C)?
+        .astype(cp::f64)?;
+    let points = 1usize << 20;
+    let pts = cp::from_shape_vec(vec![points, 3], host_random(3 * points, 27), cp::Order::C)?
+        .astype(cp::f64)?;
+    for (name, method) in [
+        ("interpn_cubic_64cube_1M_points", RegularGridMethod::Cubic),
+        (
+            "interpn_quintic_64cube_1M_points",
+            RegularGridMethod::Quintic,
+        ),
+        ("interpn_pchip_64cube_1M_points", RegularGridMethod::Pchip),
+    ] {
+        let opts = GridOptions::default().method(method);
+        b.case(
+            name,
+            Some((24 + 8) as f64 * points as f64),
+            None,
+            5,
+            1,
+            || interpn(&[&axis, &axis, &axis], &values, &pts, opts).map(drop),
+        )?;
+    }
     Ok(())
 }

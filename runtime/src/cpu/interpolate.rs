@@ -2,13 +2,15 @@
 //! (Thomas' algorithm) and regular grids, in f64 and rounded once to the
 //! views' dtype, as the CUDA half computes.
 
+use super::grid_spline;
 use super::CpuBackend;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::view::View;
+use crate::ops::interpolate::banded::collocation_band;
 use crate::ops::interpolate::{
-    cell_of, interval_of, poly_derivative_at, GridEval, GridMethod, Interpolate, PPolyEval,
-    Tridiagonal,
+    cell_of, interval_of, poly_derivative_at, Collocation, GridEval, GridMethod, Interpolate,
+    PPolyEval, Tridiagonal,
 };
 
 /// Writes f64 values into a float32 or float64 view.
@@ -85,15 +87,24 @@ impl Interpolate for CpuBackend {
         let d = axes.len();
         let values = g.values.gather_as::<f64>();
         let m = g.out.shape()[1];
-        // Element strides of the grid axes in `values` (the last axis is m).
+        // Nodes (coefficients for a spline) along each axis, and their element strides.
+        let counts: Vec<usize> = match g.method {
+            GridMethod::Spline(k) => g.lengths.iter().map(|&n| n - k - 1).collect(),
+            _ => g.lengths.to_vec(),
+        };
         let mut strides = vec![m; d];
         for a in (0..d.saturating_sub(1)).rev() {
-            strides[a] = strides[a + 1] * g.lengths[a + 1];
+            strides[a] = strides[a + 1] * counts[a + 1];
         }
+        let grid = Grid {
+            axes: &axes,
+            values: &values,
+            strides: &strides,
+            m,
+        };
         let xi = g.xi.gather_as::<f64>();
         let points = xi.len().checked_div(d).unwrap_or(0);
         let mut out = vec![0.0; points * m];
-        let mut cells = vec![(0usize, 0.0f64); d];
         for p in 0..points {
             let x = &xi[p * d..(p + 1) * d];
             let row = &mut out[p * m..(p + 1) * m];
@@ -110,37 +121,67 @@ impl Interpolate for CpuBackend {
                 });
                 continue;
             }
-            for a in 0..d {
-                cells[a] = cell_of(x[a], axes[a]);
-            }
             match g.method {
-                GridMethod::Nearest => {
-                    let base: usize = (0..d)
-                        .map(|a| {
-                            let (i, w) = cells[a];
-                            let up = g.lengths[a] > 1 && w > 0.5;
-                            (i + usize::from(up)) * strides[a]
-                        })
-                        .sum();
-                    row.copy_from_slice(&values[base..base + m]);
+                GridMethod::Nearest | GridMethod::Linear => {
+                    multilinear(&grid, x, g.method == GridMethod::Nearest, row)
                 }
-                GridMethod::Linear => {
-                    for corner in 0..1usize << d {
-                        let mut weight = 1.0;
-                        let mut base = 0;
-                        for (a, &(i, w)) in cells.iter().enumerate() {
-                            let up = (corner >> (d - 1 - a)) & 1;
-                            weight *= if up == 1 { w } else { 1.0 - w };
-                            base += (i + up) * strides[a];
-                        }
-                        for (j, r) in row.iter_mut().enumerate() {
-                            *r += weight * values[base + j];
-                        }
-                    }
-                }
+                GridMethod::Spline(k) => grid_spline::spline_at(&grid, k, x, row),
+                GridMethod::Pchip => grid_spline::pchip_at_point(&grid, x, row),
             }
         }
         put(g.out, &out);
         Ok(())
+    }
+
+    fn solve_collocation(&self, op: &'static str, c: Collocation<'_>) -> Result<()> {
+        let (t, x) = (c.t.gather_as::<f64>(), c.x.gather_as::<f64>());
+        let m = c.rhs.shape()[1];
+        let mut rhs = c.rhs.gather_as::<f64>();
+        collocation_band(op, &t, &x, c.k, c.order)?.solve(op, &mut rhs, m)?;
+        put(c.rhs, &rhs);
+        Ok(())
+    }
+
+    fn collocation_band(&self, op: &'static str, c: Collocation<'_>, band: View<'_>) -> Result<()> {
+        let (t, x) = (c.t.gather_as::<f64>(), c.x.gather_as::<f64>());
+        band.scatter(&collocation_band(op, &t, &x, c.k, c.order)?.into_values());
+        Ok(())
+    }
+}
+
+/// A grid's axes (or knots), its values (or coefficients) and their strides.
+pub(super) struct Grid<'a> {
+    pub axes: &'a [&'a [f64]],
+    pub values: &'a [f64],
+    pub strides: &'a [usize],
+    pub m: usize,
+}
+
+/// The nearest node or the multilinear blend of the cell's corners.
+fn multilinear(g: &Grid<'_>, x: &[f64], nearest: bool, row: &mut [f64]) {
+    let d = g.axes.len();
+    let cells: Vec<(usize, f64)> = (0..d).map(|a| cell_of(x[a], g.axes[a])).collect();
+    if nearest {
+        let base: usize = (0..d)
+            .map(|a| {
+                let (i, w) = cells[a];
+                let up = g.axes[a].len() > 1 && w > 0.5;
+                (i + usize::from(up)) * g.strides[a]
+            })
+            .sum();
+        row.copy_from_slice(&g.values[base..base + g.m]);
+        return;
+    }
+    for corner in 0..1usize << d {
+        let mut weight = 1.0;
+        let mut base = 0;
+        for (a, &(i, w)) in cells.iter().enumerate() {
+            let up = (corner >> (d - 1 - a)) & 1;
+            weight *= if up == 1 { w } else { 1.0 - w };
+            base += (i + up) * g.strides[a];
+        }
+        for (j, r) in row.iter_mut().enumerate() {
+            *r += weight * g.values[base + j];
+        }
     }
 }

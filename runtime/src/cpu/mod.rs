@@ -6,6 +6,7 @@ mod create;
 mod elementwise;
 mod fft;
 mod gather;
+mod grid_spline;
 mod interpolate;
 mod linalg;
 pub(crate) mod loops;

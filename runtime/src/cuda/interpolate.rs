@@ -12,6 +12,7 @@ use cudarc::cusparse::sys as cs;
 use super::CudaBackend;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
+use crate::core::view::View;
 use crate::cuda::cusparse::{check, handle, work_buffer};
 use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr};
 use crate::cuda::gen::template::render;
@@ -19,11 +20,16 @@ use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::stream::current_stream;
+use crate::cuda::runtime::vendor::Buffer;
 use crate::ops::c_types::ctype;
-use crate::ops::interpolate::{GridEval, GridMethod, Interpolate, PPolyEval, Tridiagonal};
+use crate::ops::interpolate::{
+    Collocation, GridEval, GridMethod, Interpolate, PPolyEval, Tridiagonal,
+};
 
 const PPOLY: &str = include_str!("kernels/interp_ppoly.cu");
 const GRID: &str = include_str!("kernels/interp_grid.cu");
+const GRID_SPLINE: &str = include_str!("kernels/interp_grid_spline.cu");
+const COLLOC: &str = include_str!("kernels/interp_colloc.cu");
 const THREADS: usize = 256;
 /// The most grid axes a kernel holds in registers.
 pub(crate) const MAX_GRID_DIMS: usize = 16;
@@ -42,17 +48,26 @@ fn ppoly_source(dt: DType) -> String {
 
 /// The grid kernel for values `v`, points `x` and output `o` dtypes.
 fn grid_source(v: DType, x: DType, o: DType, d: usize, method: GridMethod) -> String {
-    let on: &[&str] = match method {
-        GridMethod::Linear => &["LINEAR"],
-        GridMethod::Nearest => &[],
+    let (template, on, k): (&str, &[&str], usize) = match method {
+        GridMethod::Linear => (GRID, &["LINEAR"], 0),
+        GridMethod::Nearest => (GRID, &[], 0),
+        GridMethod::Spline(k) => (GRID_SPLINE, &["SPLINE"], k),
+        GridMethod::Pchip => (GRID_SPLINE, &[], 3),
     };
     let values = [
         ("V", ctype(v)),
         ("X", ctype(x)),
         ("O", ctype(o)),
         ("D", &d.to_string()),
+        ("K", &k.to_string()),
     ];
-    let body = render(GRID, &values, on);
+    let body = render(template, &values, on);
+    format!("{PRELUDE}{body}")
+}
+
+/// The collocation kernels for right-hand sides of `dt` and degree `k`.
+fn colloc_source(dt: DType, k: usize) -> String {
+    let body = render(COLLOC, &[("T", ctype(dt)), ("K", &k.to_string())], &[]);
     format!("{PRELUDE}{body}")
 }
 
@@ -159,20 +174,29 @@ impl Interpolate for CudaBackend {
             ));
         }
         let (v, x, o) = (g.values.dtype(), g.xi.dtype(), g.out.dtype());
+        let name = match g.method {
+            GridMethod::Linear | GridMethod::Nearest => "cuprite_grid_eval",
+            GridMethod::Spline(_) | GridMethod::Pchip => "cuprite_grid_spline_eval",
+        };
         let f = kernel(
             s,
             key(("interp_grid", v, x, o, d, g.method)),
             op,
-            "cuprite_grid_eval",
+            name,
             || grid_source(v, x, o, d, g.method),
         )?;
-        // GridShape: axis starts, lengths, element strides of `values`.
+        // GridShape: axis starts, lengths, element strides of `values` (a
+        // spline's values are its coefficients, k + 1 fewer than its knots).
+        let less = match g.method {
+            GridMethod::Spline(k) => k + 1,
+            _ => 0,
+        };
         let mut shape = vec![0i64; 3 * d];
         let mut start = 0;
         let mut stride = m;
         for a in (0..d).rev() {
             shape[2 * d + a] = stride as i64;
-            stride *= g.lengths[a];
+            stride *= g.lengths[a] - less;
         }
         for (a, &len) in g.lengths.iter().enumerate() {
             shape[a] = start as i64;
@@ -189,6 +213,73 @@ impl Interpolate for CudaBackend {
             .push(g.fill.unwrap_or(0.0));
         args.push(ptr(op, g.out)?);
         launch(s, op, f, config(s, points), &current_stream(), &mut args)
+    }
+
+    fn solve_collocation(&self, op: &'static str, c: Collocation<'_>) -> Result<()> {
+        let s = session(self.ordinal)?;
+        let (nt, m) = (c.rhs.shape()[0], c.rhs.shape()[1]);
+        if nt == 0 || m == 0 {
+            return Ok(());
+        }
+        let dt = c.rhs.dtype();
+        let stream = current_stream();
+        // The factored band and its interchanges, one pool buffer each.
+        let band = Buffer::new(op, self.ordinal, DType::Float64, &[nt * (3 * c.k + 1)])?;
+        let piv = Buffer::new(op, self.ordinal, DType::Int32, &[nt])?;
+        let factor = kernel(
+            s,
+            key(("interp_colloc_factor", dt, c.k)),
+            op,
+            "cuprite_colloc_factor",
+            || colloc_source(dt, c.k),
+        )?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(op, c.t)?).push(ptr(op, c.x)?);
+        args.push(c.x.size() as i64)
+            .push(nt as i64)
+            .push(c.order as i32);
+        args.push(band.ptr(op)?).push(piv.ptr(op)?);
+        let one = LaunchConfig {
+            grid: (1, 1, 1),
+            block: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch(s, op, factor, one, &stream, &mut args)?;
+        let solve = kernel(
+            s,
+            key(("interp_colloc_solve", dt, c.k)),
+            op,
+            "cuprite_colloc_solve",
+            || colloc_source(dt, c.k),
+        )?;
+        let mut args = KernelArgs::new();
+        args.push(band.ptr(op)?).push(piv.ptr(op)?);
+        args.push(nt as i64).push(m as i64);
+        args.push(ptr(op, c.rhs)?);
+        launch(s, op, solve, config(s, m), &stream, &mut args)
+    }
+
+    fn collocation_band(&self, op: &'static str, c: Collocation<'_>, band: View<'_>) -> Result<()> {
+        let s = session(self.ordinal)?;
+        let nt = band.shape()[0];
+        if nt == 0 {
+            return Ok(());
+        }
+        let dt = c.rhs.dtype();
+        let f = kernel(
+            s,
+            key(("interp_colloc_rows", dt, c.k)),
+            op,
+            "cuprite_colloc_rows",
+            || colloc_source(dt, c.k),
+        )?;
+        let mut args = KernelArgs::new();
+        args.push(ptr(op, c.t)?).push(ptr(op, c.x)?);
+        args.push(c.x.size() as i64)
+            .push(nt as i64)
+            .push(c.order as i32);
+        args.push(ptr(op, band)?);
+        launch(s, op, f, config(s, nt), &current_stream(), &mut args)
     }
 }
 
@@ -214,6 +305,10 @@ mod tests {
             (DType::Float32, DType::Float32, 3, GridMethod::Nearest),
             (DType::Float64, DType::Float64, 1, GridMethod::Nearest),
             (DType::Float64, DType::Float32, 2, GridMethod::Linear),
+            (DType::Float64, DType::Float64, 3, GridMethod::Spline(3)),
+            (DType::Float32, DType::Float64, 2, GridMethod::Spline(5)),
+            (DType::Float64, DType::Float64, 3, GridMethod::Pchip),
+            (DType::Float32, DType::Float32, 1, GridMethod::Pchip),
         ] {
             let o = crate::core::dtype::promote_types(v, x);
             let src = grid_source(v, x, o, d, method);
@@ -226,6 +321,19 @@ mod tests {
                 &format!("interp_grid_{}_{}_{d}_{method:?}", v.name(), x.name()),
                 &src,
             );
+        }
+    }
+
+    #[test]
+    fn colloc_sources_compile() {
+        for (dt, k) in [
+            (DType::Float64, 3),
+            (DType::Float64, 5),
+            (DType::Float32, 4),
+        ] {
+            let src = colloc_source(dt, k);
+            assert_eq!(unfilled(&src), None);
+            dump_source(&format!("interp_colloc_{}_{k}", dt.name()), &src);
         }
     }
 }

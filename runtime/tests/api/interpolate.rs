@@ -536,3 +536,6 @@ on_every_device!(bad_input, |_dev| {
 
 /// `make_interp_spline` and `BSpline`.
 mod bspline;
+
+/// `RegularGridInterpolator` and `interpn` with methods cubic, quintic and pchip.
+mod grid_spline;

@@ -39,6 +39,7 @@ mod manip;
 mod matmul;
 mod ndimage;
 mod ndimage_labels;
+mod ndimage_morphology;
 mod no_panic;
 mod operators;
 mod random_dists;

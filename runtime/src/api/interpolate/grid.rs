@@ -1,6 +1,8 @@
 //! Regular (rectilinear) grids: SciPy's `RegularGridInterpolator` and
-//! `interpn` with methods linear and nearest, one kernel per call that
-//! finds each point's cell along every axis and reads its corners.
+//! `interpn`, one kernel per call that finds each point's cell along every
+//! axis and reads its corners (linear, nearest), its tensor-product spline
+//! (cubic, quintic: the coefficients solved axis by axis when the
+//! interpolator is made) or its PCHIP fold (pchip).
 
 use super::checks::{contiguous_as, value_dtype};
 use crate::core::array::Array;
@@ -19,6 +21,45 @@ pub enum RegularGridMethod {
     Nearest,
     /// The tensor-product spline of degree 1: the same values as `Linear`.
     SLinear,
+    /// The tensor-product cubic spline with not-a-knot ends (`make_interp_spline`
+    /// along each axis); at least 4 points per axis.
+    Cubic,
+    /// The tensor-product quintic spline; at least 6 points per axis.
+    Quintic,
+    /// PCHIP along each axis in turn, the last first (SciPy's recursive
+    /// evaluation); at least 4 points per axis.
+    Pchip,
+}
+
+impl RegularGridMethod {
+    /// The fewest points per axis the method takes (SciPy's).
+    fn min_points(self) -> usize {
+        match self {
+            RegularGridMethod::Nearest => 1,
+            RegularGridMethod::Linear | RegularGridMethod::SLinear => 2,
+            RegularGridMethod::Cubic | RegularGridMethod::Pchip => 4,
+            RegularGridMethod::Quintic => 6,
+        }
+    }
+
+    /// The degree of a tensor-product spline method.
+    fn spline_degree(self) -> Option<usize> {
+        match self {
+            RegularGridMethod::Cubic => Some(3),
+            RegularGridMethod::Quintic => Some(5),
+            _ => None,
+        }
+    }
+}
+
+/// A grid's tensor-product spline: each axis' knots (concatenated, float64)
+/// and their counts, and the coefficients `(n_0, ..., n_{d-1}, m)`.
+#[derive(Debug, Clone)]
+struct GridSpline {
+    k: usize,
+    knots: Array,
+    lengths: Vec<usize>,
+    coefs: Array,
 }
 
 /// Options of [`RegularGridInterpolator`] and [`interpn`]; `Default` is
@@ -66,6 +107,8 @@ pub struct RegularGridInterpolator {
     /// Each axis' first and last node, for the bounds check.
     ends: Vec<(f64, f64)>,
     opts: GridOptions,
+    /// The spline of a cubic or quintic `opts.method`, solved once.
+    spline: Option<GridSpline>,
 }
 
 impl RegularGridInterpolator {
@@ -85,11 +128,7 @@ impl RegularGridInterpolator {
             ));
         }
         let dt = value_dtype(op, values.dtype())?;
-        let min = if opts.method != RegularGridMethod::Nearest {
-            2
-        } else {
-            1
-        };
+        let min = opts.method.min_points();
         let mut axes = Vec::with_capacity(d);
         let mut ends = Vec::with_capacity(d);
         for (k, p) in points.iter().enumerate() {
@@ -136,13 +175,54 @@ impl RegularGridInterpolator {
                 ));
             }
         }
-        Ok(RegularGridInterpolator {
+        let mut grid = RegularGridInterpolator {
             axes,
             lengths,
             values,
             rest,
             ends,
             opts,
+            spline: None,
+        };
+        if let Some(k) = opts.method.spline_degree() {
+            grid.spline = Some(grid.solve_spline(k)?);
+        }
+        Ok(grid)
+    }
+
+    /// The tensor-product spline of degree `k` through the values: the
+    /// interpolating spline's coefficients solved along each axis in turn
+    /// (the collocation matrices' Kronecker product is solved by solving
+    /// each factor over the other axes).
+    fn solve_spline(&self, k: usize) -> Result<GridSpline> {
+        let op = "RegularGridInterpolator";
+        let d = self.lengths.len();
+        let mut coefs = self.values.astype(DType::Float64)?;
+        let mut knots = Vec::with_capacity(d);
+        let mut start = 0;
+        for (a, &n) in self.lengths.iter().enumerate() {
+            let x = super::checks::rows(&self.axes, start, start + n);
+            start += n;
+            let moved = coefs.moveaxis(a as isize, 0)?;
+            let shape: Vec<isize> = moved.shape().iter().map(|&v| v as isize).collect();
+            let flat = moved.ascontiguousarray()?.reshape([n as isize, -1])?;
+            let (t, c) = super::bspline::collocation_spline(
+                op,
+                &x,
+                &flat,
+                k,
+                super::bspline::SplineEnds::NotAKnot,
+            )?;
+            coefs = c.reshape(shape)?.moveaxis(0, a as isize)?;
+            knots.push(t);
+        }
+        let lengths = knots.iter().map(|t| t.size()).collect();
+        let refs: Vec<&Array> = knots.iter().collect();
+        Ok(GridSpline {
+            k,
+            knots: crate::concatenate(&refs, 0)?,
+            lengths,
+            coefs: contiguous_as(&coefs, self.values.dtype())?,
         })
     }
 
@@ -180,11 +260,12 @@ impl RegularGridInterpolator {
                 detail: format!("the points must be real, got {}", xi.dtype()),
             });
         }
-        if method != RegularGridMethod::Nearest && self.lengths.iter().any(|&n| n < 2) {
+        let min = method.min_points();
+        if let Some((a, n)) = self.lengths.iter().enumerate().find(|(_, &n)| n < min) {
             return Err(Error::invalid(
                 op,
                 format!(
-                    "method linear needs at least 2 points per dimension, the grid has {:?}",
+                    "there are {n} points in dimension {a}, but method {method:?} needs at least {min} per dimension (grid {:?})",
                     self.lengths
                 ),
             ));
@@ -202,18 +283,35 @@ impl RegularGridInterpolator {
         }
         let p = xi2.shape()[0];
         let m = self.values.shape()[d];
+        let solved;
+        let spline = match (method.spline_degree(), &self.spline) {
+            (Some(k), Some(s)) if s.k == k => Some(s),
+            (Some(k), _) => {
+                solved = self.solve_spline(k)?;
+                Some(&solved)
+            }
+            (None, _) => None,
+        };
         let b = crate::backend::on(op, xi.device())?;
         let out = Array::from_parts(b.empty(op, dt, p * m)?, Layout::contiguous(&[p, m]), dt);
+        let (axes, lengths, values) = match spline {
+            Some(s) => (&s.knots, &s.lengths, &s.coefs),
+            None => (&self.axes, &self.lengths, &self.values),
+        };
         b.grid_eval(
             op,
             GridEval {
-                axes: self.axes.view(),
-                lengths: &self.lengths,
-                values: self.values.view(),
+                axes: axes.view(),
+                lengths,
+                values: values.view(),
                 xi: xi2.view(),
                 method: match method {
                     RegularGridMethod::Linear | RegularGridMethod::SLinear => GridMethod::Linear,
                     RegularGridMethod::Nearest => GridMethod::Nearest,
+                    RegularGridMethod::Cubic | RegularGridMethod::Quintic => {
+                        GridMethod::Spline(spline.map_or(3, |s| s.k))
+                    }
+                    RegularGridMethod::Pchip => GridMethod::Pchip,
                 },
                 fill: self.opts.fill_value,
                 out: out.view(),

@@ -121,6 +121,9 @@ pub struct BinaryOptions {
     pub border_value: bool,
     /// Shift of the element's centre, one or per axis (default 0).
     pub origin: Vec<isize>,
+    /// Where false, every step keeps the input's value (SciPy's `mask`,
+    /// the input's shape; default none: every element is updated).
+    pub mask: Option<Array>,
 }
 
 impl Default for BinaryOptions {
@@ -130,6 +133,7 @@ impl Default for BinaryOptions {
             iterations: 1,
             border_value: false,
             origin: vec![0],
+            mask: None,
         }
     }
 }
@@ -155,6 +159,41 @@ impl BinaryOptions {
         self.origin = vec![o];
         self
     }
+    /// Sets one origin per axis.
+    pub fn origins(mut self, o: &[isize]) -> Self {
+        self.origin = o.to_vec();
+        self
+    }
+    /// Sets the mask: only its true elements are updated.
+    pub fn mask(mut self, m: &Array) -> Self {
+        self.mask = Some(m.clone());
+        self
+    }
+}
+
+/// The mask as booleans, checked against the input's shape and device.
+fn mask_of(op: &'static str, input: &Array, mask: Option<&Array>) -> Result<Option<Array>> {
+    let Some(m) = mask else {
+        return Ok(None);
+    };
+    crate::api::shape::index::same_device(op, input, m)?;
+    if m.shape() != input.shape() {
+        return Err(Error::Shape {
+            op,
+            detail: format!(
+                "mask of shape {:?} for an input of shape {:?}; they need the same shape",
+                m.shape(),
+                input.shape()
+            ),
+        });
+    }
+    if m.dtype().is_complex() {
+        return Err(Error::DType {
+            op,
+            detail: format!("the mask must be real, got {}", m.dtype()),
+        });
+    }
+    Ok(Some(crate::not_equal(m, 0)?))
 }
 
 /// One erosion (`dilate == false`) or dilation step over the taps.
@@ -194,13 +233,27 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
         }
     }
     let (offsets, kept) = super::window_offsets(op, s.shape(), &vals, &origins)?;
+    let mask = mask_of(op, input, o.mask.as_ref())?;
     let mut x = contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?;
     if kept.is_empty() {
-        return crate::zeros_like(&x)?.astype(DType::Bool);
+        // No taps: every element fits (erosion) and none meets (dilation),
+        // as SciPy; masked-out elements keep the input.
+        let all = if dilate {
+            crate::zeros_like(&x)?
+        } else {
+            crate::ones_like(&x)?
+        };
+        return match &mask {
+            Some(m) => crate::where_(m, &all, &x)?.astype(DType::Bool),
+            None => all.astype(DType::Bool),
+        };
     }
     let mut done = 0usize;
     loop {
-        let next = binary_step(op, &x, &offsets, dilate, o.border_value)?;
+        let mut next = binary_step(op, &x, &offsets, dilate, o.border_value)?;
+        if let Some(m) = &mask {
+            next = contiguous_as(&crate::where_(m, &next, &x)?, DType::UInt8)?;
+        }
         done += 1;
         if o.iterations == 0 {
             let same = crate::array_equal(&next, &x)?;

@@ -157,6 +157,27 @@ put("binary_erosion/border", nd.binary_erosion(bw, border_value=1))
 seed = bw & (rng.random(bw.shape) > 0.8)
 put("in/seed", seed.astype(np.float64))
 put("binary_dilation/until", nd.binary_dilation(seed, iterations=0))
+# mask, border_value, origin (one and per axis) and iterations (0: until no
+# change) for the four binary operations; an asymmetric and an even element.
+bmask = rng.random(bw.shape) > 0.3
+put("in/bmask", bmask.astype(np.float64))
+ASYM = np.array([[0, 1, 1], [1, 1, 0], [0, 1, 0]], bool)
+EVEN = np.array([[1, 1], [0, 1]], bool)
+put("in/asym", ASYM.astype(np.float64))
+put("in/even", EVEN.astype(np.float64))
+for name, f in [("binary_erosion", nd.binary_erosion), ("binary_dilation", nd.binary_dilation),
+                ("binary_opening", nd.binary_opening), ("binary_closing", nd.binary_closing)]:
+    put(f"{name}/mask", f(bw, mask=bmask))
+    put(f"{name}/mask_iter3", f(bw, structure=ASYM, iterations=3, mask=bmask))
+    put(f"{name}/mask_until", f(seed, iterations=0, mask=bmask))
+    put(f"{name}/border1", f(bw, structure=ASYM, border_value=1))
+    put(f"{name}/origin", f(bw, structure=ASYM, origin=1))
+    put(f"{name}/origins", f(bw, structure=ASYM, origin=(-1, 1)))
+    put(f"{name}/even_origin", f(bw, structure=EVEN, origin=(0, -1), iterations=2))
+    put(f"{name}/until_border", f(bw, structure=ASYM, iterations=0, border_value=1,
+                                  origin=(1, 0)))
+put("binary_erosion/empty_mask", nd.binary_erosion(bw, structure=np.zeros((3, 3), bool),
+                                                   mask=bmask))
 holes = np.zeros((9, 10), bool)
 holes[1:6, 1:6] = True
 holes[2:4, 2:4] = False
@@ -171,6 +192,15 @@ for name, f in [("grey_erosion", nd.grey_erosion), ("grey_dilation", nd.grey_dil
     put(f"{name}/size", f(vals, size=(3, 2)))
     put(f"{name}/fp", f(vals, footprint=FP))
     put(f"{name}/se", f(vals, structure=SE))
+    put(f"{name}/size_origin", f(vals, size=(3, 4), origin=(1, -1), mode="constant", cval=0.5))
+    put(f"{name}/fp_origin", f(vals, footprint=FP, origin=-1, mode="wrap"))
+    put(f"{name}/se_origin", f(vals, structure=SE, origin=(0, 1), mode="mirror"))
+# Origins of the window filters.
+for m in ["reflect", "constant", "nearest", "mirror", "wrap"]:
+    put(f"uniform_filter/origin/{m}", nd.uniform_filter(a2, (3, 4), mode=m, cval=0.5, origin=(1, -2)))
+    put(f"minimum_filter/origin/{m}", nd.minimum_filter(a2, (4, 3), mode=m, cval=0.5, origin=(-2, 1)))
+    put(f"maximum_filter/origin/{m}", nd.maximum_filter(a2, footprint=FP, mode=m, cval=0.5, origin=(1, -1)))
+    put(f"median_filter/origin/{m}", nd.median_filter(a2, (3, 2), mode=m, cval=0.5, origin=(-1, 0)))
 
 # Distance transforms.
 dt_in = rng.random((11, 12)) > 0.2

@@ -4,11 +4,11 @@
 //!
 //! Degrees 0 and 1 are `y` itself on the right knots, degree 2 one
 //! tridiagonal solve on the device (shared with `interp1d`); degrees 3 to 5
-//! solve the banded collocation system on the host, as SciPy does (LAPACK's
-//! `gbsv`): for GPU inputs through the counted host fallback, since the
-//! runtime has no GPU banded solver yet.
+//! solve the banded collocation system (SciPy's LAPACK `gbsv`) on the
+//! device of the inputs: the not-a-knot cubic as one tridiagonal system
+//! (`not_a_knot.rs`), the others by the backend's `solve_collocation` (on
+//! the GPU one thread factors the band, one thread per column solves).
 
-use super::banded::{basis_derivatives, interval, Band};
 use super::BSpline;
 use crate::api::interpolate::checks::{
     contiguous_as, rows, sample_points, value_dtype, values_along,
@@ -17,6 +17,7 @@ use crate::api::interpolate::ppoly::Extrapolate;
 use crate::api::interpolate::quadratic::quadratic_bspline;
 use crate::core::array::Array;
 use crate::core::error::{Error, Result};
+use crate::ops::interpolate::Collocation;
 
 /// The ends of an interpolating spline (SciPy's `bc_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,21 +69,8 @@ pub fn make_interp_spline(x: &Array, y: &Array, k: usize, ends: SplineEnds) -> R
         ),
         2 => quadratic_bspline(op, &x, &y)?,
         _ => {
-            let device = x.device();
-            let (t, c, m) = crate::backend::fallback::fetch(op, device, || {
-                Ok((
-                    x.astype(crate::DType::Float64)?.to_vec::<f64>()?,
-                    y.astype(crate::DType::Float64)?.to_vec::<f64>()?,
-                    y.shape()[1],
-                ))
-            })?;
-            let (t, c) = solve_on_host(op, &t, &c, m, k, ends)?;
-            let nt = t.len() - k - 1;
-            let t = crate::asarray_on(t, device)?.astype(dt)?;
-            let c = crate::asarray_on(c, device)?
-                .astype(dt)?
-                .reshape([nt as isize, m as isize])?;
-            (t, c)
+            let (t, c) = collocation_spline(op, &x, &y, k, ends)?;
+            (t.astype(dt)?, c.astype(dt)?)
         }
     };
     let t = contiguous_as(&t, dt)?;
@@ -90,71 +78,77 @@ pub fn make_interp_spline(x: &Array, y: &Array, k: usize, ends: SplineEnds) -> R
     Ok(BSpline::from_parts(t, c, k, rest, Extrapolate::Yes))
 }
 
-/// SciPy's knots: not-a-knot (the points, or for even `k` their midpoints,
-/// less `k / 2` at each end), or the points themselves with `k` extra at
-/// each end when derivative conditions fill the gap.
-fn knots(x: &[f64], k: usize, ends: SplineEnds) -> Vec<f64> {
-    let n = x.len();
-    let (first, last) = (x[0], x[n - 1]);
-    if ends != SplineEnds::NotAKnot {
-        let mut t = vec![first; k];
-        t.extend_from_slice(x);
-        t.extend(std::iter::repeat_n(last, k));
-        return t;
-    }
-    let inner: Vec<f64> = if k % 2 == 1 {
+/// SciPy's knots, built on the device of `x` (float64): not-a-knot (the
+/// points, or for even `k` their midpoints, less `k / 2` at each end,
+/// the ends repeated `k + 1` times), or the points themselves with `k`
+/// extra at each end when derivative conditions fill the gap.
+fn knots(x: &Array, k: usize, ends: SplineEnds) -> Result<Array> {
+    let n = x.size();
+    let (first, last) = (rows(x, 0, 1), rows(x, n - 1, n));
+    let (reps, inner) = if ends != SplineEnds::NotAKnot {
+        (k, x.clone())
+    } else if k % 2 == 1 {
         let h = k.div_ceil(2);
-        x[h..n - h].to_vec()
+        (k + 1, rows(x, h, n - h))
     } else {
         let h = k / 2;
-        (h..n - 1 - h).map(|i| (x[i] + x[i + 1]) / 2.0).collect()
+        let mids = crate::multiply(crate::add(rows(x, 1, n), rows(x, 0, n - 1))?, 0.5)?;
+        (k + 1, rows(&mids, h, n - 1 - h))
     };
-    let mut t = vec![first; k + 1];
-    t.extend(inner);
-    t.extend(std::iter::repeat_n(last, k + 1));
-    t
+    let mut parts: Vec<&Array> = vec![&first; reps];
+    parts.push(&inner);
+    parts.extend(std::iter::repeat_n(&last, reps));
+    crate::concatenate(&parts, 0)?.ascontiguousarray()
 }
 
-/// Knots and coefficients (`(nt, m)`, row-major) of the spline through the
-/// host values `y` (`(n, m)`, row-major) at `x`, for `k >= 3`.
-fn solve_on_host(
+/// Knots (float64) and coefficients (`(nt, m)`, float64) of the spline of
+/// degree `k >= 1` through `y` (`(n, m)`) at the increasing points `x`
+/// (`(n,)`), on their device.
+pub(crate) fn collocation_spline(
     op: &'static str,
-    x: &[f64],
-    y: &[f64],
-    m: usize,
+    x: &Array,
+    y: &Array,
     k: usize,
     ends: SplineEnds,
-) -> Result<(Vec<f64>, Vec<f64>)> {
-    let n = x.len();
-    let t = knots(x, k, ends);
-    let nt = t.len() - k - 1;
-    // One derivative condition per end for natural / clamped ends.
-    let (order, extra) = match ends {
-        SplineEnds::NotAKnot => (0, 0),
-        SplineEnds::Natural => (2, 1),
-        SplineEnds::Clamped => (1, 1),
+) -> Result<(Array, Array)> {
+    let x = contiguous_as(x, crate::DType::Float64)?;
+    let n = x.size();
+    let t = knots(&x, k, ends)?;
+    let nt = t.size() - k - 1;
+    // One derivative condition per end for natural / clamped ends: its rows are zeros.
+    let order = match ends {
+        SplineEnds::NotAKnot => 0,
+        SplineEnds::Natural => 2,
+        SplineEnds::Clamped => 1,
     };
-    if nt != n + 2 * extra {
+    let y = contiguous_as(y, crate::DType::Float64)?;
+    let m = y.shape()[1];
+    let rhs = if order > 0 {
+        let zero = crate::zeros([1, m], crate::DType::Float64)?.to_device(&x.device())?;
+        crate::concatenate(&[&zero, &y, &zero], 0)?
+    } else {
+        y.copy()?
+    };
+    if rhs.shape()[0] != nt {
         return Err(Error::invalid(
             op,
-            format!("{nt} coefficients for {n} points and {extra} conditions per end"),
+            format!("{nt} coefficients for {n} points of a spline of degree {k}"),
         ));
     }
-    let mut band = Band::new(nt, k);
-    let mut rhs = vec![0.0; nt * m];
-    let put = |band: &mut Band, row: usize, xv: f64, nu: usize| -> Result<()> {
-        let l = interval(&t, k, nt, xv);
-        let d = basis_derivatives(&t, k, l, xv, nu);
-        band.set_row(op, row, l - k, &d[nu])
-    };
-    if extra == 1 {
-        put(&mut band, 0, x[0], order)?;
-        put(&mut band, nt - 1, x[n - 1], order)?;
+    if k == 3 && order == 0 && n >= 5 {
+        let c = super::not_a_knot::not_a_knot_cubic(op, &t, &x, &rhs)?;
+        return Ok((t, c));
     }
-    for (i, &xv) in x.iter().enumerate() {
-        put(&mut band, i + extra, xv, 0)?;
-        rhs[(i + extra) * m..(i + extra + 1) * m].copy_from_slice(&y[i * m..(i + 1) * m]);
-    }
-    band.solve(op, &mut rhs, m)?;
+    let b = crate::backend::on(op, x.device())?;
+    b.solve_collocation(
+        op,
+        Collocation {
+            t: t.view(),
+            x: x.view(),
+            k,
+            order,
+            rhs: rhs.view(),
+        },
+    )?;
     Ok((t, rhs))
 }

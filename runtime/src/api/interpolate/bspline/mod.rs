@@ -3,10 +3,11 @@
 //! its arrays by de Boor's recurrence over all points at once (one interval
 //! search, then `k (k + 1) / 2` blends of gathered coefficients).
 
-mod banded;
 mod calculus;
 mod make;
+mod not_a_knot;
 
+pub(crate) use make::collocation_spline;
 pub use make::{make_interp_spline, SplineEnds};
 
 use super::checks::{contiguous_as, row, rows, value_dtype, xi_axes_at};
@@ -182,6 +183,13 @@ impl BSpline {
             }
         }
         let mut out = d.swap_remove(k);
+        if k >= 1 {
+            // SciPy's de Boor zeroes every basis function in an interval of
+            // zero length, so where the last knots repeat (the antiderivative
+            // of a degree-0 spline) the value at and past t[n] is 0, as there.
+            let empty = crate::equal(knot(k)?, knot(k + 1)?)?.reshape([-1, 1])?;
+            out = crate::where_(&empty, 0.0, &out)?.astype(dt)?;
+        }
         if extrapolate == Extrapolate::No {
             let outside = crate::logical_or(crate::less(&xc, &lo)?, crate::greater(&xc, &hi)?)?;
             out = crate::where_(&outside, f64::NAN, &out)?.astype(dt)?;

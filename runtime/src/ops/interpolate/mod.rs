@@ -5,6 +5,9 @@
 //! Every view here is C-contiguous and of one real float dtype (float32 or
 //! float64): the front end casts before it calls.
 
+pub(crate) mod banded;
+pub(crate) mod pchip;
+
 use crate::core::error::Result;
 use crate::core::view::View;
 
@@ -49,6 +52,12 @@ pub(crate) enum GridMethod {
     Linear,
     /// The nearest node along each axis (ties go down, as SciPy's `<= 0.5`).
     Nearest,
+    /// The tensor-product B-spline of this degree (`<= banded::MAX_DEGREE`):
+    /// `axes` holds each axis' knots and `lengths` their counts, `values`
+    /// the coefficients (`lengths[a] - k - 1` along axis `a`).
+    Spline(usize),
+    /// PCHIP along each axis in turn, the last first (see [`pchip`]).
+    Pchip,
 }
 
 /// Values on a rectilinear grid read at many points (SciPy's
@@ -73,6 +82,25 @@ pub(crate) struct GridEval<'a> {
     pub out: View<'a>,
 }
 
+/// The interpolating spline's coefficients: the collocation system of
+/// degree `k` on knots `t` at the points `x` (see
+/// [`banded::collocation_band`]), solved for every column of `rhs`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Collocation<'a> {
+    /// `(nt + k + 1,)` float64 knots.
+    pub t: View<'a>,
+    /// `(n,)` float64 points, strictly increasing; `nt = n + 2` when
+    /// `order > 0`, else `nt = n`.
+    pub x: View<'a>,
+    /// The degree, `1..=banded::MAX_DEGREE`.
+    pub k: usize,
+    /// 0, or the derivative (1 or 2) set to the `rhs` value at each end.
+    pub order: usize,
+    /// `(nt, m)` float32 or float64: the values at the rows' points (the
+    /// derivatives at the ends), overwritten with the coefficients.
+    pub rhs: View<'a>,
+}
+
 /// Interpolation: piecewise polynomials, tridiagonal solves, regular grids.
 pub(crate) trait Interpolate {
     /// Evaluates a piecewise polynomial at every point (see [`PPolyEval`]).
@@ -81,6 +109,12 @@ pub(crate) trait Interpolate {
     fn solve_tridiagonal(&self, op: &'static str, t: Tridiagonal<'_>) -> Result<()>;
     /// Reads a regular grid at every point (see [`GridEval`]).
     fn grid_eval(&self, op: &'static str, g: GridEval<'_>) -> Result<()>;
+    /// Solves an interpolating spline's collocation system, in place (see [`Collocation`]).
+    fn solve_collocation(&self, op: &'static str, c: Collocation<'_>) -> Result<()>;
+    /// Writes the collocation matrix of `c` (its `rhs` unused) into `band`,
+    /// `(nt, 3k + 1)` float64 in [`banded::Band`]'s layout, one row per
+    /// thread on the GPU.
+    fn collocation_band(&self, op: &'static str, c: Collocation<'_>, band: View<'_>) -> Result<()>;
 }
 
 /// The piece of a point among `breaks` (length `n + 1`): `i` with

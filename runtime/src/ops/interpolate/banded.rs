@@ -1,6 +1,9 @@
-//! Host pieces of the interpolating spline's construction: the B-spline
-//! basis (and its derivatives) at a point, and the banded collocation solve
-//! (SciPy runs both on the host too: `_coloc` and LAPACK's `gbsv`).
+//! The element rules of B-splines both halves follow: the knot interval of
+//! a point, the basis (and its derivatives) there, and the banded
+//! collocation system of an interpolating spline with its pivoted solve
+//! (SciPy's `_coloc` and LAPACK's `gbsv`). The CUDA half
+//! (`cuda/kernels/interp_colloc.cu`, `interp_grid_spline.cu`) is the same
+//! arithmetic in the same order.
 
 use crate::core::error::{Error, Result};
 
@@ -76,6 +79,57 @@ pub(crate) fn basis_derivatives(t: &[f64], k: usize, l: usize, x: f64, nu: usize
     ders
 }
 
+/// The `k + 1` basis functions `B_{l-k..=l}` at `x` in interval `l`
+/// (Cox-de Boor's triangle; `out[j]` is `B_{l-k+j}(x)`), without the
+/// allocations of [`basis_derivatives`]: the evaluation loops call it per point.
+pub(crate) fn basis_values(t: &[f64], k: usize, l: usize, x: f64, out: &mut [f64]) {
+    let (mut left, mut right) = ([0.0f64; MAX_DEGREE + 1], [0.0f64; MAX_DEGREE + 1]);
+    out[0] = 1.0;
+    for j in 1..=k {
+        left[j] = x - t[l + 1 - j];
+        right[j] = t[l + j] - x;
+        let mut saved = 0.0;
+        for r in 0..j {
+            let temp = out[r] / (right[r + 1] + left[j - r]);
+            out[r] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        out[j] = saved;
+    }
+}
+
+/// The highest spline degree the kernels hold in registers.
+pub(crate) const MAX_DEGREE: usize = 5;
+
+/// The collocation matrix of the spline of degree `k` on knots `t` through
+/// the points `x` (`n` of them): row `i + extra` is the basis at `x[i]`;
+/// with `order > 0` (one derivative condition per end, `extra = 1`) rows 0
+/// and `nt - 1` are the `order`-th derivatives of the basis at the ends.
+pub(crate) fn collocation_band(
+    op: &'static str,
+    t: &[f64],
+    x: &[f64],
+    k: usize,
+    order: usize,
+) -> Result<Band> {
+    let nt = t.len() - k - 1;
+    let extra = usize::from(order > 0);
+    let mut band = Band::new(nt, k);
+    let put = |band: &mut Band, row: usize, xv: f64, nu: usize| -> Result<()> {
+        let l = interval(t, k, nt, xv);
+        let d = basis_derivatives(t, k, l, xv, nu);
+        band.set_row(op, row, l - k, &d[nu])
+    };
+    if extra == 1 {
+        put(&mut band, 0, x[0], order)?;
+        put(&mut band, nt - 1, x[x.len() - 1], order)?;
+    }
+    for (i, &xv) in x.iter().enumerate() {
+        put(&mut band, i + extra, xv, 0)?;
+    }
+    Ok(band)
+}
+
 /// A square band matrix of `n` rows with `lower` subdiagonals and room for
 /// `2 * lower` superdiagonals (partial pivoting widens the upper band by
 /// the lower one, as LAPACK's `gbsv` storage does).
@@ -95,6 +149,12 @@ impl Band {
             width,
             a: vec![0.0; n * width],
         }
+    }
+
+    /// The stored entries, `n` rows of `3 * lower + 1` (row `i`, column
+    /// `j` at `i * width + j + lower - i`).
+    pub(crate) fn into_values(self) -> Vec<f64> {
+        self.a
     }
 
     fn at(&self, i: usize, j: usize) -> usize {
