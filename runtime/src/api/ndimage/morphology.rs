@@ -48,7 +48,11 @@ pub fn iterate_structure(structure: &Array, iterations: usize) -> Result<Array> 
         return structure.astype(DType::Bool);
     }
     let ni = iterations as i64;
-    let grown = |s: usize| (iterations - 1).checked_mul(s.saturating_sub(1))?.checked_add(s);
+    let grown = |s: usize| {
+        (iterations - 1)
+            .checked_mul(s.saturating_sub(1))?
+            .checked_add(s)
+    };
     let new_shape = shape
         .iter()
         .map(|&s| grown(s))
@@ -324,7 +328,7 @@ fn grey(
             op,
             input,
             &fp,
-            |n| Ok(if dilate { n - 1 } else { 0 }),
+            |n| Ok(if dilate { n.saturating_sub(1) } else { 0 }),
             None,
             &o,
         );
@@ -350,7 +354,7 @@ fn grey(
         op,
         input,
         &fp2,
-        |n| Ok(if dilate { n - 1 } else { 0 }),
+        |n| Ok(if dilate { n.saturating_sub(1) } else { 0 }),
         kept_add.as_deref(),
         &o,
     )

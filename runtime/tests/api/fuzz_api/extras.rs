@@ -10,7 +10,7 @@ use crate::rows;
 use cuprite as cp;
 use cuprite::{
     Axes, Bins, CovOptions, DiffEnds, HistogramOptions, HistogramddOptions, IndexMode,
-    IntoOperand, InterpOptions, MeshgridOptions, Order, PadMode, SliceElem, Tolerance, Trim,
+    InterpOptions, IntoOperand, MeshgridOptions, Order, PadMode, SliceElem, Tolerance, Trim,
     UniqueOptions,
 };
 
@@ -113,7 +113,10 @@ pub fn reductions_and_indexing() -> Vec<Row> {
 
 #[test]
 fn creation_and_elementwise_extras() {
-    run_table("extras: creation and elementwise", creation_and_elementwise());
+    run_table(
+        "extras: creation and elementwise",
+        creation_and_elementwise(),
+    );
 }
 
 #[test]

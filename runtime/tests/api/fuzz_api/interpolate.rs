@@ -12,8 +12,8 @@ use crate::rows;
 use cuprite as cp;
 use cuprite::interpolate::{
     self as ip, Akima1DInterpolator, AkimaMethod, BSpline, BoundaryCondition, CubicSpline,
-    CubicSplineOptions, Extrapolate, FillValue, GridOptions, Interp1dKind, Interp1dOptions,
-    PPoly, PchipInterpolator, RegularGridInterpolator, RegularGridMethod, SplineEnds,
+    CubicSplineOptions, Extrapolate, FillValue, GridOptions, Interp1dKind, Interp1dOptions, PPoly,
+    PchipInterpolator, RegularGridInterpolator, RegularGridMethod, SplineEnds,
 };
 use cuprite::{Array, DType};
 
@@ -31,7 +31,10 @@ fn points(g: &Built, y: &Array) -> Array {
 }
 
 fn extrapolate(i: i64) -> Extrapolate {
-    pick(i, &[Extrapolate::Yes, Extrapolate::No, Extrapolate::Periodic])
+    pick(
+        i,
+        &[Extrapolate::Yes, Extrapolate::No, Extrapolate::Periodic],
+    )
 }
 
 fn ppoly(g: &Built) -> cuprite::Result<PPoly> {
@@ -46,7 +49,19 @@ fn ppoly(g: &Built) -> cuprite::Result<PPoly> {
 }
 
 fn spline(g: &Built) -> cuprite::Result<BSpline> {
-    ip::make_interp_spline(&points(g, &g.b), &g.b, count(g.n), pick(g.axis as i64, &[SplineEnds::NotAKnot, SplineEnds::Natural, SplineEnds::Clamped]))
+    ip::make_interp_spline(
+        &points(g, &g.b),
+        &g.b,
+        count(g.n),
+        pick(
+            g.axis as i64,
+            &[
+                SplineEnds::NotAKnot,
+                SplineEnds::Natural,
+                SplineEnds::Clamped,
+            ],
+        ),
+    )
 }
 
 fn bc(g: &Built) -> BoundaryCondition {
@@ -57,7 +72,10 @@ fn bc(g: &Built) -> BoundaryCondition {
             BoundaryCondition::Periodic,
             BoundaryCondition::Clamped,
             BoundaryCondition::Natural,
-            BoundaryCondition::Derivative { order: pick(g.axis as i64, &[1, 2, 0, 3]), values: vec![g.scalar] },
+            BoundaryCondition::Derivative {
+                order: pick(g.axis as i64, &[1, 2, 0, 3]),
+                values: vec![g.scalar],
+            },
         ],
     )
 }
@@ -75,7 +93,14 @@ fn grid(g: &Built) -> Vec<Array> {
 
 fn grid_options(g: &Built) -> GridOptions {
     GridOptions {
-        method: pick(g.n, &[RegularGridMethod::Linear, RegularGridMethod::Nearest, RegularGridMethod::SLinear]),
+        method: pick(
+            g.n,
+            &[
+                RegularGridMethod::Linear,
+                RegularGridMethod::Nearest,
+                RegularGridMethod::SLinear,
+            ],
+        ),
         bounds_error: g.flag,
         fill_value: (g.axis > 0).then_some(g.scalar),
     }

@@ -1,9 +1,9 @@
 //! Rows for `cp::linalg`, the matrix products and `cp::fft`.
 
 use super::check::{run_table, Row};
+use super::derive::{count, pick, size};
 use crate::rows;
 use cuprite as cp;
-use super::derive::{count, pick, size};
 use cuprite::fft::{FftOptions, FftnOptions};
 use cuprite::linalg::{NormOrd, Trans};
 
@@ -13,7 +13,7 @@ fn trans(i: i64) -> Trans {
 
 fn fft_options(g: &super::gen::Built) -> FftOptions {
     FftOptions {
-        n: (g.n >= 0).then(|| g.n as usize),
+        n: (g.n >= 0).then_some(g.n as usize),
         axis: g.axis,
         ..FftOptions::default()
     }

@@ -32,7 +32,10 @@ fn described(a: cuprite::Result<Array>) -> cuprite::Result<String> {
 }
 
 fn low_high(g: &Built) -> (i64, i64) {
-    (pick(g.axis as i64, &[0, -5, i64::MIN, 3]), pick(g.n, &[10, 0, i64::MAX, -1, 1]))
+    (
+        pick(g.axis as i64, &[0, -5, i64::MIN, 3]),
+        pick(g.n, &[10, 0, i64::MAX, -1, 1]),
+    )
 }
 
 pub fn random() -> Vec<Row> {

@@ -46,7 +46,13 @@ fn round_with_extreme_decimals() {
         assert!(r.iter().all(|v| v.is_nan()), "decimals {d}: {r:?}");
     }
     let i = cp::asarray(vec![15i64]).unwrap();
-    assert_eq!(cp::round_decimals(&i, i32::MIN).unwrap().to_vec::<i64>().unwrap(), [0]);
+    assert_eq!(
+        cp::round_decimals(&i, i32::MIN)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        [0]
+    );
 }
 
 /// A slice step of `isize::MIN` panicked ("attempt to negate with
@@ -90,7 +96,10 @@ fn signal_designs_of_absurd_sizes() {
         assert!(w::dpss(m, 2.0, false).is_err());
         assert!(s::butter(m, &[0.2], IirOptions::default()).is_err());
         assert!(s::bessel(m, &[0.2], Default::default(), IirOptions::default()).is_err());
-        let o = FreqzOptions { wor_n: WorN::Count(m), ..FreqzOptions::default() };
+        let o = FreqzOptions {
+            wor_n: WorN::Count(m),
+            ..FreqzOptions::default()
+        };
         assert!(s::freqz(&[1.0], &[1.0], o.clone()).is_err());
         assert!(s::group_delay(&[1.0], &[1.0], o).is_err());
         assert!(s::savgol_coeffs(m, 2, 0, 1.0, None, true).is_err());
@@ -135,10 +144,39 @@ fn huge_counts_end() {
     let m = cp::signal::argrelmax(&x, 0, usize::MAX, Default::default()).unwrap();
     assert_eq!(m[0].size(), 0);
     let one = cp::ones([1usize, 1], DType::Bool).unwrap();
-    assert_eq!(cp::ndimage::iterate_structure(&one, usize::MAX).unwrap().shape(), [1, 1]);
+    assert_eq!(
+        cp::ndimage::iterate_structure(&one, usize::MAX)
+            .unwrap()
+            .shape(),
+        [1, 1]
+    );
     let cross = cp::ndimage::generate_binary_structure(2, 1).unwrap();
     assert!(cp::ndimage::iterate_structure(&cross, usize::MAX).is_err());
     let img = cp::ones([4usize, 4], DType::Bool).unwrap();
     let o = cp::ndimage::BinaryOptions::default().iterations(usize::MAX);
-    assert_eq!(cp::ndimage::binary_erosion(&img, &o).unwrap().shape(), [4, 4]);
+    assert_eq!(
+        cp::ndimage::binary_erosion(&img, &o).unwrap().shape(),
+        [4, 4]
+    );
+}
+
+/// `find_objects` of an array holding the label i64::MAX aborted the
+/// process (one slot per label up to the largest).
+#[test]
+fn find_objects_of_a_huge_label() {
+    let a = cp::asarray(vec![0i64, i64::MAX, 1]).unwrap();
+    assert!(cp::ndimage::find_objects(&a, 0).is_err());
+}
+
+/// `grey_closing` / `grey_opening` of a 0-d array (a footprint of no
+/// elements) panicked ("attempt to subtract with overflow": rank n - 1).
+#[test]
+fn grey_morphology_of_a_0d_array() {
+    let a = cp::asarray(vec![true])
+        .unwrap()
+        .reshape(Vec::<isize>::new())
+        .unwrap();
+    let o = cp::ndimage::FilterOptions::default();
+    let _ = cp::ndimage::grey_closing(&a, &[] as &[usize], None, &o);
+    let _ = cp::ndimage::grey_opening(&a, 2usize, None, &o);
 }

@@ -53,7 +53,7 @@ fn spectral(g: &super::gen::Built) -> SpectralOptions {
         fs: if g.flag { 1.0 } else { g.scalar },
         window: g.flag.then(|| window(g.n, 2.0)),
         nperseg: (g.n != 0).then(|| size(g.n)),
-        noverlap: (g.axis > 3).then(|| g.axis as usize),
+        noverlap: (g.axis > 3).then_some(g.axis as usize),
         nfft: (g.n > 5).then(|| g.n as usize + 1),
         detrend: detrend_kind(g.axis as i64),
         axis: g.axis,

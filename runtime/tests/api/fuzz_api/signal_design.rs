@@ -12,15 +12,30 @@ use cuprite::signal::{
 };
 
 const NAMES: [&str; 12] = [
-    "hann", "kaiser", "general_gaussian", "triang", "", "boxcar", "lowpass", "bandstop", "sos",
-    "zpk", "linear", "chebwin",
+    "hann",
+    "kaiser",
+    "general_gaussian",
+    "triang",
+    "",
+    "boxcar",
+    "lowpass",
+    "bandstop",
+    "sos",
+    "zpk",
+    "linear",
+    "chebwin",
 ];
 
 fn iir_options(g: &super::gen::Built) -> IirOptions {
     IirOptions {
         btype: pick(
             g.axis as i64,
-            &[BandType::Lowpass, BandType::Highpass, BandType::Bandpass, BandType::Bandstop],
+            &[
+                BandType::Lowpass,
+                BandType::Highpass,
+                BandType::Bandpass,
+                BandType::Bandstop,
+            ],
         ),
         analog: g.n == 7,
         output: pick(g.n, &[FilterForm::Ba, FilterForm::Zpk, FilterForm::Sos]),
@@ -62,10 +77,23 @@ fn forms(f: &Filter) -> String {
 
 /// An order and its band edges, as the order functions return them.
 type Order = cuprite::Result<(usize, Vec<f64>)>;
+/// An order-selection function (`buttord`, ...).
+type OrderFn = fn(&[f64], &[f64], f64, f64, bool, Option<f64>) -> Order;
 
-fn order(g: &super::gen::Built, f: fn(&[f64], &[f64], f64, f64, bool, Option<f64>) -> Order) -> Order {
-    let (wp, ws) = if g.flag { (vec![0.2, 0.3], vec![0.1, 0.4]) } else { (vec![0.2], band(g)) };
-    f(&wp, &ws, g.scalar.abs().min(3.0), pick(g.n, &[40.0, g.scalar, 0.5]), g.n == 7, (g.axis == 1).then_some(g.scalar))
+fn order(g: &super::gen::Built, f: OrderFn) -> Order {
+    let (wp, ws) = if g.flag {
+        (vec![0.2, 0.3], vec![0.1, 0.4])
+    } else {
+        (vec![0.2], band(g))
+    };
+    f(
+        &wp,
+        &ws,
+        g.scalar.abs().min(3.0),
+        pick(g.n, &[40.0, g.scalar, 0.5]),
+        g.n == 7,
+        (g.axis == 1).then_some(g.scalar),
+    )
 }
 
 pub fn design() -> Vec<Row> {

@@ -9,7 +9,9 @@ use super::derive::{complexes, count, flat, pick, size};
 use super::gen::Built;
 use crate::rows;
 use cuprite as cp;
-use cuprite::sparse::linalg::{self as sl, EigshOptions, LinearOperator, LsqrOptions, SolveOptions, Which};
+use cuprite::sparse::linalg::{
+    self as sl, EigshOptions, LinearOperator, LsqrOptions, SolveOptions, Which,
+};
 use cuprite::sparse::{self as sp, CooMatrix, CscMatrix, CsrMatrix};
 use cuprite::{Array, DType};
 
@@ -23,12 +25,19 @@ fn square(g: &Built) -> cuprite::Result<CsrMatrix> {
 fn triplets(g: &Built) -> cuprite::Result<(Array, Array, Array)> {
     let data = g.a.ravel()?;
     let n = data.size() as i64;
-    let idx = |k: i64| cp::asarray((0..n).map(|i| (i * k + g.n) % 4 - (g.axis == -7) as i64).collect::<Vec<i64>>());
+    let idx = |k: i64| {
+        cp::asarray(
+            (0..n)
+                .map(|i| (i * k + g.n) % 4 - (g.axis == -7) as i64)
+                .collect::<Vec<i64>>(),
+        )
+    };
     Ok((data, idx(3)?, idx(5)?))
 }
 
 fn shape(g: &Built) -> Option<(usize, usize)> {
-    g.flag.then(|| (count(g.n), pick(g.axis as i64, &[4, 0, 1, usize::MAX])))
+    g.flag
+        .then(|| (count(g.n), pick(g.axis as i64, &[4, 0, 1, usize::MAX])))
 }
 
 fn solve_options<'a>(g: &Built, x0: &'a Array) -> SolveOptions<'a> {

@@ -16,11 +16,25 @@ fn axis(g: &super::gen::Built) -> Option<isize> {
 }
 
 fn alternative(i: i64) -> Alternative {
-    pick(i, &[Alternative::TwoSided, Alternative::Less, Alternative::Greater])
+    pick(
+        i,
+        &[
+            Alternative::TwoSided,
+            Alternative::Less,
+            Alternative::Greater,
+        ],
+    )
 }
 
 fn kde(g: &super::gen::Built) -> cuprite::Result<GaussianKde> {
-    let bw = pick(g.n, &[Bandwidth::Scott, Bandwidth::Silverman, Bandwidth::Factor(g.scalar)]);
+    let bw = pick(
+        g.n,
+        &[
+            Bandwidth::Scott,
+            Bandwidth::Silverman,
+            Bandwidth::Factor(g.scalar),
+        ],
+    );
     GaussianKde::new(&g.a, bw)
 }
 
