@@ -448,7 +448,11 @@ fn slice_layout(op: &'static str, layout: &Layout, elems: &[SliceElem]) -> Resul
                 out_shape.push(len);
                 // One element or none: the step never moves, and a step of
                 // isize::MIN times a stride would overflow.
-                out_strides.push(if len > 1 { strides[ax] * step } else { strides[ax] });
+                out_strides.push(if len > 1 {
+                    strides[ax] * step
+                } else {
+                    strides[ax]
+                });
                 ax += 1;
             }
             SliceElem::NewAxis => {

@@ -365,7 +365,9 @@ fn bessel_poles(op: &'static str, n: usize) -> Result<Vec<Complex64>> {
     if n > MAX_BESSEL_ORDER {
         return Err(Error::invalid(
             op,
-            format!("the Bessel filter order {n} is above {MAX_BESSEL_ORDER}, the highest designed"),
+            format!(
+                "the Bessel filter order {n} is above {MAX_BESSEL_ORDER}, the highest designed"
+            ),
         ));
     }
     // x y_k = (y_{k+1} - y_{k-1}) / (2k + 1) for k >= 1 and x y_0 = y_1 - y_0:

@@ -136,7 +136,10 @@ pub fn resample_poly(
     let (up, down) = (up / g, down / g);
     let max_rate = up.max(down);
     let half_len = max_rate.checked_mul(10).ok_or_else(|| {
-        Error::invalid(op, format!("up / down = {up} / {down} needs a filter too long to hold"))
+        Error::invalid(
+            op,
+            format!("up / down = {up} / {down} needs a filter too long to hold"),
+        )
     })?;
     let fo = FirwinOptions {
         window,
@@ -145,7 +148,12 @@ pub fn resample_poly(
     let h = if up == 1 && down == 1 {
         vec![1.0]
     } else {
-        firwin_values(op, half_len.saturating_mul(2).saturating_add(1), &[1.0 / max_rate as f64], fo)?
+        firwin_values(
+            op,
+            half_len.saturating_mul(2).saturating_add(1),
+            &[1.0 / max_rate as f64],
+            fo,
+        )?
     };
     resample_poly_taps(op, x, up, down, axis, h, half_len)
 }
