@@ -22,8 +22,16 @@ pub struct Layout {
     offset: usize,
 }
 
-/// The product of `shape`, or an `Overflow` error naming `op`.
+/// The product of `shape`, or an `Overflow` error naming `op`. Every axis
+/// must also fit in `isize` (as in NumPy), even where another axis is 0:
+/// strides, slices and offsets along an axis are signed.
 pub fn checked_size(op: &'static str, shape: &[usize]) -> Result<usize> {
+    if let Some(d) = shape.iter().find(|&&d| d > isize::MAX as usize) {
+        return Err(Error::Overflow {
+            op,
+            detail: format!("the axis of extent {d} in shape {}", fmt_shape(shape)),
+        });
+    }
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))

@@ -510,13 +510,20 @@ pub(crate) fn f_divmod<C: Compute>(a: C, b: C) -> (C, C) {
 
 #[inline]
 pub(crate) fn f_round_dec<C: Compute>(x: C, decimals: i32) -> C {
+    // |decimals| as f64: `-i32::MIN` overflows, and beyond ~308 the factor is
+    // inf and the result NaN, as in NumPy.
+    let f = C::lit(round_factor(decimals));
     if decimals >= 0 {
-        let f = C::lit(10f64.powi(decimals));
         (x * f).rint() / f
     } else {
-        let f = C::lit(10f64.powi(-decimals));
         (x / f).rint() * f
     }
+}
+
+/// `10^|decimals|` of `round(x, decimals)` (inf past f64's range); the GPU
+/// kernel is passed the same value.
+pub(crate) fn round_factor(decimals: i32) -> f64 {
+    10f64.powf(f64::from(decimals.unsigned_abs()))
 }
 
 macro_rules! impl_float {

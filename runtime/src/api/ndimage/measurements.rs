@@ -432,7 +432,11 @@ pub fn find_objects(input: &Array, max_label: usize) -> Result<Vec<Option<Vec<Ra
     } else {
         lab.max()?.to_vec::<i64>()?[0].max(0) as usize
     };
-    let bins = top + 1;
+    // One slot per label up to the largest (a label of i64::MAX aborted the
+    // process allocating them): refuse what the host cannot hold.
+    let bins = top.saturating_add(1);
+    let bins = crate::core::layout::checked_size(op, &[bins])?;
+    crate::core::layout::check_host_room(op, bins, 48)?;
     let be = crate::backend::on(op, input.device())?;
     let mut lo = Vec::new();
     let mut hi = Vec::new();

@@ -48,11 +48,21 @@ pub fn iterate_structure(structure: &Array, iterations: usize) -> Result<Array> 
         return structure.astype(DType::Bool);
     }
     let ni = iterations as i64;
-    let new_shape: Vec<usize> = shape
+    let grown = |s: usize| {
+        (iterations - 1)
+            .checked_mul(s.saturating_sub(1))?
+            .checked_add(s)
+    };
+    let new_shape = shape
         .iter()
-        .map(|&s| s + (iterations - 1) * (s - 1))
-        .collect();
-    let total: usize = new_shape.iter().product();
+        .map(|&s| grown(s))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| Error::Overflow {
+            op,
+            detail: format!("{iterations} iterations of a structure of shape {shape:?}"),
+        })?;
+    let total = crate::core::layout::checked_size(op, &new_shape)?;
+    crate::core::layout::check_host_room(op, total, 1)?;
     let mut out = vec![false; total];
     // Minkowski sum of the element's offsets, `iterations` times.
     let offs: Vec<Vec<i64>> = offsets_of(&shape, &vals);
@@ -64,7 +74,13 @@ pub fn iterate_structure(structure: &Array, iterations: usize) -> Result<Array> 
                 next.insert(r.iter().zip(o).map(|(a, b)| a + b).collect::<Vec<i64>>());
             }
         }
-        reach = next.into_iter().collect();
+        let next: Vec<Vec<i64>> = next.into_iter().collect();
+        // A single-point (or empty) element stops growing at once: a huge
+        // iteration count then ends instead of spinning.
+        if next == reach {
+            break;
+        }
+        reach = next;
     }
     for r in reach {
         let mut flat = 0usize;
@@ -255,17 +271,12 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
             next = contiguous_as(&crate::where_(m, &next, &x)?, DType::UInt8)?;
         }
         done += 1;
-        if o.iterations == 0 {
-            let same = crate::array_equal(&next, &x)?;
-            x = next;
-            if same {
-                break;
-            }
-        } else {
-            x = next;
-            if done >= o.iterations {
-                break;
-            }
+        // A step that changes nothing ends the loop whatever the count: the
+        // result is the same, and a huge `iterations` does not spin.
+        let same = crate::array_equal(&next, &x)?;
+        x = next;
+        if same || (o.iterations != 0 && done >= o.iterations) {
+            break;
         }
     }
     x.astype(DType::Bool)
@@ -370,7 +381,7 @@ fn grey(
             op,
             input,
             &fp,
-            |n| Ok(if dilate { n - 1 } else { 0 }),
+            |n| Ok(if dilate { n.saturating_sub(1) } else { 0 }),
             None,
             &o,
         );
@@ -396,7 +407,7 @@ fn grey(
         op,
         input,
         &fp2,
-        |n| Ok(if dilate { n - 1 } else { 0 }),
+        |n| Ok(if dilate { n.saturating_sub(1) } else { 0 }),
         kept_add.as_deref(),
         &o,
     )

@@ -367,7 +367,8 @@ fn slice_range(
             0
         }
     } else if start > stop {
-        (start - stop - 1) / (-step) + 1
+        // unsigned_abs: `-isize::MIN` overflows (a step that large takes one element).
+        ((start - stop - 1) as usize / step.unsigned_abs() + 1) as isize
     } else {
         0
     };
@@ -445,7 +446,13 @@ fn slice_layout(op: &'static str, layout: &Layout, elems: &[SliceElem]) -> Resul
                     offset += s * strides[ax];
                 }
                 out_shape.push(len);
-                out_strides.push(strides[ax] * step);
+                // One element or none: the step never moves, and a step of
+                // isize::MIN times a stride would overflow.
+                out_strides.push(if len > 1 {
+                    strides[ax] * step
+                } else {
+                    strides[ax]
+                });
                 ax += 1;
             }
             SliceElem::NewAxis => {

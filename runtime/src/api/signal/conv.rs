@@ -191,7 +191,7 @@ pub fn choose_conv_method(in1: &Array, in2: &Array, mode: Mode) -> Method {
             .shape()
             .iter()
             .zip(in2.shape())
-            .map(|(a, b)| a + b - 1)
+            .map(|(a, b)| (a + b).saturating_sub(1))
             .product(),
         Mode::Same => s1,
         Mode::Valid => in1
@@ -206,7 +206,7 @@ pub fn choose_conv_method(in1: &Array, in2: &Array, mode: Mode) -> Method {
         .shape()
         .iter()
         .zip(in2.shape())
-        .map(|(a, b)| (a + b - 1) as f64)
+        .map(|(a, b)| (a + b).saturating_sub(1) as f64)
         .product();
     let fft = 3.0 * full * full.max(2.0).log2();
     if direct > 4.0 * fft {

@@ -45,7 +45,7 @@ impl BandType {
             "band" | "bandpass" | "pass" | "bp" => Ok(BandType::Bandpass),
             "bandstop" | "bands" | "stop" | "bs" => Ok(BandType::Bandstop),
             _ => Err(Error::invalid(
-                "filter btype",
+                "BandType::parse",
                 format!("'{s}' is an invalid bandtype for filter"),
             )),
         }
@@ -214,6 +214,12 @@ pub fn iirfilter(
     design("iirfilter", n, wn, rp, rs, ftype, opts)
 }
 
+/// The highest order designed: poles and zeros are host vectors of `n`
+/// entries and the transfer function is their O(n^2) product, so a larger
+/// order (a negative number cast to usize, say) is refused rather than left
+/// to exhaust memory; far below it the coefficients are already noise.
+const MAX_ORDER: usize = 1 << 14;
+
 fn design(
     op: &'static str,
     n: usize,
@@ -225,6 +231,12 @@ fn design(
 ) -> Result<Filter> {
     if n == 0 {
         return Err(Error::invalid(op, "the filter order must be at least 1"));
+    }
+    if n > MAX_ORDER {
+        return Err(Error::invalid(
+            op,
+            format!("the filter order {n} is above {MAX_ORDER}, the highest designed"),
+        ));
     }
     let bands = matches!(opts.btype, BandType::Bandpass | BandType::Bandstop);
     let want = if bands { 2 } else { 1 };

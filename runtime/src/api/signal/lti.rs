@@ -71,7 +71,7 @@ impl FilterForm {
             "zpk" => Ok(FilterForm::Zpk),
             "sos" => Ok(FilterForm::Sos),
             _ => Err(Error::invalid(
-                "filter output",
+                "FilterForm::parse",
                 format!("'{s}' is not a valid output form (ba, zpk or sos)"),
             )),
         }

@@ -111,7 +111,7 @@ impl Mode {
             "same" => Ok(Mode::Same),
             "valid" => Ok(Mode::Valid),
             _ => Err(Error::InvalidArgument {
-                op: "signal mode",
+                op: "Mode::parse",
                 detail: format!("acceptable mode flags are 'valid', 'same', or 'full', not {s:?}"),
             }),
         }
@@ -128,7 +128,7 @@ impl Boundary {
             "wrap" | "circular" => Ok(Boundary::Wrap),
             "symm" | "symmetric" => Ok(Boundary::Symm),
             _ => Err(Error::InvalidArgument {
-                op: "signal boundary",
+                op: "Boundary::parse",
                 detail: format!(
                     "acceptable boundary flags are 'fill', 'wrap' and 'symm', not {s:?}"
                 ),
@@ -156,7 +156,7 @@ impl Method {
             "direct" => Ok(Method::Direct),
             "fft" => Ok(Method::Fft),
             _ => Err(Error::InvalidArgument {
-                op: "signal method",
+                op: "Method::parse",
                 detail: format!(
                     "acceptable method flags are 'auto', 'direct', or 'fft', not {s:?}"
                 ),

@@ -360,6 +360,16 @@ pub(crate) fn besselap(op: &'static str, n: usize, norm: BesselNorm) -> Result<Z
 
 /// The roots of `theta_n(s) = sum_k a_k s^k`, `a_k = (2n-k)! / (2^(n-k) k! (n-k)!)`.
 fn bessel_poles(op: &'static str, n: usize) -> Result<Vec<Complex64>> {
+    // A dense n-by-n eigenproblem: O(n^2) memory and O(n^3) time.
+    const MAX_BESSEL_ORDER: usize = 1024;
+    if n > MAX_BESSEL_ORDER {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "the Bessel filter order {n} is above {MAX_BESSEL_ORDER}, the highest designed"
+            ),
+        ));
+    }
     // x y_k = (y_{k+1} - y_{k-1}) / (2k + 1) for k >= 1 and x y_0 = y_1 - y_0:
     // the zeros of y_n are the eigenvalues of this matrix, and theta_n's
     // roots are their reciprocals.

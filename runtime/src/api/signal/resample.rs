@@ -135,7 +135,12 @@ pub fn resample_poly(
     let g = gcd(up, down);
     let (up, down) = (up / g, down / g);
     let max_rate = up.max(down);
-    let half_len = 10 * max_rate;
+    let half_len = max_rate.checked_mul(10).ok_or_else(|| {
+        Error::invalid(
+            op,
+            format!("up / down = {up} / {down} needs a filter too long to hold"),
+        )
+    })?;
     let fo = FirwinOptions {
         window,
         ..Default::default()
@@ -143,7 +148,12 @@ pub fn resample_poly(
     let h = if up == 1 && down == 1 {
         vec![1.0]
     } else {
-        firwin_values(op, 2 * half_len + 1, &[1.0 / max_rate as f64], fo)?
+        firwin_values(
+            op,
+            half_len.saturating_mul(2).saturating_add(1),
+            &[1.0 / max_rate as f64],
+            fo,
+        )?
     };
     resample_poly_taps(op, x, up, down, axis, h, half_len)
 }
@@ -219,12 +229,15 @@ pub fn decimate(
     }
     match ftype {
         DecimateFilter::Fir => {
-            let n = n.unwrap_or(20 * q);
+            let n = n.unwrap_or(q.saturating_mul(20));
+            // The taps are a host vector: refuse a count it cannot hold.
+            let taps = crate::core::layout::checked_size(op, &[n.saturating_add(1)])?;
+            crate::core::layout::check_host_room(op, taps, 8)?;
             let fo = FirwinOptions {
                 window: Window::Hamming,
                 ..Default::default()
             };
-            let b = firwin_values(op, n + 1, &[1.0 / q as f64], fo)?;
+            let b = firwin_values(op, n.saturating_add(1), &[1.0 / q as f64], fo)?;
             resample_poly_taps(op, x, 1, q, axis, b, n / 2)
         }
         DecimateFilter::Iir => {

@@ -66,6 +66,9 @@ fn radians(op: &'static str, o: &FreqzOptions, nyquist_endpoint: bool) -> Result
     }
     Ok(match &o.wor_n {
         WorN::Count(n) => {
+            // The frequencies (and the response) are host vectors of n points.
+            let n = &crate::core::layout::checked_size(op, &[*n])?;
+            crate::core::layout::check_host_room(op, *n, 16)?;
             let last = if o.whole { 2.0 * PI } else { PI };
             let endpoint = nyquist_endpoint && !o.whole;
             let steps = if endpoint { n.saturating_sub(1) } else { *n };

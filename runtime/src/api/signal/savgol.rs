@@ -83,6 +83,9 @@ pub fn savgol_coeffs(
             format!("polyorder ({polyorder}) must be less than window_length ({w})"),
         ));
     }
+    // The fit is a host matrix of (polyorder + 1) x window_length values.
+    let cells = crate::core::layout::checked_size(op, &[w, polyorder + 1])?;
+    crate::core::layout::check_host_room(op, cells, 8)?;
     let pos = pos.unwrap_or(if w % 2 == 0 {
         (w / 2) as f64 - 0.5
     } else {

@@ -55,7 +55,11 @@ impl Ndimage for CpuBackend {
         Ok(host_buffer_as(out, DType::Float64))
     }
 
-    fn interpolate(&self, _op: &'static str, f: &Interp<'_>) -> Result<Storage> {
+    fn interpolate(&self, op: &'static str, f: &Interp<'_>) -> Result<Storage> {
+        // The result is allocated here rather than by `Create::empty`, so an
+        // output shape the host cannot hold (a zoom of 1e300) is refused here.
+        let n = crate::core::layout::checked_size(op, f.out_shape)?;
+        crate::core::layout::check_host_room(op, n, 8)?;
         let coords = match f.coords {
             Coords::Array(c) => Some(host(c)),
             Coords::Affine { .. } => None,

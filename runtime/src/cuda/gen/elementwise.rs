@@ -559,7 +559,9 @@ pub(crate) type KernelWithParam = (std::sync::Arc<MapKernel>, Option<(crate::Sca
 pub(crate) fn round_kernel(dt: DType, decimals: i32) -> Result<KernelWithParam> {
     use crate::Scalar;
     let c = crate::ops::ufunc::gpu_compute_dtype(dt);
-    let k = decimals.unsigned_abs() as i32;
+    // Integer rounding past 10^20 gives 0 on both halves; capping keeps
+    // `-i32::MIN` from wrapping to a negative count.
+    let k = decimals.unsigned_abs().min(20) as i32;
     if dt.is_inexact() && decimals == 0 {
         return Ok((ufunc_kernel_or_err(Ufunc::Unary(Unary::Rint), dt)?, None));
     }
@@ -571,7 +573,7 @@ pub(crate) fn round_kernel(dt: DType, decimals: i32) -> Result<KernelWithParam> 
     }
     let (key, expr, param, support): (&'static str, &str, (Scalar, DType), &str) =
         if dt.is_inexact() {
-            let factor = Scalar::Float(10f64.powi(k));
+            let factor = Scalar::Float(crate::ops::scalar_math::round_factor(decimals));
             let real = c.real_dtype();
             match (dt.is_complex(), decimals > 0) {
                 (false, true) => ("round+", "rint(in0 * in1) / in1", (factor, real), ""),

@@ -34,6 +34,11 @@ impl IntoOut for Vec<Array> {
         Out::Arrays(self)
     }
 }
+impl IntoOut for Option<Array> {
+    fn into_out(self) -> Out {
+        Out::Arrays(self.into_iter().collect())
+    }
+}
 impl IntoOut for (Array, Array) {
     fn into_out(self) -> Out {
         Out::Arrays(vec![self.0, self.1])
@@ -53,7 +58,7 @@ macro_rules! text_out {
         }
     )*};
 }
-text_out!((), bool, f64, usize, Vec<usize>, String, DType);
+text_out!((), bool, f64, u64, usize, Vec<usize>, String, DType);
 
 pub fn out<T: IntoOut>(r: cuprite::Result<T>) -> cuprite::Result<Out> {
     r.map(IntoOut::into_out)
@@ -176,7 +181,12 @@ fn gpu() -> Option<Device> {
 pub fn run_table(table: &str, rows: Vec<Row>) {
     let strategy = args();
     let mut failures = Vec::new();
-    for row in &rows {
+    // `CUPRITE_FUZZ_ROW=name` runs only the rows whose name contains it.
+    let only = std::env::var("CUPRITE_FUZZ_ROW").ok();
+    for row in rows
+        .iter()
+        .filter(|r| only.as_deref().is_none_or(|o| r.name.contains(o)))
+    {
         let mut runner = runner();
         if let Err(e) = runner.run(&strategy, |a| check_case(row, &a)) {
             failures.push(format!("{}: {e}", row.name));

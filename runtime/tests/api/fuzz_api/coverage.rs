@@ -126,6 +126,16 @@ fn table_functions() -> BTreeSet<String> {
         reductions::sorting(),
         linalg_fft::linalg(),
         linalg_fft::fft(),
+        extras::creation_and_elementwise(),
+        extras::reductions_and_indexing(),
+        signal::signal(),
+        signal_design::design(),
+        ndimage::ndimage(),
+        sparse::matrices(),
+        sparse::linalg(),
+        stats::stats(),
+        interpolate::interpolate(),
+        random::random(),
     ];
     all.iter().flatten().map(|r| row_function(r.name)).collect()
 }

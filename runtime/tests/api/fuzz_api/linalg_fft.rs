@@ -1,12 +1,14 @@
 //! Rows for `cp::linalg`, the matrix products and `cp::fft`.
 
 use super::check::{run_table, Row};
+use super::derive::{count, pick, size};
 use crate::rows;
 use cuprite as cp;
 use cuprite::fft::{FftOptions, FftnOptions};
+use cuprite::linalg::{NormOrd, Trans};
 
-fn count(n: i64) -> usize {
-    n.max(0) as usize
+fn trans(i: i64) -> Trans {
+    pick(i, &[Trans::N, Trans::T, Trans::C])
 }
 
 fn fft_options(g: &super::gen::Built) -> FftOptions {
@@ -50,6 +52,19 @@ pub fn linalg() -> Vec<Row> {
         "matrix_rank" => |g| cp::linalg::matrix_rank(&g.m, None),
         "trace" => |g| cp::linalg::trace(&g.a),
         "det(any)" => |g| cp::linalg::det(&g.a),
+        "eig" => |g| cp::linalg::eig(&g.m),
+        "eigvals" => |g| cp::linalg::eigvals(&g.a),
+        "cond" => |g| cp::linalg::cond(&g.m, pick(g.n, &[NormOrd::Default, NormOrd::Fro, NormOrd::Nuc, NormOrd::Inf, NormOrd::NegInf, NormOrd::P(g.scalar)])),
+        "kron" => |g| cp::linalg::kron(&g.a, &g.b),
+        "matrix_power" => |g| cp::linalg::matrix_power(&g.m, pick(g.n, &[0, 1, 2, -1, 5, i64::MAX, i64::MIN])),
+        "multi_dot" => |g| cp::linalg::multi_dot(&[&g.a, &g.b, &g.m][..count(g.n).min(3)]),
+        "lu_factor" => |g| cp::linalg::lu_factor(&g.m),
+        "lu_solve" => |g| { let (lu, piv) = cp::linalg::lu_factor(&g.m)?; cp::linalg::lu_solve(&lu, if g.flag { &piv } else { &g.a }, &g.b, trans(g.n)) },
+        "solve_triangular" => |g| cp::linalg::solve_triangular(&g.m, &g.b, g.flag, trans(g.n), g.axis > 0),
+        "svd" => |g| cp::linalg::svd(&g.a, g.flag, g.n % 2 == 0).map(|s| { let mut v = vec![s.s]; v.extend([s.u, s.vh].into_iter().flatten()); v }),
+        "lstsq" => |g| cp::linalg::lstsq(&g.m, &g.b, g.flag.then_some(g.scalar)).map(|l| vec![l.x, l.residuals, l.s]),
+        "matmul_precision" => |_g| Ok(format!("{:?}", cp::matmul_precision())),
+        "set_matmul_precision" => |_g| { cp::set_matmul_precision(cp::matmul_precision()); Ok(()) },
     ]
 }
 
@@ -95,6 +110,14 @@ pub fn fft() -> Vec<Row> {
         "rfftfreq" => |g| cp::fft::rfftfreq(count(g.n), g.scalar),
         "fftshift" => |g| cp::fft::fftshift(&g.a, g.flag.then_some(&g.axes[..])),
         "ifftshift" => |g| cp::fft::ifftshift(&g.a, g.flag.then_some(&g.axes[..])),
+        "n" => |g| cp::fft::fft_with(&g.a, &FftOptions::default().n(size(g.n))),
+        "s" => |g| cp::fft::fftn_with(&g.a, &FftnOptions::new().s(vec![size(g.n); count(g.axis as i64).min(3)])),
+        "axes" => |g| cp::fft::rfftn_with(&g.a, &FftnOptions::new().axes(g.axes.clone())),
+        "plan_cache" => |_g| cp::fft::plan_cache().map(|_| ()),
+        "plan_cache_of" => |g| cp::fft::plan_cache_of(g.a.device()).map(|_| ()),
+        "set_capacity" => |_g| { let c = cp::fft::plan_cache()?.capacity; cp::fft::set_capacity(c) },
+        "set_capacity_of" => |g| { let c = cp::fft::plan_cache_of(g.a.device())?.capacity; cp::fft::set_capacity_of(g.a.device(), usize::MAX)?; cp::fft::set_capacity_of(g.a.device(), c) },
+        "clear_plan_cache" => |_g| cp::fft::clear_plan_cache(),
         "next_fast_len" => |g| Ok(cp::fft::next_fast_len(count(g.n))),
     ]
 }

@@ -3,7 +3,7 @@
 
 use cuprite as cp;
 use cuprite::fft::FftOptions;
-use cuprite::DType;
+use cuprite::{DType, SliceElem};
 
 /// `rfft_with`, `ihfft_with`, `rfft2_with`, `rfftn_with` of a `(1, 0)` array
 /// along axis 0 with `n = 1` panicked in the CPU FFT ("chunk size must be
@@ -95,4 +95,149 @@ fn inverse_real_transforms_of_integers_keep_float64_on_the_gpu() {
             }
         }
     }
+}
+
+/// `round_decimals(x, i32::MIN)` panicked ("attempt to negate with
+/// overflow"); NumPy gives NaN for a power of ten out of range.
+#[test]
+fn round_with_extreme_decimals() {
+    let x = cp::asarray(vec![1.5f64, -2.25]).unwrap();
+    for d in [i32::MIN, i32::MAX, 400, -400] {
+        let r = cp::round_decimals(&x, d).unwrap().to_vec::<f64>().unwrap();
+        assert!(r.iter().all(|v| v.is_nan()), "decimals {d}: {r:?}");
+    }
+    let i = cp::asarray(vec![15i64]).unwrap();
+    assert_eq!(
+        cp::round_decimals(&i, i32::MIN)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        [0]
+    );
+}
+
+/// A slice step of `isize::MIN` panicked ("attempt to negate with
+/// overflow"); it takes one element, as in NumPy.
+#[test]
+fn slice_with_the_most_negative_step() {
+    let a = cp::arange(4).unwrap();
+    let s = a.slice([SliceElem::stepped(.., isize::MIN)]).unwrap();
+    assert_eq!(s.to_vec::<i64>().unwrap(), [3]);
+}
+
+/// `fft_with(n = usize::MAX)` of a `(0, 0)` array panicked in a slice
+/// ("min > max"): `zeros` accepted an axis longer than `isize::MAX` because
+/// the element count was 0.
+#[test]
+fn an_axis_longer_than_isize_max_is_refused() {
+    assert!(cp::zeros([0, usize::MAX], DType::Float64).is_err());
+    let a = cp::zeros([0usize, 0], DType::Bool).unwrap();
+    let e = cp::fft::fft_with(&a, &FftOptions::default().n(usize::MAX)).unwrap_err();
+    assert!(e.to_string().contains(':'), "{e}");
+}
+
+/// `ndimage.zoom` by 1e300 aborted the process (a 34 GB host allocation
+/// failed); the output shape is now checked first.
+#[test]
+fn zoom_to_an_impossible_size() {
+    let a = cp::ones([3usize], DType::Float64).unwrap();
+    let o = cp::ndimage::InterpOptions::default();
+    assert!(cp::ndimage::zoom(&a, &[1e300], false, &o).is_err());
+}
+
+/// Windows, IIR designs, frequency responses and Savitzky-Golay
+/// coefficients of an absurd length (usize::MAX, 2^62) panicked
+/// ("capacity overflow", "attempt to add with overflow", faer's unwrap).
+#[test]
+fn signal_designs_of_absurd_sizes() {
+    use cp::signal::{self as s, windows as w, FreqzOptions, IirOptions, WorN};
+    for m in [usize::MAX, 1 << 62] {
+        assert!(s::hann(m, true).is_err());
+        assert!(w::kaiser(m, 8.6, false).is_err());
+        assert!(w::dpss(m, 2.0, false).is_err());
+        assert!(s::butter(m, &[0.2], IirOptions::default()).is_err());
+        assert!(s::bessel(m, &[0.2], Default::default(), IirOptions::default()).is_err());
+        let o = FreqzOptions {
+            wor_n: WorN::Count(m),
+            ..FreqzOptions::default()
+        };
+        assert!(s::freqz(&[1.0], &[1.0], o.clone()).is_err());
+        assert!(s::group_delay(&[1.0], &[1.0], o).is_err());
+        assert!(s::savgol_coeffs(m, 2, 0, 1.0, None, true).is_err());
+        let x = cp::ones([8usize], DType::Float64).unwrap();
+        assert!(s::resample_poly(&x, m, 1, -1, s::Window::Hann).is_err());
+        assert!(s::decimate(&x, m, None, s::DecimateFilter::Fir, -1).is_err());
+        assert!(s::decimate(&x, 2, Some(m), s::DecimateFilter::Fir, -1).is_err());
+    }
+}
+
+/// `choose_conv_method` of two empty arrays panicked ("attempt to
+/// subtract with overflow").
+#[test]
+fn conv_method_of_empty_inputs() {
+    let e = cp::zeros([0usize], DType::Float64).unwrap();
+    let _ = cp::signal::choose_conv_method(&e, &e, cp::signal::Mode::Full);
+}
+
+/// The signal name parsers' errors named "signal mode", "filter btype"...
+/// (not an operation); they now name the parser.
+#[test]
+fn signal_parsers_name_themselves() {
+    use cp::signal as s;
+    let texts = [
+        s::Mode::parse("x").unwrap_err().to_string(),
+        s::Method::parse("x").unwrap_err().to_string(),
+        s::Boundary::parse("x").unwrap_err().to_string(),
+        s::BandType::parse("x").unwrap_err().to_string(),
+        s::FilterForm::parse("x").unwrap_err().to_string(),
+    ];
+    for t in texts {
+        assert!(t.contains("::parse: "), "{t}");
+    }
+}
+
+/// A huge `order` of `argrelextrema`, and a huge iteration count of
+/// `iterate_structure` and the binary morphology, spun for ever; the loops
+/// now stop where further steps change nothing.
+#[test]
+fn huge_counts_end() {
+    let x = cp::asarray(vec![0.0f64, 2.0, 1.0, 3.0]).unwrap();
+    let m = cp::signal::argrelmax(&x, 0, usize::MAX, Default::default()).unwrap();
+    assert_eq!(m[0].size(), 0);
+    let one = cp::ones([1usize, 1], DType::Bool).unwrap();
+    assert_eq!(
+        cp::ndimage::iterate_structure(&one, usize::MAX)
+            .unwrap()
+            .shape(),
+        [1, 1]
+    );
+    let cross = cp::ndimage::generate_binary_structure(2, 1).unwrap();
+    assert!(cp::ndimage::iterate_structure(&cross, usize::MAX).is_err());
+    let img = cp::ones([4usize, 4], DType::Bool).unwrap();
+    let o = cp::ndimage::BinaryOptions::default().iterations(usize::MAX);
+    assert_eq!(
+        cp::ndimage::binary_erosion(&img, &o).unwrap().shape(),
+        [4, 4]
+    );
+}
+
+/// `find_objects` of an array holding the label i64::MAX aborted the
+/// process (one slot per label up to the largest).
+#[test]
+fn find_objects_of_a_huge_label() {
+    let a = cp::asarray(vec![0i64, i64::MAX, 1]).unwrap();
+    assert!(cp::ndimage::find_objects(&a, 0).is_err());
+}
+
+/// `grey_closing` / `grey_opening` of a 0-d array (a footprint of no
+/// elements) panicked ("attempt to subtract with overflow": rank n - 1).
+#[test]
+fn grey_morphology_of_a_0d_array() {
+    let a = cp::asarray(vec![true])
+        .unwrap()
+        .reshape(Vec::<isize>::new())
+        .unwrap();
+    let o = cp::ndimage::FilterOptions::default();
+    let _ = cp::ndimage::grey_closing(&a, &[] as &[usize], None, &o);
+    let _ = cp::ndimage::grey_opening(&a, 2usize, None, &o);
 }

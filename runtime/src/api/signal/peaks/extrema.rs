@@ -66,6 +66,10 @@ pub fn argrelextrema(
         Comparator::Less => less(a, b),
         Comparator::LessEqual => less_equal(a, b),
     };
+    // Shifts past n change nothing (clipped indices stay at the ends, and
+    // wrapped ones repeat with period n, shift n included), so an order
+    // above n is cut to n: the result is the same and a huge order ends.
+    let order = order.min(n.max(1));
     let mut result: Option<Array> = None;
     for shift in 1..=order as i64 {
         let plus = take_mode(data, add(&locs, shift)?, Some(ax as isize), im)?;

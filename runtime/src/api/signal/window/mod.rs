@@ -144,7 +144,10 @@ pub(crate) fn window_values(op: &'static str, w: Window, m: usize, sym: bool) ->
         return Ok(vec![1.0; m]);
     }
     // Periodic windows are the symmetric window one point longer, truncated.
-    let len = if sym { m } else { m + 1 };
+    let len = if sym { m } else { m.saturating_add(1) };
+    // Built on the host: a length it cannot hold is an error, not an abort.
+    let n = crate::core::layout::checked_size(op, &[len])?;
+    crate::core::layout::check_host_room(op, n, 8)?;
     let mut v = match w {
         Window::Boxcar => vec![1.0; len],
         Window::Bartlett => shapes::bartlett(len),
