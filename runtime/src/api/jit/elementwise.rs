@@ -14,6 +14,7 @@ use crate::core::device::Device;
 use crate::core::dtype::{can_cast, Casting, DType};
 use crate::core::element::Element;
 use crate::core::error::{Error, Result};
+use crate::cuda::runtime::compile::JIT_SUPPORT;
 
 const OP: &str = "jit::Elementwise::call";
 
@@ -92,7 +93,7 @@ impl Elementwise {
             self.info.operation,
             self.info.name,
         )?
-        .preamble(self.info.preamble);
+        .preamble(&format!("{JIT_SUPPORT}{}", self.info.preamble));
         Ok(self.gpu.get_or_init(|| k))
     }
 
@@ -271,7 +272,7 @@ impl ElemCall<'_> {
         Error::InvalidArgument {
             op: OP,
             detail: format!(
-                "`{}`: its type placeholder is float32 or float64 but the arguments are {d}; convert them with .astype(cp::f32)",
+                "`{}`: its type placeholder is a float type (float16, bfloat16, float32, float64) but the arguments are {d}; convert them with .astype(cp::f32)",
                 self.name
             ),
         }
