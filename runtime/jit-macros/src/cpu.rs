@@ -77,9 +77,7 @@ impl VisitMut for Rewrite {
                 syn::visit_mut::visit_expr_mut(self, e);
             }
             // A view's shape is a plain `[usize; N]`.
-            syn::Expr::Index(ix)
-                if matches!(&*ix.expr, syn::Expr::MethodCall(m) if m.method == "shape") =>
-            {
+            syn::Expr::Index(ix) if matches!(&*ix.expr, syn::Expr::MethodCall(m) if m.method == "shape") => {
                 syn::visit_mut::visit_expr_mut(self, e)
             }
             syn::Expr::Index(ix) => {

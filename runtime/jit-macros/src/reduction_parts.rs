@@ -163,16 +163,31 @@ fn check(p: &Parts, ph: &[String]) -> syn::Result<Scalar> {
     );
     // Point at what is wrong: an extra parameter, a missing one, a type.
     let wrong = if c.len() > 2 {
-        Some((c[2].2, format!("`combine` folds two partial results, not {}: {usage}", c.len())))
+        Some((
+            c[2].2,
+            format!(
+                "`combine` folds two partial results, not {}: {usage}",
+                c.len()
+            ),
+        ))
     } else if c.len() < 2 {
         Some((
             p.combine.sig.ident.span(),
-            format!("`combine` folds two partial results but takes {}: {usage}", c.len()),
+            format!(
+                "`combine` folds two partial results but takes {}: {usage}",
+                c.len()
+            ),
         ))
     } else if let Some((_, _, at)) = c.iter().find(|(_, s, _)| *s != acc) {
-        Some((*at, format!("`combine`'s parameters are partial results: {usage}")))
+        Some((
+            *at,
+            format!("`combine`'s parameters are partial results: {usage}"),
+        ))
     } else if ret_scalar(&p.combine, ph)? != acc {
-        Some((output_span(&p.combine), format!("`combine` returns a partial result: {usage}")))
+        Some((
+            output_span(&p.combine),
+            format!("`combine` returns a partial result: {usage}"),
+        ))
     } else {
         None
     };
@@ -379,7 +394,9 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
             (true, false) => quote!(__cp_post #tp (__cp_a)),
             (false, _) => quote!(__cp_a),
         };
-        let convert = back.as_ref().map(|d| quote!(.and_then(|__cp_r| __cp_r.astype(#d))));
+        let convert = back
+            .as_ref()
+            .map(|d| quote!(.and_then(|__cp_r| __cp_r.astype(#d))));
         quote!(#pat => {
             #(#cols)*
             __cp_call.fold::<#a, #r>(

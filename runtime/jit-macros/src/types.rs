@@ -192,7 +192,9 @@ pub enum Ty {
     },
     /// What a view's `.shape()` returns (the C name is the view's): index
     /// it with a literal axis.
-    ShapeOf { rank: usize },
+    ShapeOf {
+        rank: usize,
+    },
     /// A shared-memory array (`len`: `None` for dynamic shared memory).
     Shared {
         elem: Scalar,

@@ -374,7 +374,11 @@ fn the_translated_source_is_readable() {
 
 on_every_device!(half_kernels_round_each_operation_as_half_does, |_dev| {
     let n = 3000usize;
-    let xs = halves(&(0..n).map(|i| (i % 101) as f32 * 0.37 - 9.0).collect::<Vec<_>>());
+    let xs = halves(
+        &(0..n)
+            .map(|i| (i % 101) as f32 * 0.37 - 9.0)
+            .collect::<Vec<_>>(),
+    );
     let ys = halves(&(0..n).map(|i| (i % 7) as f32 * 1.5).collect::<Vec<_>>());
     let a = f16::from_f32(1.7);
     let (x, y) = (cp::asarray(xs.clone())?, cp::asarray(ys.clone())?);
@@ -390,7 +394,10 @@ on_every_device!(half_kernels_round_each_operation_as_half_does, |_dev| {
     for (k, (g, v)) in got.iter().zip(&xb).enumerate() {
         let w = (1.0 + v.to_f32().exp()).ln();
         // One bf16 rounding of a float that may differ in its last bits.
-        assert!((g.to_f32() - w).abs() <= w.abs() / 128.0, "element {k}: {g} vs {w}");
+        assert!(
+            (g.to_f32() - w).abs() <= w.abs() / 128.0,
+            "element {k}: {g} vs {w}"
+        );
     }
 });
 
@@ -416,36 +423,37 @@ on_every_device!(generic_elementwise_in_f16_and_bf16, |_dev| {
     assert_eq!(y.to_vec::<bf16>()?, want);
 });
 
-on_every_device!(views_follow_the_strides_of_transposed_and_sliced_arrays, |_dev| {
-    // x: the transpose of a 5 x 4 array (4 x 5, F-ordered, not contiguous).
-    let base = cp::arange(20)?.astype(cp::f32)?.reshape([5, 4])?;
-    let x = base.t();
-    assert!(!x.is_c_contiguous());
-    // out: every other column of a 5 x 8 buffer, seen backwards: 5 x 4 with
-    // a negative stride.
-    let buf = cp::zeros([5, 8], cp::f32)?;
-    let mut out = buf.slice(cp::s![.., ..;-2])?;
-    transpose_add.launch((1,), (32,), (&x, 0.5f32, &mut out))?;
-    let b = f32s(&base);
-    let want_out: Vec<f32> = (0..5)
-        .flat_map(|r| (0..4).map(move |c| (r, c)))
-        .map(|(r, c)| b[r * 4 + c] + 0.5)
-        .collect();
-    assert_eq!(f32s(&out), want_out);
-    // The columns the view skips are untouched.
-    let skipped = buf.slice(cp::s![.., ..;2])?;
-    assert_eq!(f32s(&skipped), vec![0.0; 20]);
+on_every_device!(
+    views_follow_the_strides_of_transposed_and_sliced_arrays,
+    |_dev| {
+        // x: the transpose of a 5 x 4 array (4 x 5, F-ordered, not contiguous).
+        let base = cp::arange(20)?.astype(cp::f32)?.reshape([5, 4])?;
+        let x = base.t();
+        assert!(!x.is_c_contiguous());
+        // out: every other column of a 5 x 8 buffer, seen backwards: 5 x 4 with
+        // a negative stride.
+        let buf = cp::zeros([5, 8], cp::f32)?;
+        let mut out = buf.slice(cp::s![.., ..;-2])?;
+        transpose_add.launch((1,), (32,), (&x, 0.5f32, &mut out))?;
+        let b = f32s(&base);
+        let want_out: Vec<f32> = (0..5)
+            .flat_map(|r| (0..4).map(move |c| (r, c)))
+            .map(|(r, c)| b[r * 4 + c] + 0.5)
+            .collect();
+        assert_eq!(f32s(&out), want_out);
+        // The columns the view skips are untouched.
+        let skipped = buf.slice(cp::s![.., ..;2])?;
+        assert_eq!(f32s(&skipped), vec![0.0; 20]);
 
-    let cube = cp::arange(24)?.astype(cp::f64)?.reshape([2, 3, 4])?;
-    let x3 = cube.slice(cp::s![.., .., 1..])?;
-    let mut sums = cp::zeros([2, 3], cp::f64)?;
-    sum_last.launch((2,), (32,), (&x3, &mut sums))?;
-    let c: Vec<f64> = cube.to_vec::<f64>()?;
-    let want: Vec<f64> = (0..6)
-        .map(|r| (1..4).map(|k| c[r * 4 + k]).sum())
-        .collect();
-    assert_eq!(sums.to_vec::<f64>()?, want);
-});
+        let cube = cp::arange(24)?.astype(cp::f64)?.reshape([2, 3, 4])?;
+        let x3 = cube.slice(cp::s![.., .., 1..])?;
+        let mut sums = cp::zeros([2, 3], cp::f64)?;
+        sum_last.launch((2,), (32,), (&x3, &mut sums))?;
+        let c: Vec<f64> = cube.to_vec::<f64>()?;
+        let want: Vec<f64> = (0..6).map(|r| (1..4).map(|k| c[r * 4 + k]).sum()).collect();
+        assert_eq!(sums.to_vec::<f64>()?, want);
+    }
+);
 
 on_every_device!(view_and_slice_arguments_are_checked_by_name, |_dev| {
     let x = cp::zeros([4, 5], cp::f32)?;
@@ -464,7 +472,10 @@ on_every_device!(view_and_slice_arguments_are_checked_by_name, |_dev| {
         .launch((1,), (8,), (&x.astype(cp::f64)?, 0.5f32, &mut out))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("argument 0 (`x: View2<float32>`)") && e.contains("float64 array"), "{e}");
+    assert!(
+        e.contains("argument 0 (`x: View2<float32>`)") && e.contains("float64 array"),
+        "{e}"
+    );
     let e = transpose_add
         .launch((1,), (8,), (&x, 0.5f32, &mut out.astype(cp::i32)?))
         .unwrap_err()

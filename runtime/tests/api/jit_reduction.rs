@@ -230,7 +230,10 @@ on_every_device!(half_inputs_accumulate_in_f32, |dev| {
         for axes in [None, Some(1isize)] {
             let (g, c) = match axes {
                 None => (sum_squares.call(&x)?, sum_squares.call(&xc)?),
-                Some(a) => (sum_squares.call_axis(&x, a)?, sum_squares.call_axis(&xc, a)?),
+                Some(a) => (
+                    sum_squares.call_axis(&x, a)?,
+                    sum_squares.call_axis(&xc, a)?,
+                ),
             };
             // Both fold in f32 and round once to the half type.
             close(&host_f64(&g), &host_f64(&c), 1e-2);

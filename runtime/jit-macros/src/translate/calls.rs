@@ -436,7 +436,11 @@ impl Translator {
         }
         if let ("to_f32" | "to_f64", Some(Ty::Scalar(s))) = (name.as_str(), &recv.ty) {
             if matches!(s, Scalar::F16 | Scalar::BF16) && m.args.is_empty() {
-                let to = if name == "to_f32" { Scalar::F32 } else { Scalar::F64 };
+                let to = if name == "to_f32" {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
                 return Ok(CExpr {
                     code: format!("cp_as<{}>({})", to.c(), recv.code),
                     ty: Some(Ty::Scalar(to)),
@@ -573,11 +577,7 @@ fn v_is_struct(v: &CExpr) -> bool {
 }
 
 /// `.len()`, `.shape()`, `.rows()`, `.cols()` of a view parameter.
-fn view_method(
-    recv: &CExpr,
-    name: &str,
-    m: &syn::ExprMethodCall,
-) -> syn::Result<Option<CExpr>> {
+fn view_method(recv: &CExpr, name: &str, m: &syn::ExprMethodCall) -> syn::Result<Option<CExpr>> {
     let Some(Ty::View { rank, .. }) = &recv.ty else {
         return Ok(None);
     };
@@ -615,7 +615,11 @@ fn view_method(
                 m.span(),
                 format!(
                     "a View{rank} has `.len()`, `.shape()[axis]`{} and indexing `x[({})]`",
-                    if rank == 2 { ", `.rows()`, `.cols()`" } else { "" },
+                    if rank == 2 {
+                        ", `.rows()`, `.cols()`"
+                    } else {
+                        ""
+                    },
                     super::expr::index_names(rank)
                 ),
             ))

@@ -339,7 +339,10 @@ impl Translator {
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    format!("a View{rank} takes {rank} indices: `x[({})]`", index_names(rank)),
+                    format!(
+                        "a View{rank} takes {rank} indices: `x[({})]`",
+                        index_names(rank)
+                    ),
                 ))
             }
         };

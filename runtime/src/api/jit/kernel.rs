@@ -133,13 +133,20 @@ impl CpuArgs<'_> {
     }
 
     /// Array argument `k` as an `N`-d view (dtype and rank checked at launch).
-    pub fn view<T: JitElem, const N: usize>(&self, k: usize) -> std::result::Result<View<T, N>, Fault> {
+    pub fn view<T: JitElem, const N: usize>(
+        &self,
+        k: usize,
+    ) -> std::result::Result<View<T, N>, Fault> {
         match (self.values.get(k), self.params.get(k)) {
             (Some(CpuValue::Buffer { ptr, len, shape }), Some(p)) => {
                 let shape: [usize; N] = shape.as_slice().try_into().map_err(|_| {
                     Fault::Unsupported(format!("argument {k} is not a {N}-d array"))
                 })?;
-                Ok(View::new(Slice::new(ptr.cast(), *len, p.name), shape, p.name))
+                Ok(View::new(
+                    Slice::new(ptr.cast(), *len, p.name),
+                    shape,
+                    p.name,
+                ))
             }
             _ => Err(Fault::Unsupported(format!("argument {k} is not an array"))),
         }

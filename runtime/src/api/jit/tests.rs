@@ -71,7 +71,11 @@ fn translated_kernels_compile_with_nvrtc() {
 fn halves(a: cp::half::f16, x: &[cp::half::f16], y: &mut [cp::half::bf16], z: &mut [f32]) {
     let tile = shared_array::<cp::half::f16, 32>();
     let t = thread_idx().x as usize;
-    let mut v = if t < x.len() { x[t] * a } else { cp::half::f16::ZERO };
+    let mut v = if t < x.len() {
+        x[t] * a
+    } else {
+        cp::half::f16::ZERO
+    };
     tile[t % 32] = v;
     sync_threads();
     v += shfl_down_sync(0xffffffff, v, 1);
@@ -124,8 +128,15 @@ fn half_types_and_views_compile_with_nvrtc() {
                 check_compiles("mean_square", &src).unwrap();
             }
         }
-        let x = crate::arange(4).unwrap().astype(crate::DType::Float32).unwrap();
-        let src = mean_square.kernel().unwrap().source_for(&x, Some(&[0]), false).unwrap();
+        let x = crate::arange(4)
+            .unwrap()
+            .astype(crate::DType::Float32)
+            .unwrap();
+        let src = mean_square
+            .kernel()
+            .unwrap()
+            .source_for(&x, Some(&[0]), false)
+            .unwrap();
         check_compiles("mean_square", &src).unwrap();
     });
 }
