@@ -357,6 +357,10 @@ case("jit_saxpy_64M", lambda: saxpy_jit[((N + 255) // 256,), (256,)](cp.float32(
      bytes_moved=12 * N)
 total = cp.zeros(1, dtype=cp.float32)
 case("jit_block_sum_64M", lambda: block_sum_jit[(1024,), (256,)](x, total), bytes_moved=4 * N)
+# cupyx.jit has no reduction decorator (only rawkernel), so the closest
+# equivalent of a #[cp::jit::reduction] is a ReductionKernel with the same map
+# (x * x), reduce (a + b) and identity (0): `sum_squares` above.
+case("jit_sum_squares_64M", lambda: sum_squares(x), bytes_moved=4 * N)
 small = cp.arange(1000).astype(cp.float32)
 small_out = cp.empty_like(small)
 case("jit_warm_call_1K", lambda: saxpy_jit[(4,), (256,)](cp.float32(2.0), small, small, small_out),

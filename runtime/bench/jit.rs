@@ -2,8 +2,10 @@
 //! `cupyx.jit.rawkernel` versions of the same kernels (cupy_extra.py):
 //! `jit_saxpy_64M` (compare with `raw_kernel_saxpy_64M`), `jit_block_sum_64M`
 //! (grid-stride loads, warp shuffles, shared memory, one atomic per block),
-//! and `jit_warm_call_1K`, the host time of a warm launch (compare its
-//! `cpu_us` with `raw_kernel_warm_call_1K`).
+//! `jit_sum_squares_64M` (a `#[cp::jit::reduction]`: compare with
+//! `reduction_kernel_sum_squares_64M`, the same map and reduce as CUDA C
+//! strings) and `jit_warm_call_1K`, the host time of a warm launch (compare
+//! its `cpu_us` with `raw_kernel_warm_call_1K`).
 
 use super::{host_random, Bench};
 use cuprite as cp;
@@ -49,6 +51,19 @@ fn block_sum(x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// The sum of squares as Rust parts: on a GPU, the ReductionKernel of
+/// `x * x`, `a + b`, identity 0.
+#[cp::jit::reduction]
+mod sum_squares {
+    const IDENTITY: f32 = 0.0;
+    fn map(x: f32) -> f32 {
+        x * x
+    }
+    fn combine(a: f32, b: f32) -> f32 {
+        a + b
+    }
+}
+
 pub fn run(b: &mut Bench) -> cp::Result<()> {
     let n: usize = 1 << 26;
     let x = cp::asarray(host_random(n, 11))?;
@@ -60,6 +75,9 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     let total = cp::zeros([1], cp::f32)?;
     b.bandwidth("jit_block_sum_64M", 4.0 * n as f64, || {
         block_sum.launch((1024,), (256,), (&x, &total))
+    })?;
+    b.bandwidth("jit_sum_squares_64M", 4.0 * n as f64, || {
+        sum_squares.call(&x).map(drop)
     })?;
     let small = cp::arange(1000)?.astype(cp::f32)?;
     let small_out = cp::empty_like(&small)?;

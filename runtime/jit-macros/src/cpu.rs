@@ -76,6 +76,10 @@ impl VisitMut for Rewrite {
                 }
                 syn::visit_mut::visit_expr_mut(self, e);
             }
+            // A view's shape is a plain `[usize; N]`.
+            syn::Expr::Index(ix) if matches!(&*ix.expr, syn::Expr::MethodCall(m) if m.method == "shape") => {
+                syn::visit_mut::visit_expr_mut(self, e)
+            }
             syn::Expr::Index(ix) => {
                 self.visit_expr_mut(&mut ix.expr);
                 self.visit_expr_mut(&mut ix.index);

@@ -102,6 +102,20 @@ pub fn kernel_source(f: &syn::ItemFn) -> syn::Result<(String, Translator)> {
                 decls.push(format!("{konst}{}* {c}", elem.c()));
                 decls.push(format!("unsigned long long cp_len_{c}"));
             }
+            Ty::View {
+                elem,
+                rank,
+                mutable,
+            } => {
+                let konst = if *mutable { "" } else { "const " };
+                decls.push(format!("{konst}{}* {c}", elem.c()));
+                for k in 0..*rank {
+                    decls.push(format!("unsigned long long cp_shape_{c}_{k}"));
+                }
+                for k in 0..*rank {
+                    decls.push(format!("long long cp_stride_{c}_{k}"));
+                }
+            }
             _ => {}
         }
     }
@@ -134,6 +148,12 @@ pub fn param_table_of(ps: impl Iterator<Item = (String, Ty)>) -> Vec<TokenStream
                     .unwrap_or_else(|| quote!(::cuprite::DType::Float32));
                 quote!(::cuprite::jit::__private::ParamKind::Slice { dtype: #d, mutable: #mutable })
             }
+            Ty::View { elem, rank, mutable } => {
+                let d = elem
+                    .dtype()
+                    .unwrap_or_else(|| quote!(::cuprite::DType::Float32));
+                quote!(::cuprite::jit::__private::ParamKind::View { dtype: #d, rank: #rank, mutable: #mutable })
+            }
             _ => quote!(::cuprite::jit::__private::ParamKind::Placeholder),
         };
         quote!(::cuprite::jit::__private::Param { name: #name, kind: #kind })
@@ -162,6 +182,10 @@ pub fn kernel(f: syn::ItemFn) -> syn::Result<TokenStream> {
                 let r = elem.rust();
                 quote!(let #m #id: ::cuprite::jit::__private::Slice<#r> = __cp_args.slice::<#r>(#k)?;)
             }
+            Ty::View { elem, rank, .. } => {
+                let r = elem.rust();
+                quote!(let #m #id: ::cuprite::jit::View<#r, #rank> = __cp_args.view::<#r, #rank>(#k)?;)
+            }
             _ => quote!(),
         }
     });
@@ -173,6 +197,9 @@ pub fn kernel(f: syn::ItemFn) -> syn::Result<TokenStream> {
         #(#attrs)*
         #[allow(non_upper_case_globals)]
         #vis static #name: ::cuprite::jit::Kernel = {
+            // The math methods of the half types are num_traits::Float's.
+            #[allow(unused_imports)]
+            use ::cuprite::jit::__private::NumFloat as _;
             #[allow(unused_mut, unused_variables, unused_parens, unreachable_code, clippy::all)]
             fn __cp_cpu(
                 __cp_args: &::cuprite::jit::__private::CpuArgs<'_>,
@@ -267,8 +294,19 @@ pub fn device_function(
     ))
 }
 
-/// The dtypes a placeholder is instantiated for on the CPU.
-pub const FLOATS: &[(&str, &str)] = &[("Float32", "f32"), ("Float64", "f64")];
+/// The dtypes a placeholder is instantiated for on the CPU: the match
+/// pattern of each and its Rust type.
+pub fn float_instances() -> Vec<(TokenStream, Scalar)> {
+    [
+        (quote!(Float32), Scalar::F32),
+        (quote!(Float64), Scalar::F64),
+        (quote!(Float16), Scalar::F16),
+        (quote!(BFloat16), Scalar::BF16),
+    ]
+    .into_iter()
+    .map(|(d, s)| (quote!(::cuprite::DType::#d), s))
+    .collect()
+}
 
 /// `#[cp::jit::elementwise]`.
 pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
@@ -312,13 +350,9 @@ pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
     let arms: Vec<(TokenStream, Option<TokenStream>)> = if ph.is_empty() {
         vec![(quote!(_), None)]
     } else {
-        FLOATS
-            .iter()
-            .map(|(d, r)| {
-                let d = format_ident!("{d}");
-                let r = format_ident!("{r}");
-                (quote!(::cuprite::DType::#d), Some(quote!(#r)))
-            })
+        float_instances()
+            .into_iter()
+            .map(|(d, r)| (d, Some(r.rust())))
             .collect()
     };
     let concrete = |s: &Scalar, inst: &Option<TokenStream>| match (s, inst) {
@@ -353,6 +387,9 @@ pub fn elementwise(f: syn::ItemFn) -> syn::Result<TokenStream> {
         #(#attrs)*
         #[allow(non_upper_case_globals)]
         #vis static #name: ::cuprite::jit::Elementwise = {
+            // The math methods of the half types are num_traits::Float's.
+            #[allow(unused_imports)]
+            use ::cuprite::jit::__private::NumFloat as _;
             #[allow(clippy::all)]
             #body_fn
             #[allow(unreachable_patterns, clippy::all)]

@@ -226,6 +226,66 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("T t = (a * x);"), "{s}");
-        assert!(s.contains("return (t + (b * ((T)(2.0))));"), "{s}");
+        assert!(s.contains("return (t + (b * cp_as<T>(2.0)));"), "{s}");
+    }
+
+    #[test]
+    fn half_types_convert_through_cp_as() {
+        let s = kernel_src(
+            "fn h(a: cp::half::f16, x: &[f16], y: &mut [half::bf16]) {
+                let i = thread_idx().x as usize;
+                let v = x[i] * a + f16::from_f32(0.5);
+                let w = v.sqrt().max(f16::ONE).to_f32();
+                y[i] = bf16::from_f32(w) + bf16::MAX;
+            }",
+        );
+        assert!(
+            s.contains("void h(f16 a, const f16* x, unsigned long long cp_len_x, bf16* y"),
+            "{s}"
+        );
+        assert!(
+            s.contains("f16 v = ((x[i] * a) + cp_as<f16>(0.5f));"),
+            "{s}"
+        );
+        assert!(
+            s.contains("float w = cp_as<float>(fmax(sqrt(v), cp_f16_bits(0x3c00)));"),
+            "{s}"
+        );
+        assert!(
+            s.contains("y[i] = (cp_as<bf16>(w) + cp_bf16_bits(0x7f7f));"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn views_index_through_their_strides() {
+        let s = kernel_src(
+            "fn t(x: View2<f32>, out: View2Mut<f32>, v: cp::jit::View3<f64>) {
+                let i = thread_idx().x as usize;
+                for j in 0..x.cols() {
+                    out[(j, i)] = x[(i, j)] + v[(0, i, j)] as f32;
+                }
+                out[(0, 0)] += (x.len() + x.shape()[0] + v.shape()[2]) as f32;
+            }",
+        );
+        assert!(s.contains("void t(const float* x, unsigned long long cp_shape_x_0, unsigned long long cp_shape_x_1, long long cp_stride_x_0, long long cp_stride_x_1, float* out,"), "{s}");
+        assert!(
+            s.contains("for (unsigned long long j = 0ull, cp_end1 = cp_shape_x_1"),
+            "{s}"
+        );
+        assert!(s.contains("out[(long long)(j) * cp_stride_out_0 + (long long)(i) * cp_stride_out_1] = (x[(long long)(i) * cp_stride_x_0 + (long long)(j) * cp_stride_x_1]"), "{s}");
+        assert!(s.contains("(cp_shape_x_0 * cp_shape_x_1)"), "{s}");
+        assert!(s.contains("cp_shape_v_2"), "{s}");
+        let e = kernel_err("fn t(x: View2<f32>) { let a = x[(0, 1, 2)]; }");
+        assert!(
+            e.contains("a View2 takes 2 indices but 3 were given"),
+            "{e}"
+        );
+        let e = kernel_err("fn t(x: View2<f32>) { x[(0, 1)] = 1.0; }");
+        assert!(e.contains("read-only"), "{e}");
+        let e = kernel_err("fn t(x: &[f32]) { let a = x[(0, 1)]; }");
+        assert!(e.contains("declare the parameter as a view"), "{e}");
+        let e = kernel_err("fn t(x: View2<f32>, n: usize) { let a = x.shape()[n]; }");
+        assert!(e.contains("literal axis"), "{e}");
     }
 }

@@ -20,7 +20,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
-use crate::expand::{device_function, param_table_of, placeholders_of, FLOATS};
+use crate::expand::{device_function, float_instances, param_table_of, placeholders_of};
 use crate::types::{parse_type, Scalar, Ty};
 
 /// The items of the annotated `mod`.
@@ -157,18 +157,46 @@ fn arg_types(
 fn check(p: &Parts, ph: &[String]) -> syn::Result<Scalar> {
     let acc = ret_scalar(&p.map, ph)?;
     let c = arg_types(&p.combine, ph)?;
-    if c.len() != 2 || c.iter().any(|(_, s, _)| *s != acc) || ret_scalar(&p.combine, ph)? != acc {
-        return Err(syn::Error::new(
-            p.combine.sig.span(),
+    let usage = format!(
+        "write `fn combine(a: {0}, b: {0}) -> {0}` ({0} is what `map` returns)",
+        acc.rust()
+    );
+    // Point at what is wrong: an extra parameter, a missing one, a type.
+    let wrong = if c.len() > 2 {
+        Some((
+            c[2].2,
             format!(
-                "`combine` folds two partial results: write `fn combine(a: {0}, b: {0}) -> {0}` ({0} is what `map` returns)",
-                acc.rust()
+                "`combine` folds two partial results, not {}: {usage}",
+                c.len()
             ),
-        ));
+        ))
+    } else if c.len() < 2 {
+        Some((
+            p.combine.sig.ident.span(),
+            format!(
+                "`combine` folds two partial results but takes {}: {usage}",
+                c.len()
+            ),
+        ))
+    } else if let Some((_, _, at)) = c.iter().find(|(_, s, _)| *s != acc) {
+        Some((
+            *at,
+            format!("`combine`'s parameters are partial results: {usage}"),
+        ))
+    } else if ret_scalar(&p.combine, ph)? != acc {
+        Some((
+            output_span(&p.combine),
+            format!("`combine` returns a partial result: {usage}"),
+        ))
+    } else {
+        None
+    };
+    if let Some((at, msg)) = wrong {
+        return Err(syn::Error::new(at, msg));
     }
     if ret_scalar(&p.identity, ph)? != acc {
         return Err(syn::Error::new(
-            p.identity.sig.output.span(),
+            output_span(&p.identity),
             format!(
                 "`IDENTITY` has the type `map` returns: `const IDENTITY: {} = ...;`",
                 acc.rust()
@@ -194,6 +222,15 @@ fn check(p: &Parts, ph: &[String]) -> syn::Result<Scalar> {
         ret_scalar(post, ph)?;
     }
     Ok(acc)
+}
+
+/// The span of a function's return type (the type itself, which for the
+/// identity is the user's `const` type).
+fn output_span(f: &syn::ItemFn) -> proc_macro2::Span {
+    match &f.sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => f.sig.ident.span(),
+    }
 }
 
 /// One placeholder name across the parts (`T` in each generic part).
@@ -226,7 +263,10 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
     let ph = common_placeholders(&p)?;
     let acc = check(&p, &ph)?;
     let name_str = m.ident.to_string();
+    // The parts live in the namespace `cp_jit_acc`, where the runtime
+    // types the placeholder as the accumulator (float for half inputs).
     let c = |part: &str| format!("cp_jit_{name_str}_{part}");
+    let q = |part: &str| format!("cp_jit_acc::{}", c(part));
     let mut preamble = String::new();
     for (f, part) in [
         (&p.map, "map"),
@@ -244,25 +284,38 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
         .enumerate()
         .map(|(k, (_, s, _))| format!("{} cp_x{k}", s.cupy_name()))
         .collect();
-    let map_args: Vec<String> = (0..inputs.len()).map(|k| format!("cp_x{k}")).collect();
+    let map_args: Vec<String> = inputs
+        .iter()
+        .enumerate()
+        .map(|(k, (_, s, _))| match s {
+            Scalar::Placeholder(p) => format!("cp_as<cp_jit_acc::{p}>(cp_x{k})"),
+            _ => format!("cp_x{k}"),
+        })
+        .collect();
     let out = match &p.post {
         Some(post) => ret_scalar(post, &ph)?,
         None => acc.clone(),
     };
     let post_expr = match &p.post {
         Some(post) if post.sig.inputs.len() == 2 => format!(
-            "cp_out = {}(a, (unsigned long long)(_in_ind.size() / (_out_ind.size() > 0 ? _out_ind.size() : 1)))",
-            c("post")
+            "cp_store(cp_out, {}(a, (unsigned long long)(_in_ind.size() / (_out_ind.size() > 0 ? _out_ind.size() : 1))))",
+            q("post")
         ),
-        Some(_) => format!("cp_out = {}(a)", c("post")),
-        None => "cp_out = a".to_string(),
+        Some(_) => format!("cp_store(cp_out, {}(a))", q("post")),
+        None => "cp_store(cp_out, a)".to_string(),
     };
     let in_params = in_params.join(", ");
     let out_param = format!("{} cp_out", out.cupy_name());
-    let map_expr = format!("{}({})", c("map"), map_args.join(", "));
-    let reduce_expr = format!("{}(a, b)", c("combine"));
-    let identity = format!("{}()", c("identity"));
+    let map_expr = format!("{}({})", q("map"), map_args.join(", "));
+    let reduce_expr = format!("{}(a, b)", q("combine"));
+    let identity = format!("{}()", q("identity"));
     let reduce_type = acc.cupy_name();
+    // Half inputs accumulate in float when the accumulator is the placeholder.
+    let half_reduce_type = match &acc {
+        Scalar::Placeholder(_) => "float32".to_string(),
+        other => other.cupy_name(),
+    };
+    let placeholder = ph.first().cloned().unwrap_or_default();
     let table = param_table_of(
         inputs
             .iter()
@@ -286,15 +339,22 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
         .as_ref()
         .is_some_and(|f| !f.sig.generics.params.is_empty());
     let post_two = p.post.as_ref().is_some_and(|f| f.sig.inputs.len() == 2);
-    let arms: Vec<(TokenStream, Option<TokenStream>)> = if ph.is_empty() {
-        vec![(quote!(_), None)]
+    // Each arm: the dtype pattern, the placeholder's Rust type for the
+    // parts, and the dtype the result is converted to (half inputs fold in
+    // f32 and come back as their own dtype where the result is the placeholder).
+    type Arm = (TokenStream, Option<TokenStream>, Option<TokenStream>);
+    let out_generic = matches!(out, Scalar::Placeholder(_));
+    let arms: Vec<Arm> = if ph.is_empty() {
+        vec![(quote!(_), None, None)]
     } else {
-        FLOATS
-            .iter()
-            .map(|(d, r)| {
-                let d = format_ident!("{d}");
-                let r = format_ident!("{r}");
-                (quote!(::cuprite::DType::#d), Some(quote!(#r)))
+        float_instances()
+            .into_iter()
+            .map(|(d, r)| match r {
+                Scalar::F16 | Scalar::BF16 => {
+                    let back = out_generic.then(|| r.dtype()).flatten();
+                    (d, Some(Scalar::F32.rust()), back)
+                }
+                _ => (d, Some(r.rust()), None),
             })
             .collect()
     };
@@ -304,7 +364,7 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
         _ => s.rust(),
     };
     let has_post = post_fn.is_some();
-    let arm_code = arms.iter().map(|(pat, inst)| {
+    let arm_code = arms.iter().map(|(pat, inst, back)| {
         let tf = |generic: bool| {
             if generic {
                 inst.as_ref().map(|i| quote!(::<#i>))
@@ -334,6 +394,9 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
             (true, false) => quote!(__cp_post #tp (__cp_a)),
             (false, _) => quote!(__cp_a),
         };
+        let convert = back
+            .as_ref()
+            .map(|d| quote!(.and_then(|__cp_r| __cp_r.astype(#d))));
         quote!(#pat => {
             #(#cols)*
             __cp_call.fold::<#a, #r>(
@@ -341,7 +404,7 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
                 |__cp_k| __cp_map #tm (#(#vals),*),
                 |__cp_x, __cp_y| __cp_combine #tc (__cp_x, __cp_y),
                 |__cp_a, __cp_n| #post_call,
-            )
+            ) #convert
         })
     });
     let fallback = if ph.is_empty() {
@@ -357,6 +420,9 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
         #(#attrs)*
         #[allow(non_upper_case_globals)]
         #vis static #name: ::cuprite::jit::Reduction = {
+            // The math methods of the half types are num_traits::Float's.
+            #[allow(unused_imports)]
+            use ::cuprite::jit::__private::NumFloat as _;
             #[allow(clippy::all)]
             #map_fn
             #[allow(clippy::all)]
@@ -382,6 +448,8 @@ pub fn reduction(m: syn::ItemMod) -> syn::Result<TokenStream> {
                 post_map_expr: #post_expr,
                 identity: #identity,
                 reduce_type: #reduce_type,
+                half_reduce_type: #half_reduce_type,
+                placeholder: #placeholder,
                 preamble: #preamble,
                 params: &[#(#table),*],
                 cpu: __cp_cpu,

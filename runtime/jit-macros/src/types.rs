@@ -22,6 +22,10 @@ pub enum Scalar {
     Usize,
     F32,
     F64,
+    /// `half::f16` / `half::bf16` (`cp::half`): the prelude's `f16` / `bf16`
+    /// storage types in CUDA C, computed through float.
+    F16,
+    BF16,
     /// A type placeholder (`T` of `fn f<T: cp::jit::Float>`), resolved per call.
     Placeholder(String),
 }
@@ -43,6 +47,8 @@ impl Scalar {
             "usize" => Scalar::Usize,
             "f32" => Scalar::F32,
             "f64" => Scalar::F64,
+            "f16" => Scalar::F16,
+            "bf16" => Scalar::BF16,
             p if placeholders.iter().any(|q| q == p) => Scalar::Placeholder(p.to_string()),
             _ => return None,
         })
@@ -62,6 +68,8 @@ impl Scalar {
             Scalar::U64 | Scalar::Usize => "unsigned long long",
             Scalar::F32 => "float",
             Scalar::F64 => "double",
+            Scalar::F16 => "f16",
+            Scalar::BF16 => "bf16",
             Scalar::Placeholder(p) => return p.clone(),
         }
         .to_string()
@@ -83,6 +91,8 @@ impl Scalar {
             Scalar::Usize => quote!(usize),
             Scalar::F32 => quote!(f32),
             Scalar::F64 => quote!(f64),
+            Scalar::F16 => quote!(::cuprite::half::f16),
+            Scalar::BF16 => quote!(::cuprite::half::bf16),
             Scalar::Placeholder(p) => {
                 let id = syn::Ident::new(p, proc_macro2::Span::call_site());
                 quote!(#id)
@@ -105,6 +115,8 @@ impl Scalar {
             Scalar::U64 | Scalar::Usize => quote!(UInt64),
             Scalar::F32 => quote!(Float32),
             Scalar::F64 => quote!(Float64),
+            Scalar::F16 => quote!(Float16),
+            Scalar::BF16 => quote!(BFloat16),
             Scalar::Placeholder(_) => return None,
         };
         Some(quote!(::cuprite::DType::#d))
@@ -124,6 +136,8 @@ impl Scalar {
             Scalar::U64 | Scalar::Usize => "uint64",
             Scalar::F32 => "float32",
             Scalar::F64 => "float64",
+            Scalar::F16 => "float16",
+            Scalar::BF16 => "bfloat16",
             Scalar::Placeholder(p) => return p.clone(),
         }
         .to_string()
@@ -133,7 +147,7 @@ impl Scalar {
     pub fn size(&self) -> usize {
         match self {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
-            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
             Scalar::I64 | Scalar::Isize | Scalar::U64 | Scalar::Usize | Scalar::F64 => 8,
             Scalar::Placeholder(_) => 0,
@@ -141,7 +155,17 @@ impl Scalar {
     }
 
     pub fn is_float(&self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64 | Scalar::Placeholder(_))
+        matches!(
+            self,
+            Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::BF16 | Scalar::Placeholder(_)
+        )
+    }
+
+    /// A type whose C spelling is a struct (the half types) or unknown
+    /// until the call (a placeholder): conversions go through `cp_as<T>`
+    /// and math through the overloads of the jit support code.
+    pub fn is_struct_like(&self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::BF16 | Scalar::Placeholder(_))
     }
 
     pub fn is_integer(&self) -> bool {
@@ -157,6 +181,19 @@ pub enum Ty {
     Slice {
         elem: Scalar,
         mutable: bool,
+    },
+    /// `View2<T>` / `View3Mut<T>`... parameters: pointer, shape and
+    /// strides (in elements) in C, so a transposed or sliced array is
+    /// passed without a copy.
+    View {
+        elem: Scalar,
+        rank: usize,
+        mutable: bool,
+    },
+    /// What a view's `.shape()` returns (the C name is the view's): index
+    /// it with a literal axis.
+    ShapeOf {
+        rank: usize,
     },
     /// A shared-memory array (`len`: `None` for dynamic shared memory).
     Shared {
@@ -176,28 +213,82 @@ impl Ty {
     }
 }
 
-/// A parameter or `let` type: a scalar, or (for parameters) a slice.
+/// The `View2` / `View3Mut`... parameter named by the last path segment:
+/// `(rank, mutable)`.
+fn view_kind(name: &str) -> Option<(usize, bool)> {
+    Some(match name {
+        "View1" => (1, false),
+        "View2" => (2, false),
+        "View3" => (3, false),
+        "View1Mut" => (1, true),
+        "View2Mut" => (2, true),
+        "View3Mut" => (3, true),
+        _ => return None,
+    })
+}
+
+fn view_type(
+    p: &syn::TypePath,
+    rank: usize,
+    mutable: bool,
+    placeholders: &[String],
+) -> syn::Result<Ty> {
+    let last = p.path.segments.last().map(|s| &s.arguments);
+    let usage = || {
+        syn::Error::new(
+            p.span(),
+            format!(
+                "a view names its element type: `View{rank}{}<f32>`",
+                if mutable { "Mut" } else { "" }
+            ),
+        )
+    };
+    let Some(syn::PathArguments::AngleBracketed(args)) = last else {
+        return Err(usage());
+    };
+    let mut it = args.args.iter();
+    let (Some(syn::GenericArgument::Type(elem)), None) = (it.next(), it.next()) else {
+        return Err(usage());
+    };
+    match parse_type(elem, placeholders, false)? {
+        Ty::Scalar(elem) => Ok(Ty::View {
+            elem,
+            rank,
+            mutable,
+        }),
+        _ => Err(usage()),
+    }
+}
+
+/// A parameter or `let` type: a scalar, or (for parameters) a slice or a
+/// view.
 pub fn parse_type(ty: &syn::Type, placeholders: &[String], allow_slice: bool) -> syn::Result<Ty> {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
             let name = p.path.segments.last().map(|s| s.ident.to_string());
+            // `f16`, `half::f16` and `cp::half::f16` all name the half type.
             let known = name
                 .as_deref()
-                .filter(|_| p.path.segments.len() == 1)
+                .filter(|n| p.path.segments.len() == 1 || matches!(*n, "f16" | "bf16"))
                 .and_then(|n| Scalar::from_name(n, placeholders));
+            if let Some((rank, mutable)) = name.as_deref().and_then(view_kind) {
+                if !allow_slice {
+                    return Err(syn::Error::new(
+                        ty.span(),
+                        "views are kernel parameters; index them where they are used (`x[(i, j)]`)",
+                    ));
+                }
+                return view_type(p, rank, mutable, placeholders);
+            }
             match known {
                 Some(s) => Ok(Ty::Scalar(s)),
                 None if name.as_deref() == Some("String") => Err(syn::Error::new(
                     ty.span(),
                     "`String` cannot be used in a GPU kernel (no heap on the device); pass numbers and arrays",
                 )),
-                None if matches!(name.as_deref(), Some("f16" | "bf16")) => Err(syn::Error::new(
-                    ty.span(),
-                    "half floats are not in the jit subset yet; compute in f32 (`x.astype(cp::f32)`)",
-                )),
                 None => Err(syn::Error::new(
                     ty.span(),
-                    "unsupported type in a GPU kernel: use bool, i8..i64, u8..u64, usize, isize, f32, f64, a type placeholder, or a slice of one (`&[f32]`, `&mut [f32]`)",
+                    "unsupported type in a GPU kernel: use bool, i8..i64, u8..u64, usize, isize, f32, f64, f16, bf16, a type placeholder, a slice of one (`&[f32]`, `&mut [f32]`) or a view (`View2<f32>`, `View2Mut<f32>`)",
                 )),
             }
         }
@@ -215,7 +306,7 @@ pub fn parse_type(ty: &syn::Type, placeholders: &[String], allow_slice: bool) ->
             },
             _ => Err(syn::Error::new(
                 r.span(),
-                "a reference parameter must be a slice of scalars: write `&[f32]` or `&mut [f32]`",
+                "a reference parameter must be a slice of scalars: write `&[f32]` or `&mut [f32]` (or a view, `View2<f32>`, for a strided n-d array)",
             )),
         },
         syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => Err(syn::Error::new(
@@ -224,7 +315,7 @@ pub fn parse_type(ty: &syn::Type, placeholders: &[String], allow_slice: bool) ->
         )),
         _ => Err(syn::Error::new(
             ty.span(),
-            "unsupported type in a GPU kernel: use a scalar type (f32, i32, ...) or, for parameters, a slice `&[T]` / `&mut [T]`",
+            "unsupported type in a GPU kernel: use a scalar type (f32, i32, ...) or, for parameters, a slice `&[T]` / `&mut [T]` or a view `View2<T>` / `View2Mut<T>`",
         )),
     }
 }

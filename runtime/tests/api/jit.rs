@@ -3,6 +3,7 @@
 //! results checked against values computed here on the host.
 
 use cuprite as cp;
+use cuprite::half::{bf16, f16};
 use cuprite::{Array, DType};
 
 /// The workshop's `cupyx.jit` saxpy.
@@ -119,6 +120,54 @@ fn soft_threshold(x: f64, t: f64) -> f64 {
     } else {
         x - t.copysign(x)
     }
+}
+
+/// saxpy in half precision: each operation rounds to f16, as `half` does.
+#[cp::jit::kernel]
+fn saxpy_f16(a: f16, x: &[f16], y: &[f16], out: &mut [f16]) {
+    let i = (block_dim().x * block_idx().x + thread_idx().x) as usize;
+    if i < x.len() {
+        out[i] = a * x[i] + y[i];
+    }
+}
+
+/// Softplus in bfloat16, through f32 and back.
+#[cp::jit::kernel]
+fn softplus_bf16(x: &[bf16], out: &mut [bf16]) {
+    for i in grid_stride(x.len()) {
+        let v = x[i].to_f32();
+        out[i] = bf16::from_f32((1.0 + v.exp()).ln());
+    }
+}
+
+/// `out = x^T + b` on strided views: reads and writes go through the
+/// arrays' own strides, so transposed or sliced arrays need no copy.
+#[cp::jit::kernel]
+fn transpose_add(x: cp::jit::View2<f32>, b: f32, out: cp::jit::View2Mut<f32>) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.rows() {
+        for j in 0..x.cols() {
+            out[(j, i)] = x[(i, j)] + b;
+        }
+    }
+}
+
+/// The sum over the last axis of a 3-d view into a 2-d one.
+#[cp::jit::kernel]
+fn sum_last(x: cp::jit::View3<f64>, out: cp::jit::View2Mut<f64>) {
+    for t in grid_stride(out.len()) {
+        let i = t / x.shape()[1];
+        let j = t % x.shape()[1];
+        let mut s = 0.0;
+        for k in 0..x.shape()[2] {
+            s += x[(i, j, k)];
+        }
+        out[(i, j)] = s;
+    }
+}
+
+fn halves(v: &[f32]) -> Vec<f16> {
+    v.iter().map(|&x| f16::from_f32(x)).collect()
 }
 
 fn f32s(a: &Array) -> Vec<f32> {
@@ -321,4 +370,144 @@ fn the_translated_source_is_readable() {
     assert!(axpb
         .source()
         .contains("__device__ __forceinline__ T cp_jit_axpb(T x, T a, T b)"));
+}
+
+on_every_device!(half_kernels_round_each_operation_as_half_does, |_dev| {
+    let n = 3000usize;
+    let xs = halves(
+        &(0..n)
+            .map(|i| (i % 101) as f32 * 0.37 - 9.0)
+            .collect::<Vec<_>>(),
+    );
+    let ys = halves(&(0..n).map(|i| (i % 7) as f32 * 1.5).collect::<Vec<_>>());
+    let a = f16::from_f32(1.7);
+    let (x, y) = (cp::asarray(xs.clone())?, cp::asarray(ys.clone())?);
+    let mut out = cp::zeros([n], cp::f16)?;
+    saxpy_f16.launch((n.div_ceil(128),), (128,), (a, &x, &y, &mut out))?;
+    let want: Vec<f16> = xs.iter().zip(&ys).map(|(&x, &y)| a * x + y).collect();
+    assert_eq!(out.to_vec::<f16>()?, want, "bit for bit, device and host");
+
+    let xb: Vec<bf16> = xs.iter().map(|v| bf16::from_f32(v.to_f32())).collect();
+    let mut outb = cp::zeros([n], cp::bf16)?;
+    softplus_bf16.launch((4,), (64,), (&cp::asarray(xb.clone())?, &mut outb))?;
+    let got = outb.to_vec::<bf16>()?;
+    for (k, (g, v)) in got.iter().zip(&xb).enumerate() {
+        let w = (1.0 + v.to_f32().exp()).ln();
+        // One bf16 rounding of a float that may differ in its last bits.
+        assert!(
+            (g.to_f32() - w).abs() <= w.abs() / 128.0,
+            "element {k}: {g} vs {w}"
+        );
+    }
+});
+
+on_every_device!(generic_elementwise_in_f16_and_bf16, |_dev| {
+    let xs = halves(&[0.5, -1.25, 3.0, 100.0, 0.1, -7.0]);
+    let x = cp::asarray(xs.clone())?.reshape([2, 3])?;
+    let y = axpb.call((&x, f16::from_f32(2.5), f16::from_f32(-0.3)))?;
+    assert_eq!(y.dtype(), DType::Float16);
+    let want: Vec<f16> = xs
+        .iter()
+        .map(|&v| f16::from_f32(2.5) * v + f16::from_f32(-0.3))
+        .collect();
+    assert_eq!(y.to_vec::<f16>()?, want);
+
+    let xb = x.astype(DType::BFloat16)?;
+    let y = axpb.call((&xb, bf16::from_f32(2.5), bf16::from_f32(-0.3)))?;
+    assert_eq!(y.dtype(), DType::BFloat16);
+    let want: Vec<bf16> = xb
+        .to_vec::<bf16>()?
+        .iter()
+        .map(|&v| bf16::from_f32(2.5) * v + bf16::from_f32(-0.3))
+        .collect();
+    assert_eq!(y.to_vec::<bf16>()?, want);
+});
+
+on_every_device!(
+    views_follow_the_strides_of_transposed_and_sliced_arrays,
+    |_dev| {
+        // x: the transpose of a 5 x 4 array (4 x 5, F-ordered, not contiguous).
+        let base = cp::arange(20)?.astype(cp::f32)?.reshape([5, 4])?;
+        let x = base.t();
+        assert!(!x.is_c_contiguous());
+        // out: every other column of a 5 x 8 buffer, seen backwards: 5 x 4 with
+        // a negative stride.
+        let buf = cp::zeros([5, 8], cp::f32)?;
+        let mut out = buf.slice(cp::s![.., ..;-2])?;
+        transpose_add.launch((1,), (32,), (&x, 0.5f32, &mut out))?;
+        let b = f32s(&base);
+        let want_out: Vec<f32> = (0..5)
+            .flat_map(|r| (0..4).map(move |c| (r, c)))
+            .map(|(r, c)| b[r * 4 + c] + 0.5)
+            .collect();
+        assert_eq!(f32s(&out), want_out);
+        // The columns the view skips are untouched.
+        let skipped = buf.slice(cp::s![.., ..;2])?;
+        assert_eq!(f32s(&skipped), vec![0.0; 20]);
+
+        let cube = cp::arange(24)?.astype(cp::f64)?.reshape([2, 3, 4])?;
+        let x3 = cube.slice(cp::s![.., .., 1..])?;
+        let mut sums = cp::zeros([2, 3], cp::f64)?;
+        sum_last.launch((2,), (32,), (&x3, &mut sums))?;
+        let c: Vec<f64> = cube.to_vec::<f64>()?;
+        let want: Vec<f64> = (0..6).map(|r| (1..4).map(|k| c[r * 4 + k]).sum()).collect();
+        assert_eq!(sums.to_vec::<f64>()?, want);
+    }
+);
+
+on_every_device!(view_and_slice_arguments_are_checked_by_name, |_dev| {
+    let x = cp::zeros([4, 5], cp::f32)?;
+    let mut out = cp::zeros([5, 4], cp::f32)?;
+    let e = transpose_add
+        .launch((1,), (8,), (&cp::zeros([20], cp::f32)?, 0.5f32, &mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`transpose_add`")
+            && e.contains("argument 0 (`x: View2<float32>`)")
+            && e.contains("1-d array"),
+        "{e}"
+    );
+    let e = transpose_add
+        .launch((1,), (8,), (&x.astype(cp::f64)?, 0.5f32, &mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 0 (`x: View2<float32>`)") && e.contains("float64 array"),
+        "{e}"
+    );
+    let e = transpose_add
+        .launch((1,), (8,), (&x, 0.5f32, &mut out.astype(cp::i32)?))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("argument 2 (`out: View2Mut<float32>`)"), "{e}");
+    // A slice parameter takes contiguous arrays only, and says what to do.
+    let strided = cp::zeros([16], cp::f32)?.slice(cp::s![..;2])?;
+    let e = saxpy
+        .launch((1,), (8,), (2.0f32, &strided, &strided, &mut out))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 1 (`x: &[float32]`)")
+            && e.contains("not C-contiguous")
+            && e.contains("View1<f32>"),
+        "{e}"
+    );
+});
+
+#[test]
+fn view_index_out_of_bounds_on_the_cpu_names_index_and_shape() {
+    cp::with_device(cp::Device::Cpu, || {
+        let x = cp::zeros([3, 2], cp::f32).unwrap();
+        // out is 2 x 2: row 2 of x's transpose is past it.
+        let mut out = cp::zeros([2, 2], cp::f32).unwrap();
+        let e = transpose_add
+            .launch((1,), (4,), (&x, 1.0f32, &mut out))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("index (0, 2) is out of bounds for `out` of shape (2, 2) along axis 1"),
+            "{e}"
+        );
+    });
 }

@@ -207,3 +207,36 @@ fn the_parts_are_translated_to_device_functions() {
     assert!(s.contains("sqrt(a)"), "{s}");
     assert_eq!(l2_norm.name(), "l2_norm");
 }
+
+on_every_device!(half_inputs_accumulate_in_f32, |dev| {
+    // Squares of one: an f16 accumulator would stop at 2048, a bf16 one at
+    // 256 (the counts are exact in the type).
+    for (dtype, n) in [(DType::Float16, 5000), (DType::BFloat16, 1000)] {
+        let x = cp::ones([n], dtype)?;
+        let total = sum_squares.call(&x)?;
+        assert_eq!(total.dtype(), dtype);
+        assert_eq!(host_f64(&total), vec![n as f64], "{dtype}");
+        let rows = l2_norm.call_axis(&x.reshape([n / 100, 100])?, 1)?;
+        assert_eq!(rows.dtype(), dtype);
+        assert_eq!(host_f64(&rows), vec![10.0; n / 100]);
+    }
+    if dev == cp::Device::Cpu {
+        return Ok(());
+    }
+    let cpu = cp::Device::Cpu;
+    for dtype in [DType::Float16, DType::BFloat16] {
+        let x = rand(&[64, 300], DType::Float32, 17).astype(dtype)?;
+        let xc = x.to_device(&cpu)?;
+        for axes in [None, Some(1isize)] {
+            let (g, c) = match axes {
+                None => (sum_squares.call(&x)?, sum_squares.call(&xc)?),
+                Some(a) => (
+                    sum_squares.call_axis(&x, a)?,
+                    sum_squares.call_axis(&xc, a)?,
+                ),
+            };
+            // Both fold in f32 and round once to the half type.
+            close(&host_f64(&g), &host_f64(&c), 1e-2);
+        }
+    }
+});

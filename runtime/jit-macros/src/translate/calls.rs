@@ -144,6 +144,12 @@ pub fn constant(t: &mut Translator, p: &syn::ExprPath) -> syn::Result<CExpr> {
     };
     let Some(ty) = ty else { return Err(unknown()) };
     let f32_bits = |bits: u32| format!("__int_as_float({bits:#x})");
+    let half_bits = |bits: u16| match ty {
+        Scalar::BF16 => format!("cp_bf16_bits({bits:#x})"),
+        _ => format!("cp_f16_bits({bits:#x})"),
+    };
+    let is_f16 = ty == Scalar::F16;
+    let pick = |f16: u16, bf16: u16| half_bits(if is_f16 { f16 } else { bf16 });
     let f64_bits = |bits: u64| format!("__longlong_as_double({bits:#x}ll)");
     let code = match (&ty, name.as_str()) {
         (Scalar::F32, "MAX") => f32_bits(f32::MAX.to_bits()),
@@ -162,6 +168,20 @@ pub fn constant(t: &mut Translator, p: &syn::ExprPath) -> syn::Result<CExpr> {
         (Scalar::F64, "NAN") => f64_bits(f64::NAN.to_bits()),
         (Scalar::F64, "PI") => f64_bits(std::f64::consts::PI.to_bits()),
         (Scalar::F64, "E") => f64_bits(std::f64::consts::E.to_bits()),
+        (Scalar::F16 | Scalar::BF16, c) => match c {
+            "MAX" => pick(0x7bff, 0x7f7f),
+            "MIN" => pick(0xfbff, 0xff7f),
+            "EPSILON" => pick(0x1400, 0x3c00),
+            "INFINITY" => pick(0x7c00, 0x7f80),
+            "NEG_INFINITY" => pick(0xfc00, 0xff80),
+            "NAN" => pick(0x7e00, 0x7fc0),
+            "PI" => pick(0x4248, 0x4049),
+            "E" => pick(0x4170, 0x402e),
+            "ZERO" => pick(0, 0),
+            "ONE" => pick(0x3c00, 0x3f80),
+            "NEG_ONE" => pick(0xbc00, 0xbf80),
+            _ => return Err(unknown()),
+        },
         (Scalar::I32, "MAX") => format!("{}", i32::MAX),
         (Scalar::I32, "MIN") => "(-2147483647 - 1)".into(),
         (Scalar::U32, "MAX") => format!("{}u", u32::MAX),
@@ -316,11 +336,21 @@ impl Translator {
             "from_f64" | "from_f32" | "from_i32" | "from_usize" | "from"
         ) && args.len() == 1
         {
-            let v = self.expr(args[0], None)?;
-            return Ok(CExpr {
-                code: format!("(({})({}))", owner.c(), v.code),
-                ty: Some(t),
-            });
+            let from = match name {
+                "from_f64" => Some(Scalar::F64),
+                "from_f32" => Some(Scalar::F32),
+                "from_i32" => Some(Scalar::I32),
+                "from_usize" => Some(Scalar::Usize),
+                _ => None,
+            }
+            .map(Ty::Scalar);
+            let v = self.expr(args[0], from.as_ref())?;
+            let code = if owner.is_struct_like() || v_is_struct(&v) {
+                format!("cp_as<{}>({})", owner.c(), v.code)
+            } else {
+                format!("(({})({}))", owner.c(), v.code)
+            };
+            return Ok(CExpr { code, ty: Some(t) });
         }
         let Some((first, rest)) = args.split_first() else {
             return Err(syn::Error::new(c.span(), format!("`{name}` needs a value")));
@@ -401,6 +431,22 @@ impl Translator {
             ));
         }
         let recv = self.expr(&m.receiver, expected)?;
+        if let Some(v) = view_method(&recv, &name, m)? {
+            return Ok(v);
+        }
+        if let ("to_f32" | "to_f64", Some(Ty::Scalar(s))) = (name.as_str(), &recv.ty) {
+            if matches!(s, Scalar::F16 | Scalar::BF16) && m.args.is_empty() {
+                let to = if name == "to_f32" {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                return Ok(CExpr {
+                    code: format!("cp_as<{}>({})", to.c(), recv.code),
+                    ty: Some(Ty::Scalar(to)),
+                });
+            }
+        }
         if name == "len" && m.args.is_empty() {
             let usize_ty = Some(Ty::Scalar(Scalar::Usize));
             return match &recv.ty {
@@ -474,15 +520,21 @@ impl Translator {
                     if a.len() != 1 {
                         return Err(syn::Error::new(span, "`powi` takes one exponent"));
                     }
+                    let e = if s.is_struct_like() {
+                        format!("cp_as<{}>({})", s.c(), a[0])
+                    } else {
+                        format!("({})({})", s.c(), a[0])
+                    };
                     return Ok(CExpr {
-                        code: format!("{base}({x}, ({})({}))", s.c(), a[0]),
+                        code: format!("{base}({x}, {e})"),
                         ty: Some(t),
                     });
                 }
                 _ => return Err(unsupported_method(span, name)),
             };
             // f32 calls the `f`-suffixed C function; a placeholder calls
-            // the overload CUDA's headers declare for float and double.
+            // the overload CUDA's headers declare for float and double (the
+            // jit support code adds the half types').
             let suffix = if s == Scalar::F32 { "f" } else { "" };
             let mut all = vec![x.clone()];
             all.extend_from_slice(&a);
@@ -518,4 +570,59 @@ fn unsupported_method(span: proc_macro2::Span, name: &str) -> syn::Error {
         span,
         format!("`.{name}()` is not in the GPU subset: the math methods of f32/f64 (sin, exp, sqrt, mul_add, powf, min, max, abs, ...), `.len()` of arrays, and min/max/abs of integers are"),
     )
+}
+
+fn v_is_struct(v: &CExpr) -> bool {
+    matches!(&v.ty, Some(Ty::Scalar(s)) if s.is_struct_like())
+}
+
+/// `.len()`, `.shape()`, `.rows()`, `.cols()` of a view parameter.
+fn view_method(recv: &CExpr, name: &str, m: &syn::ExprMethodCall) -> syn::Result<Option<CExpr>> {
+    let Some(Ty::View { rank, .. }) = &recv.ty else {
+        return Ok(None);
+    };
+    let (rank, c) = (*rank, &recv.code);
+    if !m.args.is_empty() {
+        return Err(syn::Error::new(
+            m.span(),
+            format!("`.{name}()` of a view takes no arguments"),
+        ));
+    }
+    let usize_ty = Some(Ty::Scalar(Scalar::Usize));
+    let axis = |k: usize| CExpr {
+        code: format!("cp_shape_{c}_{k}"),
+        ty: usize_ty.clone(),
+    };
+    Ok(Some(match name {
+        "len" => CExpr {
+            code: format!(
+                "({})",
+                (0..rank)
+                    .map(|k| format!("cp_shape_{c}_{k}"))
+                    .collect::<Vec<_>>()
+                    .join(" * ")
+            ),
+            ty: usize_ty,
+        },
+        "shape" => CExpr {
+            code: c.clone(),
+            ty: Some(Ty::ShapeOf { rank }),
+        },
+        "rows" if rank == 2 => axis(0),
+        "cols" if rank == 2 => axis(1),
+        _ => {
+            return Err(syn::Error::new(
+                m.span(),
+                format!(
+                    "a View{rank} has `.len()`, `.shape()[axis]`{} and indexing `x[({})]`",
+                    if rank == 2 {
+                        ", `.rows()`, `.cols()`"
+                    } else {
+                        ""
+                    },
+                    super::expr::index_names(rank)
+                ),
+            ))
+        }
+    }))
 }

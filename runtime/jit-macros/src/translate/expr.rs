@@ -31,10 +31,18 @@ pub fn literal_as(code: &str, ty: &Ty) -> String {
     let is_number = code
         .chars()
         .all(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == '-');
+    let has_point = code.contains('.') || code.contains('e');
+    if s.is_struct_like() {
+        // A half or a placeholder: converted from a float literal.
+        return match (is_number, has_point) {
+            (true, true) => format!("cp_as<{}>({code}f)", s.c()),
+            (true, false) => format!("cp_as<{}>({code}.0f)", s.c()),
+            (false, _) => format!("cp_as<{}>({code})", s.c()),
+        };
+    }
     if !is_number {
         return format!("(({})({code}))", s.c());
     }
-    let has_point = code.contains('.') || code.contains('e');
     match s {
         Scalar::F32 if has_point => format!("{code}f"),
         Scalar::F32 => format!("{code}.0f"),
@@ -85,7 +93,14 @@ impl Translator {
             syn::Expr::Cast(c) => {
                 let to = parse_type(&c.ty, self.placeholders(), false)?;
                 let v = self.expr(&c.expr, None)?;
-                Ok(CExpr { code: format!("(({})({}))", to.scalar().map(|s| s.c()).unwrap_or_default(), v.code), ty: Some(to) })
+                let to_c = to.scalar().map(|s| s.c()).unwrap_or_default();
+                let structs = |t: &Option<Ty>| matches!(t, Some(Ty::Scalar(s)) if s.is_struct_like());
+                let code = if structs(&Some(to.clone())) || structs(&v.ty) {
+                    format!("cp_as<{to_c}>({})", v.code)
+                } else {
+                    format!("(({to_c})({}))", v.code)
+                };
+                Ok(CExpr { code, ty: Some(to) })
             }
             syn::Expr::Index(i) => self.index(i),
             syn::Expr::Field(f) => self.field(f),
@@ -167,6 +182,10 @@ impl Translator {
             return match self.lookup(&name) {
                 Some((c, ty)) => Ok(CExpr { code: c.clone(), ty: Some(ty.clone()) }),
                 None if self.lenient => Ok(CExpr { code: name, ty: None }),
+                None if self.is_device_function() => Err(syn::Error::new(
+                    id.span(),
+                    format!("`{name}` is not a parameter or a local of this function: GPU code cannot read outer variables; add a parameter and pass `{name}` as a scalar argument of the call"),
+                )),
                 None => Err(syn::Error::new(
                     id.span(),
                     format!("`{name}` is not a parameter or a local of this kernel: a GPU kernel cannot read outer variables; pass `{name}` as a parameter"),
@@ -233,9 +252,10 @@ impl Translator {
         } else {
             l.ty.clone().or(r.ty.clone())
         };
-        // Rust's `%` on floats is C's fmod (C has no `%` for them).
+        // Rust's `%` on floats is C's fmod (C has no `%` for them); `cp_fmod`
+        // (jit_support.cuh) picks the overload, the half types included.
         let code = if op == "%" && is_float(&ty) {
-            format!("fmod({}, {})", l.code, r.code)
+            format!("cp_fmod({}, {})", l.code, r.code)
         } else {
             format!("({} {op} {})", l.code, r.code)
         };
@@ -270,28 +290,86 @@ impl Translator {
         let base = self.expr(&i.expr, None)?;
         let elem = match &base.ty {
             Some(Ty::Slice { elem, .. }) | Some(Ty::Shared { elem, .. }) => elem.clone(),
+            Some(Ty::View { elem, rank, .. }) => {
+                let (elem, rank) = (elem.clone(), *rank);
+                return self.view_index(i, &base.code, elem, rank);
+            }
+            Some(Ty::ShapeOf { rank }) => return shape_index(i, &base.code, *rank),
             _ => {
                 return Err(syn::Error::new(
                     i.expr.span(),
-                    "only array parameters and shared arrays can be indexed",
+                    "only array parameters, views and shared arrays can be indexed",
                 ))
             }
         };
-        let idx = self.expr(&i.index, Some(&Ty::Scalar(Scalar::Usize)))?;
-        if let Some(Ty::Scalar(s)) = &idx.ty {
-            if !s.is_integer() {
-                return Err(syn::Error::new(
-                    i.index.span(),
-                    "an index must be an integer (`x[i as usize]`)",
-                ));
-            }
+        if let syn::Expr::Tuple(t) = &*i.index {
+            return Err(syn::Error::new(
+                t.span(),
+                "a slice takes one index; for `x[(i, j)]` declare the parameter as a view (`View2<f32>`)",
+            ));
         }
+        let idx = self.integer_index(&i.index)?;
         Ok(CExpr {
-            code: format!("{}[{}]", base.code, idx.code),
+            code: format!("{}[{}]", base.code, idx),
             ty: Some(Ty::Scalar(elem)),
         })
     }
 
+    fn integer_index(&mut self, e: &syn::Expr) -> syn::Result<String> {
+        let idx = self.expr(e, Some(&Ty::Scalar(Scalar::Usize)))?;
+        if let Some(Ty::Scalar(s)) = &idx.ty {
+            if !s.is_integer() {
+                return Err(syn::Error::new(
+                    e.span(),
+                    "an index must be an integer (`x[i as usize]`)",
+                ));
+            }
+        }
+        Ok(idx.code)
+    }
+
+    /// `x[(i, j)]` of a view: the offset from its strides (in elements).
+    fn view_index(
+        &mut self,
+        i: &syn::ExprIndex,
+        c: &str,
+        elem: Scalar,
+        rank: usize,
+    ) -> syn::Result<CExpr> {
+        let parts: Vec<&syn::Expr> = match &*i.index {
+            syn::Expr::Tuple(t) => t.elems.iter().collect(),
+            syn::Expr::Paren(p) if rank == 1 => vec![&*p.expr],
+            e if rank == 1 => vec![e],
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    format!(
+                        "a View{rank} takes {rank} indices: `x[({})]`",
+                        index_names(rank)
+                    ),
+                ))
+            }
+        };
+        if parts.len() != rank {
+            return Err(syn::Error::new(
+                i.index.span(),
+                format!(
+                    "a View{rank} takes {rank} indices but {} were given: `x[({})]`",
+                    parts.len(),
+                    index_names(rank)
+                ),
+            ));
+        }
+        let mut terms = Vec::new();
+        for (k, e) in parts.into_iter().enumerate() {
+            let idx = self.integer_index(e)?;
+            terms.push(format!("(long long)({idx}) * cp_stride_{c}_{k}"));
+        }
+        Ok(CExpr {
+            code: format!("{c}[{}]", terms.join(" + ")),
+            ty: Some(Ty::Scalar(elem)),
+        })
+    }
     fn field(&mut self, f: &syn::ExprField) -> syn::Result<CExpr> {
         let base = self.expr(&f.base, None)?;
         let name = match &f.member {
@@ -350,4 +428,29 @@ impl Translator {
 /// Whether a value of type `ty` is a floating-point scalar.
 pub(super) fn is_float(ty: &Option<Ty>) -> bool {
     matches!(ty, Some(Ty::Scalar(s)) if s.is_float())
+}
+
+pub fn index_names(rank: usize) -> &'static str {
+    ["i", "i, j", "i, j, k"][rank.clamp(1, 3) - 1]
+}
+
+/// `x.shape()[k]` with a literal `k`.
+fn shape_index(i: &syn::ExprIndex, c: &str, rank: usize) -> syn::Result<CExpr> {
+    let k = match &*i.index {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    match k {
+        Some(k) if k < rank => Ok(CExpr {
+            code: format!("cp_shape_{c}_{k}"),
+            ty: Some(Ty::Scalar(Scalar::Usize)),
+        }),
+        _ => Err(syn::Error::new(
+            i.index.span(),
+            format!("a view's shape is indexed with a literal axis below {rank}: `x.shape()[0]`"),
+        )),
+    }
 }

@@ -89,6 +89,12 @@ impl Translator {
         self.scopes.iter().rev().find_map(|s| s.get(rust))
     }
 
+    /// Whether this is a per-element or reduction function (it returns a
+    /// value) rather than a kernel.
+    pub fn is_device_function(&self) -> bool {
+        self.ret.is_some()
+    }
+
     pub fn placeholders(&self) -> &[String] {
         &self.placeholders
     }
@@ -339,7 +345,7 @@ impl Translator {
                 let rhs = self.expr(&b.right, lhs.ty.as_ref())?;
                 let op = expr::compound_op(&b.op).unwrap_or("=");
                 if op == "%" && expr::is_float(&lhs.ty) {
-                    self.line(&format!("{0} = fmod({0}, {1});", lhs.code, rhs.code));
+                    self.line(&format!("{0} = cp_fmod({0}, {1});", lhs.code, rhs.code));
                 } else {
                     self.line(&format!("{} {op}= {};", lhs.code, rhs.code));
                 }
@@ -356,7 +362,18 @@ impl Translator {
     /// The left side of an assignment: a local or an element.
     fn place(&mut self, e: &syn::Expr) -> syn::Result<CExpr> {
         match e {
-            syn::Expr::Index(_) => self.expr(e, None),
+            syn::Expr::Index(ix) => {
+                let base = self.expr(&ix.expr, None)?;
+                if let Some(Ty::Slice { mutable: false, .. } | Ty::View { mutable: false, .. }) =
+                    &base.ty
+                {
+                    return Err(syn::Error::new(
+                        ix.expr.span(),
+                        "this array is read-only: declare the parameter `&mut [T]` (or `View2Mut<T>`) to write to it",
+                    ));
+                }
+                self.expr(e, None)
+            }
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let v = self.expr(e, None)?;
                 if !matches!(v.ty, Some(Ty::Scalar(_))) {

@@ -14,6 +14,7 @@ use crate::core::device::Device;
 use crate::core::dtype::{can_cast, Casting, DType};
 use crate::core::element::Element;
 use crate::core::error::{Error, Result};
+use crate::cuda::runtime::compile::JIT_SUPPORT;
 
 const OP: &str = "jit::Elementwise::call";
 
@@ -92,7 +93,7 @@ impl Elementwise {
             self.info.operation,
             self.info.name,
         )?
-        .preamble(self.info.preamble);
+        .preamble(&format!("{JIT_SUPPORT}{}", self.info.preamble));
         Ok(self.gpu.get_or_init(|| k))
     }
 
@@ -248,11 +249,16 @@ pub(super) fn check_inputs(
 }
 
 /// The dtypes a `T: cp::jit::Float` placeholder is instantiated for.
-const PLACEHOLDER_DTYPES: &[DType] = &[DType::Float32, DType::Float64];
+const PLACEHOLDER_DTYPES: &[DType] = &[
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+];
 
 fn placeholder_mismatch(name: &str, d: DType) -> String {
     format!(
-        "`{name}`: its type placeholder is float32 or float64 but the arguments are {d}; convert them with .astype(cp::f32)"
+        "`{name}`: its type placeholder is a float type (float16, bfloat16, float32, float64) but the arguments are {d}; convert them with .astype(cp::f32)"
     )
 }
 

@@ -27,6 +27,15 @@ pub enum Fault {
         len: usize,
         at: String,
     },
+    /// An index of an n-d view outside its shape (`axis` is the first
+    /// offending one).
+    OutOfBoundsNd {
+        array: &'static str,
+        index: Vec<i128>,
+        shape: Vec<usize>,
+        axis: usize,
+        at: String,
+    },
     /// A barrier was abandoned because another thread faulted.
     Aborted,
     /// The body panicked (an integer overflow, a division by zero...).
@@ -46,6 +55,20 @@ impl Fault {
                 at,
             } => {
                 format!("index {index} is out of bounds for `{array}` of length {len} ({at})")
+            }
+            Fault::OutOfBoundsNd {
+                array,
+                index,
+                shape,
+                axis,
+                at,
+            } => {
+                let join = |v: Vec<String>| v.join(", ");
+                format!(
+                    "index ({}) is out of bounds for `{array}` of shape ({}) along axis {axis} ({at})",
+                    join(index.iter().map(|i| i.to_string()).collect()),
+                    join(shape.iter().map(|n| n.to_string()).collect()),
+                )
             }
             Fault::Aborted => "a thread stopped at a barrier".into(),
             Fault::Panic(m) => format!("the kernel body panicked: {m}"),

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use super::grid::{self, Fault};
 use super::memory::{JitElem, Slice};
+use super::views::View;
 use crate::api::kernels::args::{args_device, check_scalar};
 use crate::api::kernels::{Arg, IntoArgs, IntoDim3, RawKernel};
 use crate::core::array::Array;
@@ -14,6 +15,7 @@ use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::element::{Element, Scalar};
 use crate::core::error::{Error, Result};
+use crate::cuda::runtime::compile::{JIT_SUPPORT, PRELUDE};
 use crate::cuda::Stream;
 use crate::ops::Dim3;
 
@@ -31,6 +33,13 @@ pub enum ParamKind {
     Scalar(DType),
     /// An array of this dtype (`&[T]`, or `&mut [T]` when `mutable`).
     Slice { dtype: DType, mutable: bool },
+    /// A strided view of this dtype and rank (`View2<T>`, or `View2Mut<T>`
+    /// when `mutable`).
+    View {
+        dtype: DType,
+        rank: usize,
+        mutable: bool,
+    },
     /// A type placeholder (elementwise functions).
     Placeholder,
 }
@@ -55,6 +64,15 @@ impl Param {
                     if mutable { "mut " } else { "" }
                 )
             }
+            ParamKind::View {
+                dtype,
+                rank,
+                mutable,
+            } => format!(
+                "{}: View{rank}{}<{dtype}>",
+                self.name,
+                if mutable { "Mut" } else { "" }
+            ),
             ParamKind::Placeholder => format!("{}: T", self.name),
         }
     }
@@ -84,7 +102,11 @@ pub struct CpuArgs<'a> {
 
 enum CpuValue {
     Scalar(Scalar),
-    Buffer { ptr: *mut u8, len: usize },
+    Buffer {
+        ptr: *mut u8,
+        len: usize,
+        shape: Vec<usize>,
+    },
 }
 
 // SAFETY: the buffers are host memory owned by the launch for its whole
@@ -103,8 +125,28 @@ impl CpuArgs<'_> {
     /// Array argument `k` as a checked slice of `T` (dtype checked at launch).
     pub fn slice<T: JitElem>(&self, k: usize) -> std::result::Result<Slice<T>, Fault> {
         match (self.values.get(k), self.params.get(k)) {
-            (Some(CpuValue::Buffer { ptr, len }), Some(p)) => {
+            (Some(CpuValue::Buffer { ptr, len, .. }), Some(p)) => {
                 Ok(Slice::new(ptr.cast(), *len, p.name))
+            }
+            _ => Err(Fault::Unsupported(format!("argument {k} is not an array"))),
+        }
+    }
+
+    /// Array argument `k` as an `N`-d view (dtype and rank checked at launch).
+    pub fn view<T: JitElem, const N: usize>(
+        &self,
+        k: usize,
+    ) -> std::result::Result<View<T, N>, Fault> {
+        match (self.values.get(k), self.params.get(k)) {
+            (Some(CpuValue::Buffer { ptr, len, shape }), Some(p)) => {
+                let shape: [usize; N] = shape.as_slice().try_into().map_err(|_| {
+                    Fault::Unsupported(format!("argument {k} is not a {N}-d array"))
+                })?;
+                Ok(View::new(
+                    Slice::new(ptr.cast(), *len, p.name),
+                    shape,
+                    p.name,
+                ))
             }
             _ => Err(Fault::Unsupported(format!("argument {k} is not an array"))),
         }
@@ -161,6 +203,12 @@ impl Kernel {
         self.info.source
     }
 
+    /// What NVRTC compiles: the runtime's prelude (the half types) and the
+    /// jit support code (their arithmetic, `cp_as`), then the translation.
+    pub(crate) fn compiled_source(&self) -> String {
+        format!("{PRELUDE}{JIT_SUPPORT}{}", self.info.source)
+    }
+
     /// The parameters (`a: float32`, `x: &[float32]`).
     pub fn parameters(&self) -> Vec<String> {
         self.info.params.iter().map(Param::describe).collect()
@@ -209,6 +257,17 @@ impl Kernel {
                             expanded
                                 .push(Arg::Scalar(Scalar::UInt(x.size() as u64), DType::UInt64));
                         }
+                        (Arg::Array(x), ParamKind::View { .. }) => {
+                            // The pointer (at the view's offset), then the
+                            // shape and the strides in elements.
+                            expanded.push(*a);
+                            for &n in x.shape() {
+                                expanded.push(Arg::Scalar(Scalar::UInt(n as u64), DType::UInt64));
+                            }
+                            for &st in x.strides() {
+                                expanded.push(Arg::Scalar(Scalar::Int(st as i64), DType::Int64));
+                            }
+                        }
                         (Arg::Scalar(v, _), ParamKind::Scalar(d)) => {
                             expanded.push(Arg::Scalar(*v, d))
                         }
@@ -231,7 +290,7 @@ impl Kernel {
         if let Some(k) = self.raw.get() {
             return Ok(k);
         }
-        let k = RawKernel::new(self.info.source, self.info.name)?;
+        let k = RawKernel::new(&self.compiled_source(), self.info.name)?;
         Ok(self.raw.get_or_init(|| k))
     }
 
@@ -282,7 +341,30 @@ impl Kernel {
                         )));
                     }
                     if !x.is_c_contiguous() {
-                        return Err(bad("the array is not C-contiguous; pass .copy() (a kernel indexes it as a flat slice)".into()));
+                        return Err(bad(format!(
+                            "the array (shape {}, strides {:?}) is not C-contiguous and a slice is indexed flat; pass .copy(), or declare the parameter as a view (`View{}<{}>`) to use the strides",
+                            crate::core::error::fmt_shape(x.shape()),
+                            x.strides(),
+                            x.ndim().clamp(1, 3),
+                            rust_name(dtype)
+                        )));
+                    }
+                }
+                (Arg::Array(x), ParamKind::View { dtype, rank, .. }) => {
+                    if x.dtype() != dtype {
+                        return Err(bad(format!(
+                            "got a {} array; convert it with .astype(cp::{})",
+                            x.dtype(),
+                            dtype
+                        )));
+                    }
+                    if x.ndim() != rank {
+                        return Err(bad(format!(
+                            "got a {}-d array of shape {}; a View{rank} takes {rank}-d arrays (reshape it, or declare the parameter View{})",
+                            x.ndim(),
+                            crate::core::error::fmt_shape(x.shape()),
+                            x.ndim()
+                        )));
                     }
                 }
                 _ => return Err(bad(format!("got {}", a.describe()))),
@@ -304,7 +386,11 @@ impl Kernel {
                         owned.push(Box::new(v));
                         (p, n)
                     });
-                    values.push(CpuValue::Buffer { ptr, len });
+                    values.push(CpuValue::Buffer {
+                        ptr,
+                        len,
+                        shape: x.shape().to_vec(),
+                    });
                 }
                 Arg::Scalar(v, _) => values.push(CpuValue::Scalar(*v)),
                 Arg::Ptr(_) => {
@@ -323,7 +409,9 @@ impl Kernel {
         for (a, p) in args.iter().zip(self.info.params) {
             let Arg::Array(x) = a else { continue };
             let Some(buf) = next.next() else { break };
-            if let ParamKind::Slice { mutable: true, .. } = p.kind {
+            if let ParamKind::Slice { mutable: true, .. } | ParamKind::View { mutable: true, .. } =
+                p.kind
+            {
                 write_back(x, buf.as_ref())?;
             }
         }
@@ -339,4 +427,12 @@ fn write_back(dst: &Array, buf: &dyn std::any::Any) -> Result<()> {
         }
     });
     Ok(())
+}
+
+/// The Rust element type of a dtype, for messages (`f32`).
+fn rust_name(d: DType) -> &'static str {
+    match crate::api::kernels::params::short_name(d) {
+        "bool_" => "bool",
+        n => n,
+    }
 }

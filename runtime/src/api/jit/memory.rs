@@ -42,6 +42,22 @@ impl JitElem for f64 {
         f64::from_bits(bits)
     }
 }
+impl JitElem for half::f16 {
+    fn to_bits64(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn from_bits64(bits: u64) -> Self {
+        half::f16::from_bits(bits as u16)
+    }
+}
+impl JitElem for half::bf16 {
+    fn to_bits64(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn from_bits64(bits: u64) -> Self {
+        half::bf16::from_bits(bits as u16)
+    }
+}
 impl JitElem for bool {
     fn to_bits64(self) -> u64 {
         self as u64

@@ -52,6 +52,7 @@ mod grid;
 mod kernel;
 mod memory;
 mod reduction;
+mod views;
 
 pub use builtins::{block_dim, block_idx, grid_dim, lane_id, thread_idx};
 pub use cuprite_jit_macros::{elementwise, kernel, reduction};
@@ -59,10 +60,14 @@ pub use elementwise::Elementwise;
 pub use kernel::Kernel;
 pub use memory::{JitElem, JitIndex, Slice};
 pub use reduction::Reduction;
+pub use views::{View, View1, View1Mut, View2, View2Mut, View3, View3Mut, ViewIndex};
 
 /// The element types a type placeholder of `#[cp::jit::elementwise]`
 /// stands for: `fn f<T: cp::jit::Float>(x: T) -> T` is instantiated for
-/// float32 and float64. The math methods are `num_traits::Float`'s; a
+/// float32 and float64, and float16 and bfloat16 (`cp::half::f16` /
+/// `bf16`: on a GPU every operation on them runs in float and is rounded
+/// back, as the `half` crate does on the CPU, so both agree; a generic
+/// `#[cp::jit::reduction]` accumulates half inputs in f32). The math methods are `num_traits::Float`'s; a
 /// constant is written `T::from_f64(0.5)`.
 pub trait Float: num_traits::Float + crate::core::element::Element + JitElem {
     /// The constant `v` in this type.
@@ -81,6 +86,18 @@ impl Float for f64 {
     }
 }
 
+impl Float for half::f16 {
+    fn from_f64(v: f64) -> Self {
+        half::f16::from_f64(v)
+    }
+}
+
+impl Float for half::bf16 {
+    fn from_f64(v: f64) -> Self {
+        half::bf16::from_f64(v)
+    }
+}
+
 /// What the macros' expansions name; not a stable API.
 #[doc(hidden)]
 pub mod __private {
@@ -90,6 +107,7 @@ pub mod __private {
     pub use super::kernel::{CpuArgs, KernelInfo, Param, ParamKind};
     pub use super::memory::Slice;
     pub use super::reduction::{RedCall, ReductionInfo};
+    pub use num_traits::Float as NumFloat;
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::element::Element;
 use crate::core::error::{Error, Result};
+use crate::cuda::runtime::compile::JIT_SUPPORT;
 
 const OP: &str = "jit::Reduction::call";
 
@@ -31,7 +32,13 @@ pub struct ReductionInfo {
     pub post_map_expr: &'static str,
     pub identity: &'static str,
     pub reduce_type: &'static str,
-    /// The translated device functions of the parts.
+    /// The accumulator when the inputs are float16 / bfloat16: float32
+    /// where the accumulator is the placeholder.
+    pub half_reduce_type: &'static str,
+    /// The type placeholder's name (`""` when the parts have none).
+    pub placeholder: &'static str,
+    /// The translated device functions of the parts (placed in the
+    /// namespace `cp_jit_acc`, where the placeholder is the accumulator type).
     pub preamble: &'static str,
     /// The inputs (`map`'s parameters).
     pub params: &'static [Param],
@@ -70,6 +77,8 @@ pub struct ReductionInfo {
 pub struct Reduction {
     info: ReductionInfo,
     gpu: OnceLock<ReductionKernel>,
+    /// The kernel for float16 / bfloat16 inputs (accumulating in f32).
+    gpu_half: OnceLock<ReductionKernel>,
 }
 
 impl std::fmt::Debug for Reduction {
@@ -84,6 +93,7 @@ impl Reduction {
         Reduction {
             info,
             gpu: OnceLock::new(),
+            gpu_half: OnceLock::new(),
         }
     }
 
@@ -97,9 +107,17 @@ impl Reduction {
         self.info.preamble
     }
 
-    /// The [`ReductionKernel`] that runs it on a GPU.
+    /// The [`ReductionKernel`] that runs it on a GPU for float32 / float64
+    /// (or concrete) inputs.
     pub fn kernel(&self) -> Result<&ReductionKernel> {
-        if let Some(k) = self.gpu.get() {
+        self.kernel_for(false)
+    }
+
+    /// The kernel for inputs whose placeholder is `half` (float16 /
+    /// bfloat16: the parts run in f32) or not.
+    pub(crate) fn kernel_for(&self, half: bool) -> Result<&ReductionKernel> {
+        let cell = if half { &self.gpu_half } else { &self.gpu };
+        if let Some(k) = cell.get() {
             return Ok(k);
         }
         let i = &self.info;
@@ -112,9 +130,28 @@ impl Reduction {
             i.identity,
             i.name,
         )?
-        .reduce_type(i.reduce_type)
-        .preamble(i.preamble);
-        Ok(self.gpu.get_or_init(|| k))
+        .reduce_type(if half {
+            i.half_reduce_type
+        } else {
+            i.reduce_type
+        })
+        .preamble(&self.preamble(half));
+        Ok(cell.get_or_init(|| k))
+    }
+
+    /// The parts in the namespace `cp_jit_acc`, their placeholder typed as
+    /// the accumulator: the call's own type, or float for half inputs.
+    fn preamble(&self, half: bool) -> String {
+        let i = &self.info;
+        let typedef = match (i.placeholder, half) {
+            ("", _) => String::new(),
+            (p, true) => format!("typedef float {p};\n"),
+            (p, false) => format!("typedef ::{p} {p};\n"),
+        };
+        format!(
+            "{JIT_SUPPORT}namespace cp_jit_acc {{\n{typedef}{}}}\n",
+            i.preamble
+        )
     }
 
     /// Reduces over all axes (a 0-d result).
@@ -140,12 +177,12 @@ impl Reduction {
     fn run(&self, args: Vec<Arg<'_>>, axes: Option<&[isize]>, keepdims: bool) -> Result<Array> {
         match args_device(OP, &args)? {
             Device::Cuda(_) => {
-                // The CPU's checks (dtypes, the placeholder), so both devices
-                // refuse the same calls with the same words.
-                check_inputs(OP, self.info.name, self.info.params, &args)?;
+                let (placeholder, _) = check_inputs(OP, self.info.name, self.info.params, &args)?;
+                let half = matches!(placeholder, Some(DType::Float16 | DType::BFloat16));
+                let k = self.kernel_for(half)?;
                 match axes {
-                    None => self.kernel()?.call(args),
-                    Some(ax) => self.kernel()?.call_axes(args, ax, keepdims),
+                    None => k.call(args),
+                    Some(ax) => k.call_axes(args, ax, keepdims),
                 }
             }
             Device::Cpu => {
@@ -245,7 +282,7 @@ impl RedCall<'_> {
         Error::InvalidArgument {
             op: OP,
             detail: format!(
-                "`{}`: its type placeholder is float32 or float64 but the arguments are {d}; convert them with .astype(cp::f32)",
+                "`{}`: its type placeholder is a float type (float16, bfloat16, float32, float64) but the arguments are {d}; convert them with .astype(cp::f32)",
                 self.name
             ),
         }

@@ -20,6 +20,10 @@ use crate::cuda::{DriverResultExt, Handle};
 /// The definitions every generated kernel can use (no CUDA headers needed).
 pub(crate) const PRELUDE: &str = include_str!("../kernels/prelude.cuh");
 
+/// What kernels translated by `cp::jit` add after the prelude: arithmetic
+/// and math for the half types, `cp_as` conversions.
+pub(crate) const JIT_SUPPORT: &str = include_str!("../kernels/jit_support.cuh");
+
 /// A loaded module and the functions looked up in it.
 pub(crate) struct Module {
     handle: Handle<sys::CUmodule>,

@@ -78,7 +78,10 @@ fn inverse_real_transforms_of_integers_keep_float64_on_the_gpu() {
             for kind in 1..=4u8 {
                 let run = |dev: cp::Device| {
                     cp::with_device(dev, || {
-                        let x = cp::asarray(vec![3u32, 0, 5]).unwrap().astype(dtype).unwrap();
+                        let x = cp::asarray(vec![3u32, 0, 5])
+                            .unwrap()
+                            .astype(dtype)
+                            .unwrap();
                         let x = x.slice(cp::s![..;2]).unwrap();
                         let y = f(&x, kind, &o).unwrap();
                         assert_eq!(y.dtype(), DType::Float64, "{name} type {kind}");

@@ -134,6 +134,8 @@ pub fn linalg() -> Vec<Row> {
         "svds" => |g| sl::svds(&g.a, size(g.n)).map(|s| vec![s.u, s.vt]),
         "expm_multiply" => |g| sl::expm_multiply(&square(g)?, &g.b, g.scalar),
         "spsolve(complex)" => |g| sl::spsolve(&square(g)?, &cp::asarray(complexes(&g.b))?),
+        "lsmr" => |g| { let x0 = flat(&g.a); let o = sl::LsmrOptions::default().damp(g.scalar).tol(1e-8, 1e-8).iter_lim(pick(g.n, &[1, 0, 20])); let o = if g.flag { o.x0(&x0) } else { o }; solution(sl::lsmr(&g.a, &flat(&g.b), o)) },
+        "solve_trans" => |g| { let lu = sl::splu(&square(g)?)?; lu.solve_trans(&g.b, pick(g.n, &[sl::Trans::N, sl::Trans::T, sl::Trans::H])) },
     ]
 }
 
