@@ -235,10 +235,14 @@ pub(crate) fn report() -> String {
     text
 }
 
+/// What of one operation its fused kernel's code depends on.
+type OpShape = (u64, [Option<u8>; 2], [bool; 2], [bool; 2], u8);
+
 /// The key a batch's kernel is cached under: the operations' kernels, the
-/// links between them and which inputs are scalars.
+/// links between them, which inputs are scalars and which strided (with
+/// their rank).
 pub(crate) fn structure_key(ops: &[FusedOp]) -> u64 {
-    let parts: Vec<(u64, [Option<u8>; 2], [bool; 2], [bool; 2], u8)> = ops
+    let parts: Vec<OpShape> = ops
         .iter()
         .map(|o| (o.kernel.id, o.links, o.scalars, o.strided, o.rank))
         .collect();
