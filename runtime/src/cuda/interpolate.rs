@@ -16,9 +16,10 @@ use crate::core::view::View;
 use crate::cuda::cusparse::{check, handle, work_buffer};
 use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr};
 use crate::cuda::gen::template::render;
+use crate::cuda::runtime::compile::Function;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
-use crate::cuda::runtime::session::session;
+use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::Buffer;
 use crate::ops::c_types::ctype;
@@ -66,6 +67,32 @@ fn grid_source(v: DType, x: DType, o: DType, d: usize, method: GridMethod) -> St
 }
 
 /// The collocation kernels for right-hand sides of `dt` and degree `k`.
+/// The collocation kernel `cuprite_colloc_{part}` (factor, solve, rows) of
+/// degree `k` for right-hand sides of `dt`; all three come from one source.
+fn colloc_kernel(
+    s: &DeviceSession,
+    op: &'static str,
+    part: &'static str,
+    dt: DType,
+    k: usize,
+) -> Result<Function> {
+    let name = format!("cuprite_colloc_{part}");
+    kernel(s, key(("interp_colloc", part, dt, k)), op, &name, || {
+        colloc_source(dt, k)
+    })
+}
+
+/// The arguments the factor and rows kernels start with: knots, sites,
+/// their count, the system's size and the derivative order.
+fn colloc_args(op: &'static str, c: &Collocation<'_>, nt: usize) -> Result<KernelArgs> {
+    let mut args = KernelArgs::new();
+    args.push(ptr(op, c.t)?).push(ptr(op, c.x)?);
+    args.push(c.x.size() as i64)
+        .push(nt as i64)
+        .push(c.order as i32);
+    Ok(args)
+}
+
 fn colloc_source(dt: DType, k: usize) -> String {
     let body = render(COLLOC, &[("T", ctype(dt)), ("K", &k.to_string())], &[]);
     format!("{PRELUDE}{body}")
@@ -226,18 +253,8 @@ impl Interpolate for CudaBackend {
         // The factored band and its interchanges, one pool buffer each.
         let band = Buffer::new(op, self.ordinal, DType::Float64, &[nt * (3 * c.k + 1)])?;
         let piv = Buffer::new(op, self.ordinal, DType::Int32, &[nt])?;
-        let factor = kernel(
-            s,
-            key(("interp_colloc_factor", dt, c.k)),
-            op,
-            "cuprite_colloc_factor",
-            || colloc_source(dt, c.k),
-        )?;
-        let mut args = KernelArgs::new();
-        args.push(ptr(op, c.t)?).push(ptr(op, c.x)?);
-        args.push(c.x.size() as i64)
-            .push(nt as i64)
-            .push(c.order as i32);
+        let factor = colloc_kernel(s, op, "factor", dt, c.k)?;
+        let mut args = colloc_args(op, &c, nt)?;
         args.push(band.ptr(op)?).push(piv.ptr(op)?);
         let one = LaunchConfig {
             grid: (1, 1, 1),
@@ -245,13 +262,7 @@ impl Interpolate for CudaBackend {
             shared_mem_bytes: 0,
         };
         launch(s, op, factor, one, &stream, &mut args)?;
-        let solve = kernel(
-            s,
-            key(("interp_colloc_solve", dt, c.k)),
-            op,
-            "cuprite_colloc_solve",
-            || colloc_source(dt, c.k),
-        )?;
+        let solve = colloc_kernel(s, op, "solve", dt, c.k)?;
         let mut args = KernelArgs::new();
         args.push(band.ptr(op)?).push(piv.ptr(op)?);
         args.push(nt as i64).push(m as i64);
@@ -266,18 +277,8 @@ impl Interpolate for CudaBackend {
             return Ok(());
         }
         let dt = c.rhs.dtype();
-        let f = kernel(
-            s,
-            key(("interp_colloc_rows", dt, c.k)),
-            op,
-            "cuprite_colloc_rows",
-            || colloc_source(dt, c.k),
-        )?;
-        let mut args = KernelArgs::new();
-        args.push(ptr(op, c.t)?).push(ptr(op, c.x)?);
-        args.push(c.x.size() as i64)
-            .push(nt as i64)
-            .push(c.order as i32);
+        let f = colloc_kernel(s, op, "rows", dt, c.k)?;
+        let mut args = colloc_args(op, &c, nt)?;
         args.push(ptr(op, band)?);
         launch(s, op, f, config(s, nt), &current_stream(), &mut args)
     }

@@ -11,7 +11,7 @@
 //! before the iterations.
 
 use crate::api::sparse::linalg::cg::done;
-use crate::api::sparse::linalg::lsqr::{sym_ortho, LsqrOptions};
+use crate::api::sparse::linalg::lsqr::{sym_ortho, LsqrOptions, Stop};
 use crate::api::sparse::linalg::operator::IntoOperator;
 use crate::api::sparse::linalg::options::{Problem, SolveOptions, SolveResult};
 use crate::api::sparse::linalg::vector::{axpy, norm, scale};
@@ -194,27 +194,17 @@ pub fn lsmr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsmrOptions<'_>) -> Resu
         let test3 = 1.0 / cond_a;
         let t1 = test1 / (1.0 + norm_a * normx / normb);
         let rtol = o.btol + o.atol * norm_a * normx / normb;
-        if itn >= maxiter {
-            istop = 7;
+        istop = Stop {
+            test1,
+            test2,
+            test3,
+            t1,
+            rtol,
+            atol: o.atol,
+            ctol,
+            out_of_iterations: itn >= maxiter,
         }
-        if 1.0 + test3 <= 1.0 {
-            istop = 6;
-        }
-        if 1.0 + test2 <= 1.0 {
-            istop = 5;
-        }
-        if 1.0 + t1 <= 1.0 {
-            istop = 4;
-        }
-        if test3 <= ctol {
-            istop = 3;
-        }
-        if test2 <= o.atol {
-            istop = 2;
-        }
-        if test1 <= rtol {
-            istop = 1;
-        }
+        .istop();
         if istop != 0 {
             break;
         }

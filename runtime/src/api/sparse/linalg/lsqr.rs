@@ -183,33 +183,60 @@ pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Resu
         let test3 = 1.0 / (acond + eps);
         let t1 = test1 / (1.0 + anorm * xnorm / bnorm);
         let rtol = o.btol + o.atol * anorm * xnorm / bnorm;
-        if itn >= iter_lim {
-            istop = 7;
+        istop = Stop {
+            test1,
+            test2,
+            test3,
+            t1,
+            rtol,
+            atol: o.atol,
+            ctol,
+            out_of_iterations: itn >= iter_lim,
         }
-        if 1.0 + test3 <= 1.0 {
-            istop = 6;
-        }
-        if 1.0 + test2 <= 1.0 {
-            istop = 5;
-        }
-        if 1.0 + t1 <= 1.0 {
-            istop = 4;
-        }
-        if test3 <= ctol {
-            istop = 3;
-        }
-        if test2 <= o.atol {
-            istop = 2;
-        }
-        if test1 <= rtol {
-            istop = 1;
-        }
+        .istop();
         if istop != 0 {
             break;
         }
     }
     let converged = matches!(istop, 1 | 2 | 4 | 5);
     Ok(done(x, itn, r1norm, converged, istop))
+}
+
+/// One iteration's stopping tests, as lsqr and lsmr both make them.
+pub(super) struct Stop {
+    /// ‖r‖ / ‖b‖.
+    pub test1: f64,
+    /// ‖Aᵀr‖ / (‖A‖ ‖r‖).
+    pub test2: f64,
+    /// 1 / cond(A).
+    pub test3: f64,
+    /// test1 scaled by 1 + ‖A‖ ‖x‖ / ‖b‖.
+    pub t1: f64,
+    /// btol + atol ‖A‖ ‖x‖ / ‖b‖.
+    pub rtol: f64,
+    pub atol: f64,
+    /// 1 / conlim (0 when there is no limit).
+    pub ctol: f64,
+    pub out_of_iterations: bool,
+}
+
+impl Stop {
+    /// SciPy's `istop` (0: go on). The tests are SciPy's, in its order, so
+    /// a later one that holds takes precedence over an earlier one.
+    pub(super) fn istop(&self) -> i64 {
+        [
+            (self.test1 <= self.rtol, 1),
+            (self.test2 <= self.atol, 2),
+            (self.test3 <= self.ctol, 3),
+            (1.0 + self.t1 <= 1.0, 4),
+            (1.0 + self.test2 <= 1.0, 5),
+            (1.0 + self.test3 <= 1.0, 6),
+            (self.out_of_iterations, 7),
+        ]
+        .into_iter()
+        .find_map(|(holds, code)| holds.then_some(code))
+        .unwrap_or(0)
+    }
 }
 
 /// A stable Givens rotation (c, s, r) with `[c s; -s c] [a; b] = [r; 0]`.
