@@ -69,12 +69,16 @@ impl Module {
 /// Compiled modules of one device, by key.
 pub(crate) struct KernelCache {
     modules: Mutex<HashMap<u64, Arc<Module>>>,
-    /// Generated kernels by a compact key of what they compute, so a warm
-    /// call neither builds nor hashes its source.
-    specialized: Mutex<HashMap<u64, Function>>,
+    /// Generated kernels by a compact key of their source, so a warm call
+    /// neither builds nor hashes the source; under each key, the source's
+    /// kernels by name (one source may define several).
+    specialized: Mutex<HashMap<u64, SpecializedKernels>>,
     arch: String,
     dir: Option<PathBuf>,
 }
+
+/// The kernels looked up so far in one generated source, by name.
+type SpecializedKernels = smallvec::SmallVec<[(Box<str>, Function); 1]>;
 
 /// 64-bit FNV-1a: stable across Rust versions and processes, for cache keys.
 pub(crate) fn fnv1a(parts: &[&[u8]]) -> u64 {
@@ -190,9 +194,6 @@ impl KernelCache {
         Ok(module)
     }
 
-    /// The kernel `fname` of a generated source identified by `key` (which
-    /// must determine the source): from memory, or built by `source` and
-    /// compiled (or loaded from disk) on first use.
     /// Whether [`KernelCache::specialized`] has a kernel under `key`.
     pub fn has_specialized(&self, key: u64) -> bool {
         self.specialized
@@ -201,6 +202,10 @@ impl KernelCache {
             .contains_key(&key)
     }
 
+    /// The kernel `fname` of a generated source identified by `key` (which
+    /// must determine the source): from memory, or built by `source` and
+    /// compiled (or loaded from disk) on first use. Kernels of one source
+    /// share its key and are told apart by name.
     pub fn specialized(
         &self,
         session: &DeviceSession,
@@ -209,20 +214,23 @@ impl KernelCache {
         fname: &str,
         source: impl FnOnce() -> String,
     ) -> Result<Function> {
-        if let Some(f) = self
+        let found = self
             .specialized
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&key)
-        {
-            return Ok(*f);
+            .and_then(|fns| fns.iter().find(|(n, _)| &**n == fname).map(|(_, f)| *f));
+        if let Some(f) = found {
+            return Ok(f);
         }
         let module = self.module(session, name, &source(), &[], &[])?;
         let f = module.function(fname)?;
         self.specialized
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key, f);
+            .entry(key)
+            .or_default()
+            .push((fname.into(), f));
         Ok(f)
     }
 }
@@ -401,5 +409,36 @@ mod tests {
         // Fixed values (computed independently in Python) guard the on-disk key format.
         assert_eq!(fnv1a(&[b""]), 0xaf64724c8602eb6e);
         assert_eq!(fnv1a(&[b"abc"]), 0xfc182483ee0806dc);
+    }
+
+    /// Two kernels of one source under one key are two functions: the
+    /// cache once returned the first one looked up for both, so ndimage's
+    /// label ran its init kernel with the merge kernel's arguments.
+    #[test]
+    fn kernels_of_one_source_are_found_by_name() {
+        if crate::device_count() == 0 {
+            return;
+        }
+        let s = crate::cuda::runtime::session::session(0).expect("a session on cuda:0");
+        let src = || {
+            "extern \"C\" __global__ void first_kernel(int* x) { x[0] = 1; }\n\
+             extern \"C\" __global__ void second_kernel(int* x) { x[0] = 2; }\n"
+                .to_string()
+        };
+        let key = 0x5eed_0f_0e_5a11;
+        let a = s
+            .kernels
+            .specialized(s, key, "two", "first_kernel", src)
+            .unwrap();
+        let b = s
+            .kernels
+            .specialized(s, key, "two", "second_kernel", src)
+            .unwrap();
+        let a_again = s
+            .kernels
+            .specialized(s, key, "two", "first_kernel", src)
+            .unwrap();
+        assert_ne!(a.raw.0, b.raw.0);
+        assert_eq!(a.raw.0, a_again.raw.0);
     }
 }
