@@ -648,7 +648,11 @@ fn launch_batch(
         op: "batch",
         detail: "not launched".into(),
     });
-    if fused {
+    if fused && crate::cuda::fusion::is_single(&p.fused) {
+        launched =
+            crate::cuda::fusion::launch_single(session, stream, &p.params.ops[0], &p.fused[0]);
+        p.fused.clear();
+    } else if fused {
         let count = p.params.count as usize;
         let ops = std::mem::take(&mut p.fused);
         let key = key.unwrap_or_default();

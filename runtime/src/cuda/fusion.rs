@@ -432,6 +432,61 @@ pub(crate) fn launch(
     Ok(())
 }
 
+/// Whether a batch of `ops` is one operation over contiguous memory, which
+/// [`launch_single`] runs.
+pub(crate) fn is_single(ops: &[FusedOp]) -> bool {
+    matches!(ops, [op] if !op.strided.contains(&true))
+}
+
+/// Runs a batch of one contiguous operation (`desc`, `op`) with the
+/// operation's own specialised kernel, the one a direct launch uses:
+/// nothing is fused, and that kernel (restricted pointers, 32-bit indices)
+/// is faster than the generic fused loop. Its result is not computed when
+/// nothing holds it. The caller has the session's context current.
+pub(crate) fn launch_single(
+    session: &DeviceSession,
+    stream: sys::CUstream,
+    desc: &super::batch::OpDesc,
+    op: &FusedOp,
+) -> Result<()> {
+    use crate::cuda::gen::elementwise::{contiguous_kernel, grid_for, Read};
+    if !op.keep && op.out.as_ref().is_some_and(|w| w.strong_count() == 0) {
+        let f = &session.batch.fusion;
+        f.stores_skipped.fetch_add(1, Ordering::Relaxed);
+        f.bytes_not_written.fetch_add(
+            desc.n as u64 * op.kernel.result.itemsize() as u64,
+            Ordering::Relaxed,
+        );
+        return Ok(());
+    }
+    let k = &op.kernel;
+    let mut kinds: smallvec::SmallVec<[(crate::DType, Read); 3]> = smallvec::SmallVec::new();
+    let mut args = crate::cuda::runtime::launch::KernelArgs::new();
+    for (j, (&dt, word)) in k.compute.iter().zip([desc.a, desc.b]).enumerate() {
+        if op.scalars[j] {
+            // The scalar's bytes are the low bytes of its descriptor word.
+            kinds.push((dt, Read::Value));
+            let size = dt.itemsize();
+            args.push_bytes(&word.to_le_bytes()[..size], size);
+        } else {
+            kinds.push((dt, Read::Each));
+            args.push(word);
+        }
+    }
+    kinds.push((k.result, Read::Each));
+    args.push(desc.out).push(desc.n as i64);
+    let n = desc.n as usize;
+    let func = contiguous_kernel(k, session, &kinds, n)?;
+    crate::cuda::runtime::launch::launch_on(
+        session,
+        &k.name,
+        func,
+        grid_for(session, n),
+        stream,
+        &mut args,
+    )
+}
+
 /// A batch as [`explain`] shows it, kept as it ran (rendered only when
 /// asked, so a launch pays for no text).
 pub(crate) struct Explained {

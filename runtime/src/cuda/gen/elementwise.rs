@@ -334,7 +334,6 @@ fn run_map_contiguous(
     if crate::cuda::batch::defer(k, session, inputs, ptrs, &[], out_dt, n, out)? {
         return Ok(());
     }
-    let small = n < i32::MAX as usize;
     let mut kinds: smallvec::SmallVec<[(DType, Read); 4]> = inputs
         .iter()
         .map(|input| match input {
@@ -343,17 +342,30 @@ fn run_map_contiguous(
         })
         .collect();
     kinds.push((out_dt, Read::Each));
-    let key = super::helpers::key((k.id, &kinds[..], 1usize, true, small));
-    let func = session
-        .kernels
-        .specialized(session, key, &k.name, "cuprite_map", || {
-            generate(k, &kinds, 1, true, small)
-        })?;
+    let func = contiguous_kernel(k, session, &kinds, n)?;
     let mut args = KernelArgs::new();
     push_map_args(&mut args, inputs, ptrs.iter().copied());
     args.push(n as i64);
     let cfg = grid_for(session, n);
     launch(session, &k.name, func, cfg, &current_stream(), &mut args)
+}
+
+/// The specialised kernel of `k` over one contiguous axis of `n` elements
+/// with operands read as `kinds` (inputs then the output): the kernel
+/// direct launches use, and a fused batch of one operation too.
+pub(crate) fn contiguous_kernel(
+    k: &MapKernel,
+    session: &DeviceSession,
+    kinds: &[(DType, Read)],
+    n: usize,
+) -> Result<crate::cuda::runtime::compile::Function> {
+    let small = n < i32::MAX as usize;
+    let key = super::helpers::key((k.id, kinds, 1usize, true, small));
+    session
+        .kernels
+        .specialized(session, key, &k.name, "cuprite_map", || {
+            generate(k, kinds, 1, true, small)
+        })
 }
 
 /// A map kernel's leading arguments: each input (scalars by value, arrays

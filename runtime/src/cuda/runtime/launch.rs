@@ -74,6 +74,22 @@ pub(crate) fn launch(
     args: &mut KernelArgs,
 ) -> Result<()> {
     session.bind()?;
+    // Deferred operations of the stream go first (`Stream::raw`).
+    let raw = stream.raw();
+    launch_on(session, name, f, cfg, raw, args)
+}
+
+/// [`launch`] on a stream known by its handle, with the session's context
+/// already current and nothing deferred to launch first (the batch
+/// launcher, which holds the pending batches).
+pub(crate) fn launch_on(
+    session: &DeviceSession,
+    name: &str,
+    f: Function,
+    cfg: LaunchConfig,
+    stream: sys::CUstream,
+    args: &mut KernelArgs,
+) -> Result<()> {
     let base = args.bytes.as_mut_ptr();
     let mut ptrs: SmallVec<[*mut c_void; 16]> = args
         .offsets
@@ -100,7 +116,7 @@ pub(crate) fn launch(
             cfg.block.1,
             cfg.block.2,
             cfg.shared_mem_bytes,
-            stream.raw(),
+            stream,
             ptrs.as_mut_ptr(),
             std::ptr::null_mut(),
         )
