@@ -29,6 +29,7 @@ use std::sync::{Mutex, Weak};
 
 use cudarc::driver::sys;
 
+use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::GpuBuffer;
 use crate::cuda::gen::elementwise::MapKernel;
@@ -321,6 +322,19 @@ pub(crate) fn source(ops: &[FusedOp]) -> String {
             let _ = writeln!(body, "      const {t} in{j} = {value};");
         }
         let _ = writeln!(body, "      v{k} = ({});", o.kernel.expr);
+        // An empty asm the value passes through: the compiler cannot contract
+        // this operation's rounding into the next one's (a multiply then an
+        // add into one fma), so a fused batch rounds as the operations do
+        // launched one by one, bit for bit, wherever a batch happens to end.
+        match o.kernel.result {
+            DType::Float32 => {
+                let _ = writeln!(body, "      asm(\"\" : \"+f\"(v{k}));");
+            }
+            DType::Float64 => {
+                let _ = writeln!(body, "      asm(\"\" : \"+d\"(v{k}));");
+            }
+            _ => {}
+        }
         let _ = writeln!(
             body,
             "      if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k};\n    }}"

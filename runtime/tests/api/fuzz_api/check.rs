@@ -192,7 +192,7 @@ pub fn check_case(table: &str, row: &Row, args: &Args) -> Result<(), TestCaseErr
     };
     // Transforms and factorisations round at the scale of their inputs,
     // which may be far above that of an output element.
-    let scale = if linalg || table == "fft" {
+    let scale = if linalg || table == "fft" || table == "signal" {
         facts.scale
     } else {
         0.0
