@@ -20,7 +20,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
             let top = m.max_axis(1)?.reshape([side, 1])?;
             let e = cp::exp(&(&m - &top))?;
             let total = e.sum_axis(1)?.reshape([side, 1])?;
-            (&e / &total).sum().map(drop)
+            (&e / &total).sum()
         },
     )?;
     let inner = |r0: isize, c0: isize| {
@@ -43,12 +43,10 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
                 + &m.slice(inner(0, 1))?
                 - &centre * 4.0;
             let next = &centre + &lap * 0.1;
-            next.sum().map(drop)
+            next.sum()
         },
     )?;
-    b.bandwidth("var_axis0_8192sq", 4.0 * n as f64, || {
-        m.var_axis(0, 0).map(drop)
-    })?;
+    b.bandwidth("var_axis0_8192sq", 4.0 * n as f64, || m.var_axis(0, 0))?;
     let points = 4096usize;
     let a = cp::asarray(host_random(points * 3, 37))?.reshape([points, 1, 3])?;
     let c = cp::asarray(host_random(points * 3, 38))?.reshape([1, points, 3])?;
@@ -58,7 +56,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         None,
         20,
         3,
-        || cp::sqrt(&(&a - &c).square()?.sum_axis(-1)?).map(drop),
+        || cp::sqrt(&(&a - &c).square()?.sum_axis(-1)?),
     )?;
     Ok(())
 }

@@ -45,7 +45,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     let load_path = dir.join("load.npy");
     cp::save(&load_path, &x)?;
     b.case("npy_load_1GB_to_device", Some(gb), None, 5, 1, || {
-        cp::load_to(&load_path, &dev).map(drop)
+        cp::load_to(&load_path, &dev)
     })?;
     let save_path = dir.join("save.npy");
     b.case("npy_save_1GB_from_device", Some(gb), None, 5, 1, || {
@@ -65,7 +65,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         None,
         3,
         1,
-        || cp::loadtxt(&csv_path, &opts).map(drop),
+        || cp::loadtxt(&csv_path, &opts),
     )?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())

@@ -20,12 +20,12 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         "axpb",
     )?;
     b.bandwidth("elementwise_kernel_axpb_64M", 8.0 * n as f64, || {
-        axpb.call((&x, 2.0f32, 1.0f32, &out)).map(drop)
+        axpb.call((&x, 2.0f32, 1.0f32, &out))
     })?;
     let xs = x.slice(cp::s![..1 << 24])?;
     let fused = cp::fuse(|v: &cp::Expr| (v.sin() + 0.1 * v).tanh()).name("tanh_sin");
     b.bandwidth("tanh_sin_fused_16M", 8.0 * (1 << 24) as f64, || {
-        fused.call(&xs).map(drop)
+        fused.call(&xs)
     })?;
     // Host overhead of warm calls (GPU work is negligible at 1000 elements).
     let small = cp::arange(1000)?.astype(cp::f32)?;
@@ -36,10 +36,10 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         None,
         200,
         10,
-        || axpb.call((&small, 2.0f32, 1.0f32, &small_out)).map(drop),
+        || axpb.call((&small, 2.0f32, 1.0f32, &small_out)),
     )?;
     b.case("fused_warm_call_1K", None, None, 200, 10, || {
-        fused.call(&small).map(drop)
+        fused.call(&small)
     })?;
     let saxpy = cp::RawKernel::new(
         r#"extern "C" __global__ void saxpy(const float* x, const float* y, float* z, float a, int n) {
@@ -65,7 +65,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
         "sum_squares",
     )?;
     b.bandwidth("reduction_kernel_sum_squares_64M", 4.0 * n as f64, || {
-        sum_squares.call(&x).map(drop)
+        sum_squares.call(&x)
     })?;
     Ok(())
 }

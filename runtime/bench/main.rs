@@ -84,24 +84,27 @@ impl Bench {
 
     /// A case measured in GB/s (`bytes` moved per call), timed as
     /// `cupy_bench.py`'s default: 20 runs after 3 warm-ups.
-    pub fn bandwidth(
+    pub fn bandwidth<T>(
         &mut self,
         name: &str,
         bytes: f64,
-        f: impl FnMut() -> cp::Result<()>,
+        f: impl FnMut() -> cp::Result<T>,
     ) -> cp::Result<()> {
         self.case(name, Some(bytes), None, 20, 3, f)
     }
 
-    /// Times `f` as cupyx.profiler.benchmark does.
-    pub fn case(
+    /// Times `f` as cupyx.profiler.benchmark does. What `f` returns is held
+    /// until the end event is recorded: with automatic fusion on, a result
+    /// no array holds when its batch runs is never computed, and a case that
+    /// dropped its result at once would time nothing.
+    pub fn case<T>(
         &mut self,
         name: &str,
         bytes: Option<f64>,
         flops: Option<f64>,
         n_repeat: usize,
         n_warmup: usize,
-        mut f: impl FnMut() -> cp::Result<()>,
+        mut f: impl FnMut() -> cp::Result<T>,
     ) -> cp::Result<()> {
         if !self.wanted(name) {
             return Ok(());
@@ -117,12 +120,13 @@ impl Bench {
         for _ in 0..n_repeat {
             start.record(&stream)?;
             let t = Instant::now();
-            f()?;
+            let result = f()?;
             // Deferred small operations are launched inside the host timing,
             // as CuPy's launches are.
             cp::cuda::launch_pending()?;
             cpu.push(t.elapsed().as_secs_f64() * 1e6);
             end.record(&stream)?;
+            drop(result);
             gpu.push(Event::elapsed_ms(&start, &end)? as f64);
         }
         let gpu_ms = median(gpu);
@@ -235,7 +239,7 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         None,
         5,
         3,
-        || cp::asarray(&host).map(drop),
+        || cp::asarray(&host),
     )?;
     let pinned = cp::cuda::PinnedBuffer::from_slice(&host)?;
     let stream = cp::cuda::Stream::new()?;
@@ -256,7 +260,7 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         None,
         5,
         3,
-        || x.to_vec::<f32>().map(drop),
+        || x.to_vec::<f32>(),
     )?;
     // The same copy into host memory that already exists: the difference
     // from d2h_pageable_256MB is the first-touch cost of a fresh Vec.
@@ -300,21 +304,14 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         None,
         20,
         3,
-        || {
-            cp::tanh(&(cp::sin(&xs)? + &(&xs * 0.1)))?;
-            Ok(())
-        },
+        || cp::tanh(&(cp::sin(&xs)? + &(&xs * 0.1))),
     )?;
-    b.bandwidth("sum_f32_64M", 4.0 * n as f64, || x.sum().map(drop))?;
-    b.bandwidth("max_f32_64M", 4.0 * n as f64, || x.max().map(drop))?;
-    b.bandwidth("argmax_f32_64M", 4.0 * n as f64, || x.argmax().map(drop))?;
+    b.bandwidth("sum_f32_64M", 4.0 * n as f64, || x.sum())?;
+    b.bandwidth("max_f32_64M", 4.0 * n as f64, || x.max())?;
+    b.bandwidth("argmax_f32_64M", 4.0 * n as f64, || x.argmax())?;
     let m = x.reshape([8192, 8192])?;
-    b.bandwidth("sum_axis0_8192sq", 4.0 * n as f64, || {
-        m.sum_axis(0).map(drop)
-    })?;
-    b.bandwidth("sum_axis1_8192sq", 4.0 * n as f64, || {
-        m.sum_axis(1).map(drop)
-    })?;
+    b.bandwidth("sum_axis0_8192sq", 4.0 * n as f64, || m.sum_axis(0))?;
+    b.bandwidth("sum_axis1_8192sq", 4.0 * n as f64, || m.sum_axis(1))?;
     b.case(
         "normalize_cols_8192sq",
         Some(8.0 * n as f64),
@@ -323,15 +320,11 @@ fn run_cases(b: &mut Bench) -> cp::Result<()> {
         3,
         || {
             let centred = cp::subtract(&m, &m.mean_axis(0)?)?;
-            cp::divide(&centred, &m.std_axis(0, 0)?).map(drop)
+            cp::divide(&centred, &m.std_axis(0, 0)?)
         },
     )?;
-    b.bandwidth("cumsum_f32_16M", 8.0 * (1 << 24) as f64, || {
-        xs.cumsum(None).map(drop)
-    })?;
-    b.bandwidth("sort_f32_16M", 8.0 * (1 << 24) as f64, || {
-        xs.sort_axis(-1).map(drop)
-    })?;
+    b.bandwidth("cumsum_f32_16M", 8.0 * (1 << 24) as f64, || xs.cumsum(None))?;
+    b.bandwidth("sort_f32_16M", 8.0 * (1 << 24) as f64, || xs.sort_axis(-1))?;
     let small = cp::arange(1000)?.astype(cp::f32)?;
     b.case("100_small_adds_latency", None, None, 20, 3, || {
         let mut a = small.clone();

@@ -365,7 +365,7 @@ pub(crate) fn joined_support<'a>(kernels: impl Iterator<Item = &'a MapKernel>) -
     let mut support = String::new();
     let mut seen: Vec<&str> = Vec::new();
     for k in kernels {
-        if !k.support.is_empty() && !seen.contains(&k.support.as_str()) {
+        if !k.support.is_empty() && !seen.contains(&&*k.support) {
             seen.push(&k.support);
             support.push_str(&k.support);
         }
@@ -889,7 +889,7 @@ mod tests {
             assert!(
                 kernels
                     .iter()
-                    .any(|k| k.name == name && k.compute[0] == DType::Float32),
+                    .any(|k| &*k.name == name && k.compute[0] == DType::Float32),
                 "{name} missing"
             );
         }

@@ -419,7 +419,7 @@ pub(crate) fn launch(
     f.operations.fetch_add(ops.len() as u64, Ordering::Relaxed);
     f.stores_skipped.fetch_add(skipped, Ordering::Relaxed);
     f.bytes_not_written.fetch_add(saved, Ordering::Relaxed);
-    let names: Vec<&str> = ops.iter().map(|o| o.kernel.name.as_str()).collect();
+    let names: Vec<&str> = ops.iter().map(|o| &*o.kernel.name).collect();
     let names = names.join(", ");
     if let Ok(mut last) = session.last_kernel.lock() {
         last.clear();

@@ -876,7 +876,7 @@ mod tests {
         assert!(!one.contains("q = r /"));
         dump_source("nonzero1", &one);
         let k = where_kernel(DType::Int16);
-        assert_eq!(k.compute, vec![DType::Bool, DType::Int16, DType::Int16]);
-        assert_eq!(k.expr, "(in0 ? in1 : in2)");
+        assert_eq!(&k.compute[..], &[DType::Bool, DType::Int16, DType::Int16]);
+        assert_eq!(&*k.expr, "(in0 ? in1 : in2)");
     }
 }

@@ -191,7 +191,7 @@ mod tests {
             .support
             .contains("double cuprite_sqdev(cplx<double> a, cplx<double> b)"));
         assert_eq!(
-            deviation_kernel(DType::UInt8).expr,
+            &*deviation_kernel(DType::UInt8).expr,
             "(in0 - in1) * (in0 - in1)"
         );
     }

@@ -25,18 +25,20 @@ pub(crate) const MAX_DIMS: usize = 16;
 
 /// What to compute: `out = expr(in0, in1, ...)`, where `in<k>` is input k
 /// converted to `compute[k]` and the expression's value has dtype `result`.
+/// Cloned per deferred operation with fusion on, so its text is shared
+/// (`Arc`), not copied.
 #[derive(Debug, Clone)]
 pub(crate) struct MapKernel {
     /// Short name for messages and the kernel symbol (`add`, `astype`).
-    pub name: String,
+    pub name: std::sync::Arc<str>,
     /// The dtype each input is converted to before `expr` sees it.
-    pub compute: Vec<DType>,
+    pub compute: std::sync::Arc<[DType]>,
     /// C expression over `in0`, `in1`, ...
-    pub expr: String,
+    pub expr: std::sync::Arc<str>,
     /// The dtype of `expr`'s value.
     pub result: DType,
     /// Extra C definitions the expression needs (helper functions).
-    pub support: String,
+    pub support: std::sync::Arc<str>,
     /// Hash of all of the above (see [`MapKernel::new`]).
     pub(crate) id: u64,
 }
@@ -53,11 +55,11 @@ impl MapKernel {
     ) -> MapKernel {
         let id = super::helpers::key((&name, &compute, &expr, result, &support));
         MapKernel {
-            name,
-            compute,
-            expr,
+            name: name.into(),
+            compute: compute.into(),
+            expr: expr.into(),
             result,
-            support,
+            support: support.into(),
             id,
         }
     }
