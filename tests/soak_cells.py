@@ -6,8 +6,9 @@ Notebook cells run as whole notebooks ("blocks"), top to bottom, as a reader
 runs them: later cells use earlier cells' variables, and notebooks reuse
 names (`x` is an array in one and a vector in another), so cells of two
 notebooks are never interleaved. After each block the driver drops the
-variables the notebook left (a `:vars` listing, then `drop(name);`), so what
-the session holds does not depend on which notebooks ran last.
+variables the notebook left (a `:vars` listing, then a cell that drops
+them), so what the session holds does not depend on which notebooks ran
+last.
 
 Generated cells keep nothing but a few arrays in variables (`soak_keep_K`):
 their other values live in a block and are dropped at its end. Each kept
@@ -76,14 +77,30 @@ def notebook_blocks(notebooks_dir):
     return blocks
 
 
+def warmup_cells(notebooks_dir):
+    """Every notebook once, each followed by its retire cells: run before the
+    counted cells, so that what the runtime sets up once and keeps (thread
+    pools, plans, caches of compiled kernels) is in the levels the end is
+    compared with."""
+    cells = []
+    for name, nb_cells in notebook_blocks(notebooks_dir):
+        cells += nb_cells + retire_cells(name)
+    return cells
+
+
 def retire_cells(name):
     """The two cells after a notebook block: list the variables, drop them."""
     return [Cell("vars", f"{name[:2]}:vars", ":vars"), Cell("drop", f"{name[:2]}:drop", None)]
 
 
 def drop_code(vars_listing):
-    """`drop(name);` for every variable in a `:vars` listing ("name: Type"
-    lines) but the soak's own; None when there is nothing to drop."""
+    """Code that drops every variable in a `:vars` listing ("name: Type"
+    lines) but the soak's own; None when there is nothing to drop.
+
+    `drop(name)` frees the value, but evcxr forgets a variable only when it
+    was moved, which a `Copy` value (an f64) never is; left over, it would
+    shadow a function of that name in another notebook (07's `rel`). So each
+    name is then bound to a String that is moved too."""
     names = []
     for line in vars_listing.splitlines():
         name, sep, _ = line.partition(":")
@@ -92,7 +109,7 @@ def drop_code(vars_listing):
             names.append(name)
     if not names:
         return None
-    return "\n".join(f"drop({n});" for n in sorted(names))
+    return "\n".join(f"drop({n});\nlet {n} = String::new();\ndrop({n});" for n in sorted(names))
 
 
 # ---------------------------------------------------------------- generated
