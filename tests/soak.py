@@ -51,9 +51,11 @@ a smaller version under pytest (tests/run_kernel_tests.sh).
 """
 
 import argparse
+import atexit
 import json
 import os
 import queue
+import shutil
 import statistics
 import subprocess
 import sys
@@ -507,6 +509,7 @@ def install_kernelspec(binary):
     """Installs a kernelspec for `binary` in a temporary JUPYTER_PATH entry;
     returns its name."""
     tmp = tempfile.mkdtemp(prefix="cuprite-soak-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = tmp + (os.pathsep + old if old else "")
     subprocess.run([binary, "install", "--name", "cuprite-soak", "--display-name", "Rust (Cuprite soak)"],

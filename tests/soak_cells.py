@@ -182,7 +182,9 @@ def display_cell(rng, i):
                 f"    .caption(\"soak table {i}\")\n"
                 f"    .header((0..{cols}).map(|c| cuprite_display::Cell::head(format!(\"c{{c}}\"))).collect());\n"
                 f"for r in 0..{rows} {{\n"
-                f"    table.push_row((0..{cols}).map(|c| cuprite_display::Cell::num(format!(\"{{:.3}}\", (r * c) as f64 / 7.0))).collect());\n"
+                f"    table.push_row((0..{cols})\n"
+                "        .map(|c| cuprite_display::Cell::num(format!(\"{:.3}\", (r * c) as f64 / 7.0)))\n"
+                "        .collect());\n"
                 "}\n"
                 "display(&table);")
     elif variant == 1:
@@ -215,8 +217,8 @@ def display_cell(rng, i):
         code = (f"display_with_id(&Html::new(\"<b>soak 0</b>\", \"soak 0\"), \"soak-status-{slot}\");\n"
                 f"for step in 1..={steps} {{\n"
                 "    let cells: String = (0..step * 10).map(|k| format!(\"<td>{k}</td>\")).collect();\n"
-                "    update_display(&Html::new(format!(\"<table><tr>{cells}</tr></table>\"), format!(\"step {step}\")),\n"
-                f"                   \"soak-status-{slot}\");\n"
+                "    let html = Html::new(format!(\"<table><tr>{cells}</tr></table>\"), format!(\"step {step}\"));\n"
+                f"    update_display(&html, \"soak-status-{slot}\");\n"
                 "}\n"
                 "display(&Markdown(\"**soak** updated in place\".into()));")
     else:
