@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the kernel's Jupyter-level tests: the jupyter_kernel_test suite, our
-# protocol tests, every notebook (nbclient, `cuprite-kernel run`) and the
-# JupyterLab screenshot test (headless Chromium). Builds the kernel (unless CUPRITE_KERNEL_BIN names one),
+# protocol tests, every notebook (nbclient, `cuprite-kernel run`), the
+# JupyterLab screenshot test (headless Chromium) and the soak test at CI size
+# (test_soak.py, tests/soak.py). Builds the kernel (unless CUPRITE_KERNEL_BIN names one),
 # makes or reuses a virtual environment with the Python test tools, installs
 # the kernelspec into a temporary JUPYTER_PATH pointing at the built binary,
 # and runs pytest. Extra arguments go to pytest (e.g. -k panic).
@@ -74,6 +75,6 @@ cd "$ROOT/tests"
 if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
   read -r -a FILES <<< "$CUPRITE_TEST_FILES"
 else
-  FILES=(test_kernel_jkt.py test_protocol.py test_fuzz_messages.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py test_spmd.py)
+  FILES=(test_kernel_jkt.py test_protocol.py test_fuzz_messages.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py test_spmd.py test_soak.py)
 fi
 exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" "${FILES[@]}"
