@@ -559,7 +559,11 @@ on_every_device!(lsmr_matches_scipy, |_dev| {
         // of the matrix and b this device holds (read before comparing with
         // SciPy's x, so that a failure says which side is wrong).
         let gap = damped_normal_equations_gap(&tall, &b, damp, &r.x)?;
-        assert!(gap <= 1e-10, "{key}: ||A^T (b - A x) - damp^2 x|| / ||A^T b|| = {gap:e}, iterations {}", r.iterations);
+        assert!(
+            gap <= 1e-10,
+            "{key}: ||A^T (b - A x) - damp^2 x|| / ||A^T b|| = {gap:e}, iterations {}",
+            r.iterations
+        );
         assert_vec_close(key, &values_f64(&r.x), &fx_f64(&format!("{key}_x")), 1e-8);
         let normr = fx_f64(&format!("{key}_normr"))[0];
         assert!(
@@ -620,10 +624,7 @@ fn lsmr_gpu_matches_cpu_without_host_fallback() {
             // rounding-level differences (a reduction's order) move x by
             // 1e-7; converged (istop 2) they agree to 1e-14, as SciPy's
             // lsmr with 1e-16 noise in its products shows.
-            let opts = LsmrOptions::new()
-                .damp(0.1)
-                .tol(1e-12, 1e-12)
-                .iter_lim(300);
+            let opts = LsmrOptions::new().damp(0.1).tol(1e-12, 1e-12).iter_lim(300);
             let r = lsmr(a, &b, opts)?;
             assert_eq!(r.info, 2, "lsmr did not converge: {r:?}");
             if dev.is_cuda() {

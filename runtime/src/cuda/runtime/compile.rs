@@ -425,7 +425,7 @@ mod tests {
              extern \"C\" __global__ void second_kernel(int* x) { x[0] = 2; }\n"
                 .to_string()
         };
-        let key = 0x5eed_0f_0e_5a11;
+        let key = 0x5eed_0f0e_5a11;
         let a = s
             .kernels
             .specialized(s, key, "two", "first_kernel", src)
