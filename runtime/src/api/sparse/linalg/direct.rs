@@ -109,7 +109,8 @@ fn by_columns(
 /// `sigma_min <= min |R(j,j)|`, so such a pivot means a condition number
 /// of at least about `1 / (100 eps)`: close to `check_conditioning`'s
 /// `1 / eps`, which is where the CPU's LU answer is refused, yet far above
-/// the rounding-sized pivots (~eps ||A||) a singular matrix leaves.
+/// the rounding-sized pivots (~eps ||A||) a singular matrix leaves, which
+/// it catches.
 fn pivot_tolerance(c: &Compressed, dtype: crate::DType) -> Result<f64> {
     let eps = if matches!(dtype, crate::DType::Float32 | crate::DType::Complex64) {
         f32::EPSILON as f64
@@ -117,7 +118,12 @@ fn pivot_tolerance(c: &Compressed, dtype: crate::DType) -> Result<f64> {
         f64::EPSILON
     };
     let a_norm = super::norm::norm(&CsrMatrix { c: c.clone() }, super::norm::SparseNorm::Inf)?;
-    Ok(100.0 * eps * a_norm)
+    // A non-finite norm: no tolerance (the conditioning test refuses the result).
+    Ok(if a_norm.is_finite() {
+        100.0 * eps * a_norm
+    } else {
+        0.0
+    })
 }
 
 fn solve_once(op: &'static str, c: &Compressed, b: &Array, pivot_tol: f64) -> Result<Array> {
