@@ -121,7 +121,15 @@ impl Sparse for CpuBackend {
         })
     }
 
-    fn csr_solve(&self, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage> {
+    // faer's LU refuses exact zero pivots; a matrix singular to working
+    // precision is refused by the front end's conditioning test.
+    fn csr_solve(
+        &self,
+        op: &'static str,
+        a: &CsrView<'_>,
+        b: View<'_>,
+        _pivot_tol: f64,
+    ) -> Result<Storage> {
         with_field!(a.data.dtype(), T => super::sparse_solve::lu_solve::<T>(op, a, b))
     }
 

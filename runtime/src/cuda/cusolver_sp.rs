@@ -83,7 +83,11 @@ impl Drop for MatDescr {
 }
 
 /// `x = A^-1 b` by sparse QR for a square CSR `a` and a contiguous 1-D `b`.
-fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
+/// `A^-1 b` by cuSOLVER's sparse QR; a diagonal entry of R of at most
+/// `pivot_tol` in magnitude makes the matrix singular (cuSOLVER tests
+/// `|R(j,j)| <= tol` and reports the first such j; a tol of 0 would accept
+/// the rounding-sized pivots of a singular matrix and return 1e15-sized noise).
+fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>, pivot_tol: f64) -> Result<Buffer> {
     let ord = ordinal(op, b)?;
     let dt = a.data.dtype();
     let n = a.rows;
@@ -133,6 +137,9 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
     let reorder = 1;
     let d = descr.0 as csol::cusparseMatDescr_t;
     let mut singularity: i32 = -1;
+    // The single-precision functions take the tolerance as f32.
+    let tol = pivot_tol;
+    let tol_f32 = pivot_tol as f32;
     with_handle(s, &s.cusolver_sp, create, bind, |h| {
         // SAFETY: the arrays are live device buffers of the lengths given
         // (n + 1 offsets, nnz indices and values, n entries of b and x) in
@@ -148,7 +155,7 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
                     rp,
                     ci,
                     bp as _,
-                    0.0,
+                    tol_f32,
                     reorder,
                     xp as _,
                     &mut singularity,
@@ -162,7 +169,7 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
                     rp,
                     ci,
                     bp as _,
-                    0.0,
+                    tol,
                     reorder,
                     xp as _,
                     &mut singularity,
@@ -176,7 +183,7 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
                     rp,
                     ci,
                     bp as _,
-                    0.0,
+                    tol_f32,
                     reorder,
                     xp as _,
                     &mut singularity,
@@ -190,7 +197,7 @@ fn lsvqr(op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Buffer> {
                     rp,
                     ci,
                     bp as _,
-                    0.0,
+                    tol,
                     reorder,
                     xp as _,
                     &mut singularity,
@@ -216,9 +223,10 @@ pub(crate) fn csr_solve(
     op: &'static str,
     a: &CsrView<'_>,
     b: View<'_>,
+    pivot_tol: f64,
 ) -> Result<Storage> {
     match available() {
-        Ok(()) if b.ndim() == 1 => Ok(lsvqr(op, a, b)?.storage),
+        Ok(()) if b.ndim() == 1 => Ok(lsvqr(op, a, b, pivot_tol)?.storage),
         // No sparse solver in this cuSOLVER (or several right-hand sides):
         // the host's sparse LU, counted.
         _ => {
@@ -230,7 +238,7 @@ pub(crate) fn csr_solve(
                     data: h[2],
                     ..*a
                 };
-                cpu.csr_solve(op, &ha, h[3])
+                cpu.csr_solve(op, &ha, h[3], pivot_tol)
             })?;
             upload(op, ordinal, &r, a.data.dtype())
         }

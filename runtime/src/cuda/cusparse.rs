@@ -579,8 +579,14 @@ impl Sparse for super::CudaBackend {
         })
     }
 
-    fn csr_solve(&self, op: &'static str, a: &CsrRef<'_>, b: View<'_>) -> Result<Storage> {
-        super::cusolver_sp::csr_solve(self.ordinal, op, a, b)
+    fn csr_solve(
+        &self,
+        op: &'static str,
+        a: &CsrRef<'_>,
+        b: View<'_>,
+        pivot_tol: f64,
+    ) -> Result<Storage> {
+        super::cusolver_sp::csr_solve(self.ordinal, op, a, b, pivot_tol)
     }
 
     fn csr_lu_factor(&self, op: &'static str, a: &CsrRef<'_>) -> Result<Rc<dyn SparseFactor>> {

@@ -48,8 +48,18 @@ pub(crate) trait Sparse {
     fn csr_spgemm(&self, op: &'static str, a: &CsrView<'_>, b: &CsrView<'_>) -> Result<CsrBuffers>;
     /// `A^-1 b` for a square CSR matrix and a C-contiguous vector (rows,) or
     /// matrix (rows, k) `b` of A's dtype, as a new buffer of b's shape; a
-    /// singular matrix is an error.
-    fn csr_solve(&self, op: &'static str, a: &CsrView<'_>, b: View<'_>) -> Result<Storage>;
+    /// singular matrix is an error. A factorization whose pivots are
+    /// tested against a tolerance (cuSOLVER's QR) counts a pivot of at most
+    /// `pivot_tol` in magnitude as zero; one that only detects exact zeros
+    /// (faer's LU) may ignore it, the front end's conditioning test
+    /// catching the rest.
+    fn csr_solve(
+        &self,
+        op: &'static str,
+        a: &CsrView<'_>,
+        b: View<'_>,
+        pivot_tol: f64,
+    ) -> Result<Storage>;
     /// The LU factorization of a square CSR matrix, kept for repeated
     /// solves (`splu`); a singular matrix is an error.
     fn csr_lu_factor(&self, op: &'static str, a: &CsrView<'_>) -> Result<Rc<dyn SparseFactor>>;

@@ -104,9 +104,31 @@ fn by_columns(
     crate::stack(&refs, 1)
 }
 
-fn solve_once(op: &'static str, c: &Compressed, b: &Array) -> Result<Array> {
+/// Pivots of at most this times `||A||_inf` count as zero (for a
+/// factorization that tests its pivots: cuSOLVER's QR). A triangular R has
+/// `sigma_min <= min |R(j,j)|`, so such a pivot means a condition number
+/// of at least about `1 / (100 eps)`: close to `check_conditioning`'s
+/// `1 / eps`, which is where the CPU's LU answer is refused, yet far above
+/// the rounding-sized pivots (~eps ||A||) a singular matrix leaves, which
+/// it catches.
+fn pivot_tolerance(c: &Compressed, dtype: crate::DType) -> Result<f64> {
+    let eps = if matches!(dtype, crate::DType::Float32 | crate::DType::Complex64) {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let a_norm = super::norm::norm(&CsrMatrix { c: c.clone() }, super::norm::SparseNorm::Inf)?;
+    // A non-finite norm: no tolerance (the conditioning test refuses the result).
+    Ok(if a_norm.is_finite() {
+        100.0 * eps * a_norm
+    } else {
+        0.0
+    })
+}
+
+fn solve_once(op: &'static str, c: &Compressed, b: &Array, pivot_tol: f64) -> Result<Array> {
     let be = crate::backend::on(op, b.device())?;
-    let r = be.csr_solve(op, &c.view(), b.view())?;
+    let r = be.csr_solve(op, &c.view(), b.view(), pivot_tol)?;
     let x = Array::from_parts(r, Layout::contiguous(b.shape()), b.dtype());
     check_conditioning(op, c, b, &x)?;
     Ok(x)
@@ -151,7 +173,8 @@ fn check_conditioning(op: &'static str, c: &Compressed, b: &Array, x: &Array) ->
 pub fn spsolve(a: &impl AsCsr, b: &Array) -> Result<Array> {
     let op = "spsolve";
     let (c, b) = prepare(op, &a.as_csr()?, b)?;
-    by_columns(op, &b, |col| solve_once(op, &c, col))
+    let pivot_tol = pivot_tolerance(&c, b.dtype())?;
+    by_columns(op, &b, |col| solve_once(op, &c, col, pivot_tol))
 }
 
 /// Solves `T x = b` for the lower (or upper) triangle `T` of square sparse
@@ -241,7 +264,8 @@ impl SparseLu {
                 let t = CsrMatrix { c }.tocsc()?.transpose().c;
                 t.map_host(op, true, Canonical(false))?
             };
-            by_columns(op, &b, |col| solve_once(op, &c, col))?
+            let pivot_tol = pivot_tolerance(&c, b.dtype())?;
+            by_columns(op, &b, |col| solve_once(op, &c, col, pivot_tol))?
         };
         if trans == Trans::N {
             check_conditioning(op, &self.c, &b, &x)?;
