@@ -58,6 +58,17 @@ pub(super) fn label_roots(mask: &[u8], shape: &[usize], neighbors: &[i64]) -> Ve
     parent
 }
 
+/// The smaller of `m` and `v`, skipping a NaN `v` and taking -0.0 below
+/// 0.0, so the result does not depend on the order of the values (the
+/// GPU's atomic minimum follows the same rule).
+fn ordered_min(m: f64, v: f64) -> f64 {
+    if v < m || (v == m && v.is_sign_negative()) {
+        v
+    } else {
+        m
+    }
+}
+
 /// The reduction `how` of `values` per label in `0..bins`.
 pub(super) fn label_reduce(
     values: &[f64],
@@ -80,8 +91,10 @@ pub(super) fn label_reduce(
         let o = &mut out[l as usize];
         match how {
             LabelReduce::Sum => *o += v,
-            LabelReduce::Min => *o = o.min(v),
-            LabelReduce::Max => *o = o.max(v),
+            LabelReduce::Min => *o = ordered_min(*o, v),
+            LabelReduce::Max => *o = -ordered_min(-*o, -v),
+            // The first position of the extreme in C order; NaN is skipped,
+            // as by min and max (and the GPU's kernels).
             LabelReduce::ArgMin | LabelReduce::ArgMax => {
                 let b = &mut best[l as usize];
                 let better = if how == LabelReduce::ArgMin {
@@ -89,7 +102,7 @@ pub(super) fn label_reduce(
                 } else {
                     v > *b
                 };
-                if *o < 0.0 || better {
+                if !v.is_nan() && (*o < 0.0 || better) {
                     *b = v;
                     *o = i as f64;
                 }
