@@ -111,3 +111,35 @@ pub(super) fn label_reduce(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_do_not_depend_on_the_order_of_values() {
+        let labels = [0i64, 0, 0, 1, 1, -1];
+        let sign = |v: Vec<f64>| v.iter().map(|x| x.is_sign_negative()).collect::<Vec<_>>();
+        for values in [
+            [0.0, -0.0, 1.0, -0.0, 0.0, 9.0],
+            [-0.0, 0.0, 1.0, 0.0, -0.0, 9.0],
+        ] {
+            let min = label_reduce(&values, &labels, 2, LabelReduce::Min);
+            assert_eq!(sign(min), [true, true]);
+            let max = label_reduce(&values, &labels, 2, LabelReduce::Max);
+            assert_eq!(max[0], 1.0);
+            assert_eq!(sign(max), [false, false]);
+            // Positions: the first of the tied zeros, whatever its sign.
+            let at = label_reduce(&values, &labels, 2, LabelReduce::ArgMin);
+            assert_eq!(at, [0.0, 3.0]);
+        }
+        // NaN is never an extreme nor its position; all NaN gives -1.
+        let values = [f64::NAN, 3.0, 1.0, f64::NAN, f64::NAN, 0.0];
+        let at = label_reduce(&values, &labels, 2, LabelReduce::ArgMin);
+        assert_eq!(at, [2.0, -1.0]);
+        let at = label_reduce(&values, &labels, 2, LabelReduce::ArgMax);
+        assert_eq!(at, [1.0, -1.0]);
+        let min = label_reduce(&values, &labels, 2, LabelReduce::Min);
+        assert_eq!(min, [1.0, f64::INFINITY]);
+    }
+}
