@@ -75,12 +75,29 @@ pub(crate) fn widths(
     out
 }
 
+/// How two priorities of the distance rule compare: as numbers (so -0.0
+/// ties with 0.0, as in NumPy's sort; `total_cmp` would put -0.0 first
+/// and part from the GPU and SciPy on quantized signals), NaN above
+/// everything (where NumPy sorts it). `kernels/peaks.cu`'s `beats` is the
+/// same order.
+pub(crate) fn priority_order(a: f64, b: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+    }
+}
+
 /// Whether each peak survives the distance rule (greedy by priority).
 pub(crate) fn by_distance(peaks: &[i64], priority: &[f64], distance: i64) -> Vec<bool> {
     let np = peaks.len();
     let mut order: Vec<usize> = (0..np).collect();
-    // Ascending by priority, ties by position: the last is taken first.
-    order.sort_by(|&a, &b| priority[a].total_cmp(&priority[b]).then(a.cmp(&b)));
+    // Ascending by priority, ties by position: the last is taken first
+    // (a stable argsort taken from its end; SciPy's unstable argsort
+    // leaves the order of ties to NumPy's sort and the host's SIMD).
+    order.sort_by(|&a, &b| priority_order(priority[a], priority[b]).then(a.cmp(&b)));
     let mut keep = vec![true; np];
     for &j in order.iter().rev() {
         if !keep[j] {
@@ -98,4 +115,33 @@ pub(crate) fn by_distance(peaks: &[i64], priority: &[f64], distance: i64) -> Vec
         }
     }
     keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::by_distance;
+
+    #[test]
+    fn distance_ties_go_to_the_later_peak() {
+        // Equal heights: the last peak is taken first, then every other one.
+        let peaks = [0i64, 2, 4, 6, 8];
+        assert_eq!(
+            by_distance(&peaks, &[1.0; 5], 3),
+            [true, false, true, false, true]
+        );
+        assert_eq!(
+            by_distance(&peaks[..4], &[1.0; 4], 3),
+            [false, true, false, true]
+        );
+        // -0.0 ties with 0.0 (NumPy compares them equal), whichever is first.
+        assert_eq!(by_distance(&[1, 3], &[0.0, -0.0], 3), [false, true]);
+        assert_eq!(by_distance(&[1, 3], &[-0.0, 0.0], 3), [false, true]);
+        // A higher peak wins whatever its position; NaN ranks above all.
+        assert_eq!(by_distance(&[1, 3], &[2.0, 1.0], 3), [true, false]);
+        assert_eq!(by_distance(&[1, 3], &[f64::NAN, 5.0], 3), [true, false]);
+        assert_eq!(
+            by_distance(&[1, 3], &[f64::NAN, f64::NAN], 3),
+            [false, true]
+        );
+    }
 }

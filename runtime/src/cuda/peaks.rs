@@ -5,7 +5,11 @@
 //! sequential as written; here it runs as rounds of a parallel maximal
 //! independent set in one thread block (a peak is kept once it beats every
 //! surviving neighbour within the distance), which keeps exactly the peaks
-//! the greedy pass keeps, for the same total order of priorities.
+//! the greedy pass keeps, for the same total order of priorities: the
+//! CPU's (`cpu::peaks::priority_order`, ties to the later peak). The
+//! rounds only read neighbours' states that a round's writes cannot turn
+//! between "removed" and "not removed", so the result does not depend on
+//! the order of the threads.
 
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};

@@ -103,7 +103,8 @@ pub(crate) trait Signal {
         bases: [View<'_>; 3],
     ) -> Result<[Storage; 4]>;
     /// Which peaks remain (bool) when, taken by decreasing `priority`
-    /// (f64, ties to the later peak), each removes the others closer than
+    /// (f64 compared as numbers, -0.0 equal to 0.0 and NaN above all; ties
+    /// to the later peak), each removes the others closer than
     /// `distance` samples (SciPy's `_select_by_peak_distance`).
     fn peaks_by_distance(
         &self,

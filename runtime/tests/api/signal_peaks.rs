@@ -100,6 +100,53 @@ on_every_device!(find_peaks_matches_scipy, |dev| {
     check_props("xs", &props);
 });
 
+on_every_device!(find_peaks_ties_and_nans_match_scipy, |dev| {
+    let distance = |d: f64| FindPeaksOptions {
+        distance: Some(d),
+        ..Default::default()
+    };
+    for case in ["zero_first", "negzero_first", "equal4"] {
+        let x = dev_fx(&format!("peaks/ties/{case}"), dev);
+        let want = fx_i64(&format!("find_peaks/ties/{case}"));
+        assert_idx(case, &find_peaks(&x, distance(3.0))?.0, &want);
+    }
+    let xn = dev_fx("peaks/nan", dev);
+    let (pk, _) = find_peaks(&xn, FindPeaksOptions::default())?;
+    assert_idx("nan", &pk, &fx_i64("find_peaks/nan"));
+    // Many ties (0.0, -0.0 and equal heights) against the rule written out:
+    // by decreasing height, -0.0 equal to 0.0, ties to the later peak.
+    let heights = [0.0, -0.0, 1.0, -0.0, 0.0, 0.0, 1.0, 1.0, -0.0, 2.0];
+    let n = 4001;
+    let mut xv = vec![-1.0f64; n];
+    let mut peaks = Vec::new();
+    for (k, i) in (1..n - 1).step_by(2).enumerate() {
+        xv[i] = heights[(k * 7 + k / 3) % heights.len()];
+        peaks.push(i as i64);
+    }
+    let x = cp::asarray(xv.clone())?.to_device(&dev)?;
+    for d in [3i64, 4, 5, 9] {
+        let mut order: Vec<usize> = (0..peaks.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (ha, hb) = (xv[peaks[a] as usize], xv[peaks[b] as usize]);
+            ha.partial_cmp(&hb).unwrap().then(a.cmp(&b))
+        });
+        let mut keep = vec![true; peaks.len()];
+        for &j in order.iter().rev() {
+            if keep[j] {
+                for (k, kept) in keep.iter_mut().enumerate() {
+                    *kept &= k == j || (peaks[k] - peaks[j]).abs() >= d;
+                }
+            }
+        }
+        let want: Vec<i64> = (0..peaks.len())
+            .filter(|&k| keep[k])
+            .map(|k| peaks[k])
+            .collect();
+        let got = find_peaks(&x, distance(d as f64))?.0.to_vec::<i64>()?;
+        assert_eq!(got, want, "distance {d}");
+    }
+});
+
 fn check_props(case: &str, p: &cp::signal::PeakProperties) {
     let fields = [
         ("prominences", &p.prominences),

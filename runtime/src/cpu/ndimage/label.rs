@@ -58,6 +58,17 @@ pub(super) fn label_roots(mask: &[u8], shape: &[usize], neighbors: &[i64]) -> Ve
     parent
 }
 
+/// The smaller of `m` and `v`, skipping a NaN `v` and taking -0.0 below
+/// 0.0, so the result does not depend on the order of the values (the
+/// GPU's atomic minimum follows the same rule).
+fn ordered_min(m: f64, v: f64) -> f64 {
+    if v < m || (v == m && v.is_sign_negative()) {
+        v
+    } else {
+        m
+    }
+}
+
 /// The reduction `how` of `values` per label in `0..bins`.
 pub(super) fn label_reduce(
     values: &[f64],
@@ -80,8 +91,10 @@ pub(super) fn label_reduce(
         let o = &mut out[l as usize];
         match how {
             LabelReduce::Sum => *o += v,
-            LabelReduce::Min => *o = o.min(v),
-            LabelReduce::Max => *o = o.max(v),
+            LabelReduce::Min => *o = ordered_min(*o, v),
+            LabelReduce::Max => *o = -ordered_min(-*o, -v),
+            // The first position of the extreme in C order; NaN is skipped,
+            // as by min and max (and the GPU's kernels).
             LabelReduce::ArgMin | LabelReduce::ArgMax => {
                 let b = &mut best[l as usize];
                 let better = if how == LabelReduce::ArgMin {
@@ -89,7 +102,7 @@ pub(super) fn label_reduce(
                 } else {
                     v > *b
                 };
-                if *o < 0.0 || better {
+                if !v.is_nan() && (*o < 0.0 || better) {
                     *b = v;
                     *o = i as f64;
                 }
@@ -97,4 +110,36 @@ pub(super) fn label_reduce(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_do_not_depend_on_the_order_of_values() {
+        let labels = [0i64, 0, 0, 1, 1, -1];
+        let sign = |v: Vec<f64>| v.iter().map(|x| x.is_sign_negative()).collect::<Vec<_>>();
+        for values in [
+            [0.0, -0.0, 1.0, -0.0, 0.0, 9.0],
+            [-0.0, 0.0, 1.0, 0.0, -0.0, 9.0],
+        ] {
+            let min = label_reduce(&values, &labels, 2, LabelReduce::Min);
+            assert_eq!(sign(min), [true, true]);
+            let max = label_reduce(&values, &labels, 2, LabelReduce::Max);
+            assert_eq!(max[0], 1.0);
+            assert_eq!(sign(max), [false, false]);
+            // Positions: the first of the tied zeros, whatever its sign.
+            let at = label_reduce(&values, &labels, 2, LabelReduce::ArgMin);
+            assert_eq!(at, [0.0, 3.0]);
+        }
+        // NaN is never an extreme nor its position; all NaN gives -1.
+        let values = [f64::NAN, 3.0, 1.0, f64::NAN, f64::NAN, 0.0];
+        let at = label_reduce(&values, &labels, 2, LabelReduce::ArgMin);
+        assert_eq!(at, [2.0, -1.0]);
+        let at = label_reduce(&values, &labels, 2, LabelReduce::ArgMax);
+        assert_eq!(at, [1.0, -1.0]);
+        let min = label_reduce(&values, &labels, 2, LabelReduce::Min);
+        assert_eq!(min, [1.0, f64::INFINITY]);
+    }
 }

@@ -57,9 +57,15 @@ extern "C" __global__ void cuprite_peak_widths(const double* __restrict__ x,
   }
 }
 
-// Whether peak k goes before peak i: higher priority, ties to the later one.
+// Whether peak k goes before peak i: higher priority, ties to the later
+// one. Priorities compare as numbers (-0.0 ties with 0.0, as in NumPy's
+// sort) and NaN ranks above everything (where NumPy sorts it), so this is
+// a strict total order, the one of cpu/peaks.rs's priority_order.
 __device__ __forceinline__ bool beats(const double* prio, long long k, long long i) {
-  return prio[k] > prio[i] || (prio[k] == prio[i] && k > i);
+  const double pk = prio[k], pi = prio[i];
+  const bool nk = pk != pk, ni = pi != pi;
+  if (nk || ni) return nk && (!ni || k > i);
+  return pk > pi || (pk == pi && k > i);
 }
 
 // state: 0 undecided, 1 kept, 2 removed. Each round keeps every undecided

@@ -151,6 +151,32 @@ pk, props = signal.find_peaks(xp, prominence=2, width=1)
 put("find_peaks/prom_width", pk)
 for k in ["prominences", "left_bases", "right_bases", "widths", "width_heights", "left_ips", "right_ips"]:
     put(f"find_peaks/prom_width/{k}", props[k])
+# Ties of the distance rule: -0.0 equals 0.0 and a tie goes to the later
+# peak. SciPy's argsort is not stable (its tie order is NumPy's SIMD
+# sort's), so only cases where it gives the stable order are kept.
+def by_distance_stable(x, peaks, distance):
+    keep = np.ones(len(peaks), bool)
+    for j in np.argsort(x[peaks], kind="stable")[::-1]:
+        if keep[j]:
+            near = np.abs(peaks - peaks[j]) < distance
+            keep[near] = False
+            keep[j] = True
+    return peaks[keep]
+ties = {
+    "zero_first": [-1, 0.0, -1, -0.0, -1],
+    "negzero_first": [-1, -0.0, -1, 0.0, -1],
+    "equal4": [0, 1, 0, 1, 0, 1, 0, 1, 0],
+}
+for name, xt in ties.items():
+    xt = np.array(xt, dtype=float)
+    pk, _ = signal.find_peaks(xt, distance=3)
+    assert (pk == by_distance_stable(xt, signal.find_peaks(xt)[0], 3)).all(), name
+    put(f"peaks/ties/{name}", xt)
+    put(f"find_peaks/ties/{name}", pk)
+# A NaN next to a plateau makes no peak (SciPy's loop compares with <).
+xn = np.array([0, 1, np.nan, 2, 0, 3, 1, np.nan, 1, 0, 2, 2, np.nan, 0, 4, 1, 1, 0, np.nan, 5, 5, 2])
+put("peaks/nan", xn)
+put("find_peaks/nan", signal.find_peaks(xn)[0])
 xs = np.sin(np.linspace(0, 20 * np.pi, 2000)) + 0.3 * rng.standard_normal(2000)
 put("peaks/xs", xs)
 pk, props = signal.find_peaks(xs, height=0.5, distance=40, prominence=0.3, width=(2, 80))

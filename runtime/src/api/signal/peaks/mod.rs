@@ -3,11 +3,11 @@
 //!
 //! `find_peaks` finds local maxima with SciPy's plateau rule as array
 //! operations: the positions where the signal changes (`flatnonzero` of
-//! `x[1:] != x[:-1]`) and whether each change rises; a peak is a rise
-//! followed by a fall among those changes, placed at the middle of the
-//! flat run between them. Height, threshold and plateau-size conditions
-//! are elementwise masks over the peaks, compacted by `flatnonzero` and
-//! `take`. Prominences and widths are one GPU thread per peak, and the
+//! `x[1:] != x[:-1]`) and whether each change rises or falls (a change
+//! next to a NaN does neither); a peak is a rise followed by a fall among
+//! those changes, placed at the middle of the flat run between them.
+//! Height, threshold and plateau-size conditions are elementwise masks
+//! over the peaks, compacted by `flatnonzero` and `take`. Prominences and widths are one GPU thread per peak, and the
 //! distance rule is a parallel maximal independent set on the GPU
 //! (`cuda::peaks` says why that equals SciPy's greedy pass).
 
@@ -18,8 +18,8 @@ pub use extrema::{argrelextrema, argrelmax, argrelmin, Comparator, ExtremaMode};
 pub use scans::{peak_prominences, peak_widths};
 
 use crate::api::elementwise::{
-    add, floor_divide, greater_equal, less_equal, logical_and, logical_not, maximum, minimum,
-    not_equal, subtract,
+    add, floor_divide, greater_equal, less, less_equal, logical_and, maximum, minimum, not_equal,
+    subtract,
 };
 use crate::api::shape::index::{flatnonzero, slice_axis, take};
 use crate::core::array::Array;
@@ -156,7 +156,10 @@ fn local_maxima(x: &Array) -> Result<[Array; 3]> {
         &changes,
         None,
     )?;
-    let rise_then_fall = logical_and(part(&rises, 0, m - 1)?, logical_not(part(&rises, 1, m)?)?)?;
+    // A change next to a NaN neither rises nor falls (SciPy's loop compares
+    // with `<`, so a NaN on either side of a plateau makes no peak).
+    let falls = take(&less(&tail, &head)?, &changes, None)?;
+    let rise_then_fall = logical_and(part(&rises, 0, m - 1)?, part(&falls, 1, m)?)?;
     let at = flatnonzero(&rise_then_fall)?;
     let left = add(take(&changes, &at, None)?, 1i64)?;
     let right = take(&changes, add(&at, 1i64)?, None)?;
