@@ -206,7 +206,18 @@ fn check_sigma(op: &'static str, sigma: f64, truncate: f64) -> Result<usize> {
             ),
         });
     }
-    Ok((truncate * sigma + 0.5) as usize)
+    let radius = (truncate * sigma + 0.5) as usize;
+    // The kernel has 2 radius + 1 taps: refuse one that cannot be held.
+    if radius > super::MAX_WINDOW / 2 {
+        return Err(Error::InvalidArgument {
+            op,
+            detail: format!(
+                "sigma {sigma} with truncate {truncate} gives a kernel above {} taps, the longest supported",
+                super::MAX_WINDOW
+            ),
+        });
+    }
+    Ok(radius)
 }
 
 fn gaussian_pass(

@@ -389,3 +389,30 @@ fn decimate_by_an_absurd_factor() {
         }
     }
 }
+
+/// A Gaussian filter of sigma 1e300 aborted the process (a kernel of
+/// usize::MAX taps); it is now an error naming the filter.
+#[test]
+fn gaussian_filter_of_a_huge_sigma() {
+    use cp::ndimage as nd;
+    let a = cp::ones([3usize, 4], DType::Float64).unwrap();
+    let o = nd::FilterOptions::default();
+    for sigma in [1e300, 1e10] {
+        let e = nd::gaussian_filter(&a, &[sigma], &[0], &o).unwrap_err();
+        assert!(e.to_string().contains("gaussian_filter"), "{e}");
+        assert!(nd::gaussian_filter1d(&a, sigma, 0, 1, &o).is_err());
+    }
+}
+
+/// `zpk2sos` with NaN poles panicked ("removal index (is 0) should be <
+/// len (is 0)"): `cplxreal` drops a NaN, so the poles ran out before the
+/// sections did; it is now an error naming `zpk2sos`.
+#[test]
+fn zpk2sos_of_nan_poles() {
+    use cp::num_complex::Complex64;
+    use cp::signal::{zpk2sos, Pairing};
+    let nan = Complex64::new(f64::NAN, f64::NAN);
+    let e = zpk2sos(&[], &[nan; 3], 1.0, None, false).unwrap_err();
+    assert!(e.to_string().contains("zpk2sos"), "{e}");
+    assert!(zpk2sos(&[], &[nan; 2], 1.0, Some(Pairing::KeepOdd), false).is_err());
+}
