@@ -267,13 +267,34 @@ fn filters_of_zero_and_absurd_sizes() {
                 r.unwrap().to_vec::<f64>().unwrap()[..4].to_vec()
             };
             // SciPy 1.17's first rows for size (0, 2) and (2, 0).
-            assert_eq!(row0(nd::minimum_filter(&a, [0, 2], &o)), [0.0, 0.0, 1.0, 2.0]);
-            assert_eq!(row0(nd::maximum_filter(&a, [2, 0], &o)), [0.0, 1.0, 2.0, 3.0]);
-            assert_eq!(row0(nd::uniform_filter(&a, &[0, 2], &o)), [0.0, 0.5, 1.5, 2.5]);
-            assert_eq!(row0(nd::grey_dilation(&a, [2, 0], None, &o)), [4.0, 5.0, 6.0, 7.0]);
-            assert_eq!(row0(nd::grey_closing(&a, [0, 2], None, &o)), [1.0, 1.0, 2.0, 3.0]);
-            assert_eq!(row0(nd::grey_opening(&a, 0, None, &o)), [0.0, 1.0, 2.0, 3.0]);
-            assert_eq!(row0(nd::grey_erosion(&a, 0, None, &o)), [0.0, 1.0, 2.0, 3.0]);
+            assert_eq!(
+                row0(nd::minimum_filter(&a, [0, 2], &o)),
+                [0.0, 0.0, 1.0, 2.0]
+            );
+            assert_eq!(
+                row0(nd::maximum_filter(&a, [2, 0], &o)),
+                [0.0, 1.0, 2.0, 3.0]
+            );
+            assert_eq!(
+                row0(nd::uniform_filter(&a, &[0, 2], &o)),
+                [0.0, 0.5, 1.5, 2.5]
+            );
+            assert_eq!(
+                row0(nd::grey_dilation(&a, [2, 0], None, &o)),
+                [4.0, 5.0, 6.0, 7.0]
+            );
+            assert_eq!(
+                row0(nd::grey_closing(&a, [0, 2], None, &o)),
+                [1.0, 1.0, 2.0, 3.0]
+            );
+            assert_eq!(
+                row0(nd::grey_opening(&a, 0, None, &o)),
+                [0.0, 1.0, 2.0, 3.0]
+            );
+            assert_eq!(
+                row0(nd::grey_erosion(&a, 0, None, &o)),
+                [0.0, 1.0, 2.0, 3.0]
+            );
             // SciPy raises for an empty rank window and a 1-D size of 0.
             assert!(nd::median_filter(&a, 0, &o).is_err());
             assert!(nd::rank_filter(&a, 0, [0, 2], &o).is_err());
