@@ -2,8 +2,8 @@
 //! and uniform filters, and the derivative filters built on them.
 
 use super::{
-    check_input, contiguous_as, float_dtype, host_values, norm_axis, per_axis, window_offsets,
-    wrap, FilterOptions,
+    center_of, check_extents, check_input, contiguous_as, float_dtype, host_values,
+    mirrored_origin, norm_axis, per_axis, window_offsets, wrap, FilterOptions,
 };
 use crate::core::array::Array;
 use crate::core::error::{Error, Result};
@@ -30,18 +30,6 @@ pub(crate) fn line_pass(
     };
     let s = be.line_filter(op, x.view(), &f)?;
     Ok(wrap(s, x.shape(), x.dtype()))
-}
-
-/// The centre of a window of `len` taps moved by `origin`, checked as SciPy checks it.
-pub(crate) fn center_of(op: &'static str, len: usize, origin: isize) -> Result<i64> {
-    let c = (len / 2) as isize + origin;
-    if len == 0 || c < 0 || c >= len as isize {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: format!("origin {origin} is outside a window of {len} taps"),
-        });
-    }
-    Ok(c as i64)
 }
 
 fn correlate1d_impl(
@@ -103,10 +91,7 @@ pub fn convolve1d(
     let op = "ndimage.convolve1d";
     let mut w = weights.to_vec();
     w.reverse();
-    let mut origin = -first_origin(op, opts)?;
-    if w.len() % 2 == 0 {
-        origin -= 1;
-    }
+    let origin = mirrored_origin(op, first_origin(op, opts)?, w.len())?;
     correlate1d_impl(op, input, &w, axis, origin, opts)
 }
 
@@ -140,7 +125,7 @@ fn correlate_impl(
     if convolution {
         w.reverse();
         for (o, &s) in origins.iter_mut().zip(weights.shape()) {
-            *o = -*o - if s % 2 == 0 { 1 } else { 0 };
+            *o = mirrored_origin(op, *o, s)?;
         }
     }
     // Zero taps are left out, as SciPy does.
@@ -221,7 +206,18 @@ fn check_sigma(op: &'static str, sigma: f64, truncate: f64) -> Result<usize> {
             ),
         });
     }
-    Ok((truncate * sigma + 0.5) as usize)
+    let radius = (truncate * sigma + 0.5) as usize;
+    // The kernel has 2 radius + 1 taps: refuse one that cannot be held.
+    if radius > super::MAX_WINDOW / 2 {
+        return Err(Error::InvalidArgument {
+            op,
+            detail: format!(
+                "sigma {sigma} with truncate {truncate} gives a kernel above {} taps, the longest supported",
+                super::MAX_WINDOW
+            ),
+        });
+    }
+    Ok(radius)
 }
 
 fn gaussian_pass(
@@ -304,6 +300,7 @@ pub fn uniform_filter1d(
             detail: "size 0; give at least 1".into(),
         });
     }
+    check_extents(op, &[size])?;
     let center = center_of(op, size, first_origin(op, opts)?)?;
     let x = contiguous_as(input, float_dtype(input))?;
     line_pass(
@@ -324,15 +321,13 @@ pub fn uniform_filter(input: &Array, size: &[usize], opts: &FilterOptions) -> Re
     let nd = input.ndim();
     let sizes = per_axis(op, "size", size, nd)?;
     let origins = opts.origins_for(op, nd)?;
+    check_extents(op, &sizes)?;
     let mut x = contiguous_as(input, float_dtype(input))?;
     for axis in 0..nd {
         let n = sizes[axis];
-        if n == 0 {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!("size 0 along axis {axis}; give at least 1"),
-            });
-        }
+        // An axis of size 0 or 1 is left as it is, as SciPy does; its
+        // origin must still fit a window of one.
+        center_of(op, n.max(1), origins[axis])?;
         if n > 1 {
             let center = center_of(op, n, origins[axis])?;
             x = line_pass(

@@ -62,7 +62,10 @@ pub struct FilterOptions {
     pub mode: Mode,
     /// The value outside the input for `Constant` (default 0).
     pub cval: f64,
-    /// Shift of the window's centre: one value for every axis or one per axis (default 0).
+    /// Shift of the window's centre: one value for every axis or one per
+    /// axis (default 0), within `-(size / 2) ..= (size - 1) / 2` of each
+    /// axis's window. The Gaussian, Sobel, Prewitt and Laplace filters have
+    /// no origin in SciPy and ignore it.
     pub origin: Vec<isize>,
     /// Gaussian filters: the kernel's radius in standard deviations (default 4).
     pub truncate: f64,
@@ -219,8 +222,71 @@ pub(crate) fn host_values(x: &Array) -> Result<Vec<f64>> {
         .to_vec::<f64>()
 }
 
+/// The most elements a filter window may have. SciPy sets no limit (and
+/// crashes on a window of 2^62 elements); a larger window than this is of
+/// no use, and its taps or weights would not fit in memory.
+pub(crate) const MAX_WINDOW: usize = 1 << 24;
+
+/// Checks that no extent of a separable window (filtered one axis at a
+/// time) is larger than [`MAX_WINDOW`]; the error names `op` and the sizes.
+pub(crate) fn check_extents(op: &'static str, extents: &[usize]) -> Result<()> {
+    if extents.iter().all(|&e| e <= MAX_WINDOW) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        op,
+        detail: format!(
+            "size {extents:?} has an extent above {MAX_WINDOW}, the longest window supported"
+        ),
+    })
+}
+
+/// The element count of a window of `extents`, or an error naming `op`
+/// and the sizes when it is larger than [`MAX_WINDOW`].
+pub(crate) fn window_len(op: &'static str, extents: &[usize]) -> Result<usize> {
+    check_extents(op, extents)?;
+    extents
+        .iter()
+        .try_fold(1usize, |n, &e| n.checked_mul(e))
+        .filter(|&n| n <= MAX_WINDOW)
+        .ok_or_else(|| Error::InvalidArgument {
+            op,
+            detail: format!(
+                "size {extents:?} gives a window of more than {MAX_WINDOW} elements, the most supported"
+            ),
+        })
+}
+
+/// The index of a window's centre: `len / 2 + origin`, checked as SciPy
+/// checks an origin (`-(len / 2) <= origin <= (len - 1) / 2`) without
+/// overflowing on an absurd one.
+pub(crate) fn center_of(op: &'static str, len: usize, origin: isize) -> Result<i64> {
+    let c = isize::try_from(len / 2)
+        .ok()
+        .and_then(|half| half.checked_add(origin))
+        .filter(|&c| c >= 0 && (c as usize) < len);
+    c.map(|c| c as i64).ok_or_else(|| Error::InvalidArgument {
+        op,
+        detail: format!(
+            "origin {origin} is outside a window of {len} taps; it must lie in [-{}, {}]",
+            len / 2,
+            len.saturating_sub(1) / 2
+        ),
+    })
+}
+
+/// The origin of a window mirrored for a convolution or dilation: negated,
+/// and moved by one for an even extent (whose centre is off the middle).
+/// The origin is checked first, so an error shows the value given; the
+/// mirrored one then lies in the same range.
+pub(crate) fn mirrored_origin(op: &'static str, origin: isize, extent: usize) -> Result<isize> {
+    center_of(op, extent.max(1), origin)?;
+    Ok(-origin - isize::from(extent % 2 == 0 && extent > 0))
+}
+
 /// The offsets (ndim each) of the non-zero elements of a window of
-/// `shape` whose flat values are `mask`, centred at `shape / 2 + origin`.
+/// `shape` whose flat values are `mask`, centred at `shape / 2 + origin`;
+/// and which elements of `mask` they are.
 pub(crate) fn window_offsets(
     op: &'static str,
     shape: &[usize],
@@ -228,18 +294,11 @@ pub(crate) fn window_offsets(
     origins: &[isize],
 ) -> Result<(Vec<i64>, Vec<usize>)> {
     let nd = shape.len();
-    for d in 0..nd {
-        let c = (shape[d] / 2) as isize + origins[d];
-        if c < 0 || c >= shape[d].max(1) as isize {
-            return Err(Error::InvalidArgument {
-                op,
-                detail: format!(
-                    "origin {} is outside a window of extent {} along axis {d}",
-                    origins[d], shape[d]
-                ),
-            });
-        }
-    }
+    // An empty axis has no elements to place; its origin is checked as a
+    // window of one.
+    let centers = (0..nd)
+        .map(|d| center_of(op, shape[d].max(1), origins[d]))
+        .collect::<Result<Vec<i64>>>()?;
     let mut offsets = Vec::new();
     let mut kept = Vec::new();
     let mut idx = vec![0usize; nd];
@@ -251,7 +310,7 @@ pub(crate) fn window_offsets(
         }
         if m != 0.0 {
             for d in 0..nd {
-                offsets.push(idx[d] as i64 - (shape[d] / 2) as i64 - origins[d] as i64);
+                offsets.push(idx[d] as i64 - centers[d]);
             }
             kept.push(flat);
         }

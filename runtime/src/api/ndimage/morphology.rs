@@ -1,11 +1,11 @@
 //! Binary and grey-scale morphology, and the structuring elements they use.
 
-use super::rank::rank_impl;
+use super::rank::{box_extremum, rank_impl};
 use super::{check_input, contiguous_as, host_values, wrap, FilterOptions, Footprint, Mode};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
-use crate::ops::ndimage::Window;
+use crate::ops::ndimage::{LineOp, Window};
 
 /// The structuring element of `rank` dimensions (3 x ... x 3, bool) whose
 /// elements lie within `connectivity` steps of the centre (squared
@@ -245,7 +245,7 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
         // Dilation uses the reflected element (and moves an even extent's centre).
         vals.reverse();
         for (org, &e) in origins.iter_mut().zip(s.shape()) {
-            *org = -*org - if e % 2 == 0 { 1 } else { 0 };
+            *org = super::mirrored_origin(op, *org, e)?;
         }
     }
     let (offsets, kept) = super::window_offsets(op, s.shape(), &vals, &origins)?;
@@ -373,18 +373,15 @@ fn grey(
         o.origin = origins
             .iter()
             .zip(&shape)
-            .map(|(&org, &e)| -org - if e % 2 == 0 { 1 } else { 0 })
-            .collect();
+            .map(|(&org, &e)| super::mirrored_origin(op, org, e))
+            .collect::<Result<_>>()?;
     }
-    let Footprint::Mask(m) = &fp else {
-        return rank_impl(
-            op,
-            input,
-            &fp,
-            |n| Ok(if dilate { n.saturating_sub(1) } else { 0 }),
-            None,
-            &o,
-        );
+    let m = match &fp {
+        Footprint::Mask(m) => m,
+        Footprint::Size(size) => {
+            let how = if dilate { LineOp::Max } else { LineOp::Min };
+            return box_extremum(op, input, size, how, &o);
+        }
     };
     let mut mask = host_values(m)?;
     let mut add = add;

@@ -1,10 +1,10 @@
 //! Order-statistic filters: minimum, maximum, median, percentile and rank
 //! filters over a box (`size`) or a footprint.
 
-use super::filters::{center_of, line_pass};
+use super::filters::line_pass;
 use super::{
-    check_input, contiguous_as, host_values, norm_axis, per_axis, window_offsets, wrap,
-    FilterOptions, Footprint,
+    center_of, check_extents, check_input, contiguous_as, host_values, norm_axis, per_axis,
+    window_len, window_offsets, wrap, FilterOptions, Footprint,
 };
 use crate::core::array::Array;
 use crate::core::dtype::DType;
@@ -41,12 +41,13 @@ pub(crate) fn footprint_taps(
         Footprint::Size(s) => {
             let sizes = per_axis(op, "size", s, nd)?;
             if sizes.contains(&0) {
+                // SciPy refuses the empty window too.
                 return Err(Error::InvalidArgument {
                     op,
-                    detail: format!("size {sizes:?} has a zero extent"),
+                    detail: format!("size {sizes:?} has a zero extent: the window is empty"),
                 });
             }
-            let n: usize = sizes.iter().product();
+            let n = window_len(op, &sizes)?;
             let (o, k) = window_offsets(op, &sizes, &vec![1.0; n], origins)?;
             Ok((o, k, sizes))
         }
@@ -73,7 +74,36 @@ pub(crate) fn footprint_taps(
     }
 }
 
-/// The `rank`-th smallest over the window (or min/max as separable passes over a box).
+/// A min or max over a box of `size` (one extent, or one per axis): one
+/// line pass per axis. An axis of size 0 or 1 is left as it is, as SciPy
+/// does, though its origin must still fit a window of one.
+pub(crate) fn box_extremum(
+    op: &'static str,
+    input: &Array,
+    size: &[usize],
+    how: LineOp,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    check_input(op, input)?;
+    let nd = input.ndim();
+    let origins = opts.origins_for(op, nd)?;
+    let sizes = per_axis(op, "size", size, nd)?;
+    check_extents(op, &sizes)?;
+    let centers = (0..nd)
+        .map(|d| center_of(op, sizes[d].max(1), origins[d]))
+        .collect::<Result<Vec<i64>>>()?;
+    let mut out = contiguous_as(input, order_dtype(input))?;
+    for axis in 0..nd {
+        if sizes[axis] > 1 {
+            let w = vec![0.0; sizes[axis]];
+            out = line_pass(op, &out, axis, &w, centers[axis], how, opts)?;
+        }
+    }
+    restore(out, input)
+}
+
+/// The `rank`-th smallest over the window (a min or max over a box as
+/// separable passes), `rank` choosing it from the number of taps.
 pub(crate) fn rank_impl(
     op: &'static str,
     input: &Array,
@@ -85,22 +115,17 @@ pub(crate) fn rank_impl(
     check_input(op, input)?;
     let nd = input.ndim();
     let origins = opts.origins_for(op, nd)?;
-    let (offsets, _, sizes) = footprint_taps(op, fp, nd, &origins)?;
-    let taps = offsets.len() / nd.max(1);
+    let (offsets, kept, _) = footprint_taps(op, fp, nd, &origins)?;
+    // Counted by mask element: a 0-d window has one tap and no offsets.
+    let taps = kept.len();
     let r = rank(taps)?;
-    let x = contiguous_as(input, order_dtype(input))?;
-    // A min or max over a box is separable: one line pass per axis.
-    if matches!(fp, Footprint::Size(_)) && add.is_none() && (r == 0 || r + 1 == taps) && nd > 0 {
-        let how = if r == 0 { LineOp::Min } else { LineOp::Max };
-        let mut out = x;
-        for axis in 0..nd {
-            if sizes[axis] > 1 {
-                let c = center_of(op, sizes[axis], origins[axis])?;
-                out = line_pass(op, &out, axis, &vec![0.0; sizes[axis]], c, how, opts)?;
-            }
+    if let (Footprint::Size(size), None) = (fp, add) {
+        if r == 0 || r + 1 == taps {
+            let how = if r == 0 { LineOp::Min } else { LineOp::Max };
+            return box_extremum(op, input, size, how, opts);
         }
-        return restore(out, input);
     }
+    let x = contiguous_as(input, order_dtype(input))?;
     let be = crate::backend::on(op, x.device())?;
     let win = Window {
         offsets: &offsets,
@@ -111,20 +136,32 @@ pub(crate) fn rank_impl(
     restore(wrap(s, x.shape(), x.dtype()), input)
 }
 
+/// The minimum or maximum over `footprint`: a box goes to [`box_extremum`].
+fn extremum(
+    op: &'static str,
+    input: &Array,
+    footprint: Footprint,
+    how: LineOp,
+    opts: &FilterOptions,
+) -> Result<Array> {
+    match footprint {
+        Footprint::Size(size) => box_extremum(op, input, &size, how, opts),
+        fp => {
+            let max = how == LineOp::Max;
+            let pick = |n: usize| Ok(if max { n.saturating_sub(1) } else { 0 });
+            rank_impl(op, input, &fp, pick, None, opts)
+        }
+    }
+}
+
 /// Minimum over each window (`scipy.ndimage.minimum_filter`).
 pub fn minimum_filter(
     input: &Array,
     footprint: impl Into<Footprint>,
     opts: &FilterOptions,
 ) -> Result<Array> {
-    rank_impl(
-        "ndimage.minimum_filter",
-        input,
-        &footprint.into(),
-        |_| Ok(0),
-        None,
-        opts,
-    )
+    let op = "ndimage.minimum_filter";
+    extremum(op, input, footprint.into(), LineOp::Min, opts)
 }
 
 /// Maximum over each window (`scipy.ndimage.maximum_filter`).
@@ -133,14 +170,8 @@ pub fn maximum_filter(
     footprint: impl Into<Footprint>,
     opts: &FilterOptions,
 ) -> Result<Array> {
-    rank_impl(
-        "ndimage.maximum_filter",
-        input,
-        &footprint.into(),
-        |n| Ok(n - 1),
-        None,
-        opts,
-    )
+    let op = "ndimage.maximum_filter";
+    extremum(op, input, footprint.into(), LineOp::Max, opts)
 }
 
 /// Median over each window (`scipy.ndimage.median_filter`).
@@ -244,6 +275,7 @@ fn minmax1d(
             })
         }
     };
+    check_extents(op, &[size])?;
     let c = center_of(op, size, origin)?;
     let x = contiguous_as(input, order_dtype(input))?;
     restore(

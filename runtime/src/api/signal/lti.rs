@@ -502,6 +502,14 @@ pub fn zpk2sos(
     let is_real = |c: &Complex64| c.im == 0.0;
     let mut sos = vec![[0.0; 6]; n_sections];
     for si in (0..n_sections).rev() {
+        // `cplxreal` keeps one of each conjugate pair: poles that are not
+        // in pairs (NaN among them) run out before the sections do.
+        if p.is_empty() {
+            return Err(Error::invalid(
+                op,
+                format!("the poles do not fill {n_sections} sections: complex poles without their conjugates"),
+            ));
+        }
         let p1 = p.remove(worst(&p));
         let real_poles = p.iter().filter(|c| is_real(c)).count();
         let real_zeros = z.iter().filter(|c| is_real(c)).count();

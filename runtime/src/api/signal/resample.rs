@@ -180,12 +180,25 @@ fn resample_poly_taps(
     if n_in == 0 {
         return Err(Error::invalid(op, "x must not be empty along the axis"));
     }
-    let n_out = (n_in * up).div_ceil(down);
-    let mut h: Vec<f64> = h.iter().map(|v| v * up as f64).collect();
+    // The filter is padded to a multiple of `down`: an absurd rate (a
+    // decimation by 2^62) would need a padding no host can hold.
+    let too_long = || {
+        Error::invalid(
+            op,
+            format!(
+                "up / down = {up} / {down} with {} taps needs a padded filter too long to hold",
+                h.len()
+            ),
+        )
+    };
+    let n_out = n_in.checked_mul(up).ok_or_else(too_long)?.div_ceil(down);
     let n_pre_pad = down - half_len % down;
-    let n_pre_remove = (half_len + n_pre_pad) / down;
+    let n_pre_remove = half_len.checked_add(n_pre_pad).ok_or_else(too_long)? / down;
+    let padded_len = h.len().checked_add(n_pre_pad).ok_or_else(too_long)?;
+    crate::core::layout::check_host_room(op, padded_len, 8)?;
+    let mut h: Vec<f64> = h.iter().map(|v| v * up as f64).collect();
     let mut n_post_pad = 0;
-    while output_len(h.len() + n_pre_pad + n_post_pad, n_in, up, down) < n_out + n_pre_remove {
+    while output_len(padded_len + n_post_pad, n_in, up, down) < n_out + n_pre_remove {
         n_post_pad += 1;
     }
     let mut padded = vec![0.0; n_pre_pad];
@@ -253,7 +266,10 @@ pub fn decimate(
             };
             let y = sosfiltfilt(&sos, x, fo)?;
             let ax = normalize_axis(op, axis, x.ndim())?;
-            slice_axis(&y, ax, None, None, q as isize)?.copy()
+            // A step beyond isize::MAX takes the first sample, as any
+            // step longer than the axis does.
+            let step = isize::try_from(q).unwrap_or(isize::MAX);
+            slice_axis(&y, ax, None, None, step)?.copy()
         }
     }
 }

@@ -21,15 +21,25 @@ const MODES: [Mode; 8] = [
     Mode::GridWrap,
 ];
 
+/// An origin from a drawn integer: small ones as they are (in and out of
+/// a window's range), and the extremes an origin can hold.
+fn origin(i: isize) -> isize {
+    match i {
+        -6 => isize::MIN,
+        5 => isize::MAX,
+        i => i / 2,
+    }
+}
+
 fn filter_options(g: &super::gen::Built) -> FilterOptions {
     let o = FilterOptions::default()
         .mode(pick(g.n, &MODES))
         .cval(g.scalar)
         .truncate(pick(g.axis as i64, &[4.0, 0.0, g.scalar, 1.0]));
     if g.flag {
-        o.origins(&g.axes)
+        o.origins(&g.axes.iter().map(|&a| origin(a)).collect::<Vec<_>>())
     } else {
-        o.origin(g.axis / 3)
+        o.origin(origin(g.axis))
     }
 }
 
@@ -45,7 +55,7 @@ fn binary_options(g: &super::gen::Built) -> BinaryOptions {
     let o = BinaryOptions::default()
         .iterations(pick(g.n, &[1, 0, 2, 3, 100]))
         .border_value(g.flag)
-        .origin(g.axis / 3);
+        .origin(origin(g.axis));
     if g.n % 2 == 0 {
         o.structure(&g.b)
     } else {
@@ -53,12 +63,13 @@ fn binary_options(g: &super::gen::Built) -> BinaryOptions {
     }
 }
 
-/// Sizes per axis: the case's axes as sizes (1 up to 6).
-// TODO(issue 38): zero and absurd (usize::MAX) sizes still panic in the rank
-// and grey-morphology filters ("capacity overflow", `n - 1` of an empty
-// footprint in morphology.rs); draw them again with the fix.
+/// Sizes per axis from the case's axes: 0 up to 6, and absurd ones
+/// (usize::MAX, 2^62) that must be refused rather than allocated.
 fn sizes(g: &super::gen::Built) -> Vec<usize> {
-    g.axes.iter().map(|a| a.unsigned_abs().max(1)).collect()
+    g.axes
+        .iter()
+        .map(|&a| if a < 0 { size(a as i64) } else { a as usize })
+        .collect()
 }
 
 fn sigmas(g: &super::gen::Built) -> Vec<f64> {
@@ -92,7 +103,7 @@ pub fn ndimage() -> Vec<Row> {
         "gaussian_gradient_magnitude" => |g| nd::gaussian_gradient_magnitude(&real(&g.a), &sigmas(g), &filter_options(g)),
         "minimum_filter" => |g| nd::minimum_filter(&g.a, &sizes(g)[..], &filter_options(g)),
         "maximum_filter" => |g| nd::maximum_filter(&g.a, &g.b, &filter_options(g)),
-        "median_filter" => |g| nd::median_filter(&g.a, count(g.n), &filter_options(g)),
+        "median_filter" => |g| nd::median_filter(&g.a, size(g.n), &filter_options(g)),
         "rank_filter" => |g| nd::rank_filter(&g.a, g.axis, &sizes(g)[..], &filter_options(g)),
         "percentile_filter" => |g| nd::percentile_filter(&g.a, g.scalar, &g.b, &filter_options(g)),
         "minimum_filter1d" => |g| nd::minimum_filter1d(&g.a, size(g.n), g.axis, &filter_options(g)),
@@ -113,7 +124,7 @@ pub fn ndimage() -> Vec<Row> {
         "binary_fill_holes" => |g| nd::binary_fill_holes(&g.a, g.flag.then_some(&g.b)),
         "grey_erosion" => |g| nd::grey_erosion(&g.a, &sizes(g)[..], g.flag.then_some(&g.b), &filter_options(g)),
         "grey_dilation" => |g| nd::grey_dilation(&g.a, &g.b, None, &filter_options(g)),
-        "grey_opening" => |g| nd::grey_opening(&g.a, count(g.n).max(1), g.flag.then_some(&g.b), &filter_options(g)),
+        "grey_opening" => |g| nd::grey_opening(&g.a, size(g.n), g.flag.then_some(&g.b), &filter_options(g)),
         "grey_closing" => |g| nd::grey_closing(&g.a, &sizes(g)[..], None, &filter_options(g)),
         "label" => |g| nd::label(&g.a, g.flag.then_some(&g.b)).map(|(l, n)| vec![l, cp::asarray(vec![n as i64]).unwrap()]),
         "sum_labels" => |g| nd::sum_labels(&g.a, labels(g).as_ref(), index(g).as_deref()),
@@ -126,7 +137,7 @@ pub fn ndimage() -> Vec<Row> {
         "find_objects" => |g| nd::find_objects(&g.a, count(g.n)).map(|v| format!("{v:?}")),
         "distance_transform_edt" => |g| nd::distance_transform_edt(&g.a, g.flag.then_some(&floats(&g.b)[..]), g.n % 2 == 0).map(|(d, i)| vec![Some(d), i].into_iter().flatten().collect::<Vec<_>>()),
         "distance_transform_cdt" => |g| nd::distance_transform_cdt(&g.a, pick(g.n, &["chessboard", "taxicab", "euclidean", ""])),
-        "origin" => |g| nd::uniform_filter1d(&g.a, 3, g.axis, &FilterOptions::default().origin(pick(g.n, &[0, 1, -2, 5]))),
+        "origin" => |g| nd::uniform_filter1d(&g.a, 3, g.axis, &FilterOptions::default().origin(pick(g.n, &[0, 1, -2, 5, isize::MAX, isize::MIN]))),
         "origins" => |g| nd::minimum_filter(&g.a, 2usize, &FilterOptions::default().origins(&g.axes)),
         "truncate" => |g| nd::gaussian_filter1d(&g.a, 1.0, g.axis, 0, &FilterOptions::default().truncate(g.scalar)),
         "cval" => |g| nd::shift(&g.a, &[g.n as f64], &InterpOptions::default().cval(g.scalar)),

@@ -244,3 +244,196 @@ fn grey_morphology_of_a_0d_array() {
     let _ = cp::ndimage::grey_closing(&a, &[] as &[usize], None, &o);
     let _ = cp::ndimage::grey_opening(&a, 2usize, None, &o);
 }
+
+/// Zero and absurd sizes in the rank and grey-morphology filters panicked
+/// ("capacity overflow" allocating a window of usize::MAX; "attempt to
+/// multiply with overflow" counting one). A zero extent now follows SciPy:
+/// the min/max, uniform and grey filters leave that axis as it is, while
+/// the median, rank and percentile filters and the 1-D filters refuse an
+/// empty window; an absurd size is an error naming the function and size.
+#[test]
+fn filters_of_zero_and_absurd_sizes() {
+    use cp::ndimage as nd;
+    let on = |dev: cp::Device| {
+        cp::with_device(dev, || {
+            let a = cp::arange(12)
+                .unwrap()
+                .astype(DType::Float64)
+                .unwrap()
+                .reshape([3isize, 4])
+                .unwrap();
+            let o = nd::FilterOptions::default();
+            let row0 = |r: cp::Result<cp::Array>| -> Vec<f64> {
+                r.unwrap().to_vec::<f64>().unwrap()[..4].to_vec()
+            };
+            // SciPy 1.17's first rows for size (0, 2) and (2, 0).
+            assert_eq!(
+                row0(nd::minimum_filter(&a, [0, 2], &o)),
+                [0.0, 0.0, 1.0, 2.0]
+            );
+            assert_eq!(
+                row0(nd::maximum_filter(&a, [2, 0], &o)),
+                [0.0, 1.0, 2.0, 3.0]
+            );
+            assert_eq!(
+                row0(nd::uniform_filter(&a, &[0, 2], &o)),
+                [0.0, 0.5, 1.5, 2.5]
+            );
+            assert_eq!(
+                row0(nd::grey_dilation(&a, [2, 0], None, &o)),
+                [4.0, 5.0, 6.0, 7.0]
+            );
+            assert_eq!(
+                row0(nd::grey_closing(&a, [0, 2], None, &o)),
+                [1.0, 1.0, 2.0, 3.0]
+            );
+            assert_eq!(
+                row0(nd::grey_opening(&a, 0, None, &o)),
+                [0.0, 1.0, 2.0, 3.0]
+            );
+            assert_eq!(
+                row0(nd::grey_erosion(&a, 0, None, &o)),
+                [0.0, 1.0, 2.0, 3.0]
+            );
+            // SciPy raises for an empty rank window and a 1-D size of 0.
+            assert!(nd::median_filter(&a, 0, &o).is_err());
+            assert!(nd::rank_filter(&a, 0, [0, 2], &o).is_err());
+            assert!(nd::percentile_filter(&a, 50.0, [2, 0], &o).is_err());
+            assert!(nd::uniform_filter1d(&a, 0, 1, &o).is_err());
+            assert!(nd::minimum_filter1d(&a, 0, 1, &o).is_err());
+            for big in [usize::MAX, 1 << 62] {
+                let named = |r: cp::Result<cp::Array>, name: &str| {
+                    let e = r.unwrap_err().to_string();
+                    assert!(e.contains(name) && e.contains(&big.to_string()), "{e}");
+                };
+                named(nd::minimum_filter(&a, [big, 2], &o), "minimum_filter");
+                named(nd::maximum_filter(&a, [0, big], &o), "maximum_filter");
+                named(nd::median_filter(&a, big, &o), "median_filter");
+                named(nd::rank_filter(&a, 1, [2, big], &o), "rank_filter");
+                named(nd::percentile_filter(&a, 5.0, big, &o), "percentile_filter");
+                named(nd::uniform_filter(&a, &[big], &o), "uniform_filter");
+                named(nd::uniform_filter1d(&a, big, 0, &o), "uniform_filter1d");
+                named(nd::minimum_filter1d(&a, big, 0, &o), "minimum_filter1d");
+                named(nd::maximum_filter1d(&a, big, 0, &o), "maximum_filter1d");
+                named(nd::grey_erosion(&a, big, None, &o), "grey_erosion");
+                named(nd::grey_dilation(&a, [1, big], None, &o), "grey_dilation");
+                named(nd::grey_opening(&a, [big, 0], None, &o), "grey_opening");
+                named(nd::grey_closing(&a, big, None, &o), "grey_closing");
+            }
+        })
+    };
+    on(cp::Device::Cpu);
+    if let Some(gpu) = crate::common::gpu_or_skip() {
+        on(gpu);
+    }
+}
+
+/// `maximum_filter` of a 0-d array panicked ("attempt to subtract with
+/// overflow": its one tap was counted as none); it returns the input.
+#[test]
+fn maximum_filter_of_a_0d_array() {
+    let a = cp::asarray(vec![2.5f64])
+        .unwrap()
+        .reshape(Vec::<isize>::new())
+        .unwrap();
+    let o = cp::ndimage::FilterOptions::default();
+    let m = cp::ndimage::maximum_filter(&a, 3usize, &o).unwrap();
+    assert_eq!(m.to_vec::<f64>().unwrap(), [2.5]);
+}
+
+/// An origin of isize::MAX or isize::MIN panicked ("attempt to add with
+/// overflow" placing the window's centre; "attempt to negate with
+/// overflow" mirroring it for a convolution or dilation). SciPy's rule:
+/// `-(size // 2) <= origin <= (size - 1) // 2`; anything else is an error
+/// naming the function and the origin.
+#[test]
+fn filters_with_extreme_origins() {
+    use cp::ndimage as nd;
+    let a = cp::ones([4usize, 5], DType::Float64).unwrap();
+    let w = cp::ones([2usize, 3], DType::Float64).unwrap();
+    for origin in [isize::MAX, isize::MIN] {
+        let all = nd::FilterOptions::default().origin(origin);
+        let per = nd::FilterOptions::default().origins(&[0, origin]);
+        for o in [&all, &per] {
+            let results = [
+                ("correlate", nd::correlate(&a, &w, o)),
+                ("convolve", nd::convolve(&a, &w, o)),
+                ("minimum_filter", nd::minimum_filter(&a, 3usize, o)),
+                ("maximum_filter", nd::maximum_filter(&a, &w, o)),
+                ("median_filter", nd::median_filter(&a, 3usize, o)),
+                ("rank_filter", nd::rank_filter(&a, 1, [2usize, 2], o)),
+                ("percentile_filter", nd::percentile_filter(&a, 20.0, &w, o)),
+                ("uniform_filter", nd::uniform_filter(&a, &[3], o)),
+                ("grey_erosion", nd::grey_erosion(&a, 2usize, None, o)),
+                ("grey_dilation", nd::grey_dilation(&a, 2usize, None, o)),
+                ("grey_opening", nd::grey_opening(&a, &w, None, o)),
+                ("grey_closing", nd::grey_closing(&a, 3usize, Some(&w), o)),
+            ];
+            for (name, r) in results {
+                let e = r.unwrap_err().to_string();
+                assert!(e.contains(name) && e.contains(&origin.to_string()), "{e}");
+            }
+        }
+        let one = &all;
+        let results = [
+            ("correlate1d", nd::correlate1d(&a, &[1.0, 2.0], 0, one)),
+            ("convolve1d", nd::convolve1d(&a, &[1.0, 2.0], 1, one)),
+            ("uniform_filter1d", nd::uniform_filter1d(&a, 3, 0, one)),
+            ("minimum_filter1d", nd::minimum_filter1d(&a, 2, 1, one)),
+            ("maximum_filter1d", nd::maximum_filter1d(&a, 4, 0, one)),
+        ];
+        for (name, r) in results {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains(name) && e.contains(&origin.to_string()), "{e}");
+        }
+        let bo = nd::BinaryOptions::default().origin(origin);
+        let b = cp::ones([4usize, 5], DType::Bool).unwrap();
+        assert!(nd::binary_dilation(&b, &bo).is_err());
+        assert!(nd::binary_erosion(&b, &bo).is_err());
+    }
+}
+
+/// `decimate` by q = 2^62 or usize::MAX with a short FIR (`n` given)
+/// panicked ("attempt to add with overflow" padding the filter to a
+/// multiple of q); it is now an error naming `decimate`. The IIR path
+/// sliced with `q as isize`, a step of -1 for usize::MAX (the signal
+/// reversed); it keeps the first sample, as any step past the end does.
+#[test]
+fn decimate_by_an_absurd_factor() {
+    use cp::signal::{decimate, DecimateFilter};
+    let x = cp::arange(8).unwrap().astype(DType::Float64).unwrap();
+    for q in [usize::MAX, 1 << 62] {
+        let e = decimate(&x, q, Some(4), DecimateFilter::Fir, -1).unwrap_err();
+        assert!(e.to_string().contains("decimate"), "{e}");
+        if let Ok(y) = decimate(&x, q, None, DecimateFilter::Iir, 0) {
+            assert_eq!(y.shape(), [1], "q {q}");
+        }
+    }
+}
+
+/// A Gaussian filter of sigma 1e300 aborted the process (a kernel of
+/// usize::MAX taps); it is now an error naming the filter.
+#[test]
+fn gaussian_filter_of_a_huge_sigma() {
+    use cp::ndimage as nd;
+    let a = cp::ones([3usize, 4], DType::Float64).unwrap();
+    let o = nd::FilterOptions::default();
+    for sigma in [1e300, 1e10] {
+        let e = nd::gaussian_filter(&a, &[sigma], &[0], &o).unwrap_err();
+        assert!(e.to_string().contains("gaussian_filter"), "{e}");
+        assert!(nd::gaussian_filter1d(&a, sigma, 0, 1, &o).is_err());
+    }
+}
+
+/// `zpk2sos` with NaN poles panicked ("removal index (is 0) should be <
+/// len (is 0)"): `cplxreal` drops a NaN, so the poles ran out before the
+/// sections did; it is now an error naming `zpk2sos`.
+#[test]
+fn zpk2sos_of_nan_poles() {
+    use cp::num_complex::Complex64;
+    use cp::signal::{zpk2sos, Pairing};
+    let nan = Complex64::new(f64::NAN, f64::NAN);
+    let e = zpk2sos(&[], &[nan; 3], 1.0, None, false).unwrap_err();
+    assert!(e.to_string().contains("zpk2sos"), "{e}");
+    assert!(zpk2sos(&[], &[nan; 2], 1.0, Some(Pairing::KeepOdd), false).is_err());
+}
