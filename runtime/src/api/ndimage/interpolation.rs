@@ -156,6 +156,12 @@ fn run(
     out_shape: &[usize],
     o: &InterpOptions,
 ) -> Result<Array> {
+    if input.size() == 0 {
+        // No sample to read: every point is outside, as SciPy gives it.
+        crate::core::layout::checked_size(op, out_shape)?;
+        let out = crate::full(out_shape.to_vec(), o.cval, float_dtype(input))?;
+        return out.to_device(&coeffs.device());
+    }
     let be = crate::backend::on(op, coeffs.device())?;
     let f = Interp {
         coeffs: coeffs.view(),

@@ -437,3 +437,16 @@ fn zpk2sos_of_nan_poles() {
     assert!(e.to_string().contains("zpk2sos"), "{e}");
     assert!(zpk2sos(&[], &[nan; 2], 1.0, Some(Pairing::KeepOdd), false).is_err());
 }
+
+/// `map_coordinates` of an input with an empty axis panicked in the CPU
+/// spline loop ("index out of bounds: the len is 0"); as SciPy, every
+/// point is outside and takes `cval`.
+#[test]
+fn map_coordinates_of_an_empty_input() {
+    use cp::ndimage as nd;
+    let a = cp::zeros([0usize, 3], DType::Float64).unwrap();
+    let c = cp::asarray(vec![vec![0.0f64], vec![1.0]]).unwrap();
+    let o = nd::InterpOptions::default().cval(2.5);
+    let y = nd::map_coordinates(&a, &c, &o).unwrap();
+    assert_eq!(y.to_vec::<f64>().unwrap(), [2.5]);
+}
