@@ -573,6 +573,16 @@ fn transform(
         }
         return x.astype(dtype);
     }
+    // Checked first: absurd lengths (`s = [2^62, 2^62]`) overflow the count.
+    let total = lens
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!("transform lengths {lens:?} overflow the element count"),
+            )
+        })?;
     // The input lengths: C2R reads n/2 + 1 points of the last axis.
     let mut in_lens = lens.to_vec();
     if kind == Kind::C2R {
@@ -580,7 +590,6 @@ fn transform(
         in_lens[last] = lens[last] / 2 + 1;
     }
     let (a, owned) = prepare(x, dtype, axes, &in_lens)?;
-    let total: usize = lens.iter().product();
     let forward = matches!(kind, Kind::C2C { forward: true } | Kind::R2C);
     let scale = norm.factor(total, forward);
     let out_dtype = match kind {

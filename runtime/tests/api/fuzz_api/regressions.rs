@@ -450,3 +450,13 @@ fn map_coordinates_of_an_empty_input() {
     let y = nd::map_coordinates(&a, &c, &o).unwrap();
     assert_eq!(y.to_vec::<f64>().unwrap(), [2.5]);
 }
+
+/// `fftn_with` with transform lengths whose product overflows (`s = [2^62,
+/// 2^62]`) panicked on the overflowing count; it is an error naming fftn.
+#[test]
+fn fftn_of_lengths_whose_count_overflows() {
+    let x = cuprite::ones([2usize, 2], cuprite::DType::Complex128).unwrap();
+    let o = cuprite::fft::FftnOptions::default().s(vec![1usize << 62, 1usize << 62]);
+    let e = cuprite::fft::fftn_with(&x, &o).unwrap_err();
+    assert!(e.to_string().starts_with("fftn"), "{e}");
+}
