@@ -1,4 +1,4 @@
-"""An interactive SPMD kernel with 2 ranks on the CPU, as Jupyter sees it:
+"""An interactive SPMD kernel with 2 ranks on the CPU (or N GPU ranks), as Jupyter sees it:
 `cuprite-kernel install --spmd-ranks 2 --env CUPRITE_COMM=host` (the
 kernelspec run_kernel_tests.sh installs as $CUPRITE_SPMD_KERNEL_NAME). Every
 cell runs on both ranks; rank 1's output shows tagged only where it differs
@@ -9,12 +9,16 @@ cell runs on both.
 Run by tests/run_kernel_tests.sh (CUPRITE_TEST_FILES=test_spmd.py).
 """
 import os
+import unittest
 
 from jupyter_client.manager import start_new_kernel
 
 from test_protocol import WARMUP_TIMEOUT, InterruptAndCrashTests, KernelCase
 
 SPMD_KERNEL = os.environ.get("CUPRITE_SPMD_KERNEL_NAME", "cuprite-test-spmd")
+# Set (to the rank count) where the kernel's ranks run on GPUs, one each
+# (kernel/scripts/gpu-run.sh --spmd-test on the GPU machine).
+EXPECT_GPUS = int(os.environ.get("CUPRITE_SPMD_EXPECT_GPUS", "0"))
 
 
 class SpmdTests(KernelCase):
@@ -67,6 +71,17 @@ class SpmdTests(KernelCase):
         r = self.ok("let d = cp::dist::DistArray::arange(10, Some(0))?;\n"
                     "(d.local().size(), d.sum()?.local().item::<i64>()?)")
         self.assertEqual(self.result_text(r), "(5, 45)")
+
+    @unittest.skipUnless(EXPECT_GPUS, "CUPRITE_SPMD_EXPECT_GPUS is not set (CPU ranks)")
+    def test_each_rank_computes_on_a_gpu_of_its_own(self):
+        r = self.ok('println!("{}", cp::current_device());\n'
+                    "let d = cp::dist::DistArray::ones(&[1 << 20], cp::DType::Float32, Some(0))?;\n"
+                    "(d.local().device().is_cuda(), d.sum()?.local().item::<f32>()?)")
+        self.assertEqual(self.result_text(r), "(true, 1048576.0)")
+        out = r.stream("stdout")
+        self.assertIn("cuda:0\n", out)
+        for rank in range(1, EXPECT_GPUS):
+            self.assertIn(f"[rank {rank}] cuda:{rank}\n", out)
 
     def test_interrupt_reaches_every_rank(self):
         self.ok("let kept = 5usize;")

@@ -19,6 +19,11 @@
 # the job fails when any rank does. Each rank builds its cells in a folder of its own,
 # seeded from the one single-rank notebooks share.
 #
+# --spmd-test N runs tests/test_spmd.py (jupyter_client, as Jupyter sees the kernel) against
+# an interactive kernel of N ranks installed with `--spmd-ranks N --launcher local`, one GPU
+# each, after the notebooks. jupyter_client and its needs must be importable (the machine
+# has none: carry wheels and put them on PYTHONPATH before calling this script).
+#
 # --crates: which sources of cuprite, cuprite-display and cuprite-kernel-io cells build
 # against. embedded: those inside the kernel binary (what it was packed with). tree: the
 # working tree's runtime/, display/, kernel/io/ (a branch that changed the runtime).
@@ -54,12 +59,14 @@ done
 missing=""
 while read -r p; do [ -e "$root/.have-$p" ] || missing="$missing $p"; done <"$here/parts"
 
-crates=auto html=1 jobs=() cur=""
+crates=auto html=1 jobs=() cur="" spmd_test=0
 while [ $# -gt 0 ]; do
     case $1 in
     --crates) crates=$2; shift ;;
     --crates=*) crates=${1#*=} ;;
     --no-html) html=0 ;;
+    --spmd-test) [[ $2 =~ ^[2-9][0-9]*$ ]] || { echo "gpu-run: --spmd-test $2: 2 or more ranks" && exit 2; }
+        spmd_test=$2; shift ;;
     -p | --param) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
         cur+=$'\n'"--param"$'\n'"$2"; shift ;;
     --ranks) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
@@ -77,7 +84,7 @@ if [ -n "$missing" ]; then
     echo "gpu-run: parts not yet on this machine:$missing (carry their folders next; the machine keeps /tmp only while warm)"
     [ ${#jobs[@]} -eq 0 ] && exit 0 || exit 3
 fi
-[ ${#jobs[@]} -eq 0 ] && echo "gpu-run: all parts unpacked; no notebook named" && exit 0
+[ ${#jobs[@]} -eq 0 ] && [ "$spmd_test" = 0 ] && echo "gpu-run: all parts unpacked; no notebook named" && exit 0
 
 # The carried toolchain (its rustlib folder on the loader path: cells are dylibs linked
 # against its libstd), CUDA's libraries, cargo reading crates.io crates from the vendored
@@ -172,6 +179,25 @@ for job in "${jobs[@]}"; do
     [ $rc -ne 0 ] && failed=$((failed + 1))
     summary+=$(printf '\n  %-45s rc=%d %8s s' "${a[0]}" "$rc" "$t")
 done
+if [ "$spmd_test" != 0 ]; then
+    # A kernelspec of N GPU ranks in a Jupyter path of its own; the ranks' build
+    # folders are seeded from the shared one, as run_ranks' are.
+    jp=$root/jupyter-spmd && rm -rf "$jp" && mkdir -p "$jp"
+    echo "gpu-run: === tests/test_spmd.py with $spmd_test GPU ranks"
+    t0=$(now)
+    (
+        export JUPYTER_PATH=$jp JUPYTER_DATA_DIR=$jp/data JUPYTER_RUNTIME_DIR=$jp/runtime
+        export CUPRITE_SPMD_KERNEL_NAME=cuprite-gpu-spmd CUPRITE_SPMD_EXPECT_GPUS=$spmd_test
+        unset CUPRITE_KERNEL_BUILD_DIR
+        export CUPRITE_KERNEL_SEED_DIR=$root/build
+        cuprite-kernel install --name "$CUPRITE_SPMD_KERNEL_NAME" --spmd-ranks "$spmd_test" \
+            --launcher local >/dev/null &&
+            cd "$repo/tests" && python3 -m pytest -q -p no:cacheprovider test_spmd.py 2>&1
+    )
+    rc=$?
+    [ $rc -ne 0 ] && failed=$((failed + 1))
+    summary+=$(printf '\n  %-45s rc=%d %8s s' "tests/test_spmd.py ($spmd_test ranks)" "$rc" "$(since "$t0")")
+fi
 echo "gpu-run: timings (first notebook includes compiling the dependencies):$summary"
 if [ $((files + 1)) -gt 8 ]; then
     (cd "$out" && shopt -s nullglob && tar -cJf results.tar.xz -- *.ipynb *.html && rm -f -- *.ipynb *.html)

@@ -334,6 +334,9 @@ pub fn run(opts: &RunOptions) -> Result<i32> {
     } else {
         cuprite::nccl::Launch::from_lookup(|_| None)?
     };
+    if opts.spmd {
+        spmd::default_device_for_rank(&launch)?;
+    }
     let rank = launch.rank;
     // One build folder per notebook, named after its path (not after a
     // JPY_SESSION_NAME inherited from a Jupyter session around us); one per

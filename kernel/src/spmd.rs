@@ -24,6 +24,25 @@ use anyhow::{bail, Context, Result};
 use cuprite::nccl::Launch;
 use serde_json::{json, Value};
 
+/// Makes this rank's GPU (`Launch::device`: its local rank among the GPUs it
+/// sees) the default device of its cells through `CUPRITE_DEVICE`, as
+/// torchrun users call `torch.cuda.set_device(local_rank)`: without it every
+/// rank of a node would compute on cuda:0. Left alone when the user chose a
+/// device or asked for a world of CPU processes (`CUPRITE_COMM=host`), and in
+/// a world of one. Must run before the cell process starts (it inherits it).
+pub fn default_device_for_rank(launch: &Launch) -> Result<()> {
+    let host_world =
+        std::env::var("CUPRITE_COMM").is_ok_and(|v| v.trim().eq_ignore_ascii_case("host"));
+    if launch.world_size < 2 || host_world || std::env::var_os("CUPRITE_DEVICE").is_some() {
+        return Ok(());
+    }
+    let device = launch
+        .device()
+        .with_context(|| format!("rank {}: choosing its GPU", launch.rank))?;
+    std::env::set_var("CUPRITE_DEVICE", device.to_string());
+    Ok(())
+}
+
 /// One rank's place in the world, as its kernel reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankInfo {

@@ -118,6 +118,7 @@ impl Ranks {
         for (k, v) in world_vars(0, world, 0, &host, nccl_port) {
             std::env::set_var(k, v);
         }
+        crate::spmd::default_device_for_rank(&cuprite::nccl::Launch::from_env()?)?;
         let exe = std::env::current_exe().context("the kernel's own path")?;
         let connect = format!("{host}:{port}");
         let master = format!("{host}:{nccl_port}");
@@ -541,6 +542,7 @@ pub fn worker_main(args: &[String]) -> Result<i32> {
     ) {
         std::env::set_var(k, v);
     }
+    crate::spmd::default_device_for_rank(&cuprite::nccl::Launch::from_env()?)?;
     // Each rank builds its cells in its own folder.
     if let Some(dir) = std::env::var_os("CUPRITE_KERNEL_BUILD_DIR") {
         let mut d = dir.clone();

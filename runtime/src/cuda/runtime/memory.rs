@@ -65,10 +65,26 @@ pub(crate) type ForeignOwner = std::panic::AssertUnwindSafe<Box<dyn std::any::An
 /// Blocks freed by arrays, kept for reuse by later allocations on the same
 /// stream (as CuPy's pool does), so a warm allocate/free makes no driver
 /// call. Stream order makes reuse on the same stream safe without waiting.
+///
+/// Across threads stream order is not enough: a block freed by one thread
+/// may still be read by that thread's operations deferred in the stream's
+/// small-op batch, and another thread that takes the block may queue work
+/// on it (a library call whose stream it fetched, and so flushed, before
+/// allocating) ahead of that batch. So each block remembers the thread that
+/// freed it, and a block taken by another thread launches the batch first.
 #[derive(Default)]
 pub(crate) struct BlockCache {
-    free: Mutex<std::collections::HashMap<(usize, usize), Vec<sys::CUdeviceptr>>>,
+    free: Mutex<std::collections::HashMap<(usize, usize), Vec<(sys::CUdeviceptr, u64)>>>,
     cached: AtomicUsize,
+}
+
+/// A number naming the calling thread (distinct for every thread of the process).
+fn thread_tag() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    thread_local! {
+        static TAG: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    TAG.with(|t| *t)
 }
 
 /// The bytes actually reserved for a request: powers of two up to 1 MiB,
@@ -82,18 +98,20 @@ fn size_class(bytes: usize) -> usize {
 }
 
 impl BlockCache {
-    fn take(&self, stream: &Stream, class: usize) -> Option<sys::CUdeviceptr> {
+    /// A cached block of `class` bytes on `stream`, and whether another
+    /// thread freed it.
+    fn take(&self, stream: &Stream, class: usize) -> Option<(sys::CUdeviceptr, bool)> {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        let p = free.get_mut(&(stream.handle() as usize, class))?.pop()?;
+        let (p, freed_by) = free.get_mut(&(stream.handle() as usize, class))?.pop()?;
         self.cached.fetch_sub(class, Ordering::Relaxed);
-        Some(p)
+        Some((p, freed_by != thread_tag()))
     }
 
     fn put(&self, stream: &Stream, class: usize, ptr: sys::CUdeviceptr) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         free.entry((stream.handle() as usize, class))
             .or_default()
-            .push(ptr);
+            .push((ptr, thread_tag()));
         self.cached.fetch_add(class, Ordering::Relaxed);
     }
 
@@ -107,7 +125,7 @@ impl BlockCache {
             if only_stream.is_some_and(|s| s != stream) {
                 return true;
             }
-            for &p in ptrs.iter() {
+            for &(p, _) in ptrs.iter() {
                 // SAFETY: a cached block of this pool, freed once in the
                 // order of the stream it was last used on.
                 let _ = unsafe { sys::cuMemFreeAsync(p, stream as sys::CUstream) };
@@ -187,7 +205,11 @@ impl DeviceBuffer {
         };
         let ptr = if bytes == 0 {
             0
-        } else if let Some(p) = cached {
+        } else if let Some((p, from_another_thread)) = cached {
+            if from_another_thread {
+                // Its last users' deferred operations go first (see BlockCache).
+                crate::cuda::batch::flush_or_remember(stream);
+            }
             p
         } else {
             session.bind()?;
