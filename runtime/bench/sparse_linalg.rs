@@ -21,7 +21,8 @@
 
 use super::Bench;
 use cp::sparse::linalg::{
-    cg, eigsh, gmres, ic0, lsmr, spsolve, EigshOptions, LinearOperator, LsmrOptions, SolveOptions, Which,
+    cg, eigsh, gmres, ic0, lsmr, spsolve, EigshOptions, LinearOperator, LsmrOptions, SolveOptions,
+    Which,
 };
 use cp::sparse::CsrMatrix;
 use cuprite as cp;

@@ -26,8 +26,18 @@ struct Pattern {
 
 impl Pattern {
     fn of(op: &'static str, a: &CsrView<'_>) -> Result<Pattern> {
-        let indptr: Vec<usize> = a.indptr.gather::<i32>().iter().map(|&p| p as usize).collect();
-        let indices: Vec<usize> = a.indices.gather::<i32>().iter().map(|&c| c as usize).collect();
+        let indptr: Vec<usize> = a
+            .indptr
+            .gather::<i32>()
+            .iter()
+            .map(|&p| p as usize)
+            .collect();
+        let indices: Vec<usize> = a
+            .indices
+            .gather::<i32>()
+            .iter()
+            .map(|&c| c as usize)
+            .collect();
         let mut diagonal = Vec::with_capacity(a.rows);
         for r in 0..a.rows {
             let row = indptr[r]..indptr[r + 1];

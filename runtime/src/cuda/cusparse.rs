@@ -125,13 +125,11 @@ pub(super) fn require_set(
             Err(format!("{} lacks {}", info.describe(), missing.join(", ")))
         }
     });
-    outcome
-        .clone()
-        .map_err(|detail| Error::MissingLibrary {
-            op,
-            library: "cusparse",
-            detail,
-        })
+    outcome.clone().map_err(|detail| Error::MissingLibrary {
+        op,
+        library: "cusparse",
+        detail,
+    })
 }
 
 pub(super) struct SpMat(pub(super) cs::cusparseSpMatDescr_t);

@@ -6,18 +6,21 @@
 //! GPU against the CPU on random matrices with no host round trip.
 
 use crate::common;
-use crate::sparse_linalg::{assert_near_count, assert_vec_close, fx, fx_f64, fx_usize, matrix, rhs};
+use crate::sparse_linalg::{
+    assert_near_count, assert_vec_close, fx, fx_f64, fx_usize, matrix, rhs,
+};
 
 use common::values_f64;
-use cp::sparse::linalg::{
-    bicgstab, cg, gmres, ic0, ilu0, spsolve_triangular, SolveOptions,
-};
+use cp::sparse::linalg::{bicgstab, cg, gmres, ic0, ilu0, spsolve_triangular, SolveOptions};
 use cp::sparse::CsrMatrix;
 use cp::{Array, DType, Device};
 use cuprite as cp;
 
 fn ones(n: usize, dev: Device) -> Array {
-    cp::ones(n, DType::Float64).unwrap().to_device(&dev).unwrap()
+    cp::ones(n, DType::Float64)
+        .unwrap()
+        .to_device(&dev)
+        .unwrap()
 }
 
 /// A CSR matrix from its arrays, on `dev` (explicit zeros kept).
@@ -71,72 +74,89 @@ on_every_device!(ilu0_and_ic0_factors_match_reference, |_dev| {
     );
 });
 
-on_every_device!(preconditioned_solvers_match_scipy_and_converge_faster, |_dev| {
-    // cg + IC(0) on Poisson.
-    let (a, b) = (matrix("poisson"), rhs("poisson"));
-    let m = ic0(&a)?;
-    let r = cg(&a, &b, SolveOptions::new().rtol(1e-10).m(&m))?;
-    assert!(r.converged, "{r:?}");
-    assert_near_count("cg+ic0", r.iterations, fx_usize("poisson/cg_ic0_iterations"));
-    assert!(
-        r.iterations < fx_usize("poisson/cg_iterations"),
-        "cg+ic0 took {} iterations, plain cg {}",
-        r.iterations,
-        fx_usize("poisson/cg_iterations")
-    );
-    assert_vec_close("cg+ic0", &values_f64(&r.x), &fx_f64("poisson/spsolve"), 1e-8);
-    assert_vec_close("cg+ic0 vs scipy", &values_f64(&r.x), &fx_f64("poisson/cg_ic0_x"), 1e-8);
-    // ILU(0) of a symmetric matrix is the same preconditioner.
-    let ilu = ilu0(&a)?;
-    let r2 = cg(&a, &b, SolveOptions::new().rtol(1e-10).m(&ilu))?;
-    assert_near_count("cg+ilu0", r2.iterations, r.iterations);
+on_every_device!(
+    preconditioned_solvers_match_scipy_and_converge_faster,
+    |_dev| {
+        // cg + IC(0) on Poisson.
+        let (a, b) = (matrix("poisson"), rhs("poisson"));
+        let m = ic0(&a)?;
+        let r = cg(&a, &b, SolveOptions::new().rtol(1e-10).m(&m))?;
+        assert!(r.converged, "{r:?}");
+        assert_near_count(
+            "cg+ic0",
+            r.iterations,
+            fx_usize("poisson/cg_ic0_iterations"),
+        );
+        assert!(
+            r.iterations < fx_usize("poisson/cg_iterations"),
+            "cg+ic0 took {} iterations, plain cg {}",
+            r.iterations,
+            fx_usize("poisson/cg_iterations")
+        );
+        assert_vec_close(
+            "cg+ic0",
+            &values_f64(&r.x),
+            &fx_f64("poisson/spsolve"),
+            1e-8,
+        );
+        assert_vec_close(
+            "cg+ic0 vs scipy",
+            &values_f64(&r.x),
+            &fx_f64("poisson/cg_ic0_x"),
+            1e-8,
+        );
+        // ILU(0) of a symmetric matrix is the same preconditioner.
+        let ilu = ilu0(&a)?;
+        let r2 = cg(&a, &b, SolveOptions::new().rtol(1e-10).m(&ilu))?;
+        assert_near_count("cg+ilu0", r2.iterations, r.iterations);
 
-    // bicgstab and gmres + ILU(0) on convection-diffusion.
-    let (a, b) = (matrix("convdiff"), rhs("convdiff"));
-    let exact = fx_f64("convdiff/spsolve");
-    let m = ilu0(&a)?;
-    let r = bicgstab(&a, &b, SolveOptions::new().rtol(1e-10).m(&m))?;
-    assert!(r.converged, "{r:?}");
-    assert_near_count(
-        "bicgstab+ilu0",
-        r.iterations,
-        fx_usize("convdiff/bicgstab_ilu0_iterations"),
-    );
-    assert!(r.iterations < fx_usize("convdiff/bicgstab_iterations"));
-    assert_vec_close("bicgstab+ilu0", &values_f64(&r.x), &exact, 1e-8);
-    let plain = gmres(&a, &b, SolveOptions::new().rtol(1e-10).restart(10))?;
-    let r = gmres(&a, &b, SolveOptions::new().rtol(1e-10).restart(10).m(&m))?;
-    assert!(r.converged, "{r:?}");
-    assert!(
-        r.iterations < plain.iterations,
-        "gmres+ilu0 {} iterations, plain {}",
-        r.iterations,
-        plain.iterations
-    );
-    assert_vec_close("gmres+ilu0", &values_f64(&r.x), &exact, 1e-8);
-    assert_vec_close(
-        "gmres+ilu0 vs scipy",
-        &values_f64(&r.x),
-        &fx_f64("convdiff/gmres_ilu0_x"),
-        1e-8,
-    );
-    // The preconditioner's solve is (LU)^-1 b: applying A to it gives b
-    // back exactly for a tridiagonal matrix (no fill to drop).
-    let t = cp::sparse::diags(
-        &[
-            &cp::asarray(vec![-1.0f64; 5])?,
-            &cp::asarray(vec![3.0f64; 6])?,
-            &cp::asarray(vec![-2.0f64; 5])?,
-        ],
-        &[-1, 0, 1],
-        Some((6, 6)),
-        None,
-    )?
-    .to_device(&cp::current_device())?;
-    let bt = cp::arange(6.0f64)?.to_device(&cp::current_device())?;
-    let back = t.dot(&ilu0(&t)?.solve(&bt)?)?;
-    assert_vec_close("A (LU)^-1 b", &values_f64(&back), &values_f64(&bt), 1e-13);
-});
+        // bicgstab and gmres + ILU(0) on convection-diffusion.
+        let (a, b) = (matrix("convdiff"), rhs("convdiff"));
+        let exact = fx_f64("convdiff/spsolve");
+        let m = ilu0(&a)?;
+        let r = bicgstab(&a, &b, SolveOptions::new().rtol(1e-10).m(&m))?;
+        assert!(r.converged, "{r:?}");
+        assert_near_count(
+            "bicgstab+ilu0",
+            r.iterations,
+            fx_usize("convdiff/bicgstab_ilu0_iterations"),
+        );
+        assert!(r.iterations < fx_usize("convdiff/bicgstab_iterations"));
+        assert_vec_close("bicgstab+ilu0", &values_f64(&r.x), &exact, 1e-8);
+        let plain = gmres(&a, &b, SolveOptions::new().rtol(1e-10).restart(10))?;
+        let r = gmres(&a, &b, SolveOptions::new().rtol(1e-10).restart(10).m(&m))?;
+        assert!(r.converged, "{r:?}");
+        assert!(
+            r.iterations < plain.iterations,
+            "gmres+ilu0 {} iterations, plain {}",
+            r.iterations,
+            plain.iterations
+        );
+        assert_vec_close("gmres+ilu0", &values_f64(&r.x), &exact, 1e-8);
+        assert_vec_close(
+            "gmres+ilu0 vs scipy",
+            &values_f64(&r.x),
+            &fx_f64("convdiff/gmres_ilu0_x"),
+            1e-8,
+        );
+        // The preconditioner's solve is (LU)^-1 b: applying A to it gives b
+        // back exactly for a tridiagonal matrix (no fill to drop).
+        let t = cp::sparse::diags(
+            &[
+                &cp::asarray(vec![-1.0f64; 5])?,
+                &cp::asarray(vec![3.0f64; 6])?,
+                &cp::asarray(vec![-2.0f64; 5])?,
+            ],
+            &[-1, 0, 1],
+            Some((6, 6)),
+            None,
+        )?
+        .to_device(&cp::current_device())?;
+        let bt = cp::arange(6.0f64)?.to_device(&cp::current_device())?;
+        let back = t.dot(&ilu0(&t)?.solve(&bt)?)?;
+        assert_vec_close("A (LU)^-1 b", &values_f64(&back), &values_f64(&bt), 1e-13);
+    }
+);
 
 on_every_device!(spsolve_triangular_matches_scipy, |dev| {
     let (t, b) = (matrix("tri"), rhs("tri"));
@@ -161,22 +181,44 @@ on_every_device!(spsolve_triangular_matches_scipy, |dev| {
         );
     }
     // A CSC matrix and an integer right-hand side are converted.
-    let x = spsolve_triangular(&t.tocsc()?, &cp::ones(30, DType::Int64)?.to_device(&dev)?, true, false)?;
+    let x = spsolve_triangular(
+        &t.tocsc()?,
+        &cp::ones(30, DType::Int64)?.to_device(&dev)?,
+        true,
+        false,
+    )?;
     assert_eq!(x.dtype(), DType::Float64);
     // An empty system.
     let e = CsrMatrix::from_dense(&cp::zeros([0, 0], DType::Float64)?.to_device(&dev)?)?;
-    let x = spsolve_triangular(&e, &cp::zeros(0, DType::Float64)?.to_device(&dev)?, true, false)?;
+    let x = spsolve_triangular(
+        &e,
+        &cp::zeros(0, DType::Float64)?.to_device(&dev)?,
+        true,
+        false,
+    )?;
     assert_eq!(x.shape(), &[0]);
 });
 
 on_every_device!(bad_input_is_a_clear_error, |dev| {
     let rect = CsrMatrix::from_dense(&cp::ones([3, 4], DType::Float64)?.to_device(&dev)?)?;
     let e = ilu0(&rect).unwrap_err();
-    assert!(matches!(e, cp::Error::Shape { op: "ilu0", .. }) && e.to_string().contains("(3, 4)"), "{e}");
+    assert!(
+        matches!(e, cp::Error::Shape { op: "ilu0", .. }) && e.to_string().contains("(3, 4)"),
+        "{e}"
+    );
     let e = ic0(&rect).unwrap_err();
     assert!(matches!(e, cp::Error::Shape { op: "ic0", .. }), "{e}");
     let e = spsolve_triangular(&rect, &ones(3, dev), true, false).unwrap_err();
-    assert!(matches!(e, cp::Error::Shape { op: "spsolve_triangular", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            cp::Error::Shape {
+                op: "spsolve_triangular",
+                ..
+            }
+        ),
+        "{e}"
+    );
 
     // Row 1 stores no diagonal entry: [[2, 1], [1, 0]] without the (1, 1) entry.
     let missing = csr(vec![2.0, 1.0, 1.0], vec![0, 1, 0], vec![0, 2, 3], 2, dev);
@@ -186,12 +228,23 @@ on_every_device!(bad_input_is_a_clear_error, |dev| {
     }
     let e = spsolve_triangular(&missing, &ones(2, dev), true, false).unwrap_err();
     assert!(
-        matches!(e, cp::Error::LinAlg { op: "spsolve_triangular", .. })
-            && e.to_string().contains("zero at row 1"),
+        matches!(
+            e,
+            cp::Error::LinAlg {
+                op: "spsolve_triangular",
+                ..
+            }
+        ) && e.to_string().contains("zero at row 1"),
         "{e}"
     );
     // A stored zero pivot: [[0, 1], [1, 1]].
-    let zero = csr(vec![0.0, 1.0, 1.0, 1.0], vec![0, 1, 0, 1], vec![0, 2, 4], 2, dev);
+    let zero = csr(
+        vec![0.0, 1.0, 1.0, 1.0],
+        vec![0, 1, 0, 1],
+        vec![0, 2, 4],
+        2,
+        dev,
+    );
     let e = ilu0(&zero).unwrap_err();
     assert!(
         matches!(e, cp::Error::LinAlg { op: "ilu0", .. }) && e.to_string().contains("row 0"),
@@ -200,7 +253,13 @@ on_every_device!(bad_input_is_a_clear_error, |dev| {
     let e = spsolve_triangular(&zero, &ones(2, dev), false, false).unwrap_err();
     assert!(e.to_string().contains("zero at row 0"), "{e}");
     // Not positive definite: [[1, 2], [2, 1]] has IC(0) pivot 1 - 4 < 0 at row 1.
-    let indefinite = csr(vec![1.0, 2.0, 2.0, 1.0], vec![0, 1, 0, 1], vec![0, 2, 4], 2, dev);
+    let indefinite = csr(
+        vec![1.0, 2.0, 2.0, 1.0],
+        vec![0, 1, 0, 1],
+        vec![0, 2, 4],
+        2,
+        dev,
+    );
     let e = ic0(&indefinite).unwrap_err();
     assert!(
         matches!(e, cp::Error::LinAlg { op: "ic0", .. }) && e.to_string().contains("row 1"),
@@ -216,13 +275,28 @@ on_every_device!(bad_input_is_a_clear_error, |dev| {
     // A preconditioner of the wrong size, and a solve of the wrong length.
     let small = ilu0(&matrix("convdiff"))?;
     let e = cg(&a, &rhs("poisson"), SolveOptions::new().m(&small)).unwrap_err();
-    assert!(matches!(e, cp::Error::Shape { op: "cg", .. }) && e.to_string().contains("(49, 49)"), "{e}");
+    assert!(
+        matches!(e, cp::Error::Shape { op: "cg", .. }) && e.to_string().contains("(49, 49)"),
+        "{e}"
+    );
     let e = small.solve(&ones(3, dev)).unwrap_err();
-    assert!(matches!(e, cp::Error::Shape { op: "ilu0.solve", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            cp::Error::Shape {
+                op: "ilu0.solve",
+                ..
+            }
+        ),
+        "{e}"
+    );
     if dev.is_cuda() {
         // GPU factors and a host vector.
         let e = m.matvec(&cp::ones(64, DType::Float64)?).unwrap_err();
-        assert!(matches!(e, cp::Error::DeviceMismatch { op: "ic0", .. }), "{e}");
+        assert!(
+            matches!(e, cp::Error::DeviceMismatch { op: "ic0", .. }),
+            "{e}"
+        );
     }
 });
 
@@ -257,7 +331,10 @@ fn random_matrix(n: usize, seed: u64, dtype: DType, symmetric: bool) -> CsrMatri
     } else {
         r
     };
-    let d = cp::sparse::eye(n, n, 0, dtype).unwrap().mul_scalar(12.0).unwrap();
+    let d = cp::sparse::eye(n, n, 0, dtype)
+        .unwrap()
+        .mul_scalar(12.0)
+        .unwrap();
     r.add(&d).unwrap()
 }
 
@@ -276,7 +353,8 @@ fn gpu_matches_cpu_without_host_fallback() {
         let symmetric = random_matrix(n, seed + 1, dtype, true);
         let b_host = cp::with_device(Device::Cpu, || -> cp::Result<Array> {
             Ok(common::rand(&[n], dtype, seed + 2))
-        }).unwrap();
+        })
+        .unwrap();
         let run = |dev: Device| -> cp::Result<Vec<Vec<f64>>> {
             let (g, s, b) = (
                 general.to_device(&dev)?,

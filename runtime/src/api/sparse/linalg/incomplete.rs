@@ -250,10 +250,8 @@ fn preconditioner(
     steps: Vec<Rc<dyn TriangularSolver>>,
 ) -> LinearOperator<'static> {
     let (n, dtype, device) = (c.major, c.dtype(), c.data.device());
-    LinearOperator::new((n, n), dtype, move |x| {
-        apply(op, &steps, dtype, device, x)
-    })
-    .with_device(device)
+    LinearOperator::new((n, n), dtype, move |x| apply(op, &steps, dtype, device, x))
+        .with_device(device)
 }
 
 /// `steps` applied to the vector `x` in the factors' dtype; the result has

@@ -25,7 +25,9 @@ fn first_true(flags: &Array) -> Result<Option<usize>> {
     if flags.size() == 0 || !crate::any(flags, crate::Axes::All, false)?.item::<bool>()? {
         return Ok(None);
     }
-    Ok(Some(crate::argmax(flags, None, false)?.item::<i64>()? as usize))
+    Ok(Some(
+        crate::argmax(flags, None, false)?.item::<i64>()? as usize
+    ))
 }
 
 /// The first row of square `c` that stores no diagonal entry, if any.
