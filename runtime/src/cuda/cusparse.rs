@@ -105,12 +105,13 @@ pub(crate) fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHan
 }
 
 /// `Ok` when cuSPARSE exports every symbol of `symbols` (looked up once per
-/// set, kept in `found`), else `Error::MissingLibrary` naming `op` and the
-/// missing symbols. (`libs::require` keeps one answer per library, so a set
+/// set, kept in `found`), else `Error::MissingLibrary` naming `op`, the
+/// missing symbols and `hint` (what their absence likely means). (`libs::require` keeps one answer per library, so a set
 /// of functions that a toolkit may drop on its own needs its own lookup.)
 pub(super) fn require_set(
     op: &'static str,
     symbols: &[&str],
+    hint: &str,
     found: &'static std::sync::OnceLock<std::result::Result<(), String>>,
 ) -> Result<()> {
     let outcome = found.get_or_init(|| {
@@ -122,7 +123,11 @@ pub(super) fn require_set(
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(format!("{} lacks {}", info.describe(), missing.join(", ")))
+            Err(format!(
+                "{} lacks {} ({hint})",
+                info.describe(),
+                missing.join(", ")
+            ))
         }
     });
     outcome.clone().map_err(|detail| Error::MissingLibrary {

@@ -152,7 +152,12 @@ pub(super) fn factor(
         Incomplete::Lu => &ILU_FOUND,
         Incomplete::Cholesky => &IC_FOUND,
     };
-    require_set(op, symbols(kind), found)?;
+    require_set(
+        op,
+        symbols(kind),
+        "this CUDA dropped the legacy incomplete factorizations csrilu02 / csric02",
+        found,
+    )?;
     check_csr(op, a, ordinal)?;
     let dt = a.data.dtype();
     let (n, nnz) = (a.rows, a.data.size());

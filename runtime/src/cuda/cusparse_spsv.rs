@@ -116,7 +116,12 @@ pub(super) fn prepare(
     triangle: Triangle,
 ) -> Result<Rc<dyn TriangularSolver>> {
     static FOUND: OnceLock<std::result::Result<(), String>> = OnceLock::new();
-    require_set(op, SYMBOLS, &FOUND)?;
+    require_set(
+        op,
+        SYMBOLS,
+        "a cuSPARSE older than the generic SpSV",
+        &FOUND,
+    )?;
     let dtype = a.data.dtype();
     let value_type = check_csr(op, a, ordinal)?;
     let n = a.rows;
