@@ -296,6 +296,23 @@ a_sp = grid5(1024, "convdiff", c=0.05)
 ones = cp.ones(a_sp.shape[0])
 case("lsmr_convdiff_1M", lambda: cslinalg.lsmr(a_sp, ones, atol=0.0, btol=0.0, maxiter=100),
      n_repeat=5, n_warmup=1)
+# cg_ic0_poisson2d_512sq: the factorization and 50 preconditioned CG
+# iterations, tolerances 0. CuPy has no IC(0) (and scipy's spilu is SuperLU's
+# threshold ILU, which cupyx runs on the CPU); spilu(A, fill_factor=1) is the
+# zero-fill ILU(0) it computes on the GPU with cuSPARSE csrilu02, solving on
+# the GPU. For this symmetric matrix ILU(0) is the same preconditioner as
+# Cuprite's IC(0) (L U = L D L^T = L_ic L_ic^T), so the work is comparable.
+a_sp = grid5(512, "poisson")
+ones = cp.ones(a_sp.shape[0])
+
+
+def cg_ilu0():
+    lu = cslinalg.spilu(a_sp, fill_factor=1)
+    m = cslinalg.LinearOperator(a_sp.shape, matvec=lu.solve, dtype=a_sp.dtype)
+    return cslinalg.cg(a_sp, ones, maxiter=50, M=m, **no_tolerance(cslinalg.cg))
+
+
+case("cg_ic0_poisson2d_512sq", cg_ilu0, n_repeat=5, n_warmup=1)
 del a_sp, ones
 # Spectra, peaks and resampling (bench/spectra.rs): Welch over 64M float32
 # samples (Hann, 4096-sample segments, half overlap), find_peaks with a

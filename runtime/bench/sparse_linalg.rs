@@ -13,10 +13,16 @@
 //! - `lsmr_convdiff_1M`: 100 LSMR iterations on the convection-diffusion
 //!   matrix of `gmres_convdiff_1M` (A^T built once, outside the timing, as
 //!   CuPy's `A.H` is).
+//! - `cg_ic0_poisson2d_512sq`: IC(0) of the 512 x 512 grid's Laplacian
+//!   (cuSPARSE csric02) and 50 preconditioned CG iterations (two SpSV
+//!   triangular solves each). CuPy has no IC(0): its side is ILU(0) from
+//!   `spilu(A, fill_factor=1)` (csrilu02 on the GPU), the same
+//!   preconditioner for a symmetric matrix (L U = L_ic L_ic^T).
 
 use super::Bench;
 use cp::sparse::linalg::{
-    cg, eigsh, gmres, lsmr, spsolve, EigshOptions, LinearOperator, LsmrOptions, SolveOptions, Which,
+    cg, eigsh, gmres, ic0, lsmr, spsolve, EigshOptions, LinearOperator, LsmrOptions, SolveOptions,
+    Which,
 };
 use cp::sparse::CsrMatrix;
 use cuprite as cp;
@@ -118,6 +124,14 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     b.case("lsmr_convdiff_1M", None, None, 5, 1, || {
         let opts = LsmrOptions::new().tol(0.0, 0.0).iter_lim(100);
         lsmr(&op, &ones, opts)
+    })?;
+    drop((op, ones));
+
+    let a = grid(512, Grid::Poisson)?;
+    let ones = cp::ones(a.shape().0, cp::f64)?;
+    b.case("cg_ic0_poisson2d_512sq", None, None, 5, 1, || {
+        let m = ic0(&a)?;
+        cg(&a, &ones, fixed().maxiter(50).m(&m))
     })?;
     Ok(())
 }

@@ -18,6 +18,7 @@ pub(crate) mod reduce;
 mod signal;
 mod sort;
 mod sparse;
+mod sparse_ilu;
 mod sparse_solve;
 
 /// The host backend, the reference the CUDA backend is tested against.

@@ -8,7 +8,9 @@ use crate::core::element::Element;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::sparse::{CsrBuffers, CsrView, Sparse, SparseFactor};
+use crate::ops::sparse::{
+    CsrBuffers, CsrView, Incomplete, Sparse, SparseFactor, Triangle, TriangularSolver,
+};
 use std::rc::Rc;
 
 /// The elements of a view, in C order, as `T` (its dtype).
@@ -137,16 +139,28 @@ impl Sparse for CpuBackend {
         with_field!(a.data.dtype(), T => super::sparse_solve::lu_factor::<T>(op, a))
     }
 
-    fn csr_triangular_solve(
+    fn csr_triangular(
+        &self,
+        _: &'static str,
+        a: &CsrView<'_>,
+        triangle: Triangle,
+    ) -> Result<Rc<dyn TriangularSolver>> {
+        with_field!(a.data.dtype(), T => {
+            let t: Rc<dyn TriangularSolver> =
+                Rc::new(super::sparse_solve::HostTriangle::<T>::new(a, triangle));
+            Ok(t)
+        })
+    }
+
+    fn csr_incomplete_factor(
         &self,
         op: &'static str,
         a: &CsrView<'_>,
-        b: View<'_>,
-        lower: bool,
-        unit_diagonal: bool,
+        kind: Incomplete,
     ) -> Result<Storage> {
         with_field!(a.data.dtype(), T => {
-            super::sparse_solve::triangular_solve::<T>(op, a, b, lower, unit_diagonal)
+            let values = super::sparse_ilu::factor::<T>(op, a, kind)?;
+            Ok(buffer(values))
         })
     }
 }

@@ -13,7 +13,7 @@ use super::matmul::Field;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::sparse::{CsrView, SparseFactor};
+use crate::ops::sparse::{CsrView, SparseFactor, Triangle, TriangularSolver};
 
 fn singular(op: &'static str, detail: impl Into<String>) -> Error {
     Error::LinAlg {
@@ -101,55 +101,106 @@ pub(super) fn lu_solve<T: Field>(
     lu_factor::<T>(op, a)?.solve(op, b, false)
 }
 
-/// Forward (lower) or backward (upper) substitution along the rows of `a`;
-/// entries on the other side of the diagonal are ignored.
-pub(super) fn triangular_solve<T: Field + NumAssign>(
-    op: &'static str,
-    a: &CsrView<'_>,
-    b: View<'_>,
-    lower: bool,
-    unit_diagonal: bool,
-) -> Result<Storage> {
-    let n = a.rows;
-    let k = if b.ndim() == 2 { b.shape()[1] } else { 1 };
-    let indptr = a.indptr.gather::<i32>();
-    let indices = a.indices.gather::<i32>();
-    let data = a.data.gather::<T>();
-    let mut x = b.gather::<T>();
-    let order: Box<dyn Iterator<Item = usize>> = if lower {
-        Box::new(0..n)
-    } else {
-        Box::new((0..n).rev())
-    };
-    let mut acc = vec![<T as num_traits::Zero>::zero(); k];
-    for r in order {
-        acc.copy_from_slice(&x[r * k..(r + 1) * k]);
-        let mut diag = if unit_diagonal {
-            <T as num_traits::One>::one()
-        } else {
-            <T as num_traits::Zero>::zero()
-        };
-        for e in indptr[r] as usize..indptr[r + 1] as usize {
-            let c = indices[e] as usize;
+/// A triangle of a CSR matrix kept on the host for repeated substitutions.
+pub(super) struct HostTriangle<T> {
+    indptr: Vec<i32>,
+    indices: Vec<i32>,
+    data: Vec<T>,
+    triangle: Triangle,
+}
+
+impl<T: Field + NumAssign> HostTriangle<T> {
+    pub(super) fn new(a: &CsrView<'_>, triangle: Triangle) -> HostTriangle<T> {
+        HostTriangle {
+            indptr: a.indptr.gather::<i32>(),
+            indices: a.indices.gather::<i32>(),
+            data: a.data.gather::<T>(),
+            triangle,
+        }
+    }
+
+    /// The entries of row `r`: (column, value).
+    fn row(&self, r: usize) -> impl Iterator<Item = (usize, T)> + '_ {
+        let span = self.indptr[r] as usize..self.indptr[r + 1] as usize;
+        span.map(move |e| (self.indices[e] as usize, self.data[e]))
+    }
+
+    /// The diagonal entry of row `r` (duplicates summed; 1 for a unit diagonal).
+    fn diagonal(&self, op: &'static str, r: usize) -> Result<T> {
+        if self.triangle.unit_diagonal {
+            return Ok(<T as num_traits::One>::one());
+        }
+        let mut d = <T as num_traits::Zero>::zero();
+        for (c, v) in self.row(r) {
             if c == r {
-                if !unit_diagonal {
-                    diag += data[e];
-                }
-            } else if (c < r) == lower {
-                for (q, acc_q) in acc.iter_mut().enumerate() {
-                    *acc_q -= data[e] * x[c * k + q];
-                }
+                d += v;
             }
         }
-        if diag == <T as num_traits::Zero>::zero() {
+        if d == <T as num_traits::Zero>::zero() {
             return Err(singular(
                 op,
                 format!("the triangular matrix is singular: its diagonal is zero at row {r}"),
             ));
         }
-        for (q, acc_q) in acc.iter().enumerate() {
-            x[r * k + q] = *acc_q / diag;
-        }
+        Ok(d)
     }
-    Ok(super::create::host_buffer(x))
+
+    /// Whether the entry at column `c` of row `r` lies in the triangle used.
+    fn in_triangle(&self, r: usize, c: usize) -> bool {
+        c != r && (c < r) == self.triangle.lower
+    }
+
+    /// `T x = b`: substitution along the rows (forward for a lower triangle).
+    fn substitute(&self, op: &'static str, x: &mut [T]) -> Result<()> {
+        let n = x.len();
+        let order: Box<dyn Iterator<Item = usize>> = if self.triangle.lower {
+            Box::new(0..n)
+        } else {
+            Box::new((0..n).rev())
+        };
+        for r in order {
+            let mut acc = x[r];
+            for (c, v) in self.row(r) {
+                if self.in_triangle(r, c) {
+                    acc -= v * x[c];
+                }
+            }
+            x[r] = acc / self.diagonal(op, r)?;
+        }
+        Ok(())
+    }
+
+    /// `T^H x = b`: T^H's columns are T's rows, so each solved entry is
+    /// subtracted from the entries its row reaches (backward for a lower T).
+    fn substitute_adjoint(&self, op: &'static str, x: &mut [T]) -> Result<()> {
+        let n = x.len();
+        let order: Box<dyn Iterator<Item = usize>> = if self.triangle.lower {
+            Box::new((0..n).rev())
+        } else {
+            Box::new(0..n)
+        };
+        let conj = |v: &T| <T as faer::traits::ComplexField>::conj_impl(v);
+        for r in order {
+            let xr = x[r] / conj(&self.diagonal(op, r)?);
+            x[r] = xr;
+            for (c, v) in self.row(r) {
+                if self.in_triangle(r, c) {
+                    x[c] -= conj(&v) * xr;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<T: Field + NumAssign> TriangularSolver for HostTriangle<T> {
+    fn solve(&self, op: &'static str, b: View<'_>) -> Result<Storage> {
+        let mut x = b.gather::<T>();
+        if self.triangle.adjoint {
+            self.substitute_adjoint(op, &mut x)?;
+        } else {
+            self.substitute(op, &mut x)?;
+        }
+        Ok(super::create::host_buffer(x))
+    }
 }

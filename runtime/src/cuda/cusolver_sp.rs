@@ -284,26 +284,3 @@ impl SparseFactor for HostFactor {
         upload(op, self.ordinal, &r, self.dtype)
     }
 }
-
-/// Triangular solves: the host's substitution, counted (cuSPARSE's SpSV is
-/// the GPU path still to write).
-pub(crate) fn csr_triangular_solve(
-    ordinal: usize,
-    op: &'static str,
-    a: &CsrView<'_>,
-    b: View<'_>,
-    lower: bool,
-    unit_diagonal: bool,
-) -> Result<Storage> {
-    let arrays = [a.indptr, a.indices, a.data, b];
-    let r = on_views(op, &arrays, |cpu, h| {
-        let ha = CsrView {
-            indptr: h[0],
-            indices: h[1],
-            data: h[2],
-            ..*a
-        };
-        cpu.csr_triangular_solve(op, &ha, h[3], lower, unit_diagonal)
-    })?;
-    upload(op, ordinal, &r, a.data.dtype())
-}

@@ -18,7 +18,9 @@ use crate::core::view::View;
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::vendor::{float_data_type, ordinal, ptr, upload, with_handle, Buffer};
 use crate::ops::create::Create;
-use crate::ops::sparse::{CsrBuffers, CsrView as CsrRef, Sparse, SparseFactor};
+use crate::ops::sparse::{
+    CsrBuffers, CsrView as CsrRef, Incomplete, Sparse, SparseFactor, Triangle, TriangularSolver,
+};
 use std::rc::Rc;
 
 /// The symbols this module calls (checked before the first cudarc call).
@@ -51,7 +53,7 @@ pub(crate) fn value_type(dt: DType) -> Option<cs::cudaDataType> {
 }
 
 /// `1` and `0` of `dt` as host bytes (for alpha and beta).
-fn one_zero(dt: DType) -> ([u8; 16], [u8; 16]) {
+pub(super) fn one_zero(dt: DType) -> ([u8; 16], [u8; 16]) {
     let mut one = [0u8; 16];
     match dt {
         DType::Float32 | DType::Complex64 => one[..4].copy_from_slice(&1.0f32.to_ne_bytes()),
@@ -102,7 +104,40 @@ pub(crate) fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHan
     with_handle(s, &s.cusparse, create, bind, Ok)
 }
 
-struct SpMat(cs::cusparseSpMatDescr_t);
+/// `Ok` when cuSPARSE exports every symbol of `symbols` (looked up once per
+/// set, kept in `found`), else `Error::MissingLibrary` naming `op`, the
+/// missing symbols and `hint` (what their absence likely means). (`libs::require` keeps one answer per library, so a set
+/// of functions that a toolkit may drop on its own needs its own lookup.)
+pub(super) fn require_set(
+    op: &'static str,
+    symbols: &[&str],
+    hint: &str,
+    found: &'static std::sync::OnceLock<std::result::Result<(), String>>,
+) -> Result<()> {
+    let outcome = found.get_or_init(|| {
+        let info = crate::cuda::runtime::libs::load("cusparse");
+        if info.path.is_none() {
+            return Err(format!("tried {}", info.tried.join("; ")));
+        }
+        let missing = crate::cuda::runtime::libs::missing_symbols(&info, symbols);
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} lacks {} ({hint})",
+                info.describe(),
+                missing.join(", ")
+            ))
+        }
+    });
+    outcome.clone().map_err(|detail| Error::MissingLibrary {
+        op,
+        library: "cusparse",
+        detail,
+    })
+}
+
+pub(super) struct SpMat(pub(super) cs::cusparseSpMatDescr_t);
 impl Drop for SpMat {
     fn drop(&mut self) {
         if !self.0.is_null() {
@@ -111,7 +146,7 @@ impl Drop for SpMat {
         }
     }
 }
-struct DnVec(cs::cusparseDnVecDescr_t);
+pub(super) struct DnVec(pub(super) cs::cusparseDnVecDescr_t);
 impl Drop for DnVec {
     fn drop(&mut self) {
         if !self.0.is_null() {
@@ -140,7 +175,7 @@ impl Drop for GemmDescr {
 }
 
 /// Checks the arrays of `a` (dtypes, lengths, devices) before cuSPARSE sees them.
-fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDataType> {
+pub(super) fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDataType> {
     let vt = value_type(a.data.dtype()).ok_or_else(|| Error::DType {
         op,
         detail: format!(
@@ -175,7 +210,7 @@ fn check_csr(op: &'static str, a: &CsrRef, ordinal: usize) -> Result<cs::cudaDat
 }
 
 /// A cuSPARSE CSR descriptor over `a`'s arrays.
-fn csr_descr(op: &'static str, a: &CsrRef, vt: cs::cudaDataType) -> Result<SpMat> {
+pub(super) fn csr_descr(op: &'static str, a: &CsrRef, vt: cs::cudaDataType) -> Result<SpMat> {
     let mut d: cs::cusparseSpMatDescr_t = std::ptr::null_mut();
     // SAFETY: the pointers are live device arrays of the lengths given
     // (checked by check_csr); cuSPARSE only records them here.
@@ -593,15 +628,22 @@ impl Sparse for super::CudaBackend {
         super::cusolver_sp::csr_lu_factor(self.ordinal, op, a)
     }
 
-    fn csr_triangular_solve(
+    fn csr_triangular(
         &self,
         op: &'static str,
         a: &CsrRef<'_>,
-        b: View<'_>,
-        lower: bool,
-        unit_diagonal: bool,
+        triangle: Triangle,
+    ) -> Result<Rc<dyn TriangularSolver>> {
+        super::cusparse_spsv::prepare(self.ordinal, op, a, triangle)
+    }
+
+    fn csr_incomplete_factor(
+        &self,
+        op: &'static str,
+        a: &CsrRef<'_>,
+        kind: Incomplete,
     ) -> Result<Storage> {
-        super::cusolver_sp::csr_triangular_solve(self.ordinal, op, a, b, lower, unit_diagonal)
+        super::cusparse_ilu::factor(self.ordinal, op, a, kind)
     }
 }
 

@@ -10,6 +10,8 @@ pub(crate) mod conv;
 pub(crate) mod cufft;
 pub(crate) mod cusolver_sp;
 pub(crate) mod cusparse;
+mod cusparse_ilu;
+mod cusparse_spsv;
 pub(crate) mod fusion;
 pub(crate) mod gather;
 pub(crate) mod gen;

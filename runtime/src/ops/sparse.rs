@@ -63,14 +63,53 @@ pub(crate) trait Sparse {
     /// The LU factorization of a square CSR matrix, kept for repeated
     /// solves (`splu`); a singular matrix is an error.
     fn csr_lu_factor(&self, op: &'static str, a: &CsrView<'_>) -> Result<Rc<dyn SparseFactor>>;
-    /// `T^-1 b` where `T` is the lower (or upper) triangle of the square
-    /// matrix `a`, with ones on the diagonal when `unit_diagonal`.
-    fn csr_triangular_solve(
+    /// The lower (or upper) triangle of the square CSR matrix `a` (sorted
+    /// indices, no duplicates), prepared for repeated solves: cuSPARSE
+    /// SpSV's analysis is done once and kept. A zero on the used diagonal
+    /// is the caller's to refuse first (the GPU does not test it).
+    fn csr_triangular(
         &self,
         op: &'static str,
         a: &CsrView<'_>,
-        b: View<'_>,
-        lower: bool,
-        unit_diagonal: bool,
+        triangle: Triangle,
+    ) -> Result<Rc<dyn TriangularSolver>>;
+    /// The zero-fill incomplete factorization of the square CSR matrix `a`
+    /// (sorted indices, no duplicates, every diagonal entry stored), as new
+    /// values in a's pattern: for `Incomplete::Lu`, L (unit diagonal, not
+    /// stored) below the diagonal and U on and above it; for
+    /// `Incomplete::Cholesky` of a lower triangle, the L with `L L^H ~ A`.
+    /// A zero pivot is an error naming its row.
+    fn csr_incomplete_factor(
+        &self,
+        op: &'static str,
+        a: &CsrView<'_>,
+        kind: Incomplete,
     ) -> Result<Storage>;
+}
+
+/// Which triangle of a CSR matrix a triangular solve reads, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Triangle {
+    /// The lower triangle (else the upper); entries of the other are ignored.
+    pub lower: bool,
+    /// Ones on the diagonal (the stored diagonal is ignored).
+    pub unit_diagonal: bool,
+    /// Solve with the triangle's conjugate transpose (`T^H x = b`).
+    pub adjoint: bool,
+}
+
+/// A triangular matrix prepared for repeated solves.
+pub(crate) trait TriangularSolver {
+    /// `T^-1 b` (`T^-H b` for an adjoint triangle) for a C-contiguous vector
+    /// `b` (n,) of the matrix's dtype on its device, as a new buffer (n,).
+    fn solve(&self, op: &'static str, b: View<'_>) -> Result<Storage>;
+}
+
+/// Which zero-fill incomplete factorization `csr_incomplete_factor` computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Incomplete {
+    /// ILU(0): `A ~ L U` in A's pattern.
+    Lu,
+    /// IC(0): `A ~ L L^H` in the pattern of A's lower triangle.
+    Cholesky,
 }

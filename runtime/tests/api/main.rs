@@ -58,6 +58,7 @@ mod smoke;
 mod sort;
 mod sparse;
 mod sparse_linalg;
+mod sparse_precond;
 mod special;
 mod special_bessel_order;
 mod stats;

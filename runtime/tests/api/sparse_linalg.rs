@@ -19,7 +19,7 @@ use cp::sparse::CsrMatrix;
 use cp::{Array, DType, Device};
 use cuprite as cp;
 
-fn fixtures() -> &'static BTreeMap<String, Array> {
+pub(crate) fn fixtures() -> &'static BTreeMap<String, Array> {
     static F: OnceLock<BTreeMap<String, Array>> = OnceLock::new();
     F.get_or_init(|| {
         let path = concat!(
@@ -31,22 +31,22 @@ fn fixtures() -> &'static BTreeMap<String, Array> {
     })
 }
 
-fn fx(key: &str) -> &'static Array {
+pub(crate) fn fx(key: &str) -> &'static Array {
     fixtures()
         .get(key)
         .unwrap_or_else(|| panic!("fixture {key} missing"))
 }
 
-fn fx_f64(key: &str) -> Vec<f64> {
+pub(crate) fn fx_f64(key: &str) -> Vec<f64> {
     values_f64(fx(key))
 }
 
-fn fx_usize(key: &str) -> usize {
+pub(crate) fn fx_usize(key: &str) -> usize {
     fx(key).astype(DType::Int64).unwrap().item::<i64>().unwrap() as usize
 }
 
 /// A fixture problem's matrix on the current device.
-fn matrix(name: &str) -> CsrMatrix {
+pub(crate) fn matrix(name: &str) -> CsrMatrix {
     let dev = cp::current_device();
     let shape = fx(&format!("{name}/shape")).to_vec::<i64>().unwrap();
     let on = |f: &str| fx(&format!("{name}/{f}")).to_device(&dev).unwrap();
@@ -59,7 +59,7 @@ fn matrix(name: &str) -> CsrMatrix {
     .unwrap()
 }
 
-fn rhs(name: &str) -> Array {
+pub(crate) fn rhs(name: &str) -> Array {
     fx(&format!("{name}/b"))
         .to_device(&cp::current_device())
         .unwrap()
@@ -67,7 +67,7 @@ fn rhs(name: &str) -> Array {
 
 /// Every element within `tol` of the expected, relative to the largest expected magnitude.
 #[track_caller]
-fn assert_vec_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
+pub(crate) fn assert_vec_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
@@ -79,7 +79,7 @@ fn assert_vec_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
 }
 
 #[track_caller]
-fn assert_near_count(what: &str, got: usize, want: usize) {
+pub(crate) fn assert_near_count(what: &str, got: usize, want: usize) {
     assert!(
         got.abs_diff(want) <= 1,
         "{what}: {got} iterations, SciPy took {want}"

@@ -135,6 +135,13 @@ pub fn linalg() -> Vec<Row> {
         "expm_multiply" => |g| sl::expm_multiply(&square(g)?, &g.b, g.scalar),
         "spsolve(complex)" => |g| sl::spsolve(&square(g)?, &cp::asarray(complexes(&g.b))?),
         "lsmr" => |g| { let x0 = flat(&g.a); let o = sl::LsmrOptions::default().damp(g.scalar).tol(1e-8, 1e-8).iter_lim(pick(g.n, &[1, 0, 20])); let o = if g.flag { o.x0(&x0) } else { o }; solution(sl::lsmr(&g.a, &flat(&g.b), o)) },
+        "ilu0" => |g| { let p = sl::ilu0(&square(g)?)?; Ok(vec![p.lu().to_dense()?, p.solve(&flat(&g.b))?]) },
+        "ic0" => |g| { let p = sl::ic0(&square(g)?)?; Ok(vec![p.l().to_dense()?, p.solve(&flat(&g.b))?]) },
+        "lu" => |g| Ok(sl::ilu0(&CscMatrix::from_dense(&g.m)?)?.lu().data().clone()),
+        "l" => |g| Ok(sl::ic0(&square(g)?)?.l().indptr().clone()),
+        "operator" => |g| sl::ilu0(&square(g)?)?.operator().matvec(&g.b),
+        "m(ilu0)" => |g| { let a = square(g)?; let p = sl::ilu0(&a)?; solution(sl::bicgstab(&a, &flat(&g.b), SolveOptions::default().maxiter(count(g.n)).m(&p))) },
+        "m(ic0)" => |g| { let a = square(g)?; let p = sl::ic0(&a)?; solution(sl::cg(&a, &flat(&g.b), SolveOptions::default().maxiter(count(g.n)).m(&p))) },
         "solve_trans" => |g| { let lu = sl::splu(&square(g)?)?; lu.solve_trans(&g.b, pick(g.n, &[sl::Trans::N, sl::Trans::T, sl::Trans::H])) },
     ]
 }

@@ -130,5 +130,127 @@ for name in ["poisson", "laplacian"]:
 put("convdiff/svds", np.sort(sla.svds(problems["convdiff"], k=3)[1]))
 put("convdiff/expm_multiply", sla.expm_multiply(-0.1 * problems["convdiff"].tocsc(), out["convdiff/b"]))
 
+
+
+# Zero-fill incomplete factorizations. SciPy has no ILU(0) / IC(0) (its
+# spilu is SuperLU's threshold ILU), so the reference is the textbook loop
+# over the pattern (Saad, Iterative Methods, Algorithm 10.4 and its
+# Cholesky form), cross-checked below: for a symmetric matrix, IC(0)'s L is
+# ILU(0)'s unit L scaled by sqrt(diag U).
+def pattern_of(a):
+    p = a.copy()
+    p.data[:] = 1.0
+    return p.toarray() != 0
+
+
+def in_pattern(dense, a):
+    """The entries of `dense` at a's stored positions, in a's CSR order."""
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    return dense[rows, a.indices]
+
+
+def ilu0(a):
+    n = a.shape[0]
+    pat = pattern_of(a)
+    lu = a.toarray()
+    for i in range(1, n):
+        for k in range(i):
+            if not pat[i, k]:
+                continue
+            lu[i, k] /= lu[k, k]
+            for j in range(k + 1, n):
+                if pat[i, j]:
+                    lu[i, j] -= lu[i, k] * lu[k, j]
+    return lu
+
+
+def ic0(a):
+    """L of the lower triangle of symmetric positive definite a."""
+    low = sp.tril(a).tocsr()
+    n = a.shape[0]
+    pat = pattern_of(low)
+    l = low.toarray()
+    for i in range(n):
+        for k in range(i):
+            if not pat[i, k]:
+                continue
+            s = l[i, k] - sum(l[i, j] * l[k, j] for j in range(k) if pat[i, j] and pat[k, j])
+            l[i, k] = s / l[k, k]
+        l[i, i] = np.sqrt(l[i, i] - sum(l[i, k] ** 2 for k in range(i) if pat[i, k]))
+    return l
+
+
+def ilu0_operator(a, lu):
+    lower = sp.csr_matrix(np.tril(lu, -1) * pattern_of(a) + np.eye(a.shape[0]))
+    upper = sp.csr_matrix(np.triu(lu) * pattern_of(a))
+
+    def apply(r):
+        y = sla.spsolve_triangular(lower, r, lower=True, unit_diagonal=True)
+        return sla.spsolve_triangular(upper, y, lower=False)
+
+    return sla.LinearOperator(a.shape, matvec=apply)
+
+
+def ic0_operator(l):
+    lower = sp.csr_matrix(l)
+    upper = sp.csr_matrix(l.T)
+
+    def apply(r):
+        return sla.spsolve_triangular(upper, sla.spsolve_triangular(lower, r, lower=True), lower=False)
+
+    return sla.LinearOperator(l.shape, matvec=apply)
+
+
+for name in ["poisson", "convdiff"]:
+    a = problems[name].tocsr()
+    a.sort_indices()
+    lu = ilu0(a)
+    put(f"{name}/ilu0_data", in_pattern(lu, a))
+poisson = problems["poisson"].tocsr()
+poisson.sort_indices()
+l_ic = ic0(poisson)
+low = sp.tril(poisson).tocsr()
+low.sort_indices()
+put("poisson/ic0_data", in_pattern(l_ic, low))
+put("poisson/ic0_indptr", low.indptr.astype(np.int32))
+lu = ilu0(poisson)
+scaled = (np.tril(lu, -1) + np.eye(lu.shape[0])) * np.sqrt(np.diag(lu))
+assert np.allclose(scaled * pattern_of(low), l_ic, rtol=1e-13, atol=1e-13), "IC(0) != scaled ILU(0)"
+
+# Preconditioned Krylov runs: cg + IC(0) on Poisson, bicgstab / gmres + ILU(0) on convdiff.
+a, b = problems["poisson"], out["poisson/b"]
+x, info, it = count_iterations(sla.cg, a, b, rtol=1e-10, M=ic0_operator(l_ic))
+assert info == 0
+put("poisson/cg_ic0_x", x)
+put("poisson/cg_ic0_iterations", it)
+a, b = problems["convdiff"].tocsr(), out["convdiff/b"]
+a.sort_indices()
+m = ilu0_operator(a, ilu0(a))
+x, info, it = count_iterations(sla.bicgstab, a, b, rtol=1e-10, M=m)
+assert info == 0
+put("convdiff/bicgstab_ilu0_x", x)
+put("convdiff/bicgstab_ilu0_iterations", it)
+x, info = sla.gmres(a, b, rtol=1e-10, restart=10, M=m)
+assert info == 0
+put("convdiff/gmres_ilu0_x", x)
+
+# Triangular solves of a random sparse matrix's triangles (SciPy gets the
+# triangle; cp::sparse::linalg::spsolve_triangular the whole matrix, and
+# must ignore the other side).
+n = 30
+t = sp.random(n, n, density=0.15, random_state=np.random.default_rng(5), format="csr")
+t = (t + sp.diags(2.0 + rng.random(n))).tocsr()
+t.sort_indices()
+put("tri/data", t.data)
+put("tri/indices", t.indices.astype(np.int32))
+put("tri/indptr", t.indptr.astype(np.int32))
+put("tri/shape", np.array(t.shape, dtype=np.int64))
+put("tri/b", rng.standard_normal(n))
+for lower in [True, False]:
+    part = (sp.tril(t) if lower else sp.triu(t)).tocsr()
+    for unit in [False, True]:
+        key = ("lower" if lower else "upper") + ("_unit" if unit else "")
+        put(f"tri/{key}", sla.spsolve_triangular(part, out["tri/b"], lower=lower, unit_diagonal=unit))
+
 np.savez_compressed("sparse_linalg.npz", **out)
 print(f"wrote {len(out)} arrays")

@@ -3,9 +3,10 @@
 //! CPU: faer's sparse LU (`splu` keeps it). GPU: cuSOLVER's sparse QR (`csrlsvqr`), one
 //! right-hand side at a time (a 2-D `b` is solved column by column); where
 //! the machine's cuSOLVER lacks its sparse API the solve takes the counted
-//! host round trip (`cp::cuda::host_fallbacks()` shows it). Triangular
-//! solves on the GPU take that round trip too (cuSPARSE SpSV is not wired yet),
-//! and so do `splu`'s (its factors are kept on the host).
+//! host round trip (`cp::cuda::host_fallbacks()` shows it), and so do
+//! `splu`'s solves (its factors are kept on the host). Triangular solves:
+//! cuSPARSE's SpSV on the GPU (after a device-side test of the diagonal),
+//! substitution along the rows on the CPU.
 
 use crate::api::shape::index::SliceElem;
 use crate::api::sparse::{
@@ -15,7 +16,7 @@ use crate::core::array::Array;
 use crate::core::dtype::promote_types;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
-use crate::ops::sparse::SparseFactor;
+use crate::ops::sparse::{SparseFactor, Triangle};
 use std::rc::Rc;
 
 /// What the direct solvers accept: a CSR or CSC matrix (CSC is converted once).
@@ -188,13 +189,31 @@ pub fn spsolve_triangular(
 ) -> Result<Array> {
     let op = "spsolve_triangular";
     let (c, b) = prepare(op, &a.as_csr()?, b)?;
+    if !unit_diagonal {
+        if let Some(row) = super::pattern::first_zero_diagonal(&c)? {
+            return Err(Error::LinAlg {
+                op,
+                detail: format!(
+                    "the triangular matrix is singular: its diagonal is zero at row {row}"
+                ),
+            });
+        }
+    }
     let be = crate::backend::on(op, b.device())?;
-    let r = be.csr_triangular_solve(op, &c.view(), b.view(), lower, unit_diagonal)?;
-    Ok(Array::from_parts(
-        r,
-        Layout::contiguous(b.shape()),
-        b.dtype(),
-    ))
+    let triangle = Triangle {
+        lower,
+        unit_diagonal,
+        adjoint: false,
+    };
+    let solver = be.csr_triangular(op, &c.view(), triangle)?;
+    by_columns(op, &b, |col| {
+        let r = solver.solve(op, col.view())?;
+        Ok(Array::from_parts(
+            r,
+            Layout::contiguous(col.shape()),
+            col.dtype(),
+        ))
+    })
 }
 
 /// Which system [`SparseLu::solve_trans`] solves (SciPy's `trans`).

@@ -1,5 +1,6 @@
 //! Sparse linear algebra (`cupyx.scipy.sparse.linalg`, `scipy.sparse.linalg`):
-//! linear operators, Krylov solvers, preconditioners, direct solvers,
+//! linear operators, Krylov solvers, preconditioners (Jacobi, ILU(0),
+//! IC(0)), direct solvers,
 //! eigenvalues and matrix functions.
 //!
 //! The iterative solvers are written once over `Array` operations, so the
@@ -17,12 +18,14 @@ mod direct;
 mod eigsh;
 mod expm;
 mod gmres;
+mod incomplete;
 mod lsmr;
 mod lsqr;
 mod minres;
 mod norm;
 mod operator;
 mod options;
+mod pattern;
 mod precond;
 mod vector;
 
@@ -32,6 +35,7 @@ pub use direct::{factorized, splu, spsolve, spsolve_triangular, AsCsr, SparseLu,
 pub use eigsh::{eigsh, svds, Eigsh, EigshOptions, Svds, Which};
 pub use expm::expm_multiply;
 pub use gmres::gmres;
+pub use incomplete::{ic0, ilu0, IncompleteCholesky, IncompleteLu};
 pub use lsmr::{lsmr, LsmrOptions};
 pub use lsqr::{lsqr, LsqrOptions};
 pub use minres::minres;
