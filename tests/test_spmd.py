@@ -75,7 +75,7 @@ class SpmdTests(KernelCase):
     @unittest.skipUnless(EXPECT_GPUS, "CUPRITE_SPMD_EXPECT_GPUS is not set (CPU ranks)")
     def test_each_rank_computes_on_a_gpu_of_its_own(self):
         r = self.ok('println!("{}", cp::current_device());\n'
-                    "let d = cp::dist::DistArray::ones(&[1 << 20], cp::DType::Float32, Some(0))?;\n"
+                    "let d = cp::dist::DistArray::ones([1usize << 20], cp::DType::Float32, Some(0))?;\n"
                     "(d.local().device().is_cuda(), d.sum()?.local().item::<f32>()?)")
         self.assertEqual(self.result_text(r), "(true, 1048576.0)")
         out = r.stream("stdout")

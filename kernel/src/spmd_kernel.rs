@@ -118,7 +118,6 @@ impl Ranks {
         for (k, v) in world_vars(0, world, 0, &host, nccl_port) {
             std::env::set_var(k, v);
         }
-        crate::spmd::default_device_for_rank(&cuprite::nccl::Launch::from_env()?)?;
         let exe = std::env::current_exe().context("the kernel's own path")?;
         let connect = format!("{host}:{port}");
         let master = format!("{host}:{nccl_port}");
@@ -170,6 +169,9 @@ impl Ranks {
             }
             other => bail!("CUPRITE_SPMD_LAUNCHER={other:?}: use local, srun or mpirun"),
         }
+        // After the other ranks started: they would take rank 0's device as
+        // one the user chose.
+        crate::spmd::default_device_for_rank(&cuprite::nccl::Launch::from_env()?)?;
         let ranks = Arc::new(Ranks {
             world,
             writers: Mutex::new(BTreeMap::new()),

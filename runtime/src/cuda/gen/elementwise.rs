@@ -546,11 +546,19 @@ pub(crate) fn ufunc_kernel(
 ) -> Option<std::sync::Arc<MapKernel>> {
     memoized((op.name(), dt), || {
         let e = super::ufunc_expr::expr(op, dt)?;
+        // A half-precision loop computes in float32 and rounds once to its
+        // own dtype, as NumPy's float16 loop gives it, whatever `out` is.
+        let (expr, result) = match (dt, e.result) {
+            (DType::Float16 | DType::BFloat16, DType::Float32) => {
+                (cast_expr(DType::Float32, dt, &format!("({})", e.expr)), dt)
+            }
+            _ => (e.expr, e.result),
+        };
         Some(MapKernel::new(
             op.name().into(),
             vec![e.compute; op.arity()],
-            e.expr,
-            e.result,
+            expr,
+            result,
             e.support.into(),
         ))
     })

@@ -192,18 +192,13 @@ pub fn lsmr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsmrOptions<'_>) -> Resu
             f64::INFINITY
         };
         let test3 = 1.0 / cond_a;
-        let t1 = test1 / (1.0 + norm_a * normx / normb);
-        let rtol = o.btol + o.atol * norm_a * normx / normb;
-        istop = Stop {
-            test1,
-            test2,
-            test3,
-            t1,
-            rtol,
-            atol: o.atol,
+        istop = Stop::new(
+            [test1, test2, test3],
+            norm_a * normx / normb,
+            &o,
             ctol,
-            out_of_iterations: itn >= maxiter,
-        }
+            itn >= maxiter,
+        )
         .istop();
         if istop != 0 {
             break;

@@ -181,18 +181,13 @@ pub fn lsqr<'a>(a: impl IntoOperator<'a>, b: &Array, o: LsqrOptions<'_>) -> Resu
         let test1 = rnorm / bnorm;
         let test2 = arnorm / (anorm * rnorm + eps);
         let test3 = 1.0 / (acond + eps);
-        let t1 = test1 / (1.0 + anorm * xnorm / bnorm);
-        let rtol = o.btol + o.atol * anorm * xnorm / bnorm;
-        istop = Stop {
-            test1,
-            test2,
-            test3,
-            t1,
-            rtol,
-            atol: o.atol,
+        istop = Stop::new(
+            [test1, test2, test3],
+            anorm * xnorm / bnorm,
+            &o,
             ctol,
-            out_of_iterations: itn >= iter_lim,
-        }
+            itn >= iter_lim,
+        )
         .istop();
         if istop != 0 {
             break;
@@ -221,6 +216,29 @@ pub(super) struct Stop {
 }
 
 impl Stop {
+    /// The tests of one iteration: `tests` are (test1, test2, test3) and
+    /// `ax_over_b` is ‖A‖ ‖x‖ / ‖b‖, which scales test1 and the tolerance
+    /// of the residual.
+    pub(super) fn new(
+        tests: [f64; 3],
+        ax_over_b: f64,
+        o: &LsqrOptions<'_>,
+        ctol: f64,
+        out_of_iterations: bool,
+    ) -> Stop {
+        let [test1, test2, test3] = tests;
+        Stop {
+            test1,
+            test2,
+            test3,
+            t1: test1 / (1.0 + ax_over_b),
+            rtol: o.btol + o.atol * ax_over_b,
+            atol: o.atol,
+            ctol,
+            out_of_iterations,
+        }
+    }
+
     /// SciPy's `istop` (0: go on). The tests are SciPy's, in its order, so
     /// a later one that holds takes precedence over an earlier one.
     pub(super) fn istop(&self) -> i64 {
