@@ -74,9 +74,12 @@ pub(crate) type ForeignOwner = std::panic::AssertUnwindSafe<Box<dyn std::any::An
 /// freed it, and a block taken by another thread launches the batch first.
 #[derive(Default)]
 pub(crate) struct BlockCache {
-    free: Mutex<std::collections::HashMap<(usize, usize), Vec<(sys::CUdeviceptr, u64)>>>,
+    free: Mutex<std::collections::HashMap<(usize, usize), Vec<FreedBlock>>>,
     cached: AtomicUsize,
 }
+
+/// A cached block's address and the [`thread_tag`] of the thread that freed it.
+type FreedBlock = (sys::CUdeviceptr, u64);
 
 /// A number naming the calling thread (distinct for every thread of the process).
 fn thread_tag() -> u64 {
