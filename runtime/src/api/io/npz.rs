@@ -24,6 +24,77 @@ fn zip_error(op: &'static str, path: &Path, e: zip::result::ZipError) -> Error {
     }
 }
 
+/// The archive's file, which goes quiet after its first failure: the save
+/// has failed then (that error is returned) and its temporary file is
+/// removed, but `ZipWriter`'s drop would still try to finish the archive
+/// and print its own failure on stderr, beside the user's error. After a
+/// failure, writes and seeks only move a position, so that finishing
+/// "succeeds" into nothing.
+struct QuietAfterFailure<W> {
+    inner: W,
+    failed: bool,
+    /// The position and length the archive has written, kept for the
+    /// arithmetic of its seeks once the file is no longer touched.
+    pos: u64,
+    len: u64,
+}
+
+impl<W> QuietAfterFailure<W> {
+    fn new(inner: W) -> Self {
+        QuietAfterFailure {
+            inner,
+            failed: false,
+            pos: 0,
+            len: 0,
+        }
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.set(self.pos + n as u64);
+    }
+
+    fn set(&mut self, p: u64) -> u64 {
+        self.pos = p;
+        self.len = self.len.max(p);
+        p
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for QuietAfterFailure<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = if self.failed {
+            buf.len()
+        } else {
+            self.inner.write(buf).inspect_err(|_| self.failed = true)?
+        };
+        self.advance(n);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        self.inner.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+impl<W: std::io::Seek> std::io::Seek for QuietAfterFailure<W> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        use std::io::SeekFrom;
+        if !self.failed {
+            let p = self.inner.seek(to).inspect_err(|_| self.failed = true)?;
+            return Ok(self.set(p));
+        }
+        let base = match to {
+            SeekFrom::Start(p) => return Ok(self.set(p)),
+            SeekFrom::Current(d) => (self.pos, d),
+            SeekFrom::End(d) => (self.len, d),
+        };
+        Ok(self.set(base.0.saturating_add_signed(base.1)))
+    }
+}
+
 /// The path of a member in messages: `archive.npz/name.npy`.
 fn member_path(path: &Path, name: &str) -> PathBuf {
     PathBuf::from(format!("{}/{name}", shown(path)))
@@ -51,7 +122,7 @@ fn write_archive(
         }
     }
     write_atomically(op, &path, None, |w| {
-        let mut zip = zip::ZipWriter::new(w);
+        let mut zip = zip::ZipWriter::new(QuietAfterFailure::new(w));
         for (name, a) in arrays {
             // Members past 4 GiB need zip64 records (NumPy writes them too).
             let large = a.nbytes() as u64 >= u32::MAX as u64 - (1 << 20);
