@@ -28,12 +28,18 @@ use serde_json::{json, Value};
 /// sees) the default device of its cells through `CUPRITE_DEVICE`, as
 /// torchrun users call `torch.cuda.set_device(local_rank)`: without it every
 /// rank of a node would compute on cuda:0. Left alone when the user chose a
-/// device or asked for a world of CPU processes (`CUPRITE_COMM=host`), and in
-/// a world of one. Must run before the cell process starts (it inherits it).
+/// device or asked for a world of CPU processes (`CUPRITE_COMM=host`), in a
+/// world of one, and where no GPU is visible (cells then run on the CPU, and
+/// `cp::nccl::world()` says what a GPU world lacks). Must run before the
+/// cell process starts (it inherits it).
 pub fn default_device_for_rank(launch: &Launch) -> Result<()> {
     let host_world =
         std::env::var("CUPRITE_COMM").is_ok_and(|v| v.trim().eq_ignore_ascii_case("host"));
-    if launch.world_size < 2 || host_world || std::env::var_os("CUPRITE_DEVICE").is_some() {
+    if launch.world_size < 2
+        || host_world
+        || std::env::var_os("CUPRITE_DEVICE").is_some()
+        || cuprite::device_count() == 0
+    {
         return Ok(());
     }
     let device = launch
