@@ -150,6 +150,10 @@ BOUNDS = {
     "09-custom-kernels": [
         (r"fused and unfused agree: max difference " + NUM, 1e-6),
     ],
+    "15-multi-node": [
+        (r"largest relative residual difference: " + NUM, 1e-12),
+        (r"\|QR - A\| = " + NUM, 1e-9),
+    ],
     "12-case-study-convolution": [
         (r"each bright pixel became a copy of the kernel: \S+ \(max difference " + NUM, 1e-6),
         (r"GPU-vs-CPU check on .*\nmax relative error " + NUM, 1e-5),
@@ -205,6 +209,13 @@ def check_custom_kernels(nb, name):
             assert re.search(rf"`{k}`.*needs the CUDA backend|needs the CUDA backend.*`{k}`|{k}.*not run: .*needs the CUDA backend", text), k
 
 
+def check_distributed_results(nb, name):
+    text = notebook_text(nb)
+    for s in ["distributed grid equals one array: true", "fft2 matches one array: true",
+              "R is [8, 8]", "the spectrum is split along axis Some(1)"]:
+        assert s in text, f"{name}: {s!r} missing"
+
+
 DEVICE_CHECKS = {
     "04-random-numbers": [check_timings_match_the_device],
     "05-linear-algebra": [check_timings_match_the_device],
@@ -214,6 +225,7 @@ DEVICE_CHECKS = {
     "09-custom-kernels": [check_timings_match_the_device, check_custom_kernels],
     "11-profiling": [check_timings_match_the_device],
     "12-case-study-convolution": [check_timings_match_the_device],
+    "15-multi-node": [check_distributed_results],
 }
 
 
@@ -261,7 +273,9 @@ REFRESH_HINT = (
     "`notebooks/refresh-outputs write-back RESULTS...`; README.md, "
     "'The course notebooks and their outputs')"
 )
-STORED_GPU = "H100"
+# The workshop's GPU, or the H200 (the same Hopper generation) that the GPU
+# machine lends when no H100 is.
+STORED_GPUS = ("H100", "H200")
 IMAGE_LIMIT = 200_000  # bytes per image
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -294,9 +308,9 @@ def stored_problems(path):
     if not isinstance(env, dict):
         return problems + [f"{name}: stored without the outputs of a GPU run "
                            "(no metadata.cuprite.environment)"]
-    if STORED_GPU not in (env.get("gpu") or ""):
+    if not any(g in (env.get("gpu") or "") for g in STORED_GPUS):
         problems.append(f"{name}: metadata.cuprite.environment names GPU {env.get('gpu')!r}, "
-                        f"not an {STORED_GPU}")
+                        f"not an {' or '.join(STORED_GPUS)}")
     if not str(env.get("device", "")).startswith("cuda"):
         problems.append(f"{name}: its arrays were on {env.get('device')!r}, not a CUDA device")
     if meta.get("status") != "ok":
@@ -787,7 +801,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_spmd(notebook, tmp, world=2):
+def run_spmd(notebook, tmp, world=2, extra_env=None):
     """`cuprite-kernel run --spmd` on `world` ranks started the way torchrun
     would (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT set per rank)."""
     port = free_port()
@@ -796,7 +810,8 @@ def run_spmd(notebook, tmp, world=2):
     procs = []
     for rank in range(world):
         env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), CUPRITE_NCCL_TIMEOUT="600")
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), CUPRITE_NCCL_TIMEOUT="600",
+                   **(extra_env or {}))
         procs.append(subprocess.Popen(
             [KERNEL_BIN, "run", "--spmd", str(notebook), "--output", str(out), "--html", str(html)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp))
@@ -816,6 +831,19 @@ def test_spmd_ranks_run_every_cell_and_rank_0_writes_the_world():
         assert world["ranks"] == 2 and [g["rank"] for g in world["gpus"]] == [0, 1], world
         assert nb.metadata["cuprite"]["status"] == "ok"
         assert "spmd" in html.read_text()
+
+
+def test_multi_node_notebook_on_two_cpu_ranks():
+    """Notebook 15 as `srun -n 2 cuprite-kernel run --spmd` runs it, on CPU ranks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        # CPU processes: a world over TCP (on the GPU machine, NCCL instead).
+        extra = {} if os.environ.get("CUPRITE_REQUIRE_GPU") else {"CUPRITE_COMM": "host"}
+        results, out, _ = run_spmd(ROOT / "notebooks" / "15-multi-node.ipynb", tmp, extra_env=extra)
+        for rank, (_, err, code) in enumerate(results):
+            assert code == 0, f"rank {rank}: {err}"
+        nb = nbformat.read(out, as_version=4)
+        check_notebook(nb, "15-multi-node")
+        assert "rank 0 of 2" in notebook_text(nb)
 
 
 def test_spmd_cell_failing_on_one_rank_stops_every_rank():
