@@ -9,7 +9,8 @@ idle on iopub):
   3. in a second kernel, the first cell after a pause (--think seconds, a
      user opening a notebook): the realistic first cell, a `let` with `?`;
   4. typical cells, each run --repeat times (median): a `let` with `?`, an
-     array display, a reduction, a plot, a loop of array operations;
+     array display, a reduction, a plot, a loop of array operations, a
+     function definition and the same function as a `cp::jit` kernel;
   5. a trivial cell (`1 + 1`), median of --cells runs;
   6. interrupting a loop of array operations: interrupt request -> the
      error reply's idle (median of 3), and that the variables survived.
@@ -42,6 +43,15 @@ TYPICAL = [
     ("plot", "cp::plot::line(&a)?"),
     ("loop of array ops",
      "let mut acc = cp::zeros([256], cp::f64)?;\nfor _ in 0..100 { acc = &acc + 1.0; }\nacc.sum()?"),
+    # A cell defining a GPU kernel in Rust (the cp::jit proc macro runs in the
+    # cell's build) beside one defining the same function as plain Rust.
+    ("fn definition",
+     "fn lat_axpy(a: f32, x: &[f32], out: &mut [f32]) {\n    for i in 0..x.len() {\n"
+     "        out[i] = a * x[i] + out[i];\n    }\n}"),
+    ("jit kernel definition",
+     "#[cp::jit::kernel]\nfn lat_axpy_jit(a: f32, x: &[f32], out: &mut [f32]) {\n"
+     "    let i = (block_dim().x * block_idx().x + thread_idx().x) as usize;\n"
+     "    if i < x.len() {\n        out[i] = a * x[i] + out[i];\n    }\n}"),
 ]
 FIRST = "let x = cp::arange(6)?.reshape([2, 3])?;\nx"
 

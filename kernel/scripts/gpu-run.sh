@@ -24,6 +24,9 @@
 # each, after the notebooks. jupyter_client and its needs must be importable (the machine
 # has none: carry wheels and put them on PYTHONPATH before calling this script).
 #
+# --soak N runs tests/soak.py for N cells against the kernel (one GPU), after the above,
+# writing its JSON summary to soak.json (jupyter_client needed, as for --spmd-test).
+#
 # --crates: which sources of cuprite, cuprite-display and cuprite-kernel-io cells build
 # against. embedded: those inside the kernel binary (what it was packed with). tree: the
 # working tree's runtime/, display/, kernel/io/ (a branch that changed the runtime).
@@ -59,7 +62,7 @@ done
 missing=""
 while read -r p; do [ -e "$root/.have-$p" ] || missing="$missing $p"; done <"$here/parts"
 
-crates=auto html=1 jobs=() cur="" spmd_test=0
+crates=auto html=1 jobs=() cur="" spmd_test=0 soak=0
 while [ $# -gt 0 ]; do
     case $1 in
     --crates) crates=$2; shift ;;
@@ -67,6 +70,8 @@ while [ $# -gt 0 ]; do
     --no-html) html=0 ;;
     --spmd-test) [[ $2 =~ ^[2-9][0-9]*$ ]] || { echo "gpu-run: --spmd-test $2: 2 or more ranks" && exit 2; }
         spmd_test=$2; shift ;;
+    --soak) [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "gpu-run: --soak $2: a number of cells" && exit 2; }
+        soak=$2; shift ;;
     -p | --param) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
         cur+=$'\n'"--param"$'\n'"$2"; shift ;;
     --ranks) [ -z "$cur" ] && echo "gpu-run: $1 before any notebook" && exit 2
@@ -84,7 +89,7 @@ if [ -n "$missing" ]; then
     echo "gpu-run: parts not yet on this machine:$missing (carry their folders next; the machine keeps /tmp only while warm)"
     [ ${#jobs[@]} -eq 0 ] && exit 0 || exit 3
 fi
-[ ${#jobs[@]} -eq 0 ] && [ "$spmd_test" = 0 ] && echo "gpu-run: all parts unpacked; no notebook named" && exit 0
+[ ${#jobs[@]} -eq 0 ] && [ "$spmd_test" = 0 ] && [ "$soak" = 0 ] && echo "gpu-run: all parts unpacked; no notebook named" && exit 0
 
 # The carried toolchain (its rustlib folder on the loader path: cells are dylibs linked
 # against its libstd), CUDA's libraries, cargo reading crates.io crates from the vendored
@@ -197,6 +202,20 @@ if [ "$spmd_test" != 0 ]; then
     rc=$?
     [ $rc -ne 0 ] && failed=$((failed + 1))
     summary+=$(printf '\n  %-45s rc=%d %8s s' "tests/test_spmd.py ($spmd_test ranks)" "$rc" "$(since "$t0")")
+fi
+if [ "$soak" != 0 ]; then
+    echo "gpu-run: === tests/soak.py, $soak cells"
+    t0=$(now)
+    (
+        jp=$root/jupyter-soak && rm -rf "$jp" && mkdir -p "$jp"
+        export JUPYTER_PATH=$jp JUPYTER_DATA_DIR=$jp/data JUPYTER_RUNTIME_DIR=$jp/runtime
+        python3 "$repo/tests/soak.py" --cells "$soak" --kernel "$(command -v cuprite-kernel)" \
+            --notebooks "$repo/notebooks" --json "$out/soak.json" 2>&1
+    )
+    rc=$?
+    [ $rc -ne 0 ] && failed=$((failed + 1))
+    files=$((files + 1))
+    summary+=$(printf '\n  %-45s rc=%d %8s s' "tests/soak.py ($soak cells)" "$rc" "$(since "$t0")")
 fi
 echo "gpu-run: timings (first notebook includes compiling the dependencies):$summary"
 if [ $((files + 1)) -gt 8 ]; then
