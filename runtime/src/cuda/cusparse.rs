@@ -104,39 +104,6 @@ pub(crate) fn handle(op: &'static str, ordinal: usize) -> Result<cs::cusparseHan
     with_handle(s, &s.cusparse, create, bind, Ok)
 }
 
-/// `Ok` when cuSPARSE exports every symbol of `symbols` (looked up once per
-/// set, kept in `found`), else `Error::MissingLibrary` naming `op`, the
-/// missing symbols and `hint` (what their absence likely means). (`libs::require` keeps one answer per library, so a set
-/// of functions that a toolkit may drop on its own needs its own lookup.)
-pub(super) fn require_set(
-    op: &'static str,
-    symbols: &[&str],
-    hint: &str,
-    found: &'static std::sync::OnceLock<std::result::Result<(), String>>,
-) -> Result<()> {
-    let outcome = found.get_or_init(|| {
-        let info = crate::cuda::runtime::libs::load("cusparse");
-        if info.path.is_none() {
-            return Err(format!("tried {}", info.tried.join("; ")));
-        }
-        let missing = crate::cuda::runtime::libs::missing_symbols(&info, symbols);
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} lacks {} ({hint})",
-                info.describe(),
-                missing.join(", ")
-            ))
-        }
-    });
-    outcome.clone().map_err(|detail| Error::MissingLibrary {
-        op,
-        library: "cusparse",
-        detail,
-    })
-}
-
 pub(super) struct SpMat(pub(super) cs::cusparseSpMatDescr_t);
 impl Drop for SpMat {
     fn drop(&mut self) {

@@ -10,11 +10,10 @@
 //! library without them is an `Error::MissingLibrary` naming them.
 
 use std::ffi::c_void;
-use std::sync::OnceLock;
 
 use cudarc::cusparse::sys as cs;
 
-use super::cusparse::{check, check_csr, handle, require_set};
+use super::cusparse::{check, check_csr, handle};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
@@ -146,17 +145,11 @@ pub(super) fn factor(
     a: &CsrView<'_>,
     kind: Incomplete,
 ) -> Result<Storage> {
-    static ILU_FOUND: OnceLock<std::result::Result<(), String>> = OnceLock::new();
-    static IC_FOUND: OnceLock<std::result::Result<(), String>> = OnceLock::new();
-    let found = match kind {
-        Incomplete::Lu => &ILU_FOUND,
-        Incomplete::Cholesky => &IC_FOUND,
-    };
-    require_set(
-        op,
+    crate::cuda::runtime::libs::require_hinting(
+        "cusparse",
         symbols(kind),
+        op,
         "this CUDA dropped the legacy incomplete factorizations csrilu02 / csric02",
-        found,
     )?;
     check_csr(op, a, ordinal)?;
     let dt = a.data.dtype();

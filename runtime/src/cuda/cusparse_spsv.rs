@@ -13,13 +13,10 @@
 
 use std::ffi::c_void;
 use std::rc::Rc;
-use std::sync::OnceLock;
 
 use cudarc::cusparse::sys as cs;
 
-use super::cusparse::{
-    check, check_csr, csr_descr, handle, one_zero, require_set, work_buffer, DnVec, SpMat,
-};
+use super::cusparse::{check, check_csr, csr_descr, handle, one_zero, work_buffer, DnVec, SpMat};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
@@ -115,12 +112,11 @@ pub(super) fn prepare(
     a: &CsrView<'_>,
     triangle: Triangle,
 ) -> Result<Rc<dyn TriangularSolver>> {
-    static FOUND: OnceLock<std::result::Result<(), String>> = OnceLock::new();
-    require_set(
-        op,
+    crate::cuda::runtime::libs::require_hinting(
+        "cusparse",
         SYMBOLS,
+        op,
         "a cuSPARSE older than the generic SpSV",
-        &FOUND,
     )?;
     let dtype = a.data.dtype();
     let value_type = check_csr(op, a, ordinal)?;

@@ -288,17 +288,34 @@ pub(crate) unsafe fn driver_symbol<F: Copy>(names: &[&str]) -> Option<F> {
 /// library). The error names the operation and every place that was tried.
 pub(crate) fn require(
     name: &'static str,
-    symbols: &[&str],
+    symbols: &'static [&'static str],
     op: &'static str,
+) -> Result<(), crate::Error> {
+    require_hinting(name, symbols, op, "too old?")
+}
+
+/// As [`require`], with `hint` saying what the absence of `symbols` likely
+/// means. Each list of symbols gets its own answer (looked up once): a
+/// library that has one list may lack another, as a CUDA that dropped the
+/// legacy `csrilu02` still has the rest of cuSPARSE.
+pub(crate) fn require_hinting(
+    name: &'static str,
+    symbols: &'static [&'static str],
+    op: &'static str,
+    hint: &str,
 ) -> Result<(), crate::Error> {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    static LOADED: OnceLock<Mutex<HashMap<&'static str, Result<(), String>>>> = OnceLock::new();
+    // A 'static list's address names it (no other list can take it), and
+    // needs no hashing on this path, which every library call takes.
+    type Key = (&'static str, usize, usize);
+    static LOADED: OnceLock<Mutex<HashMap<Key, Result<(), String>>>> = OnceLock::new();
     let mut loaded = LOADED
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let outcome = loaded.entry(name).or_insert_with(|| {
+    let key = (name, symbols.as_ptr() as usize, symbols.len());
+    let outcome = loaded.entry(key).or_insert_with(|| {
         let info = load(name);
         if info.path.is_none() {
             return Err(format!("tried {}", info.tried.join("; ")));
@@ -308,7 +325,7 @@ pub(crate) fn require(
             Ok(())
         } else {
             Err(format!(
-                "{} lacks {} (too old?)",
+                "{} lacks {} ({hint})",
                 info.describe(),
                 missing.join(", ")
             ))
@@ -321,4 +338,33 @@ pub(crate) fn require(
             library: name,
             detail,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A second list of symbols of a library already required is looked up
+    /// for itself, not answered by the first list's lookup.
+    #[test]
+    fn each_symbol_list_gets_its_own_answer() {
+        if load("nvrtc").path.is_none() {
+            assert!(
+                std::env::var_os("CUPRITE_REQUIRE_NVRTC").is_none(),
+                "NVRTC was not found and CUPRITE_REQUIRE_NVRTC=1"
+            );
+            return;
+        }
+        static PRESENT: &[&str] = &["nvrtcVersion"];
+        static ABSENT: &[&str] = &["nvrtcVersion", "cupriteNoSuchFunction"];
+        require("nvrtc", PRESENT, "test").unwrap();
+        let e = require_hinting("nvrtc", ABSENT, "test", "a made-up name").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("cupriteNoSuchFunction") && text.contains("a made-up name"),
+            "{text}"
+        );
+        // Answers are kept: the first list is still fine.
+        require("nvrtc", PRESENT, "test").unwrap();
+    }
 }

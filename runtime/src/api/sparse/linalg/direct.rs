@@ -9,6 +9,7 @@
 //! substitution along the rows on the CPU.
 
 use crate::api::shape::index::SliceElem;
+use crate::api::sparse::linalg::options::require_square;
 use crate::api::sparse::{
     check_value_dtype, value_dtype, Canonical, Compressed, CscMatrix, CsrMatrix,
 };
@@ -38,13 +39,7 @@ impl AsCsr for CscMatrix {
 /// The checked arrays of a square solve: canonical compressed rows and a
 /// right-hand side in one dtype on one device.
 fn prepare(op: &'static str, a: &CsrMatrix, b: &Array) -> Result<(Compressed, Array)> {
-    let (m, n) = a.shape();
-    if m != n {
-        return Err(Error::shape(
-            op,
-            format!("the matrix must be square, not of shape ({m}, {n})"),
-        ));
-    }
+    let n = require_square(op, a.shape())?;
     let ok = match b.shape() {
         [r] | [r, _] => *r == n,
         _ => false,
@@ -313,13 +308,7 @@ impl SparseLu {
 pub fn splu(a: &impl AsCsr) -> Result<SparseLu> {
     let op = "splu";
     let a = a.as_csr()?;
-    let (m, n) = a.shape();
-    if m != n {
-        return Err(Error::shape(
-            op,
-            format!("the matrix must be square, not of shape ({m}, {n})"),
-        ));
-    }
+    require_square(op, a.shape())?;
     let dt = check_value_dtype(op, value_dtype(a.dtype()))?;
     let mut c = if a.dtype() == dt {
         a.c.clone()

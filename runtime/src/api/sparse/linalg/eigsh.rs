@@ -13,6 +13,7 @@ use num_complex::Complex64;
 
 use crate::api::sparse::linalg::basis::{upload, Basis};
 use crate::api::sparse::linalg::operator::{IntoOperator, LinearOperator};
+use crate::api::sparse::linalg::options::require_square;
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -109,13 +110,7 @@ fn lanczos(
     k: usize,
     opts: &EigshOptions<'_>,
 ) -> Result<Eigsh> {
-    let (m, n) = a.shape();
-    if m != n {
-        return Err(Error::shape(
-            op,
-            format!("the matrix must be square, not of shape ({m}, {n})"),
-        ));
-    }
+    let n = require_square(op, a.shape())?;
     if k == 0 || k >= n {
         return Err(Error::invalid(
             op,

@@ -5,6 +5,7 @@
 //! stop the series once it no longer changes the sum.
 
 use crate::api::sparse::linalg::norm::{norm, SparseNorm};
+use crate::api::sparse::linalg::options::require_square;
 use crate::api::sparse::linalg::precond::diagonal;
 use crate::api::sparse::CsrMatrix;
 use crate::core::array::Array;
@@ -20,13 +21,7 @@ const THETA: f64 = 9.9;
 /// (`expm_multiply(t * A, b)`).
 pub fn expm_multiply(a: &CsrMatrix, b: &Array, t: f64) -> Result<Array> {
     let op = "expm_multiply";
-    let (m, n) = a.shape();
-    if m != n {
-        return Err(Error::shape(
-            op,
-            format!("the matrix must be square, not of shape ({m}, {n})"),
-        ));
-    }
+    let n = require_square(op, a.shape())?;
     let ok = matches!(b.shape(), [r] | [r, _] if *r == n);
     if !ok {
         return Err(Error::shape(

@@ -15,6 +15,7 @@ use std::rc::Rc;
 
 use crate::api::sparse::linalg::direct::AsCsr;
 use crate::api::sparse::linalg::operator::{IntoOperator, LinearOperator};
+use crate::api::sparse::linalg::options::require_square;
 use crate::api::sparse::linalg::pattern::{
     first_non_finite_row, first_row_without_diagonal, lower_triangle,
 };
@@ -178,13 +179,7 @@ pub fn ic0(a: &impl AsCsr) -> Result<IncompleteCholesky> {
 /// with every diagonal entry stored.
 fn checked(op: &'static str, a: &impl AsCsr) -> Result<Compressed> {
     let a = a.as_csr()?;
-    let (m, n) = a.shape();
-    if m != n {
-        return Err(Error::shape(
-            op,
-            format!("the matrix must be square, not of shape ({m}, {n})"),
-        ));
-    }
+    require_square(op, a.shape())?;
     let c = if a.c.sorted {
         a.c
     } else {

@@ -130,11 +130,8 @@ impl<'a> Problem<'a> {
     ) -> Result<Problem<'a>> {
         let a = a.into_operator()?;
         let (rows, cols) = a.shape();
-        if square && rows != cols {
-            return Err(Error::shape(
-                op,
-                format!("the matrix must be square, not of shape ({rows}, {cols})"),
-            ));
+        if square {
+            require_square(op, (rows, cols))?;
         }
         let b = match b.shape() {
             [n] if *n == rows => b.clone(),
@@ -219,6 +216,18 @@ impl<'a> Problem<'a> {
             Ok(self.b.clone())
         }
     }
+}
+
+/// `n` for a square `(n, n)` shape; else the shape error every function of
+/// square matrices gives, naming `op`.
+pub(super) fn require_square(op: &'static str, (m, n): (usize, usize)) -> Result<usize> {
+    if m != n {
+        return Err(Error::shape(
+            op,
+            format!("the matrix must be square, not of shape ({m}, {n})"),
+        ));
+    }
+    Ok(n)
 }
 
 /// The dtype a solver works in: float32/64 and complex64/128 stay, anything

@@ -7,6 +7,7 @@
 
 use crate::api::sorting::search::Side;
 use crate::api::sparse::linalg::operator::LinearOperator;
+use crate::api::sparse::linalg::options::require_square;
 use crate::api::sparse::CsrMatrix;
 use crate::core::array::Array;
 use crate::core::error::{Error, Result};
@@ -46,13 +47,7 @@ pub fn diagonal(a: &CsrMatrix) -> Result<Array> {
 /// on the diagonal is an error naming its row.
 pub fn jacobi<'a>(a: &CsrMatrix) -> Result<LinearOperator<'a>> {
     let op = "jacobi";
-    let (m, n) = a.shape();
-    if m != n {
-        return Err(Error::shape(
-            op,
-            format!("the matrix must be square, not of shape ({m}, {n})"),
-        ));
-    }
+    let n = require_square(op, a.shape())?;
     let d = diagonal(a)?;
     let zero = crate::equal(&d, 0.0)?;
     if n > 0 && crate::any(&zero, crate::Axes::All, false)?.item::<bool>()? {
