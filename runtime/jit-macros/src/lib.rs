@@ -2,7 +2,10 @@
 //! `cp::jit::elementwise`): a Rust function in the documented subset is
 //! translated into CUDA C source text at compile time, and also kept as
 //! Rust, compiled natively, for the CPU backend. The expansion names
-//! `::cuprite::jit::__private`, so it needs the `cuprite` crate.
+//! `::cuprite::jit::__private`, so it needs the `cuprite` crate: as a
+//! dependency (under any name), or re-exported by `cuprite-cells`, the one
+//! library notebook cells link (where `::cuprite` names nothing: see
+//! `runtime_path`).
 //!
 //! Why a translator of our own rather than `cubecl`'s `#[cube]`: cubecl
 //! kernels launch only through cubecl's own `ComputeClient`, which owns its
@@ -17,6 +20,97 @@ mod translate;
 mod types;
 
 use proc_macro::TokenStream;
+use proc_macro2::{Ident, Spacing, Span, TokenTree};
+use proc_macro_crate::{crate_name, FoundCrate};
+
+/// How the calling crate names the runtime, when not `::cuprite`: a renamed
+/// dependency (`::name`), or `::cuprite_cells::cuprite` in a notebook cell,
+/// whose crate depends on `cuprite-cells` only (the kernel's `use
+/// cuprite_cells::cuprite` at the cell's root is not in the extern prelude,
+/// so `::cuprite` does not resolve there).
+fn runtime_path() -> Option<proc_macro2::TokenStream> {
+    let root = |name: &str| -> proc_macro2::TokenStream {
+        let id = Ident::new(&name.replace('-', "_"), Span::call_site());
+        quote::quote!(::#id)
+    };
+    match crate_name("cuprite") {
+        Ok(FoundCrate::Name(n)) if n == "cuprite" => None,
+        Ok(FoundCrate::Name(n)) => Some(root(&n)),
+        // The runtime's own tests, benches and examples name it `::cuprite`.
+        Ok(FoundCrate::Itself) => None,
+        Err(_) => match crate_name("cuprite-cells") {
+            Ok(FoundCrate::Name(n)) => {
+                let cells = root(&n);
+                Some(quote::quote!(#cells::cuprite))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// `tokens` with every `::cuprite` path start replaced by `with`.
+fn rename_runtime(
+    tokens: proc_macro2::TokenStream,
+    with: &proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        let path_start = matches!(
+            (&trees[i], trees.get(i + 1), trees.get(i + 2)),
+            (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(c)))
+                if a.as_char() == ':' && a.spacing() == Spacing::Joint
+                    && b.as_char() == ':' && c == "cuprite"
+        ) && !is_path_tail(&out);
+        if path_start {
+            out.extend(with.clone());
+            i += 3;
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), rename_runtime(g.stream(), with));
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            t => out.push(t.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// Whether the token before a `::` makes it the middle of a path (`a::cuprite`,
+/// `<T>::cuprite`), not its start (`use ::cuprite`, `: ::cuprite`).
+fn is_path_tail(before: &[TokenTree]) -> bool {
+    const BEFORE_A_PATH: &[&str] = &[
+        "use", "as", "dyn", "impl", "in", "mut", "let", "return", "for", "where", "const",
+        "static", "type", "pub", "ref", "move", "else", "unsafe", "break",
+    ];
+    match before {
+        [.., TokenTree::Ident(id)] => !BEFORE_A_PATH.contains(&id.to_string().as_str()),
+        // `->` and `=>` end in `>` too.
+        [.., TokenTree::Punct(arrow), TokenTree::Punct(p)]
+            if p.as_char() == '>'
+                && arrow.spacing() == Spacing::Joint
+                && matches!(arrow.as_char(), '-' | '=') =>
+        {
+            false
+        }
+        [.., TokenTree::Punct(p)] => p.as_char() == '>',
+        _ => false,
+    }
+}
+
+/// The expansion, naming the runtime as the calling crate can.
+fn finish(tokens: proc_macro2::TokenStream) -> TokenStream {
+    match runtime_path() {
+        Some(with) => rename_runtime(tokens, &with).into(),
+        None => tokens.into(),
+    }
+}
 
 fn no_arguments(attr: TokenStream, what: &str) -> Result<(), syn::Error> {
     if attr.is_empty() {
@@ -43,7 +137,7 @@ fn run(
         .and_then(|_| syn::parse::<syn::ItemFn>(item))
         .and_then(f);
     match result {
-        Ok(t) => t.into(),
+        Ok(t) => finish(t),
         Err(e) => e.to_compile_error().into(),
     }
 }
@@ -68,13 +162,49 @@ pub fn reduction(attr: TokenStream, item: TokenStream) -> TokenStream {
         .and_then(|_| syn::parse::<syn::ItemMod>(item))
         .and_then(reduction_parts::reduction);
     match result {
-        Ok(t) => t.into(),
+        Ok(t) => finish(t),
         Err(e) => e.to_compile_error().into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn runtime_paths_are_renamed_where_they_start() {
+        let with = quote::quote!(::cuprite_cells::cuprite);
+        let expansion = quote::quote! {
+            static K: ::cuprite::jit::Kernel = {
+                use ::cuprite::jit::__private::NumFloat as _;
+                f::<::cuprite::DType>(a::cuprite::b, [::cuprite::x])
+            };
+            fn g() -> ::cuprite::Result<()> { match 1 { _ => ::cuprite::y } }
+        };
+        let out = crate::rename_runtime(expansion, &with).to_string();
+        assert!(!out.contains(": :: cuprite ::"), "{out}");
+        assert!(
+            out.contains("static K : :: cuprite_cells :: cuprite :: jit :: Kernel"),
+            "{out}"
+        );
+        assert!(
+            out.contains("use :: cuprite_cells :: cuprite :: jit :: __private"),
+            "{out}"
+        );
+        assert!(
+            out.contains("f :: < :: cuprite_cells :: cuprite :: DType >"),
+            "{out}"
+        );
+        assert!(
+            out.contains("a :: cuprite :: b"),
+            "a path's middle stays: {out}"
+        );
+        assert!(out.contains("[:: cuprite_cells :: cuprite :: x]"), "{out}");
+        assert!(
+            out.contains("-> :: cuprite_cells :: cuprite :: Result"),
+            "{out}"
+        );
+        assert!(out.contains("=> :: cuprite_cells :: cuprite :: y"), "{out}");
+    }
+
     fn kernel_src(code: &str) -> String {
         let f: syn::ItemFn = syn::parse_str(code).unwrap();
         match crate::expand::kernel_source(&f) {
