@@ -150,6 +150,25 @@ BOUNDS = {
     "09-custom-kernels": [
         (r"fused and unfused agree: max difference " + NUM, 1e-6),
     ],
+    "16-scipy-on-the-gpu": [
+        (r"relative residual ‖Ax − b‖/‖b‖ = " + NUM, 1e-7),
+        (r"gmres and cg agree on that grid: relative difference " + NUM, 1e-4),
+        (r"residual recomputed on the CPU backend: ‖Ax − b‖/‖b‖ = " + NUM, 1e-7),
+        (r"IC\(0\) factor on \S+ vs the CPU backend: max relative difference " + NUM, 1e-10),
+        (r"eigenvalues vs the closed form: max absolute error " + NUM, 1e-9),
+        (r"eigsh on \S+ vs the CPU backend: max absolute difference " + NUM, 1e-9),
+        (r"fit errors: \|mu − 2\| = " + NUM, 1e-2),
+        (r"\|sigma − 0\.5\| = " + NUM, 1e-2),
+        (r"max pdf difference " + NUM, 1e-2),
+        (r"max cdf difference " + NUM, 1e-2),
+        (r"KS distance D = " + NUM, 1e-2),
+        (r"Norm::cdf vs \(1 \+ erf\(z/√2\)\)/2: max difference " + NUM, 1e-12),
+        (r"gamma fit errors: \|a − 3\|/3 = " + NUM, 2e-2),
+        (r"\|theta − 2\|/2 = " + NUM, 2e-2),
+        (r"by hand with gammaln: relative difference " + NUM, 1e-10),
+        (r"normal fit on \S+ vs the CPU backend: relative difference " + NUM, 1e-9),
+        (r"fitted pdf on \S+ vs the CPU backend: max relative difference " + NUM, 1e-9),
+    ],
     "15-multi-node": [
         (r"largest relative residual difference: " + NUM, 1e-12),
         (r"\|QR - A\| = " + NUM, 1e-9),
@@ -216,6 +235,16 @@ def check_distributed_results(nb, name):
         assert s in text, f"{name}: {s!r} missing"
 
 
+def check_no_host_round_trips(nb, name):
+    """The last cell counts the host round trips; on a GPU there are none
+    (the solvers, the preconditioner, eigsh and the statistics stay on it)."""
+    text = notebook_text(nb)
+    counts = re.findall(r"host round trips on (\S+): (\d+)", text)
+    assert counts, f"{name}: the host round trips are not printed"
+    if ran_on_gpu(nb):
+        assert all(n == "0" for _, n in counts), f"{name}: {counts}\n{text[-2000:]}"
+
+
 DEVICE_CHECKS = {
     "04-random-numbers": [check_timings_match_the_device],
     "05-linear-algebra": [check_timings_match_the_device],
@@ -226,6 +255,7 @@ DEVICE_CHECKS = {
     "11-profiling": [check_timings_match_the_device],
     "12-case-study-convolution": [check_timings_match_the_device],
     "15-multi-node": [check_distributed_results],
+    "16-scipy-on-the-gpu": [check_no_host_round_trips],
 }
 
 
