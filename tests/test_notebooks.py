@@ -213,8 +213,20 @@ def check_timings_match_the_device(nb, name):
         assert ("GPU" in rows) == gpu, f"{name} (GPU: {gpu}):\n{r}"
 
 
+JIT_RUNS = ["saxpy_jit", "transpose_tiled", "block_sum_jit", "histogram_jit", "axpb_jit float32", "axpb_jit float64"]
+
+
 def check_custom_kernels(nb, name):
     text = notebook_text(nb)
+    # cp::jit kernels run on every device, each checked against the CPU backend
+    # (on a GPU they must have run there).
+    device = r"cuda:\d+" if ran_on_gpu(nb) else "cpu"
+    for k in JIT_RUNS:
+        assert re.search(rf"{k} on {device} vs the CPU backend: max difference \S+, agree: true", text), k
+    for s in ["equals m.T: true", "equals bincount: true", "results are float32 and float64",
+              "z = 2 x + y: max difference from the array expression 0.0e0"]:
+        assert s in text, s
+    assert re.search(r"block_sum_jit: \S+ \(sum\(\): \S+\), equal: true", text)
     if ran_on_gpu(nb):
         assert "not run:" not in text, text
         for s in ["matches data * data: true", "equals 285: true",
