@@ -83,14 +83,18 @@ fn rename_runtime(
 }
 
 /// Whether the token before a `::` makes it the middle of a path (`a::cuprite`,
-/// `<T>::cuprite`), not its start (`use ::cuprite`, `: ::cuprite`).
+/// `crate::cuprite`, `<T>::cuprite`), not its start (`use ::cuprite`,
+/// `: ::cuprite`). A keyword ends no path, except the path roots `crate`,
+/// `self`, `super` and `Self`, which are left out of this list.
 fn is_path_tail(before: &[TokenTree]) -> bool {
-    const BEFORE_A_PATH: &[&str] = &[
-        "use", "as", "dyn", "impl", "in", "mut", "let", "return", "for", "where", "const",
-        "static", "type", "pub", "ref", "move", "else", "unsafe", "break",
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
+        "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+        "ref", "return", "static", "struct", "trait", "type", "unsafe", "use", "where", "while",
+        "yield",
     ];
     match before {
-        [.., TokenTree::Ident(id)] => !BEFORE_A_PATH.contains(&id.to_string().as_str()),
+        [.., TokenTree::Ident(id)] => !KEYWORDS.contains(&id.to_string().as_str()),
         // `->` and `=>` end in `>` too.
         [.., TokenTree::Punct(arrow), TokenTree::Punct(p)]
             if p.as_char() == '>'
@@ -178,6 +182,7 @@ mod tests {
                 f::<::cuprite::DType>(a::cuprite::b, [::cuprite::x])
             };
             fn g() -> ::cuprite::Result<()> { match 1 { _ => ::cuprite::y } }
+            fn h() { if ::cuprite::z { match ::cuprite::w {} } crate::cuprite::v; }
         };
         let out = crate::rename_runtime(expansion, &with).to_string();
         assert!(!out.contains(": :: cuprite ::"), "{out}");
@@ -203,6 +208,15 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("=> :: cuprite_cells :: cuprite :: y"), "{out}");
+        assert!(out.contains("if :: cuprite_cells :: cuprite :: z"), "{out}");
+        assert!(
+            out.contains("match :: cuprite_cells :: cuprite :: w"),
+            "{out}"
+        );
+        assert!(
+            out.contains("crate :: cuprite :: v"),
+            "a path's middle stays: {out}"
+        );
     }
 
     fn kernel_src(code: &str) -> String {
