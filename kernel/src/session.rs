@@ -493,6 +493,9 @@ impl Evaluator {
                 crate::cell_build::install(&root, &src, fixed);
                 crate::analyzer_graph::install(&root);
             }
+            // How `#[cp::jit::kernel]` and its kin name the runtime in a cell
+            // (see `cuprite-jit-macros`): cargo passes it on to the macros.
+            std::env::set_var("CUPRITE_JIT_CELL_RUNTIME", "::cuprite_cells::cuprite");
             match CommandContext::new() {
                 Ok((ctx, outputs)) => {
                     // evcxr's own channels: output of the cell process before capture

@@ -3,7 +3,7 @@
 //! translated into CUDA C source text at compile time, and also kept as
 //! Rust, compiled natively, for the CPU backend. The expansion names
 //! `::cuprite::jit::__private`, so it needs the `cuprite` crate: as a
-//! dependency (under any name), or re-exported by `cuprite-cells`, the one
+//! dependency named `cuprite`, or re-exported by `cuprite-cells`, the one
 //! library notebook cells link (where `::cuprite` names nothing: see
 //! `runtime_path`).
 //!
@@ -20,32 +20,28 @@ mod translate;
 mod types;
 
 use proc_macro::TokenStream;
-use proc_macro2::{Ident, Spacing, Span, TokenTree};
-use proc_macro_crate::{crate_name, FoundCrate};
+use proc_macro2::{Spacing, TokenTree};
+/// evcxr's name for a notebook cell's crate.
+const CELL_CRATE: &str = "ctx";
+/// How a notebook cell names the runtime, set by the kernel for its cell
+/// builds (a path such as `::cuprite_cells::cuprite`).
+const CELL_RUNTIME_ENV: &str = "CUPRITE_JIT_CELL_RUNTIME";
 
-/// How the calling crate names the runtime, when not `::cuprite`: a renamed
-/// dependency (`::name`), or `::cuprite_cells::cuprite` in a notebook cell,
-/// whose crate depends on `cuprite-cells` only (the kernel's `use
-/// cuprite_cells::cuprite` at the cell's root is not in the extern prelude,
-/// so `::cuprite` does not resolve there).
+/// How the calling crate names the runtime, when not `::cuprite`: in a
+/// notebook cell, whose crate depends on `cuprite-cells` only (the kernel's
+/// `use cuprite_cells::cuprite` at the cell's root is not in the extern
+/// prelude, so `::cuprite` does not resolve there), the path the kernel puts
+/// in `CUPRITE_JIT_CELL_RUNTIME`. Read from the environment rather than from
+/// the caller's manifest: a TOML parser in this macro's dependencies built
+/// the runtime twice in CI (its features unify differently under `cargo
+/// test --workspace` than under `cargo build -p cuprite-kernel`).
 fn runtime_path() -> Option<proc_macro2::TokenStream> {
-    let root = |name: &str| -> proc_macro2::TokenStream {
-        let id = Ident::new(&name.replace('-', "_"), Span::call_site());
-        quote::quote!(::#id)
-    };
-    match crate_name("cuprite") {
-        Ok(FoundCrate::Name(n)) if n == "cuprite" => None,
-        Ok(FoundCrate::Name(n)) => Some(root(&n)),
-        // The runtime's own tests, benches and examples name it `::cuprite`.
-        Ok(FoundCrate::Itself) => None,
-        Err(_) => match crate_name("cuprite-cells") {
-            Ok(FoundCrate::Name(n)) => {
-                let cells = root(&n);
-                Some(quote::quote!(#cells::cuprite))
-            }
-            _ => None,
-        },
+    if std::env::var("CARGO_CRATE_NAME").ok()? != CELL_CRATE {
+        return None;
     }
+    let path = std::env::var(CELL_RUNTIME_ENV).ok()?;
+    let path: syn::Path = syn::parse_str(&path).ok()?;
+    Some(quote::quote!(#path))
 }
 
 /// `tokens` with every `::cuprite` path start replaced by `with`.
