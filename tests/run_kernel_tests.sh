@@ -77,4 +77,5 @@ if [ -n "${CUPRITE_TEST_FILES:-}" ]; then
 else
   FILES=(test_kernel_jkt.py test_protocol.py test_fuzz_messages.py test_magics.py test_widgets.py test_debugger.py test_wrappers.py test_notebooks.py test_lab_screenshot.py test_lab_widgets.py test_spmd.py test_soak.py)
 fi
-exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" "${FILES[@]}"
+# --durations: the slowest tests, for a CI run that grows too long.
+exec "$VENV/bin/python" -m pytest -v -p no:cacheprovider --durations=15 "$@" "${FILES[@]}"
