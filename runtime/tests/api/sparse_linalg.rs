@@ -356,6 +356,36 @@ on_every_device!(eigsh_and_svds_match_scipy, |_dev| {
     );
 });
 
+// With the default tol (machine epsilon), the smallest eigenvalues of a path
+// Laplacian (theta ~ 1e-4) converge: the test stops at rounding level, not at
+// tol * |theta|, which no Ritz estimate reaches after a thick restart.
+on_every_device!(eigsh_default_tol_converges_on_small_eigenvalues, |dev| {
+    let n = 300usize;
+    let mut main = vec![2.0f64; n];
+    (main[0], main[n - 1]) = (1.0, 1.0);
+    let off = cp::full(n - 1, -1.0, DType::Float64)?.to_device(&dev)?;
+    let main = cp::asarray(main)?.to_device(&dev)?;
+    let l = cp::sparse::diags(&[&off, &main, &off], &[-1, 0, 1], None, None)?;
+    let e = eigsh(
+        &l,
+        6,
+        EigshOptions::new()
+            .which(Which::SA)
+            .ncv(40)
+            .maxiter(200)
+            .values_only(),
+    )?;
+    assert!(e.converged, "restarts {}", e.restarts);
+    assert!(e.restarts < 199, "restarts {}", e.restarts);
+    // Eigenvalues of the path Laplacian: 2 - 2 cos(pi j / n).
+    let want: Vec<f64> = (0..6)
+        .map(|j| 2.0 - 2.0 * (std::f64::consts::PI * j as f64 / n as f64).cos())
+        .collect();
+    for (got, want) in e.values.iter().zip(&want) {
+        assert!((got - want).abs() < 1e-12, "{:?} vs {want:?}", e.values);
+    }
+});
+
 on_every_device!(bad_input_names_function_and_value, |dev| {
     let a = matrix("poisson");
     let n = a.shape().0;
