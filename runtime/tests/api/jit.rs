@@ -108,6 +108,32 @@ fn reverse_blocks(x: &[f32], out: &mut [f32]) {
     out[base + t] = buf[n - 1 - t];
 }
 
+/// Lanes 0..16 of each warp shuffle while the others wait at the block's
+/// barrier: a deadlock on the GPU, an error on the CPU.
+#[cp::jit::kernel]
+fn mismatched_barriers(x: &mut [f32]) {
+    let t = thread_idx().x;
+    if lane_id() < 16 {
+        x[t as usize] = shfl_down_sync(0xffffffff, x[t as usize], 1);
+    } else {
+        sync_threads();
+    }
+}
+
+/// Threads past `n` return before the barrier; the others still pass it
+/// (an exited thread leaves the barrier) and read a neighbour's value.
+#[cp::jit::kernel]
+fn rotate_left_within_block(x: &[f32], out: &mut [f32], n: u32) {
+    let buf = shared_array::<f32, 256>();
+    let t = thread_idx().x;
+    if t >= n {
+        return;
+    }
+    buf[t as usize] = x[t as usize];
+    sync_threads();
+    out[t as usize] = buf[((t + 1) % n) as usize];
+}
+
 #[cp::jit::elementwise]
 fn axpb<T: cp::jit::Float>(x: T, a: T, b: T) -> T {
     a * x + b
@@ -510,4 +536,49 @@ fn view_index_out_of_bounds_on_the_cpu_names_index_and_shape() {
             "{e}"
         );
     });
+}
+
+#[test]
+fn barriers_on_the_cpu_count_running_threads_and_report_mismatches() {
+    cp::with_device(cp::Device::Cpu, || {
+        let x = cp::arange(256).unwrap().astype(cp::f32).unwrap();
+        let mut out = cp::zeros([256], cp::f32).unwrap();
+        rotate_left_within_block
+            .launch((1,), (256,), (&x, &mut out, 100u32))
+            .unwrap();
+        let got = out.to_vec::<f32>().unwrap();
+        for (t, got) in got.iter().enumerate() {
+            let want = if t < 100 { ((t + 1) % 100) as f32 } else { 0.0 };
+            assert_eq!(*got, want, "thread {t}");
+        }
+        let mut y = cp::ones([64], cp::f32).unwrap();
+        let e = mismatched_barriers
+            .launch((2,), (64,), (&mut y,))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`mismatched_barriers`") && e.contains("wait at different barriers"),
+            "{e}"
+        );
+        // The launch after a failed one runs as usual.
+        block_sum_on_the_cpu_of(1 << 16, 1024);
+    });
+}
+
+/// A block sum of `n` ones with `threads` per block, on the CPU backend.
+fn block_sum_on_the_cpu_of(n: usize, threads: u32) {
+    let x = cp::ones([n], cp::f32).unwrap();
+    let mut out = cp::zeros([1], cp::f32).unwrap();
+    let blocks = (n as u32).div_ceil(threads);
+    block_sum
+        .launch((blocks,), (threads,), (&x, &mut out))
+        .unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![n as f32]);
+}
+
+#[test]
+fn a_large_block_sum_runs_on_the_cpu() {
+    // 4,096 blocks of 256 threads, each meeting at ten barriers: seconds with
+    // an OS thread per CUDA thread, well under one with coroutines.
+    cp::with_device(cp::Device::Cpu, || block_sum_on_the_cpu_of(1 << 20, 256));
 }
