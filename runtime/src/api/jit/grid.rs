@@ -131,6 +131,10 @@ enum Wait {
     BlockEnd,
 }
 
+/// A CUDA thread of a block run on the CPU: resumed with "abort?", it
+/// suspends with what it waits for and returns how its blocks ended.
+type Fiber = Coroutine<bool, Wait, Result<(), Fault>>;
+
 /// Each coroutine's stack: as an OS thread's was, enough for a kernel body
 /// compiled without optimisation (a notebook cell's).
 const THREAD_STACK_BYTES: usize = 256 * 1024;
@@ -368,11 +372,7 @@ pub(crate) fn run(
 
 /// Runs the grid's blocks in order, each until every thread has finished
 /// it, releasing the barriers as they fill.
-fn schedule(
-    fibers: &mut [Coroutine<bool, Wait, Result<(), Fault>>],
-    grid: Dim3,
-    ctx: &BlockCtx,
-) -> Result<(), Fault> {
+fn schedule(fibers: &mut [Fiber], grid: Dim3, ctx: &BlockCtx) -> Result<(), Fault> {
     let n = fibers.len();
     // `None`: runnable; `Some(w)`: suspended waiting for `w`.
     let mut waits: Vec<Option<Wait>> = vec![None; n];
@@ -395,7 +395,7 @@ fn schedule(
             if waits.iter().all(|w| *w == Some(Wait::BlockEnd)) {
                 break;
             }
-            if !release(&mut waits, &ctx.warps) {
+            if !release(&mut waits) {
                 return Err(Fault::Unsupported(format!(
                     "the threads of block ({}, {}, {}) wait at different barriers: a sync_threads \
                      that not every running thread reaches, or a shuffle that some lanes of a \
@@ -424,39 +424,33 @@ fn schedule(
 /// Makes runnable the threads whose barrier every running thread it counts
 /// has reached: each full warp exchange, else the block barrier. False when
 /// none can go on.
-fn release(waits: &mut [Option<Wait>], warps: &[Warp]) -> bool {
+fn release(waits: &mut [Option<Wait>]) -> bool {
     let mut released = false;
-    for (w, lanes) in waits.chunks_mut(32).enumerate().take(warps.len()) {
-        let ready = lanes
-            .iter()
-            .all(|l| matches!(l, Some(Wait::Warp) | Some(Wait::BlockEnd)));
-        if ready && lanes.contains(&Some(Wait::Warp)) {
-            debug_assert!(lanes.len() == warps[w].size as usize);
-            for l in lanes.iter_mut().filter(|l| **l == Some(Wait::Warp)) {
-                *l = None;
-            }
-            released = true;
-        }
+    for lanes in waits.chunks_mut(32) {
+        released |= release_group(lanes, Wait::Warp);
     }
-    if released {
-        return true;
-    }
-    let ready = waits
+    released || release_group(waits, Wait::Block)
+}
+
+/// Makes runnable the threads of `group` waiting for `wait`, if every one
+/// that has not finished the block waits for it.
+fn release_group(group: &mut [Option<Wait>], wait: Wait) -> bool {
+    let ready = group
         .iter()
-        .all(|w| matches!(w, Some(Wait::Block) | Some(Wait::BlockEnd)));
-    if ready && waits.contains(&Some(Wait::Block)) {
-        for w in waits.iter_mut().filter(|w| **w == Some(Wait::Block)) {
-            *w = None;
-        }
-        return true;
+        .all(|w| *w == Some(wait) || *w == Some(Wait::BlockEnd));
+    if !ready || !group.contains(&Some(wait)) {
+        return false;
     }
-    false
+    for w in group.iter_mut().filter(|w| **w == Some(wait)) {
+        *w = None;
+    }
+    true
 }
 
 /// Ends every suspended thread: its barrier returns [`Fault::Aborted`] and
 /// the body unwinds by returning it. One that keeps waiting is dropped,
 /// which unwinds its stack.
-fn abort(fibers: &mut Vec<Coroutine<bool, Wait, Result<(), Fault>>>) {
+fn abort(fibers: &mut Vec<Fiber>) {
     for fiber in fibers.iter_mut() {
         for _ in 0..4 {
             if !fiber.started() || fiber.done() {
