@@ -88,6 +88,29 @@ impl Create for CpuBackend {
         Ok(Storage::Cpu(CpuStorage::new(data)))
     }
 
+    fn arange(
+        &self,
+        op: &'static str,
+        dtype: DType,
+        len: usize,
+        start: Scalar,
+        step: Scalar,
+    ) -> Result<Storage> {
+        crate::core::layout::check_host_room(op, len, 8)?;
+        let data = if dtype == DType::Float64 {
+            let (a, delta) = (start.as_f64(), step.as_f64());
+            f64::into_data((0..len).map(|i| a + i as f64 * delta).collect())
+        } else {
+            let (a, s) = (start.as_i64(), step.as_i64());
+            i64::into_data(
+                (0..len as i64)
+                    .map(|i| a.wrapping_add(i.wrapping_mul(s)))
+                    .collect(),
+            )
+        };
+        Ok(Storage::Cpu(CpuStorage::new(data)))
+    }
+
     fn copy_cast(&self, _op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
         // An empty view's offset may lie past the end of its (empty) buffer.
         if dst.size() == 0 {

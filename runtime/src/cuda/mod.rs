@@ -2,6 +2,7 @@
 //! NVRTC-compiled kernels with a cache, and the generated kernels of the
 //! built-in operations.
 
+pub(crate) mod arange;
 pub(crate) mod argreduce;
 pub(crate) mod batch;
 pub(crate) mod binning;

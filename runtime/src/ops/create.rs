@@ -22,4 +22,15 @@ pub(crate) trait Create {
     fn fill(&self, op: &'static str, dst: View<'_>, value: Scalar) -> Result<()>;
     /// A new buffer of `len` elements of `dtype`, each `value` converted to it.
     fn full(&self, op: &'static str, dtype: DType, len: usize, value: Scalar) -> Result<Storage>;
+    /// A new buffer of `len` values `start + i * step`: int64 (wrapping) or
+    /// float64 (`step` is NumPy's rounded delta; each value the product
+    /// rounded, then the sum).
+    fn arange(
+        &self,
+        op: &'static str,
+        dtype: DType,
+        len: usize,
+        start: Scalar,
+        step: Scalar,
+    ) -> Result<Storage>;
 }

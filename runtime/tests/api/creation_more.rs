@@ -459,3 +459,45 @@ fn gpu_matches_cpu_without_host_fallbacks() {
         );
     }
 }
+
+/// `arange` is filled on the device: bit for bit the CPU's values (the
+/// float product and sum rounded separately) for random fractional and
+/// negative steps, and integer ranges.
+#[test]
+fn gpu_arange_is_the_cpus_bit_for_bit() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let seed = test_seed("creation_more gpu_arange_is_the_cpus_bit_for_bit");
+    let draws = cp::with_device(Device::Cpu, || {
+        cp::random::default_rng(seed)
+            .uniform(-1e3, 1e3, [8])?
+            .to_vec::<f64>()
+    })
+    .unwrap();
+    let both = |f: &dyn Fn() -> cp::Result<Array>| {
+        let c = cp::with_device(Device::Cpu, f).unwrap();
+        let g = cp::with_device(dev, f).unwrap();
+        assert_eq!(g.device(), dev);
+        assert_eq!((c.shape(), c.dtype()), (g.shape(), g.dtype()));
+        (c, g)
+    };
+    for pair in draws.chunks(2) {
+        let (start, step) = (pair[0], pair[1] / 977.0);
+        let stop = start + step * 300_000.5;
+        let (c, g) = both(&|| cp::arange_step(start, stop, step));
+        let bits = |a: &Array| -> Vec<u64> {
+            a.to_vec::<f64>()
+                .unwrap()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect()
+        };
+        assert_eq!(
+            bits(&c),
+            bits(&g),
+            "seed {seed}: arange({start}, {stop}, {step})"
+        );
+        let (lo, by) = (pair[0] as i64, (pair[1] as i64) | 1);
+        let (c, g) = both(&|| cp::arange_step(lo, lo + by * 1000, by));
+        assert_eq!(i64s(&c), i64s(&g), "seed {seed}: arange({lo}, .., {by})");
+    }
+}

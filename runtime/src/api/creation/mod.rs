@@ -275,20 +275,22 @@ fn arange_step_impl(start: Scalar, stop: Scalar, step: Scalar) -> Result<Array> 
         });
     }
     let n = count as usize;
-    crate::core::layout::check_host_room(op, n, 8)?;
-    current_device().check_available(op)?;
-    if is_int(start) && is_int(stop) && is_int(step) {
-        let (a, s) = (start.as_i64(), step.as_i64());
-        let v: Vec<i64> = (0..n as i64)
-            .map(|i| a.wrapping_add(i.wrapping_mul(s)))
-            .collect();
-        Array::from_vec_shape(v, &[n])
+    let device = current_device();
+    device.check_available(op)?;
+    let backend = crate::backend::on(op, device)?;
+    // Filled where the array lives: a range never crosses from the host.
+    let (dtype, first, step) = if is_int(start) && is_int(stop) && is_int(step) {
+        (
+            DType::Int64,
+            Scalar::Int(start.as_i64()),
+            Scalar::Int(step.as_i64()),
+        )
     } else {
         // NumPy fills start + i * delta with delta = (start + step) - start.
-        let delta = (a + s) - a;
-        let v: Vec<f64> = (0..n).map(|i| a + i as f64 * delta).collect();
-        Array::from_host(f64::into_data(v), &[n], current_device())
-    }
+        (DType::Float64, Scalar::Float(a), Scalar::Float((a + s) - a))
+    };
+    let storage = backend.arange(op, dtype, n, first, step)?;
+    Ok(Array::from_parts(storage, Layout::contiguous(&[n]), dtype))
 }
 
 /// `num` evenly spaced float64 values from `start` to `stop` inclusive (`cp.linspace`).

@@ -22,7 +22,8 @@ pub(crate) fn earlier_neighbors(
 ) -> Result<Vec<i64>> {
     let s = match structure {
         Some(s) => s.clone(),
-        None => generate_binary_structure(nd, 1)?,
+        // Made on the host, where its values are read: no device round trip.
+        None => crate::with_device(Device::Cpu, || generate_binary_structure(nd, 1))?,
     };
     let vals = structure_values(op, &s, nd)?;
     if s.shape().iter().any(|&e| e != 3) {

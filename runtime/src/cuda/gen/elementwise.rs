@@ -753,6 +753,17 @@ impl crate::ops::create::Create for crate::cuda::CudaBackend {
         Ok(storage)
     }
 
+    fn arange(
+        &self,
+        op: &'static str,
+        dtype: DType,
+        len: usize,
+        start: crate::Scalar,
+        step: crate::Scalar,
+    ) -> Result<Storage> {
+        crate::cuda::arange::arange(op, self.ordinal, dtype, len, start, step)
+    }
+
     fn copy_cast(&self, _op: &'static str, src: View<'_>, dst: View<'_>) -> Result<()> {
         copy_cast(src, dst)
     }
