@@ -169,6 +169,22 @@ BOUNDS = {
         (r"normal fit on \S+ vs the CPU backend: relative difference " + NUM, 1e-9),
         (r"fitted pdf on \S+ vs the CPU backend: max relative difference " + NUM, 1e-9),
     ],
+    "17-images-on-the-gpu": [
+        (r"RMS error vs the clean image, everywhere: .*, median then gaussian " + NUM, 0.15),
+        (r"RMS error vs the clean image, where the image is flat: .*, median then gaussian " + NUM, 0.05),
+        (r"strong edges vs the circles drawn: largest distance " + NUM, 6.0),
+        (r"centres vs the discs drawn: largest distance " + NUM, 0.5),
+        (r"areas vs π r²: largest relative error " + NUM, 8e-2),
+        (r"bounding boxes vs 2r \+ 1: largest difference " + NUM, 3),
+        (r"largest distance inside each disc vs its radius: max \|difference\| " + NUM, 1.5),
+        (r"zoom: centres vs c \(2n − 1\)/\(n − 1\): largest distance " + NUM, 1.0),
+        (r"zoom: areas vs 4 x the original: largest relative error " + NUM, 5e-2),
+        (r"centres vs the drawn ones rotated: largest distance " + NUM, 1.0),
+        (r"rotate 90° vs rot90: max difference " + NUM, 1e-9),
+        (r"profile vs the tent r − \|x − cx\| inside the disc: max difference " + NUM, 1.5),
+        (r"on \S+ vs the CPU backend: max abs difference \S+, max relative difference " + NUM, 1e-9),
+        (r"every step on \S+ vs the CPU backend: max relative difference " + NUM, 1e-9),
+    ],
     "15-multi-node": [
         (r"largest relative residual difference: " + NUM, 1e-12),
         (r"\|QR - A\| = " + NUM, 1e-9),
@@ -268,6 +284,7 @@ DEVICE_CHECKS = {
     "12-case-study-convolution": [check_timings_match_the_device],
     "15-multi-node": [check_distributed_results],
     "16-scipy-on-the-gpu": [check_no_host_round_trips],
+    "17-images-on-the-gpu": [check_timings_match_the_device, check_no_host_round_trips],
 }
 
 
