@@ -25,7 +25,8 @@
 # has none: carry wheels and put them on PYTHONPATH before calling this script).
 #
 # --soak N runs tests/soak.py for N cells against the kernel (one GPU), after the above,
-# writing its JSON summary to soak.json (jupyter_client needed, as for --spmd-test).
+# writing its JSON summary to soak.json (jupyter_client needed, as for --spmd-test);
+# CUPRITE_SOAK_ARGS adds soak.py options (e.g. "--no-warmup --window 50").
 #
 # --crates: which sources of cuprite, cuprite-display and cuprite-kernel-io cells build
 # against. embedded: those inside the kernel binary (what it was packed with). tree: the
@@ -209,8 +210,9 @@ if [ "$soak" != 0 ]; then
     (
         jp=$root/jupyter-soak && rm -rf "$jp" && mkdir -p "$jp"
         export JUPYTER_PATH=$jp JUPYTER_DATA_DIR=$jp/data JUPYTER_RUNTIME_DIR=$jp/runtime
+        # shellcheck disable=SC2086 # CUPRITE_SOAK_ARGS: more soak.py options, split on spaces.
         python3 "$repo/tests/soak.py" --cells "$soak" --kernel "$(command -v cuprite-kernel)" \
-            --notebooks "$repo/notebooks" --json "$out/soak.json" 2>&1
+            --notebooks "$repo/notebooks" --json "$out/soak.json" ${CUPRITE_SOAK_ARGS:-} 2>&1
     )
     rc=$?
     [ $rc -ne 0 ] && failed=$((failed + 1))
