@@ -575,14 +575,16 @@ impl Matmul for super::CudaBackend {
     fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()> {
         let op = "matmul";
         if !out.dtype().is_inexact() {
-            // Integer and bool products: exact on the host.
-            let host = crate::backend::fallback::on_views(op, &[a, b], |cpu, h| {
-                let o = cpu.empty(op, out.dtype, out.size())?;
-                let ol = Layout::contiguous(out.shape());
-                cpu.matmul(h[0], h[1], View::new(&o, &ol, out.dtype), p)?;
-                Ok(o)
-            })?;
-            return crate::backend::fallback::write_back(out, &host);
+            // Integer and bool products (cuBLAS has none): exact, by a kernel
+            // of our own, into a buffer of its own when `out` is a strided
+            // view or overlaps an operand.
+            if out.is_c_contiguous() && !out.shares_memory(&a) && !out.shares_memory(&b) {
+                return super::int_matmul::matmul(op, a, b, out);
+            }
+            let tmp = self.empty(op, out.dtype(), out.size())?;
+            let l = Layout::contiguous(out.shape());
+            super::int_matmul::matmul(op, a, b, View::new(&tmp, &l, out.dtype()))?;
+            return self.copy_cast(op, View::new(&tmp, &l, out.dtype()), out);
         }
         let nd = out.ndim();
         let k = a.shape()[a.ndim() - 1];

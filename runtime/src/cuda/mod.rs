@@ -17,6 +17,7 @@ pub(crate) mod fusion;
 pub(crate) mod gather;
 pub(crate) mod gen;
 pub(crate) mod iir;
+pub(crate) mod int_matmul;
 pub(crate) mod interpolate;
 pub(crate) mod ndimage;
 pub(crate) mod peaks;

@@ -453,3 +453,79 @@ on_every_device!(gpu_matches_cpu_on_random_batches, |dev| {
         assert!((x - y).abs() <= 1e-12 * (1.0 + y.abs()), "{x} vs {y}");
     }
 });
+
+/// Integer and bool products run on the GPU (a kernel of Cuprite's own, as
+/// cuBLAS has none) and equal the CPU's element for element, wrapping
+/// included: random values over the whole range of each dtype, transposed
+/// and sliced operands, broadcast batch axes, an empty inner axis; and no
+/// host fallback.
+#[test]
+fn gpu_integer_products_equal_the_cpus() {
+    let Some(dev) = gpu_or_skip() else { return };
+    let seed = test_seed("matmul gpu_integer_products_equal_the_cpus");
+    let cpu = cp::Device::Cpu;
+    let draw = |shape: &[usize], dt: DType, k: u64| -> Array {
+        cp::with_device(cpu, || {
+            let v = cp::random::default_rng(seed.wrapping_add(k)).integers(
+                -300,
+                300,
+                shape.to_vec(),
+            )?;
+            if dt == DType::Bool {
+                cp::greater(&v, 0)
+            } else {
+                v.astype(dt)
+            }
+        })
+        .unwrap()
+    };
+    let pairs: Vec<(Vec<usize>, Vec<usize>, bool)> = vec![
+        (vec![7, 13], vec![13, 5], false),
+        (vec![3, 1, 6, 9], vec![4, 9, 2], false),
+        (vec![9, 6], vec![5, 6], true),
+        (vec![1, 0], vec![0, 4], false),
+    ];
+    cp::cuda::reset_host_fallbacks();
+    for dt in [
+        DType::Int8,
+        DType::UInt8,
+        DType::Int16,
+        DType::UInt32,
+        DType::Int64,
+        DType::UInt64,
+        DType::Bool,
+    ] {
+        for (k, (sa, sb, transpose_b)) in pairs.iter().enumerate() {
+            let a = draw(sa, dt, 2 * k as u64);
+            let b = draw(sb, dt, 2 * k as u64 + 1);
+            let b = if *transpose_b { b.t() } else { b };
+            let want = cp::with_device(cpu, || cp::matmul(&a, &b)).unwrap();
+            let got = cp::with_device(dev, || cp::matmul(&a.to_device(&dev)?, &b.to_device(&dev)?))
+                .unwrap();
+            assert_eq!(got.device(), dev);
+            assert_eq!((got.shape(), got.dtype()), (want.shape(), want.dtype()));
+            assert_eq!(
+                cvals(&got.to_device(&cpu).unwrap()),
+                cvals(&want),
+                "seed {seed}: {dt} {sa:?} @ {sb:?} (b transposed: {transpose_b})"
+            );
+        }
+        // A sliced operand (every other row).
+        let a = draw(&[10, 6], dt, 90);
+        let b = draw(&[6, 4], dt, 91);
+        let want = cp::with_device(cpu, || cp::matmul(&a.slice(cp::s![..;2, ..])?, &b)).unwrap();
+        let got = cp::with_device(dev, || {
+            cp::matmul(
+                &a.to_device(&dev)?.slice(cp::s![..;2, ..])?,
+                &b.to_device(&dev)?,
+            )
+        })
+        .unwrap();
+        assert_eq!(
+            cvals(&got.to_device(&cpu).unwrap()),
+            cvals(&want),
+            "seed {seed}: {dt}, sliced rows"
+        );
+    }
+    common::assert_no_host_fallback("integer and bool matmul");
+}

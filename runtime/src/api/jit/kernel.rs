@@ -8,14 +8,17 @@ use std::sync::OnceLock;
 use super::grid::{self, Fault};
 use super::memory::{JitElem, Slice};
 use super::views::View;
-use crate::api::kernels::args::{args_device, check_scalar};
+use crate::api::kernels::args::{args_device, check_scalar, scalar_bytes};
+use crate::api::kernels::elementwise::c_align;
 use crate::api::kernels::{Arg, IntoArgs, IntoDim3, RawKernel};
 use crate::core::array::Array;
 use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::element::{Element, Scalar};
 use crate::core::error::{Error, Result};
-use crate::cuda::runtime::compile::{JIT_SUPPORT, PRELUDE};
+use crate::cuda::gen::helpers::ptr;
+use crate::cuda::runtime::compile::{Function, JIT_SUPPORT, PRELUDE};
+use crate::cuda::runtime::launch::KernelArgs;
 use crate::cuda::Stream;
 use crate::ops::Dim3;
 
@@ -176,6 +179,9 @@ impl CpuArgs<'_> {
 pub struct Kernel {
     info: KernelInfo,
     raw: OnceLock<RawKernel>,
+    /// The device and compiled function of the first GPU launch: a warm
+    /// launch there skips the module's locked lookup by name.
+    first_launch: OnceLock<(usize, Function)>,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -190,6 +196,7 @@ impl Kernel {
         Kernel {
             info,
             raw: OnceLock::new(),
+            first_launch: OnceLock::new(),
         }
     }
 
@@ -247,36 +254,59 @@ impl Kernel {
         self.check_args(&args)?;
         match args_device(OP, &args)? {
             Device::Cpu => self.run_cpu(grid, block, &args, shared_mem_bytes),
-            Device::Cuda(_) => {
+            Device::Cuda(ordinal) => {
                 let raw = self.raw()?;
-                let mut expanded = Vec::with_capacity(args.len() * 2);
-                for (a, p) in args.iter().zip(self.info.params) {
-                    match (a, p.kind) {
-                        (Arg::Array(x), ParamKind::Slice { .. }) => {
-                            expanded.push(*a);
-                            expanded
-                                .push(Arg::Scalar(Scalar::UInt(x.size() as u64), DType::UInt64));
-                        }
-                        (Arg::Array(x), ParamKind::View { .. }) => {
-                            // The pointer (at the view's offset), then the
-                            // shape and the strides in elements.
-                            expanded.push(*a);
-                            for &n in x.shape() {
-                                expanded.push(Arg::Scalar(Scalar::UInt(n as u64), DType::UInt64));
-                            }
-                            for &st in x.strides() {
-                                expanded.push(Arg::Scalar(Scalar::Int(st as i64), DType::Int64));
-                            }
-                        }
-                        (Arg::Scalar(v, _), ParamKind::Scalar(d)) => {
-                            expanded.push(Arg::Scalar(*v, d))
-                        }
-                        _ => expanded.push(*a),
+                let mut kargs = self.pack(&args)?;
+                let f = match self.first_launch.get() {
+                    Some(&(o, f)) if o == ordinal => f,
+                    _ => {
+                        Device::Cuda(ordinal).check_available(OP)?;
+                        let f = raw.function(ordinal)?;
+                        let _ = self.first_launch.set((ordinal, f));
+                        f
                     }
-                }
-                raw.launch(grid, block, expanded, shared_mem_bytes, stream)
+                };
+                raw.launch_packed(
+                    ordinal,
+                    f,
+                    grid,
+                    block,
+                    &mut kargs,
+                    shared_mem_bytes,
+                    stream,
+                )
             }
         }
+    }
+
+    /// The argument buffer of checked arguments (see `check_args`): a slice
+    /// is its pointer and length, a view its pointer (at its offset), shape
+    /// and strides in elements, a scalar its value in the parameter's type.
+    /// Packed here rather than by `RawKernel::launch`, which would check
+    /// every argument a second time against the parsed C signature.
+    fn pack(&self, args: &[Arg<'_>]) -> Result<KernelArgs> {
+        let mut k = KernelArgs::new();
+        for (a, p) in args.iter().zip(self.info.params) {
+            match (a, p.kind) {
+                (Arg::Array(x), ParamKind::Slice { .. }) => {
+                    k.push(ptr(OP, *x)?).push(x.size() as u64);
+                }
+                (Arg::Array(x), ParamKind::View { .. }) => {
+                    k.push(ptr(OP, *x)?);
+                    for &n in x.shape() {
+                        k.push(n as u64);
+                    }
+                    for &st in x.strides() {
+                        k.push(st as i64);
+                    }
+                }
+                (Arg::Scalar(v, _), ParamKind::Scalar(d)) => {
+                    k.push_bytes(&scalar_bytes(*v, d), c_align(d));
+                }
+                _ => return Err(self.err(format!("cannot pass {}", a.describe()))),
+            }
+        }
+        Ok(k)
     }
 
     fn err(&self, detail: String) -> Error {

@@ -11,7 +11,7 @@
 //! the CPU backend answers [`Error::NeedsCuda`](crate::Error::NeedsCuda).
 
 pub(crate) mod args;
-mod elementwise;
+pub(crate) mod elementwise;
 pub(crate) mod params;
 pub(crate) mod raw;
 mod reduction;

@@ -10,7 +10,9 @@ use super::elementwise::c_align;
 use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
+use crate::cuda::runtime::compile::Function;
 use crate::cuda::runtime::stream::Stream;
+use crate::ops::Dim3;
 
 const OP: &str = "RawKernel::launch";
 
@@ -284,8 +286,39 @@ impl RawKernel {
             }
         };
         Device::Cuda(ordinal).check_available(OP)?;
+        let f = self.function(ordinal)?;
+        self.launch_packed(
+            ordinal,
+            f,
+            grid,
+            block,
+            &mut kargs,
+            shared_mem_bytes,
+            stream,
+        )
+    }
+
+    /// The compiled kernel on device `ordinal` (compiled there on first use).
+    pub(crate) fn function(&self, ordinal: usize) -> Result<Function> {
+        self.src.module(ordinal)?.function(&self.name)
+    }
+
+    /// Launches `f` (this kernel's [`function`](Self::function) on device
+    /// `ordinal`) with an argument buffer its caller has packed and checked
+    /// (a jit kernel, which knows its parameters' types).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_packed(
+        &self,
+        ordinal: usize,
+        f: Function,
+        grid: Dim3,
+        block: Dim3,
+        kargs: &mut crate::cuda::runtime::launch::KernelArgs,
+        shared_mem_bytes: usize,
+        stream: Option<&Stream>,
+    ) -> Result<()> {
+        Device::Cuda(ordinal).check_available(OP)?;
         let s = crate::cuda::gen::custom::device_session(ordinal)?;
-        let f = self.src.module(ordinal)?.function(&self.name)?;
         let stream = stream
             .cloned()
             .unwrap_or_else(crate::cuda::runtime::stream::current_stream);
@@ -297,7 +330,7 @@ impl RawKernel {
             block,
             shared_mem_bytes,
             &stream,
-            &mut kargs,
+            kargs,
         )
     }
 
