@@ -5,8 +5,8 @@ use crate::core::dtype::DType;
 use crate::core::element::Scalar;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key};
-use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::gen::helpers::{config_1d, kernel, key};
+use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::transfer::alloc;
@@ -62,12 +62,14 @@ pub(crate) fn arange(
     };
     args.push(len as i64);
     let f = kernel(s, key("arange"), op, fname, || SOURCE.to_string())?;
-    let cfg = LaunchConfig {
-        grid: (grid_1d(s, len, THREADS), 1, 1),
-        block: (THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch(s, op, f, cfg, &current_stream(), &mut args)?;
+    launch(
+        s,
+        op,
+        f,
+        config_1d(s, len, THREADS),
+        &current_stream(),
+        &mut args,
+    )?;
     Ok(Storage::Cuda(out))
 }
 

@@ -7,10 +7,10 @@
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr, session_of};
+use crate::cuda::gen::helpers::{config_1d, kernel, key, ptr, session_of};
 use crate::cuda::gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
-use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
+use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
 use crate::ops::c_types::ctype;
 
@@ -121,12 +121,14 @@ pub(crate) fn matmul(op: &'static str, a: View<'_>, b: View<'_>, out: View<'_>) 
         .push(pad(&ast[..nb]))
         .push(pad(&bst[..nb]));
     args.push(total as i64);
-    let cfg = LaunchConfig {
-        grid: (grid_1d(s, total, THREADS), 1, 1),
-        block: (THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch(s, op, f, cfg, &current_stream(), &mut args)
+    launch(
+        s,
+        op,
+        f,
+        config_1d(s, total, THREADS),
+        &current_stream(),
+        &mut args,
+    )
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
 use crate::cuda::runtime::compile::Function;
+use crate::cuda::runtime::launch::LaunchConfig;
 use crate::cuda::runtime::session::{session, DeviceSession};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::DriverResultExt;
@@ -191,6 +192,16 @@ pub(crate) fn grid_1d(s: &DeviceSession, n: usize, threads: usize) -> u32 {
     let needed = n.div_ceil(threads).max(1);
     let cap = s.info.sm_count.max(1) * 32;
     needed.min(cap) as u32
+}
+
+/// A grid-stride launch over `n` items: [`grid_1d`] blocks of `threads`,
+/// no dynamic shared memory.
+pub(crate) fn config_1d(s: &DeviceSession, n: usize, threads: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: (grid_1d(s, n, threads), 1, 1),
+        block: (threads as u32, 1, 1),
+        shared_mem_bytes: 0,
+    }
 }
 
 /// Compiles a generated source of a unit test with NVRTC when it can be
