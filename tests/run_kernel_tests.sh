@@ -2,7 +2,7 @@
 # Runs the kernel's Jupyter-level tests: the jupyter_kernel_test suite, our
 # protocol tests, every notebook (nbclient, `cuprite-kernel run`), the
 # JupyterLab screenshot test (headless Chromium) and the soak test at CI size
-# (test_soak.py, tests/soak.py). Builds the kernel (unless CUPRITE_KERNEL_BIN names one),
+# (test_soak.py, tests/soak.py; it runs beside the others, see below). Builds the kernel (unless CUPRITE_KERNEL_BIN names one),
 # makes or reuses a virtual environment with the Python test tools, installs
 # the kernelspec into a temporary JUPYTER_PATH pointing at the built binary,
 # and runs pytest. Extra arguments go to pytest (e.g. -k panic).
@@ -13,6 +13,8 @@
 #   CUPRITE_TEST_VENV         the virtual environment (default: <repo>/.venv)
 #   CUPRITE_KERNEL_CACHE_DIR  where cells' build directories live (default:
 #                             <target dir>/kernel-test-cache, kept between runs)
+#   CUPRITE_SOAK_ALONGSIDE    0 runs test_soak.py after the other files instead
+#                             of beside them (default 1)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
