@@ -16,16 +16,7 @@ const THREADS: usize = 256;
 // Integers wrap (computed unsigned, as the host's wrapping_add/wrapping_mul);
 // floats round the product, then the sum, like the host's `a + i * delta`
 // (no fused multiply-add, which would round once and differ in the last bit).
-const SOURCE: &str = r#"
-extern "C" __global__ void cuprite_arange_i64(long long* out, long long start, long long step, long long n) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    out[i] = (long long)((unsigned long long)start + (unsigned long long)i * (unsigned long long)step);
-}
-extern "C" __global__ void cuprite_arange_f64(double* out, double start, double delta, long long n) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    out[i] = __dadd_rn(start, __dmul_rn((double)i, delta));
-}
-"#;
+const SOURCE: &str = include_str!("kernels/arange.cu");
 
 /// `len` values `start + i * step` of `dtype` (int64: wrapping; float64:
 /// `step` is the already-computed delta) on device `ordinal`.

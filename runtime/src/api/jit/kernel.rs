@@ -257,10 +257,10 @@ impl Kernel {
             Device::Cuda(ordinal) => {
                 let raw = self.raw()?;
                 let mut kargs = self.pack(&args)?;
+                Device::Cuda(ordinal).check_available(OP)?;
                 let f = match self.first_launch.get() {
                     Some(&(o, f)) if o == ordinal => f,
                     _ => {
-                        Device::Cuda(ordinal).check_available(OP)?;
                         let f = raw.function(ordinal)?;
                         let _ = self.first_launch.set((ordinal, f));
                         f

@@ -304,8 +304,9 @@ impl RawKernel {
     }
 
     /// Launches `f` (this kernel's [`function`](Self::function) on device
-    /// `ordinal`) with an argument buffer its caller has packed and checked
-    /// (a jit kernel, which knows its parameters' types).
+    /// `ordinal`, which the caller has checked is available) with an
+    /// argument buffer its caller has packed and checked (a jit kernel knows
+    /// its parameters' types).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn launch_packed(
         &self,
@@ -317,7 +318,6 @@ impl RawKernel {
         shared_mem_bytes: usize,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        Device::Cuda(ordinal).check_available(OP)?;
         let s = crate::cuda::gen::custom::device_session(ordinal)?;
         let stream = stream
             .cloned()
