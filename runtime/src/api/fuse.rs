@@ -199,7 +199,8 @@ pub struct Fused {
     arity: usize,
     root: Expr,
     /// Kernels by input dtypes (`None`: some operation has no GPU expression).
-    kernels: Mutex<HashMap<Vec<DType>, Option<Arc<crate::cuda::gen::elementwise::MapKernel>>>>,
+    kernels:
+        Mutex<HashMap<Vec<DType>, Option<Arc<crate::cuda::kernel_gen::elementwise::MapKernel>>>>,
 }
 
 impl std::fmt::Debug for Fused {
@@ -292,7 +293,8 @@ impl Gen {
                 if !op.fusable() {
                     return Ok(None);
                 }
-                let Some(x) = crate::cuda::gen::ufunc_expr::expr(Ufunc::Unary(*op), loop_dt) else {
+                let Some(x) = crate::cuda::kernel_gen::ufunc_expr::expr(Ufunc::Unary(*op), loop_dt)
+                else {
                     return Ok(None);
                 };
                 let t = self.fresh();
@@ -323,7 +325,8 @@ impl Gen {
                 if !op.fusable() {
                     return Ok(None);
                 }
-                let Some(x) = crate::cuda::gen::ufunc_expr::expr(Ufunc::Binary(*op), loop_dt)
+                let Some(x) =
+                    crate::cuda::kernel_gen::ufunc_expr::expr(Ufunc::Binary(*op), loop_dt)
                 else {
                     return Ok(None);
                 };
@@ -377,7 +380,7 @@ impl Fused {
     pub(crate) fn kernel(
         &self,
         dtypes: &[DType],
-    ) -> Result<Option<Arc<crate::cuda::gen::elementwise::MapKernel>>> {
+    ) -> Result<Option<Arc<crate::cuda::kernel_gen::elementwise::MapKernel>>> {
         if let Some(k) = self
             .kernels
             .lock()
@@ -413,13 +416,15 @@ impl Fused {
                 support.push_str(&head.replace("FN(", &format!("{fname}(")));
                 support.push_str(&body);
                 let args: Vec<String> = (0..dtypes.len()).map(|k| format!("in{k}")).collect();
-                Some(Arc::new(crate::cuda::gen::elementwise::MapKernel::new(
-                    self.name.clone(),
-                    dtypes.to_vec(),
-                    format!("{fname}({})", args.join(", ")),
-                    out,
-                    support,
-                )))
+                Some(Arc::new(
+                    crate::cuda::kernel_gen::elementwise::MapKernel::new(
+                        self.name.clone(),
+                        dtypes.to_vec(),
+                        format!("{fname}({})", args.join(", ")),
+                        out,
+                        support,
+                    ),
+                ))
             }
             _ => None,
         };
@@ -484,11 +489,11 @@ impl Fused {
                         crate::core::layout::Layout::contiguous(&shape),
                         k.result,
                     );
-                    let inputs: Vec<crate::cuda::gen::elementwise::MapInput> = arrays
+                    let inputs: Vec<crate::cuda::kernel_gen::elementwise::MapInput> = arrays
                         .iter()
-                        .map(|a| crate::cuda::gen::elementwise::MapInput::Array(a.view()))
+                        .map(|a| crate::cuda::kernel_gen::elementwise::MapInput::Array(a.view()))
                         .collect();
-                    crate::cuda::gen::elementwise::run_map_inputs(&k, &inputs, out.view())?;
+                    crate::cuda::kernel_gen::elementwise::run_map_inputs(&k, &inputs, out.view())?;
                     return Ok(out);
                 }
                 None => eval(&self.root, &arrays)?,
@@ -569,12 +574,12 @@ mod tests {
             .collect();
         let src = format!(
             "{}{}\nextern \"C\" __global__ void k({}, {}* out) {{ out[0] = {}; }}\n",
-            crate::cuda::gen::codegen::PRELUDE,
+            crate::cuda::kernel_gen::codegen::PRELUDE,
             k.support,
             params.join(", "),
             ctype(k.result),
             k.expr
         );
-        crate::cuda::gen::helpers::dump_source(name, &src);
+        crate::cuda::kernel_gen::helpers::dump_source(name, &src);
     }
 }

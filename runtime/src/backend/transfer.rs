@@ -221,7 +221,7 @@ fn copy_between_gpus(src: &Array, dst: usize, force_peer_api: Option<bool>) -> R
     } else if src.is_f_contiguous() {
         (src.clone(), Order::F)
     } else {
-        let from = cuda::gen::helpers::ordinal("to_device", src.view())?;
+        let from = cuda::kernel_gen::helpers::ordinal("to_device", src.view())?;
         (
             cuda::runtime::peer::on_source_stream(from, || src.copy())?,
             Order::C,

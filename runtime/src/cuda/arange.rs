@@ -5,7 +5,7 @@ use crate::core::dtype::DType;
 use crate::core::element::Scalar;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
-use crate::cuda::gen::helpers::{config_1d, kernel, key};
+use crate::cuda::kernel_gen::helpers::{config_1d, kernel, key};
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::stream::current_stream;
@@ -68,6 +68,6 @@ pub(crate) fn arange(
 mod tests {
     #[test]
     fn kernels_compile() {
-        crate::cuda::gen::helpers::dump_source("arange", super::SOURCE);
+        crate::cuda::kernel_gen::helpers::dump_source("arange", super::SOURCE);
     }
 }

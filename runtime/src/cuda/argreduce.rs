@@ -15,10 +15,10 @@
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{
+use crate::cuda::kernel_gen::helpers::{
     grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo,
 };
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
@@ -61,14 +61,14 @@ pub(crate) fn arg_reduce(x: View<'_>, max: bool, axis: Option<usize>, out: View<
     if rows == 0 {
         return Ok(());
     }
-    if kept.0.len() > crate::cuda::gen::elementwise::MAX_DIMS
-        || red.0.len() > crate::cuda::gen::elementwise::MAX_DIMS
+    if kept.0.len() > crate::cuda::kernel_gen::elementwise::MAX_DIMS
+        || red.0.len() > crate::cuda::kernel_gen::elementwise::MAX_DIMS
     {
         return Err(Error::Shape {
             op: name,
             detail: format!(
                 "too many dimensions for a GPU reduction (at most {})",
-                crate::cuda::gen::elementwise::MAX_DIMS
+                crate::cuda::kernel_gen::elementwise::MAX_DIMS
             ),
         });
     }
@@ -343,10 +343,14 @@ mod tests {
                             ..spec(dt, max, st, kd, rd)
                         };
                         let src = source(&sp);
-                        assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
+                        assert_eq!(
+                            crate::cuda::kernel_gen::template::unfilled(&src),
+                            None,
+                            "{src}"
+                        );
                         assert!(src.contains("cuprite_arg_finish"));
                         assert_eq!(src.contains("vec_t"), vector_width(&sp) > 1);
-                        crate::cuda::gen::helpers::dump_source(
+                        crate::cuda::kernel_gen::helpers::dump_source(
                             &format!("arg_{}_{max}_{st:?}_{kd}{rd}_{contig}", dt.name()),
                             &src,
                         );

@@ -31,7 +31,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::GpuBuffer;
 use crate::cuda::fusion::{FusedOp, FusionState, StridedRead};
-use crate::cuda::gen::elementwise::{ufunc_kernel, MapInput, MapKernel};
+use crate::cuda::kernel_gen::elementwise::{ufunc_kernel, MapInput, MapKernel};
 use crate::cuda::runtime::compile::{Function, PRELUDE};
 use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
 use crate::cuda::runtime::stream::Stream;
@@ -332,7 +332,7 @@ pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
                 "        const {t} in{i} = s{i} ? v{i} : ((const {t}*){word})[i];"
             );
         }
-        cases.push_str(&crate::cuda::gen::template::render(
+        cases.push_str(&crate::cuda::kernel_gen::template::render(
             CASE,
             &[
                 ("INDEX", &index.to_string()),
@@ -346,7 +346,7 @@ pub(crate) fn source(kernels: &[std::sync::Arc<MapKernel>]) -> String {
             &[],
         ));
     }
-    crate::cuda::gen::template::render(
+    crate::cuda::kernel_gen::template::render(
         TEMPLATE,
         &[
             ("PRELUDE", PRELUDE),
@@ -894,7 +894,7 @@ mod tests {
             );
         }
         let src = source(&kernels);
-        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
         assert_eq!(src.matches("    case ").count(), kernels.len());
         assert!(
             !src.contains("__restrict__ p"),

@@ -13,8 +13,8 @@ use super::CudaBackend;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, ptr};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key, memset, ptr};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
@@ -24,7 +24,7 @@ use crate::ops::c_types::{cast_expr, ctype};
 
 const THREADS: usize = 256;
 
-/// Kernel templates (`cuda/gen/template.rs`): counting and interp.
+/// Kernel templates (`cuda/kernel_gen/template.rs`): counting and interp.
 const BINNING: &str = include_str!("kernels/binning.cu");
 const INTERP: &str = include_str!("kernels/binning_interp.cu");
 
@@ -278,8 +278,8 @@ impl Binning for CudaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::gen::helpers::dump_source;
-    use crate::cuda::gen::template::unfilled;
+    use crate::cuda::kernel_gen::helpers::dump_source;
+    use crate::cuda::kernel_gen::template::unfilled;
 
     #[test]
     fn counting_sources_compile() {

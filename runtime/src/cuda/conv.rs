@@ -27,8 +27,8 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
@@ -586,7 +586,11 @@ mod tests {
     fn every_variant_fills_its_template() {
         for s in specs() {
             let src = conv_source(&s);
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{s:?}");
+            assert_eq!(
+                crate::cuda::kernel_gen::template::unfilled(&src),
+                None,
+                "{s:?}"
+            );
             assert_eq!(
                 src.matches("remap(long long x").count(),
                 (s.bound != Bound::Fill) as usize
@@ -596,7 +600,7 @@ mod tests {
         for dt in [DType::Float32, DType::Float64] {
             for (kh, kw) in [(1, 1), (3, 3), (7, 5)] {
                 let src = medfilt_source(dt, kh, kw);
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+                assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
                 assert!(src.contains(&format!("T v[{}];", kh * kw)));
             }
         }
@@ -623,7 +627,7 @@ mod tests {
         assert_eq!(fmas, geo.ry * 31 * geo.rx);
         // The segment loads cover RX + KW - 1 = 38 values.
         assert!(src.contains("seg[39] = q.w;"));
-        crate::cuda::gen::helpers::dump_source("conv2d_f32_31x31_wrap", &src);
+        crate::cuda::kernel_gen::helpers::dump_source("conv2d_f32_31x31_wrap", &src);
         let d = ConvSpec {
             dt: DType::Float64,
             kh: 3,
@@ -636,7 +640,7 @@ mod tests {
         assert!(src.contains("typedef double T;\ntypedef double2 VT;"));
         assert!(src.contains("return m < n ? m : n2 - 1 - m;"));
         assert!(src.contains("out[o] = out[o] + acc[y][x];"));
-        crate::cuda::gen::helpers::dump_source("conv2d_f64_3x4_symm", &src);
+        crate::cuda::kernel_gen::helpers::dump_source("conv2d_f64_3x4_symm", &src);
         let f = ConvSpec {
             bound: Bound::Fill,
             ..d
@@ -644,7 +648,7 @@ mod tests {
         let src = conv_source(&f);
         assert!(src.contains("else { v = fill; }"));
         assert!(!src.contains("remap"));
-        crate::cuda::gen::helpers::dump_source("conv2d_f64_3x4_fill", &src);
+        crate::cuda::kernel_gen::helpers::dump_source("conv2d_f64_3x4_fill", &src);
     }
 
     #[test]
@@ -652,7 +656,7 @@ mod tests {
         // Run the generated compare-exchange network on the host.
         for n in [1usize, 3, 5, 9, 25] {
             let src = medfilt_source(DType::Float32, 1, n);
-            crate::cuda::gen::helpers::dump_source(&format!("medfilt_1x{n}"), &src);
+            crate::cuda::kernel_gen::helpers::dump_source(&format!("medfilt_1x{n}"), &src);
             let pairs: Vec<(usize, usize)> = src
                 .lines()
                 .filter_map(|l| {

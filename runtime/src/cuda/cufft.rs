@@ -17,7 +17,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::lru::Lru;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::merged;
+use crate::cuda::kernel_gen::helpers::merged;
 use crate::cuda::runtime::libs::require;
 use crate::cuda::runtime::session::session;
 use crate::cuda::runtime::stream::current_stream;

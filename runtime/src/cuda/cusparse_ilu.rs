@@ -17,7 +17,7 @@ use super::cusparse::{check, check_csr, handle};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
-use crate::cuda::gen::elementwise::copy_cast;
+use crate::cuda::kernel_gen::elementwise::copy_cast;
 use crate::cuda::runtime::vendor::{ptr, Buffer};
 use crate::ops::sparse::{CsrView, Incomplete};
 

@@ -21,7 +21,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::copy_cast;
+use crate::cuda::kernel_gen::elementwise::copy_cast;
 use crate::cuda::runtime::vendor::{ordinal, Buffer};
 use crate::ops::sparse::{CsrView, Triangle, TriangularSolver};
 

@@ -32,7 +32,7 @@ use cudarc::driver::sys;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::GpuBuffer;
-use crate::cuda::gen::elementwise::MapKernel;
+use crate::cuda::kernel_gen::elementwise::MapKernel;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::session::{existing_sessions, process, DeviceSession};
 use crate::ops::c_types::ctype;
@@ -247,7 +247,7 @@ pub(crate) fn structure_key(ops: &[FusedOp]) -> u64 {
         .iter()
         .map(|o| (o.kernel.id, o.links, o.scalars, o.strided, o.rank))
         .collect();
-    crate::cuda::gen::helpers::key(("cuprite_fused", parts))
+    crate::cuda::kernel_gen::helpers::key(("cuprite_fused", parts))
 }
 
 /// Whether a batch of `count` operations, all small and in the
@@ -425,7 +425,7 @@ pub(crate) fn launch(
         last.clear();
         let _ = write!(last, "cuprite_fused ({names})");
     }
-    let cfg = crate::cuda::gen::elementwise::grid_for(session, max_n as usize);
+    let cfg = crate::cuda::kernel_gen::elementwise::grid_for(session, max_n as usize);
     // One parameter whose bytes are the kernel's `FusedParams` (max_n then
     // `count` 32-byte descriptors).
     let param = bytes.as_mut_ptr() as *mut std::ffi::c_void;
@@ -463,7 +463,7 @@ pub(crate) fn launch_single(
     desc: &super::batch::OpDesc,
     op: &FusedOp,
 ) -> Result<()> {
-    use crate::cuda::gen::elementwise::{contiguous_kernel, grid_for, Read};
+    use crate::cuda::kernel_gen::elementwise::{contiguous_kernel, grid_for, Read};
     if !op.keep && op.out.as_ref().is_some_and(|w| w.strong_count() == 0) {
         let f = &session.batch.fusion;
         f.stores_skipped.fetch_add(1, Ordering::Relaxed);
@@ -593,7 +593,7 @@ pub(crate) fn fusable(k: &MapKernel) -> bool {
 mod tests {
     use super::*;
     use crate::core::dtype::DType;
-    use crate::cuda::gen::elementwise::ufunc_kernel;
+    use crate::cuda::kernel_gen::elementwise::ufunc_kernel;
     use crate::ops::ufunc::Ufunc;
 
     fn kernel(name: &str, dt: DType) -> MapKernel {
@@ -635,7 +635,7 @@ mod tests {
         assert_eq!(src.matches("(const float*)p.ops[").count(), 2, "{src}");
         assert!(src.contains("batch_value<float>(p.ops[1].b)"), "{src}");
         assert!(src.contains("FusedOp ops[4]"), "{src}");
-        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
         if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
             panic!("{log}\n{src}");
         }

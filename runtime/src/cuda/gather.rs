@@ -14,12 +14,14 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::{CudaStorage, Storage};
 use crate::core::view::{OwnedView, View};
-use crate::cuda::gen::elementwise::{run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS};
-use crate::cuda::gen::helpers::{
+use crate::cuda::kernel_gen::elementwise::{
+    run_map, run_map_inputs, MapInput, MapKernel, MAX_DIMS,
+};
+use crate::cuda::kernel_gen::helpers::{
     grid_1d, kernel, key, memset, merged, ptr, read_one, unravel, Dims, Geo,
 };
-use crate::cuda::gen::template::render;
-use crate::cuda::gen::ufunc_expr::expr;
+use crate::cuda::kernel_gen::template::render;
+use crate::cuda::kernel_gen::ufunc_expr::expr;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
@@ -31,7 +33,7 @@ use crate::ops::IndexMode;
 
 const THREADS: usize = 256;
 
-/// Kernel templates (`cuda/gen/template.rs`): the index check, take, the mask
+/// Kernel templates (`cuda/kernel_gen/template.rs`): the index check, take, the mask
 /// read and assignment, put, nonzero.
 const CHECK: &str = include_str!("kernels/gather_check.cu");
 const TAKE: &str = include_str!("kernels/gather_take.cu");
@@ -260,7 +262,7 @@ fn take_source(spec: &TakeSpec) -> String {
 
 /// Running counts of the true elements of `m` (C order, int64) and their total.
 fn mask_counts(op: &'static str, m: View<'_>) -> Result<(OwnedView, usize)> {
-    let ordinal = crate::cuda::gen::helpers::ordinal(op, m)?;
+    let ordinal = crate::cuda::kernel_gen::helpers::ordinal(op, m)?;
     let c = OwnedView::contiguous(
         Storage::Cuda(crate::cuda::runtime::transfer::alloc(
             op,
@@ -718,7 +720,7 @@ impl GatherScatter for CudaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::gen::helpers::dump_source;
+    use crate::cuda::kernel_gen::helpers::dump_source;
 
     #[test]
     fn index_reads_saturate_uint64_and_count_bools_as_one() {
@@ -729,7 +731,7 @@ mod tests {
         assert_eq!(index_expr(DType::Bool, "x"), "((long long)((x) ? 1 : 0))");
         assert_eq!(index_expr(DType::Int8, "x"), "((long long)(x))");
         let src = check_source(DType::UInt64);
-        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
         assert!(src.contains("atomicMin(first_bad, (unsigned long long)k);"));
         dump_source("check_u64", &src);
     }
@@ -762,7 +764,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = take_source(&spec);
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             assert!(src.contains("out[q] = src[off];"));
             if inner == 0 {
                 assert!(src.contains("const long long t = q;"));
@@ -794,7 +796,7 @@ mod tests {
                 geo_len: g.len(),
             };
             let src = mask_source(&spec);
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             assert!(src.contains("if (cj == (j > 0 ? counts[j - 1] : 0LL)) continue;"));
             if vdt.is_none() {
                 assert!(src.contains("out[(cj - 1) * m + i] = x[off];"));
@@ -832,7 +834,7 @@ mod tests {
             (DType::Complex128, DType::Int64),
         ] {
             let src = put_source(&put_spec(dt, tgt, d, g.len(), None));
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             assert!(src.contains("later = target(idx, k2, n) == j;"));
             assert!(
                 src.contains("if (q + 1 < k_n && (long long)targets[order[q + 1]] == j) continue;")
@@ -852,7 +854,7 @@ mod tests {
         let dts = [Float16, Int8, Complex128, Float32, Int64, Bool, BFloat16];
         for (op, dt) in ops.into_iter().zip(dts) {
             let src = put_source(&put_spec(dt, UInt32, d, g.len(), Some(op)));
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             assert!(src.contains("const T v = vals[order[r] % len];"));
             assert!(!src.contains("acc = v;"), "{src}");
             dump_source(&format!("put_fold_{}_{}", op.name(), dt.name()), &src);
@@ -867,7 +869,7 @@ mod tests {
     #[test]
     fn nonzero_and_where_sources() {
         let src = nonzero_source(3, 0, 3);
-        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+        assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
         assert!(src.contains("struct Outs { long long* p[3]; };"));
         assert!(src.contains("outs.p[2][cj - 1] = r - q * g.v[2];"));
         assert!(src.contains("outs.p[0][cj - 1] = r;"));

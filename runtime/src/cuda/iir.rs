@@ -29,8 +29,8 @@ use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
@@ -196,12 +196,12 @@ pub(crate) fn cascade(
     );
     let stream = current_stream();
     let (xp, yp, zfp) = (
-        crate::cuda::gen::helpers::ptr(op, f.x)?,
+        crate::cuda::kernel_gen::helpers::ptr(op, f.x)?,
         y.ptr(op)?,
         zf.ptr(op)?,
     );
     let zip = match f.zi {
-        Some(z) => crate::cuda::gen::helpers::ptr(op, z)?,
+        Some(z) => crate::cuda::kernel_gen::helpers::ptr(op, z)?,
         None => 0,
     };
     let (cp, sp, tp) = (carry.ptr(op)?, s_in.ptr(op)?, table.ptr(op)?);
@@ -450,8 +450,8 @@ mod tests {
         for dt in [DType::Float32, DType::Float64] {
             for k in [1usize, 2, 3, MAX_GPU_ORDER] {
                 let src = iir_source(dt, k);
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-                crate::cuda::gen::helpers::dump_source(&format!("iir_{dt}_k{k}"), &src);
+                assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+                crate::cuda::kernel_gen::helpers::dump_source(&format!("iir_{dt}_k{k}"), &src);
             }
         }
     }

@@ -7,8 +7,8 @@
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{config_1d, kernel, key, ptr, session_of};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{config_1d, kernel, key, ptr, session_of};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
@@ -123,8 +123,8 @@ mod tests {
             DType::UInt64,
         ] {
             let src = super::source(dt);
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-            crate::cuda::gen::helpers::dump_source(&format!("int_matmul_{dt}"), &src);
+            assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+            crate::cuda::kernel_gen::helpers::dump_source(&format!("int_matmul_{dt}"), &src);
         }
     }
 }

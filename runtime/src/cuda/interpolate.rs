@@ -14,8 +14,8 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::view::View;
 use crate::cuda::cusparse::{check, handle, work_buffer};
-use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key, ptr};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::Function;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
@@ -287,8 +287,8 @@ impl Interpolate for CudaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::gen::helpers::dump_source;
-    use crate::cuda::gen::template::unfilled;
+    use crate::cuda::kernel_gen::helpers::dump_source;
+    use crate::cuda::kernel_gen::template::unfilled;
 
     #[test]
     fn ppoly_sources_compile() {

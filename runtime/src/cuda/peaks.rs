@@ -15,8 +15,8 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key, ptr};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::{Function, PRELUDE};
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn kernels_compile() {
         let src = super::peaks_source();
-        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-        crate::cuda::gen::helpers::dump_source("peaks", &src);
+        assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+        crate::cuda::kernel_gen::helpers::dump_source("peaks", &src);
     }
 }

@@ -13,8 +13,8 @@ mod dists;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::session;
@@ -70,7 +70,7 @@ pub(crate) fn body(kind: KernelKind, dtype: DType, per: usize, aligned: bool) ->
     format!("{PHILOX}{kernel}")
 }
 
-/// The kernel template (`cuda/gen/template.rs`).
+/// The kernel template (`cuda/kernel_gen/template.rs`).
 const RAND: &str = include_str!("kernels/rand.cu");
 
 /// The Philox4x32-10 device function every random kernel starts with.
@@ -167,9 +167,9 @@ mod tests {
         ] {
             for (dt, per) in [(DType::Float32, 4), (DType::Float64, 2)] {
                 let src = body(kind, dt, per, true);
-                crate::cuda::gen::helpers::dump_source(&format!("rng_{kind:?}_{dt}"), &src);
+                crate::cuda::kernel_gen::helpers::dump_source(&format!("rng_{kind:?}_{dt}"), &src);
                 assert_eq!(src.matches("__global__").count(), 1);
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+                assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             }
         }
     }

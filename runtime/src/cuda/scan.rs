@@ -20,10 +20,10 @@
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::CudaStorage;
-use crate::cuda::gen::helpers::{
+use crate::cuda::kernel_gen::helpers::{
     grid_1d, kernel, key, merged, ptr, session_of, unravel, Dims, Geo,
 };
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
@@ -147,7 +147,7 @@ fn run(
     if rows == 0 || m == 0 || n == 0 {
         return Ok(());
     }
-    let max = crate::cuda::gen::elementwise::MAX_DIMS;
+    let max = crate::cuda::kernel_gen::elementwise::MAX_DIMS;
     if job.outer.0.len() > max || job.k.0.len() > max || job.inner.0.len() > max {
         return Err(Error::Shape {
             op: name,
@@ -435,11 +435,15 @@ mod tests {
                 ] {
                     let src = source(&spec(dt, prod, kind, contig));
                     assert!(src.contains("extern \"C\" __global__"));
-                    assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
+                    assert_eq!(
+                        crate::cuda::kernel_gen::template::unfilled(&src),
+                        None,
+                        "{src}"
+                    );
                     let label = format!("scan_{}_{prod}_{kind:?}_{contig}", dt.name())
                         .replace([' ', '{', '}', ':'], "");
                     // Compiles it too.
-                    crate::cuda::gen::helpers::dump_source(&label, &src);
+                    crate::cuda::kernel_gen::helpers::dump_source(&label, &src);
                 }
             }
         }

@@ -18,8 +18,8 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::{CudaStorage, Storage};
 use crate::core::view::{OwnedView, View};
-use crate::cuda::gen::helpers::{grid_1d, kernel, key, ptr, read_one, session_of};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key, ptr, read_one, session_of};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
@@ -29,7 +29,7 @@ use crate::ops::c_types::ctype;
 use crate::ops::sort::{SearchSorted, Sort, UniqueParts, UniqueWant};
 
 const THREADS: usize = 256;
-/// The kernels of searchsorted and unique (`cuda/gen/template.rs`).
+/// The kernels of searchsorted and unique (`cuda/kernel_gen/template.rs`).
 const TEMPLATE: &str = include_str!("kernels/search.cu");
 
 fn cfg(s: &DeviceSession, n: usize) -> LaunchConfig {
@@ -256,7 +256,7 @@ pub(crate) fn unique(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::gen::helpers::dump_source;
+    use crate::cuda::kernel_gen::helpers::dump_source;
 
     #[test]
     fn orders_put_nans_last() {
@@ -282,7 +282,11 @@ mod tests {
                 Part::Unique { equal_nan: false },
             ] {
                 let src = source(dt, part);
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
+                assert_eq!(
+                    crate::cuda::kernel_gen::template::unfilled(&src),
+                    None,
+                    "{src}"
+                );
                 let has = |k: &str| src.contains(k);
                 match part {
                     Part::Search => {

@@ -18,7 +18,7 @@ use cudarc::cusolver::sys as cs;
 use num_complex::Complex64;
 
 use super::Handle;
-use crate::cuda::gen::helpers::{kernel, key};
+use crate::cuda::kernel_gen::helpers::{kernel, key};
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
 use crate::cuda::runtime::stream::current_stream;
@@ -233,7 +233,7 @@ fn in_place(
     args.push(n as i64);
     args.push(cols as i64);
     let cfg = LaunchConfig {
-        grid: (crate::cuda::gen::helpers::grid_1d(s, n, 256), 1, 1),
+        grid: (crate::cuda::kernel_gen::helpers::grid_1d(s, n, 256), 1, 1),
         block: (256, 1, 1),
         shared_mem_bytes: 0,
     };
@@ -254,7 +254,7 @@ pub(crate) fn triangle_source(dtype: DType, lower: bool) -> String {
 /// A kernel `fname` that sets `x[i] = value` where `cond` holds, for every
 /// element `i` (row `r`, column `c`) of a C-contiguous matrix.
 fn in_place_source(dtype: DType, fname: &str, cond: &str, value: &str) -> String {
-    crate::cuda::gen::template::render(
+    crate::cuda::kernel_gen::template::render(
         include_str!("kernels/solver_in_place.cu"),
         &[
             ("PRELUDE", crate::cuda::runtime::compile::PRELUDE),
@@ -901,7 +901,7 @@ mod tests {
         assert!(s.contains("if (c > r) x[i] = 0;"));
         let s = triangle_source(DType::Complex128, false);
         assert!(s.contains("if (c < r) x[i] = mk(0.0, 0.0);"));
-        crate::cuda::gen::helpers::dump_source("zero_triangle_c128", &s);
+        crate::cuda::kernel_gen::helpers::dump_source("zero_triangle_c128", &s);
         let s = in_place_source(
             DType::Complex64,
             "cuprite_conj",
@@ -909,6 +909,6 @@ mod tests {
             "mk(x[i].re, -x[i].im)",
         );
         assert!(!s.contains('@'));
-        crate::cuda::gen::helpers::dump_source("conj_c64", &s);
+        crate::cuda::kernel_gen::helpers::dump_source("conj_c64", &s);
     }
 }

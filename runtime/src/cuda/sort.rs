@@ -29,9 +29,11 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::{CudaStorage, Storage};
 use crate::core::view::{OwnedView, View};
-use crate::cuda::gen::elementwise::MAX_DIMS;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo};
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::elementwise::MAX_DIMS;
+use crate::cuda::kernel_gen::helpers::{
+    grid_1d, kernel, key, memset, merged, ptr, unravel, Dims, Geo,
+};
+use crate::cuda::kernel_gen::template::render;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::{session, DeviceSession};
@@ -815,8 +817,8 @@ mod tests {
             let same = take_rows_source(dt, Take::Same);
             assert!(same.contains("const src_t v = src[row * n + idx[q]];"));
             for (what, src) in [("re", re), ("class", class), ("same", same)] {
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-                crate::cuda::gen::helpers::dump_source(
+                assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+                crate::cuda::kernel_gen::helpers::dump_source(
                     &format!("sort_take_{}_{what}", dt.name()),
                     &src,
                 );
@@ -825,7 +827,7 @@ mod tests {
         // Permutations compose through int64 rows.
         let perm = take_rows_source(DType::Int64, Take::Same);
         assert!(perm.contains("typedef int64_t out_t;"));
-        crate::cuda::gen::helpers::dump_source("sort_take_int64", &perm);
+        crate::cuda::kernel_gen::helpers::dump_source("sort_take_int64", &perm);
     }
 
     #[test]
@@ -920,7 +922,7 @@ mod tests {
             }
             for carry in [false, true] {
                 let src = source(&spec(dt, carry));
-                crate::cuda::gen::helpers::dump_source(
+                crate::cuda::kernel_gen::helpers::dump_source(
                     &format!("sort_{}_{carry}", dt.name()),
                     &src,
                 );

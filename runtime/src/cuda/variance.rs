@@ -10,9 +10,9 @@ use crate::core::error::Result;
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::elementwise::{run_map, MapKernel};
-use crate::cuda::gen::helpers::ordinal;
-use crate::cuda::gen::reduce::{run_reduce, ReduceSpec};
+use crate::cuda::kernel_gen::elementwise::{run_map, MapKernel};
+use crate::cuda::kernel_gen::helpers::ordinal;
+use crate::cuda::kernel_gen::reduce::{run_reduce, ReduceSpec};
 use crate::cuda::runtime::transfer::alloc;
 use crate::ops::c_types::{cast_expr, ctype};
 
@@ -229,7 +229,7 @@ mod tests {
                 v.post,
                 r = ctype(v.acc)
             ));
-            crate::cuda::gen::helpers::dump_source(&format!("var_{}", dt.name()), &src);
+            crate::cuda::kernel_gen::helpers::dump_source(&format!("var_{}", dt.name()), &src);
         }
     }
 }

@@ -19,7 +19,7 @@
 //! What follows from a row: `cp::name(x, axes, keepdims)` and
 //! `cp::name_out(x, axes, keepdims, &mut out)` (`api/reductions`, through
 //! [`for_each_reduction`]), the axes, `keepdims` and `out` handling shared
-//! by every row, the CPU loop, the GPU kernel (`cuda/gen/reduce.rs`) and
+//! by every row, the CPU loop, the GPU kernel (`cuda/kernel_gen/reduce.rs`) and
 //! the table tests below.
 
 use super::c_types::{cast_expr, ctype, scalar_literal};

@@ -12,7 +12,7 @@
 //! Everything else follows from the rows: the public functions and their
 //! `_out` forms (`api/elementwise/mod.rs`, through [`for_each_unary`] and
 //! [`for_each_binary`]), the methods of `fuse`'s `Expr`, the GPU kernels
-//! (`cuda/gen/ufunc_expr.rs` turns an arm into C), and the batch interpreter's
+//! (`cuda/kernel_gen/ufunc_expr.rs` turns an arm into C), and the batch interpreter's
 //! operations. The operators (`&a + &b`) call the functions by name.
 
 use half::{bf16, f16};

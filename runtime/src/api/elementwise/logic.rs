@@ -419,14 +419,14 @@ mod tests {
             let k = f.kernel(&[a, b]).unwrap().expect("isclose fuses");
             let src = format!(
                 "{}{}\nextern \"C\" __global__ void k(const {} in0, const {} in1, {}* out) {{ out[0] = {}; }}\n",
-                crate::cuda::gen::codegen::PRELUDE,
+                crate::cuda::kernel_gen::codegen::PRELUDE,
                 k.support,
                 ctype(a),
                 ctype(b),
                 ctype(k.result),
                 k.expr
             );
-            crate::cuda::gen::helpers::dump_source(&format!("isclose_{a}_{b}"), &src);
+            crate::cuda::kernel_gen::helpers::dump_source(&format!("isclose_{a}_{b}"), &src);
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::core::device::Device;
 use crate::core::dtype::DType;
 use crate::core::element::{Element, Scalar};
 use crate::core::error::{Error, Result};
-use crate::cuda::gen::helpers::ptr;
+use crate::cuda::kernel_gen::helpers::ptr;
 use crate::cuda::runtime::compile::{Function, JIT_SUPPORT, PRELUDE};
 use crate::cuda::runtime::launch::KernelArgs;
 use crate::cuda::Stream;

@@ -8,7 +8,7 @@ use crate::core::dtype::DType;
 use crate::core::element::Scalar;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
-use crate::cuda::gen::codegen::{
+use crate::cuda::kernel_gen::codegen::{
     carray_bytes, elementwise_geo, elementwise_source, vector_lanes, GenParam, Pass,
 };
 
@@ -42,7 +42,7 @@ pub struct ElementwiseKernel {
     options: Vec<String>,
     /// A hash of everything above, part of every specialisation key.
     ident: u64,
-    cache: crate::cuda::gen::custom::FunctionCache,
+    cache: crate::cuda::kernel_gen::custom::FunctionCache,
 }
 
 impl std::fmt::Debug for ElementwiseKernel {
@@ -159,7 +159,7 @@ impl ElementwiseKernel {
     }
 
     fn rehash(&mut self) {
-        self.ident = crate::cuda::gen::helpers::key((
+        self.ident = crate::cuda::kernel_gen::helpers::key((
             "elementwise",
             &self.name,
             &self.in_params,
@@ -306,14 +306,14 @@ impl ElementwiseKernel {
         } else {
             Layout::merge_axes(&refs)
         };
-        if mshape.len() > crate::cuda::gen::elementwise::MAX_DIMS {
+        if mshape.len() > crate::cuda::kernel_gen::elementwise::MAX_DIMS {
             return Err(Error::Shape {
                 op: OP,
                 detail: format!(
                     "kernel `{}`: the arrays need {} dimensions after merging; at most {} are supported",
                     self.name,
                     mshape.len(),
-                    crate::cuda::gen::elementwise::MAX_DIMS
+                    crate::cuda::kernel_gen::elementwise::MAX_DIMS
                 ),
             });
         }
@@ -550,7 +550,7 @@ impl ElementwiseKernel {
         if plan.n == 0 {
             return Ok(outs);
         }
-        let s = crate::cuda::gen::custom::device_session(ordinal)?;
+        let s = crate::cuda::kernel_gen::custom::device_session(ordinal)?;
         if plan.contiguous {
             let lanes = vector_lanes(&self.operation, &plan.gen);
             let aligned = |k: usize| -> Result<bool> {
@@ -559,7 +559,7 @@ impl ElementwiseKernel {
                     Bound::Alloc => &outs[k - nin],
                     Bound::Scalar(_) => return Ok(true),
                 };
-                Ok(crate::cuda::gen::helpers::ptr(OP, a)? % 16 == 0)
+                Ok(crate::cuda::kernel_gen::helpers::ptr(OP, a)? % 16 == 0)
             };
             let mut all = true;
             for (k, g) in plan.gen.iter().enumerate() {
@@ -571,7 +571,7 @@ impl ElementwiseKernel {
                 plan.lanes = lanes;
             }
         }
-        let key = crate::cuda::gen::helpers::key((
+        let key = crate::cuda::kernel_gen::helpers::key((
             self.ident,
             &plan.gen,
             &plan.placeholders,
@@ -580,7 +580,7 @@ impl ElementwiseKernel {
             plan.small,
             plan.lanes,
         ));
-        let f = crate::cuda::gen::custom::cached_function(
+        let f = crate::cuda::kernel_gen::custom::cached_function(
             &self.cache,
             s,
             key,
@@ -600,7 +600,7 @@ impl ElementwiseKernel {
                 }
             };
             if let Some(a) = arr {
-                let ptr = crate::cuda::gen::helpers::ptr(OP, a)?;
+                let ptr = crate::cuda::kernel_gen::helpers::ptr(OP, a)?;
                 match g.pass {
                     Pass::Raw { .. } => {
                         kargs.push_bytes(&carray_bytes(ptr, a.shape(), a.strides()), 8);
@@ -613,11 +613,11 @@ impl ElementwiseKernel {
         }
         if !plan.contiguous {
             let geo = elementwise_geo(&plan.mshape, &plan.mstrides);
-            let (bytes, align) = crate::cuda::gen::codegen::geo_bytes(&geo, plan.small);
+            let (bytes, align) = crate::cuda::kernel_gen::codegen::geo_bytes(&geo, plan.small);
             kargs.push_bytes(&bytes, align);
         }
         kargs.push(plan.n as i64);
-        let cfg = crate::cuda::gen::elementwise::grid_for(s, plan.n);
+        let cfg = crate::cuda::kernel_gen::elementwise::grid_for(s, plan.n);
         crate::cuda::runtime::launch::launch(
             s,
             &self.name,

@@ -30,7 +30,7 @@ pub(crate) fn args_device_pub(op: &'static str, args: &[Arg<'_>]) -> crate::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::gen::helpers::dump_source;
+    use crate::cuda::kernel_gen::helpers::dump_source;
     use crate::{DType, Device};
 
     fn cpu<T>(f: impl FnOnce() -> T) -> T {

@@ -47,8 +47,8 @@ impl Source {
         {
             return Ok(m.clone());
         }
-        let s = crate::cuda::gen::custom::device_session(ordinal)?;
-        let m = crate::cuda::gen::custom::module(
+        let s = crate::cuda::kernel_gen::custom::device_session(ordinal)?;
+        let m = crate::cuda::kernel_gen::custom::module(
             s,
             &self.label,
             &self.code,
@@ -318,11 +318,11 @@ impl RawKernel {
         shared_mem_bytes: usize,
         stream: Option<&Stream>,
     ) -> Result<()> {
-        let s = crate::cuda::gen::custom::device_session(ordinal)?;
+        let s = crate::cuda::kernel_gen::custom::device_session(ordinal)?;
         let stream = stream
             .cloned()
             .unwrap_or_else(crate::cuda::runtime::stream::current_stream);
-        crate::cuda::gen::custom::launch_user(
+        crate::cuda::kernel_gen::custom::launch_user(
             s,
             &self.name,
             f,
@@ -368,7 +368,7 @@ impl RawKernel {
                     }
                     let ptr = match x.storage() {
                         crate::core::storage::Storage::Cuda(_) => {
-                            crate::cuda::gen::helpers::ptr(OP, x)?
+                            crate::cuda::kernel_gen::helpers::ptr(OP, x)?
                         }
                         crate::core::storage::Storage::Cpu(_) => {
                             return Err(Error::NeedsCuda {

@@ -9,8 +9,8 @@ use crate::core::dtype::DType;
 use crate::core::element::Scalar;
 use crate::core::error::{fmt_shape, Error, Result};
 use crate::core::layout::Layout;
-use crate::cuda::gen::codegen::{c_type_size, GenParam, Pass};
-use crate::cuda::gen::reduce::{
+use crate::cuda::kernel_gen::codegen::{c_type_size, GenParam, Pass};
+use crate::cuda::kernel_gen::reduce::{
     c_reduce_type, user_source as reduction_source, RedGeo, RedSource, RED_THREADS,
 };
 
@@ -43,7 +43,7 @@ pub struct ReductionKernel {
     preamble: String,
     options: Vec<String>,
     ident: u64,
-    cache: crate::cuda::gen::custom::FunctionCache,
+    cache: crate::cuda::kernel_gen::custom::FunctionCache,
 }
 
 impl std::fmt::Debug for ReductionKernel {
@@ -133,7 +133,7 @@ impl ReductionKernel {
     }
 
     fn rehash(&mut self) {
-        self.ident = crate::cuda::gen::helpers::key((
+        self.ident = crate::cuda::kernel_gen::helpers::key((
             (
                 "reduction",
                 &self.name,
@@ -442,7 +442,7 @@ impl ReductionKernel {
         let (km, kst) = Layout::merge_axes(&klayouts.iter().collect::<Vec<_>>());
         let (rm, rst) = Layout::merge_axes(&rlayouts.iter().collect::<Vec<_>>());
         let (kd, rd) = (km.len(), rm.len());
-        let max = crate::cuda::gen::elementwise::MAX_DIMS;
+        let max = crate::cuda::kernel_gen::elementwise::MAX_DIMS;
         if kd > max || rd > max {
             return Err(Error::Shape {
                 op: OP,
@@ -511,7 +511,7 @@ impl ReductionKernel {
         if plan.rows == 0 {
             return Ok(out);
         }
-        let s = crate::cuda::gen::custom::device_session(ordinal)?;
+        let s = crate::cuda::kernel_gen::custom::device_session(ordinal)?;
         // Rows too few to fill the device are split across blocks.
         let target = s.info.sm_count.max(1) * 8;
         let acc_size = c_type_size(&plan.reduce_type, &plan.placeholders);
@@ -522,7 +522,7 @@ impl ReductionKernel {
                 .min(65535),
             _ => 1,
         };
-        let key = crate::cuda::gen::helpers::key((
+        let key = crate::cuda::kernel_gen::helpers::key((
             self.ident,
             &plan.gen,
             &plan.placeholders,
@@ -531,7 +531,7 @@ impl ReductionKernel {
             plan.rd,
             plan.red_contiguous,
         ));
-        let main = crate::cuda::gen::custom::cached_function(
+        let main = crate::cuda::kernel_gen::custom::cached_function(
             &self.cache,
             s,
             key,
@@ -547,10 +547,10 @@ impl ReductionKernel {
             None
         };
         let partial_ptr = match &partial {
-            Some(p) => crate::cuda::gen::helpers::ptr(OP, p)?,
+            Some(p) => crate::cuda::kernel_gen::helpers::ptr(OP, p)?,
             None => 0u64,
         };
-        let out_ptr = crate::cuda::gen::helpers::ptr(OP, &out)?;
+        let out_ptr = crate::cuda::kernel_gen::helpers::ptr(OP, &out)?;
         let geo_bytes: Vec<u8> = plan.geo.iter().flat_map(|v| v.to_ne_bytes()).collect();
         let push_scalar =
             |k: &mut crate::cuda::runtime::launch::KernelArgs, v: Scalar, t: DType| {
@@ -560,7 +560,7 @@ impl ReductionKernel {
         for (k, g) in plan.gen[..nin].iter().enumerate() {
             match plan.bound[k] {
                 Some(Arg::Array(x)) => {
-                    kargs.push(crate::cuda::gen::helpers::ptr(OP, x)?);
+                    kargs.push(crate::cuda::kernel_gen::helpers::ptr(OP, x)?);
                 }
                 Some(Arg::Scalar(v, _)) => push_scalar(&mut kargs, v, g.ty),
                 _ => {}
@@ -574,7 +574,7 @@ impl ReductionKernel {
         let stream = crate::cuda::runtime::stream::current_stream();
         let blocks = plan.rows.min(s.info.sm_count.max(1) * 64).max(1) as u32;
         let dim = |x: u32, y: u32| super::args::Dim3 { x, y, z: 1 };
-        crate::cuda::gen::custom::launch_user(
+        crate::cuda::kernel_gen::custom::launch_user(
             s,
             &self.name,
             main,
@@ -586,7 +586,7 @@ impl ReductionKernel {
         )?;
         if splits > 1 {
             let finish_name = format!("{}_finish", self.name);
-            let fin = crate::cuda::gen::custom::cached_function(
+            let fin = crate::cuda::kernel_gen::custom::cached_function(
                 &self.cache,
                 s,
                 key ^ 0x5eed_f1a1,
@@ -607,7 +607,7 @@ impl ReductionKernel {
             fargs.push(plan.rows as i64);
             fargs.push(plan.len as i64);
             fargs.push(splits as i64);
-            crate::cuda::gen::custom::launch_user(
+            crate::cuda::kernel_gen::custom::launch_user(
                 s,
                 &finish_name,
                 fin,

@@ -1813,7 +1813,7 @@ fn bind(ordinal: usize) -> Result<()> {
 
 /// Device address of element 0 of a GPU array.
 fn ptr(op: &'static str, a: &Array) -> Result<u64> {
-    crate::cuda::gen::helpers::ptr(op, a)
+    crate::cuda::kernel_gen::helpers::ptr(op, a)
 }
 
 fn ptrs(op: &'static str, arrays: &[Array]) -> Result<Vec<u64>> {

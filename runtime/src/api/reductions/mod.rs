@@ -19,7 +19,7 @@
 //! (`ops/reduce.rs`); their functions and `_out` forms are generated here
 //! from the rows. They validate the axes, resolve the result dtype,
 //! allocate the result and call the array's backend
-//! (`cpu/reduce.rs`, `cuda/gen/reduce.rs`, `cuda/scan.rs`, `cuda/argreduce.rs`).
+//! (`cpu/reduce.rs`, `cuda/kernel_gen/reduce.rs`, `cuda/scan.rs`, `cuda/argreduce.rs`).
 
 pub(crate) mod binning;
 pub(crate) mod stats;

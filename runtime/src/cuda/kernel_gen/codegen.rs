@@ -724,7 +724,7 @@ mod tests {
             "{src}"
         );
         assert!(src.contains("for (_i = _nv * 4 + (_cp_idx)blockIdx.x * blockDim.x + threadIdx.x;"));
-        crate::cuda::gen::helpers::dump_source("ek_vector_axpb", &src);
+        crate::cuda::kernel_gen::helpers::dump_source("ek_vector_axpb", &src);
     }
 
     #[test]
@@ -829,13 +829,17 @@ mod tests {
                 small,
                 lanes,
             );
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
+            assert_eq!(
+                crate::cuda::kernel_gen::template::unfilled(&src),
+                None,
+                "{src}"
+            );
             assert!(
                 src.contains("const float _once_a = (float)(_raw_a[0]);"),
                 "{src}"
             );
             assert!(src.contains("_cp_op(_i, _ind, "), "{src}");
-            crate::cuda::gen::helpers::dump_source(name, &src);
+            crate::cuda::kernel_gen::helpers::dump_source(name, &src);
         }
     }
 

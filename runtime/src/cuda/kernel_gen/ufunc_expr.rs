@@ -114,6 +114,6 @@ mod tests {
             crate::cuda::runtime::compile::PRELUDE,
             supports.concat()
         );
-        crate::cuda::gen::helpers::dump_source("ufunc_table_rows", &src);
+        crate::cuda::kernel_gen::helpers::dump_source("ufunc_table_rows", &src);
     }
 }

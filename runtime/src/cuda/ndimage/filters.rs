@@ -5,7 +5,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{kernel, key, ptr};
+use crate::cuda::kernel_gen::helpers::{kernel, key, ptr};
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{session_of, Buffer};
@@ -200,8 +200,11 @@ mod tests {
                 (100, LineOp::Correlate),
             ] {
                 let src = filters_source(dt, n, lop);
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-                crate::cuda::gen::helpers::dump_source(&format!("nd_filters_{dt}_{n}"), &src);
+                assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+                crate::cuda::kernel_gen::helpers::dump_source(
+                    &format!("nd_filters_{dt}_{n}"),
+                    &src,
+                );
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{kernel, key, ptr};
+use crate::cuda::kernel_gen::helpers::{kernel, key, ptr};
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{session_of, Buffer};
@@ -140,8 +140,11 @@ mod tests {
         for nd in [1usize, 2, 3] {
             for order in 0..=5 {
                 let src = interp_source(nd, order, DType::Float32, DType::Float64);
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-                crate::cuda::gen::helpers::dump_source(&format!("nd_interp_{nd}_{order}"), &src);
+                assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+                crate::cuda::kernel_gen::helpers::dump_source(
+                    &format!("nd_interp_{nd}_{order}"),
+                    &src,
+                );
             }
         }
     }

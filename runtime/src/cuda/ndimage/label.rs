@@ -6,7 +6,7 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{kernel, key, ptr};
+use crate::cuda::kernel_gen::helpers::{kernel, key, ptr};
 use crate::cuda::runtime::compile::Function;
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::session::DeviceSession;
@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn kernels_compile() {
         let src = super::label_source();
-        assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
-        crate::cuda::gen::helpers::dump_source("nd_label", &src);
+        assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
+        crate::cuda::kernel_gen::helpers::dump_source("nd_label", &src);
     }
 }

@@ -4,7 +4,7 @@
 
 use super::PHILOX;
 use crate::core::dtype::DType;
-use crate::cuda::gen::template::render;
+use crate::cuda::kernel_gen::template::render;
 use crate::ops::c_types::ctype;
 use crate::ops::random::DistKind;
 
@@ -70,11 +70,11 @@ mod tests {
         for (dist, dtype) in cases() {
             let src = body(dist.kind, dtype);
             assert_eq!(src.matches("__global__").count(), 1);
-            assert_eq!(crate::cuda::gen::template::unfilled(&src), None);
+            assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             let name = format!("rng_dist_{dist:?}_{dtype}")
                 .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
             let full = format!("{}{src}", crate::cuda::runtime::compile::PRELUDE);
-            crate::cuda::gen::helpers::dump_source(&name, &full);
+            crate::cuda::kernel_gen::helpers::dump_source(&name, &full);
         }
     }
 

@@ -180,7 +180,7 @@ pub(crate) fn copy_between(
     force_peer_api: Option<bool>,
 ) -> Result<Storage> {
     let op = "to_device";
-    let from = crate::cuda::gen::helpers::ordinal(op, src)?;
+    let from = crate::cuda::kernel_gen::helpers::ordinal(op, src)?;
     require_peer_symbols(op)?;
     let s_src = session(from)?;
     let s_dst = session(dst)?;

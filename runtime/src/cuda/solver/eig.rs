@@ -12,7 +12,7 @@ use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::view::View;
-use crate::cuda::gen::helpers::{grid_1d, kernel, key};
+use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key};
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{ptr, session_of, upload, Buffer};
@@ -156,7 +156,7 @@ fn unpack_pairs(op: &'static str, vr: &Buffer, w: &Buffer, v: &Buffer) -> Result
 
 /// The unpacking kernel's source for a real (float32 or float64) `dtype`.
 fn unpack_source(dtype: DType) -> String {
-    crate::cuda::gen::template::render(
+    crate::cuda::kernel_gen::template::render(
         include_str!("../kernels/solver_eig_unpack.cu"),
         &[
             ("PRELUDE", crate::cuda::runtime::compile::PRELUDE),
@@ -177,7 +177,7 @@ mod tests {
             let src = unpack_source(dtype);
             assert!(!src.contains('@'), "a hole left unfilled");
             assert!(src.contains(&format!("const {}* vr", ctype(dtype))));
-            crate::cuda::gen::helpers::dump_source(&format!("eig_unpack_{dtype}"), &src);
+            crate::cuda::kernel_gen::helpers::dump_source(&format!("eig_unpack_{dtype}"), &src);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Runs a table's rows on generated arguments and checks the properties:
 //! no panic, an `Err` names its operation, and a GPU `Ok` equals the CPU's.
 
-use super::gen::{args, Args, Built};
+use super::strategies::{args, Args, Built};
 use cuprite::num_complex::Complex64;
 use cuprite::{Array, DType, Device};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};

@@ -5,7 +5,7 @@
 //! Everything is a pure function of the case, so both devices see the same
 //! arguments.
 
-use super::gen::Built;
+use super::strategies::Built;
 use cuprite::num_complex::Complex64;
 use cuprite::{Array, DType};
 

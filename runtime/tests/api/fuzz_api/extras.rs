@@ -14,7 +14,7 @@ use cuprite::{
     UniqueOptions,
 };
 
-fn tol(g: &super::gen::Built) -> Tolerance {
+fn tol(g: &super::strategies::Built) -> Tolerance {
     Tolerance {
         rtol: g.scalar,
         atol: pick(g.n, &[0.0, 1e-8, g.scalar]),
@@ -26,7 +26,7 @@ fn index_mode(i: i64) -> IndexMode {
     pick(i, &[IndexMode::Raise, IndexMode::Wrap, IndexMode::Clip])
 }
 
-fn positions(g: &super::gen::Built) -> Vec<isize> {
+fn positions(g: &super::strategies::Built) -> Vec<isize> {
     g.axes.iter().map(|&a| a * (g.n as isize)).collect()
 }
 

@@ -3,7 +3,7 @@
 //! a @ solve(a, b) == b for well-conditioned a.
 
 use super::check::cases;
-use super::gen::{array_spec, ArraySpec};
+use super::strategies::{array_spec, ArraySpec};
 use cuprite as cp;
 use cuprite::num_complex::Complex64;
 use cuprite::{Array, DType, Device};
@@ -92,7 +92,7 @@ fn sort_is_idempotent() {
 
 #[test]
 fn ifft_inverts_fft() {
-    let finite_float = super::gen::spec_of(
+    let finite_float = super::strategies::spec_of(
         Just(DType::Float64),
         prop::collection::vec(1usize..=5, 1..=3),
     );

@@ -7,7 +7,7 @@
 
 use super::check::{run_table, Row};
 use super::derive::{count, flat, pick, real};
-use super::gen::Built;
+use super::strategies::Built;
 use crate::rows;
 use cuprite as cp;
 use cuprite::interpolate::{

@@ -11,7 +11,7 @@ fn trans(i: i64) -> Trans {
     pick(i, &[Trans::N, Trans::T, Trans::C])
 }
 
-fn fft_options(g: &super::gen::Built) -> FftOptions {
+fn fft_options(g: &super::strategies::Built) -> FftOptions {
     FftOptions {
         n: (g.n >= 0).then_some(g.n as usize),
         axis: g.axis,
@@ -19,7 +19,7 @@ fn fft_options(g: &super::gen::Built) -> FftOptions {
     }
 }
 
-fn fftn_options(g: &super::gen::Built) -> FftnOptions {
+fn fftn_options(g: &super::strategies::Built) -> FftnOptions {
     let o = FftnOptions::new().axes(g.axes.clone());
     if g.flag {
         o.s(g.axes.iter().map(|a| a.unsigned_abs()).collect::<Vec<_>>())

@@ -20,9 +20,9 @@
 pub mod check;
 mod coverage;
 pub mod derive;
-pub mod gen;
 mod identities;
 mod regressions;
+pub mod strategies;
 
 mod arrays;
 mod extras;

@@ -31,7 +31,7 @@ fn origin(i: isize) -> isize {
     }
 }
 
-fn filter_options(g: &super::gen::Built) -> FilterOptions {
+fn filter_options(g: &super::strategies::Built) -> FilterOptions {
     let o = FilterOptions::default()
         .mode(pick(g.n, &MODES))
         .cval(g.scalar)
@@ -43,7 +43,7 @@ fn filter_options(g: &super::gen::Built) -> FilterOptions {
     }
 }
 
-fn interp_options(g: &super::gen::Built) -> InterpOptions {
+fn interp_options(g: &super::strategies::Built) -> InterpOptions {
     InterpOptions::default()
         .order(count(g.n))
         .mode(pick(g.axis as i64, &MODES))
@@ -51,7 +51,7 @@ fn interp_options(g: &super::gen::Built) -> InterpOptions {
         .prefilter(g.flag)
 }
 
-fn binary_options(g: &super::gen::Built) -> BinaryOptions {
+fn binary_options(g: &super::strategies::Built) -> BinaryOptions {
     let o = BinaryOptions::default()
         .iterations(pick(g.n, &[1, 0, 2, 3, 100]))
         .border_value(g.flag)
@@ -65,24 +65,24 @@ fn binary_options(g: &super::gen::Built) -> BinaryOptions {
 
 /// Sizes per axis from the case's axes: 0 up to 6, and absurd ones
 /// (usize::MAX, 2^62) that must be refused rather than allocated.
-fn sizes(g: &super::gen::Built) -> Vec<usize> {
+fn sizes(g: &super::strategies::Built) -> Vec<usize> {
     g.axes
         .iter()
         .map(|&a| if a < 0 { size(a as i64) } else { a as usize })
         .collect()
 }
 
-fn sigmas(g: &super::gen::Built) -> Vec<f64> {
+fn sigmas(g: &super::strategies::Built) -> Vec<f64> {
     let mut v = floats(&g.b);
     v.truncate(count(g.axis as i64).min(3));
     v
 }
 
-fn labels(g: &super::gen::Built) -> Option<Array> {
+fn labels(g: &super::strategies::Built) -> Option<Array> {
     g.flag.then(|| g.b.clone())
 }
 
-fn index(g: &super::gen::Built) -> Option<Vec<i64>> {
+fn index(g: &super::strategies::Built) -> Option<Vec<i64>> {
     (g.axis > 0).then(|| vec![g.n, 1, 0, -1][..count(g.axis as i64).min(4)].to_vec())
 }
 

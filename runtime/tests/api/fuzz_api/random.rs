@@ -6,7 +6,7 @@
 
 use super::check::{run_table, Row};
 use super::derive::{count, pick, size};
-use super::gen::Built;
+use super::strategies::Built;
 use crate::rows;
 use cuprite::random::{self as r, default_rng, Generator};
 use cuprite::{Array, DType};

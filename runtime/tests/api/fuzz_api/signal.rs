@@ -48,7 +48,7 @@ fn window(i: i64, p: f64) -> Window {
     )
 }
 
-fn spectral(g: &super::gen::Built) -> SpectralOptions {
+fn spectral(g: &super::strategies::Built) -> SpectralOptions {
     SpectralOptions {
         fs: if g.flag { 1.0 } else { g.scalar },
         window: g.flag.then(|| window(g.n, 2.0)),
@@ -61,7 +61,7 @@ fn spectral(g: &super::gen::Built) -> SpectralOptions {
     }
 }
 
-fn stft_options(g: &super::gen::Built) -> StftOptions {
+fn stft_options(g: &super::strategies::Built) -> StftOptions {
     StftOptions {
         nperseg: size(g.n),
         noverlap: g.flag.then_some(count(g.axis as i64)),
@@ -73,7 +73,7 @@ fn stft_options(g: &super::gen::Built) -> StftOptions {
 }
 
 /// Peak indices into a 1-D signal (in and out of range).
-fn peaks(g: &super::gen::Built) -> Array {
+fn peaks(g: &super::strategies::Built) -> Array {
     let n = g.a.size() as i64;
     let v: Vec<i64> = [1, 2, n - 2, g.n, n + g.n]
         .into_iter()

@@ -26,7 +26,7 @@ const NAMES: [&str; 12] = [
     "chebwin",
 ];
 
-fn iir_options(g: &super::gen::Built) -> IirOptions {
+fn iir_options(g: &super::strategies::Built) -> IirOptions {
     IirOptions {
         btype: pick(
             g.axis as i64,
@@ -56,7 +56,7 @@ fn iir_type(i: i64) -> IirType {
     )
 }
 
-fn freqz_options(g: &super::gen::Built) -> FreqzOptions {
+fn freqz_options(g: &super::strategies::Built) -> FreqzOptions {
     FreqzOptions {
         wor_n: if g.flag {
             WorN::Count(size(g.n))
@@ -80,7 +80,7 @@ type Order = cuprite::Result<(usize, Vec<f64>)>;
 /// An order-selection function (`buttord`, ...).
 type OrderFn = fn(&[f64], &[f64], f64, f64, bool, Option<f64>) -> Order;
 
-fn order(g: &super::gen::Built, f: OrderFn) -> Order {
+fn order(g: &super::strategies::Built, f: OrderFn) -> Order {
     let (wp, ws) = if g.flag {
         (vec![0.2, 0.3], vec![0.1, 0.4])
     } else {

@@ -6,7 +6,7 @@
 
 use super::check::{run_table, Row};
 use super::derive::{complexes, count, flat, pick, size};
-use super::gen::Built;
+use super::strategies::Built;
 use crate::rows;
 use cuprite as cp;
 use cuprite::sparse::linalg::{

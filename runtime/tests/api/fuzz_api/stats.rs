@@ -11,7 +11,7 @@ use cuprite::stats::{
     Norm, Poisson, RankMethod,
 };
 
-fn axis(g: &super::gen::Built) -> Option<isize> {
+fn axis(g: &super::strategies::Built) -> Option<isize> {
     g.flag.then_some(g.axis)
 }
 
@@ -26,7 +26,7 @@ fn alternative(i: i64) -> Alternative {
     )
 }
 
-fn kde(g: &super::gen::Built) -> cuprite::Result<GaussianKde> {
+fn kde(g: &super::strategies::Built) -> cuprite::Result<GaussianKde> {
     let bw = pick(
         g.n,
         &[
