@@ -3,19 +3,19 @@
 //! it into one process and checks that they share the process-wide state.
 
 /// Address of the process-wide self-test value seen by this copy of the crate.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_global() -> usize {
     cuprite::global_address_for_tests()
 }
 
 /// Address of the CUDA session of device 0 seen by this copy (0 without a GPU).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_session() -> usize {
     cuprite::cuda::session_address_for_tests(0).unwrap_or(0)
 }
 
 /// A device buffer made by this copy, kept alive, as an opaque array handle.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_make_array() -> *mut std::ffi::c_void {
     match cuprite::asarray_on([1.0f32, 2.0, 3.0], cuprite::Device::cuda(0)) {
         Ok(a) => Box::into_raw(Box::new(a)) as *mut std::ffi::c_void,
@@ -27,16 +27,18 @@ pub extern "C" fn cuprite_probe_make_array() -> *mut std::ffi::c_void {
 ///
 /// # Safety
 /// `handle` must come from `cuprite_probe_make_array` of an identical build.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuprite_probe_sum(handle: *mut std::ffi::c_void) -> f32 {
-    let a = &*(handle as *const cuprite::Array);
-    a.to_vec::<f32>()
-        .map(|v| v.iter().sum())
-        .unwrap_or(f32::NAN)
+    unsafe {
+        let a = &*(handle as *const cuprite::Array);
+        a.to_vec::<f32>()
+            .map(|v| v.iter().sum())
+            .unwrap_or(f32::NAN)
+    }
 }
 
 /// Sets the matmul precision in this copy (0 Highest, 1 TF32, 2 FP16).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_set_precision(p: u32) {
     cuprite::set_matmul_precision(match p {
         1 => cuprite::MatmulPrecision::TF32,
@@ -46,7 +48,7 @@ pub extern "C" fn cuprite_probe_set_precision(p: u32) {
 }
 
 /// The matmul precision this copy sees (0 Highest, 1 TF32, 2 FP16).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_precision() -> u32 {
     match cuprite::matmul_precision() {
         cuprite::MatmulPrecision::Highest => 0,
@@ -56,13 +58,13 @@ pub extern "C" fn cuprite_probe_precision() -> u32 {
 }
 
 /// Seeds the legacy generator in this copy.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_seed(seed: u64) {
     cuprite::random::seed(seed);
 }
 
 /// The next legacy `rand()` value drawn through this copy (on the CPU).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn cuprite_probe_rand() -> f64 {
     cuprite::with_device(cuprite::Device::Cpu, || {
         cuprite::random::rand([1]).and_then(|a| a.to_vec::<f64>())

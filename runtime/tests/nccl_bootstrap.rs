@@ -525,7 +525,7 @@ type Env<'a> = &'a [(&'a str, &'a str)];
 /// (rank, world size, local rank, launcher).
 type Place = (usize, usize, usize, &'static str);
 
-fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
     let map: HashMap<String, String> = pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

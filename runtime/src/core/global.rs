@@ -26,7 +26,8 @@ pub fn process_global<T: Send + Sync + 'static>(key: &str, init: impl FnOnce() -
     let addr = leaked as *const T as usize;
     // The value names this process: child processes inherit the environment
     // and must not take the parent's address for their own.
-    std::env::set_var(&var, format!("{}:{addr:#x}", std::process::id()));
+    // TODO: Audit that the environment access only happens in single-threaded code.
+    unsafe { std::env::set_var(&var, format!("{}:{addr:#x}", std::process::id())) };
     leaked
 }
 
@@ -89,10 +90,13 @@ mod tests {
     fn an_address_published_by_another_process_is_ignored() {
         let var = env_name::<AtomicU32>("inherited");
         // As a child would inherit it from its parent.
-        std::env::set_var(
-            &var,
-            format!("{}:0x1000", std::process::id().wrapping_add(1)),
-        );
+        // TODO: Audit that the environment access only happens in single-threaded code.
+        unsafe {
+            std::env::set_var(
+                &var,
+                format!("{}:0x1000", std::process::id().wrapping_add(1)),
+            )
+        };
         let a: &AtomicU32 = process_global("inherited", || AtomicU32::new(7));
         assert_eq!(a.load(Ordering::SeqCst), 7);
         assert!(std::env::var(&var)

@@ -413,7 +413,7 @@ fn reshape_c(shape: &[usize], strides: &[isize], new_shape: &[usize]) -> Option<
     let (os, ot): (Vec<usize>, Vec<isize>) = shape
         .iter()
         .zip(strides)
-        .filter(|(&d, _)| d != 1)
+        .filter(|&(&d, _)| d != 1)
         .map(|(&d, &s)| (d, s))
         .unzip();
     let mut new_strides = vec![0isize; new_shape.len()];

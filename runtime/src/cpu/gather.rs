@@ -238,7 +238,7 @@ fn mask_cpu<T: Element>(a: View<'_>, m: &[bool], lead: usize) -> Vec<T> {
     let count = m.iter().filter(|&&b| b).count();
     let mut out = Vec::with_capacity(count * inner.len());
     a.read_cpu::<T, _>(|data, _| {
-        for (o, _) in outer_positions(a, lead).zip(m).filter(|(_, &keep)| keep) {
+        for (o, _) in outer_positions(a, lead).zip(m).filter(|&(_, &keep)| keep) {
             out.extend(inner.iter().map(|&i| data[(o as isize + i) as usize]));
         }
     });
@@ -251,7 +251,7 @@ fn mask_assign_cpu<T: Element>(a: View<'_>, m: &[bool], lead: usize, values: &[T
     let inner = rel_offsets(&shape[lead..], &strides[lead..]);
     a.write_cpu::<T, _>(|data, _| {
         let mut v = values.iter();
-        for (o, _) in outer_positions(a, lead).zip(m).filter(|(_, &keep)| keep) {
+        for (o, _) in outer_positions(a, lead).zip(m).filter(|&(_, &keep)| keep) {
             for (&i, &x) in inner.iter().zip(&mut v) {
                 data[(o as isize + i) as usize] = x;
             }

@@ -538,10 +538,10 @@ pub(crate) fn batched_inv(a: View<'_>, out: View<'_>) -> Result<()> {
     // result is inf/NaN, never read.
     let all = infos.to_host::<i32>()?;
     let (getrf_info, getri_info) = all.split_at(count);
-    if let Some((i, &v)) = getrf_info.iter().enumerate().find(|(_, &v)| v != 0) {
+    if let Some((i, &v)) = getrf_info.iter().enumerate().find(|&(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getrfBatched"));
     }
-    if let Some((i, &v)) = getri_info.iter().enumerate().find(|(_, &v)| v != 0) {
+    if let Some((i, &v)) = getri_info.iter().enumerate().find(|&(_, &v)| v != 0) {
         return Err(singular_error(op, count, i, v, "getriBatched"));
     }
     // The pointer array stays alive until the work using it is queued.

@@ -418,7 +418,7 @@ fn lu_diagonal(a: View<'_>) -> Result<(Vec<Complex64>, bool)> {
     let odd = pv
         .iter()
         .enumerate()
-        .filter(|(i, &p)| p != *i as i64 + 1)
+        .filter(|&(ref i, &p)| p != *i as i64 + 1)
         .count()
         % 2
         == 1;

@@ -253,7 +253,7 @@ fn input_nonzero(dt: DType) -> Array {
 fn filter<T: Copy>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
     v.into_iter()
         .zip(keep)
-        .filter(|(_, &k)| k)
+        .filter(|&(_, &k)| k)
         .map(|(x, _)| x)
         .collect()
 }

@@ -57,7 +57,7 @@ impl DistArray {
         let mine: Vec<(usize, i64)> = selected
             .iter()
             .enumerate()
-            .filter(|(_, &g)| (lo as i64..(lo + len) as i64).contains(&g))
+            .filter(|&(_, &g)| (lo as i64..(lo + len) as i64).contains(&g))
             .map(|(k, &g)| (k, g - lo as i64))
             .collect();
         // This rank's part: the other axes sliced, the split axis taken.
@@ -84,7 +84,7 @@ impl DistArray {
                 let ks: Vec<usize> = selected
                     .iter()
                     .enumerate()
-                    .filter(|(_, &g)| (rlo as i64..(rlo + rlen) as i64).contains(&g))
+                    .filter(|&(_, &g)| (rlo as i64..(rlo + rlen) as i64).contains(&g))
                     .map(|(k, _)| k)
                     .collect();
                 (ks.first().copied().unwrap_or(0), ks.len())

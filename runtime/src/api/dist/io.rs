@@ -20,7 +20,7 @@ fn all_ok(comm: &Communicator, op: &'static str, mine: Result<()>, device: Devic
     let failed: Vec<String> = flags
         .iter()
         .enumerate()
-        .filter(|(_, &f)| f != 0)
+        .filter(|&(_, &f)| f != 0)
         .map(|(r, _)| r.to_string())
         .collect();
     match (mine, failed.is_empty()) {

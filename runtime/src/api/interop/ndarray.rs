@@ -125,7 +125,7 @@ fn may_overlap(layout: &Layout) -> bool {
         .shape()
         .iter()
         .zip(layout.strides())
-        .filter(|(&n, _)| n > 1)
+        .filter(|&(&n, _)| n > 1)
         .map(|(&n, &s)| (s.unsigned_abs(), n))
         .collect();
     axes.sort_unstable();

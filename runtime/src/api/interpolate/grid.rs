@@ -261,7 +261,7 @@ impl RegularGridInterpolator {
             });
         }
         let min = method.min_points();
-        if let Some((a, n)) = self.lengths.iter().enumerate().find(|(_, &n)| n < min) {
+        if let Some((a, n)) = self.lengths.iter().enumerate().find(|&(_, &n)| n < min) {
             return Err(Error::invalid(
                 op,
                 format!(

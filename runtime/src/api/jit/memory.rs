@@ -86,13 +86,15 @@ jit_index!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 /// # Safety
 /// `p` points to a live, aligned `T`.
 unsafe fn load<T: JitElem>(p: *mut T) -> T {
-    let bits = match std::mem::size_of::<T>() {
-        1 => AtomicU8::from_ptr(p.cast()).load(Relaxed) as u64,
-        2 => AtomicU16::from_ptr(p.cast()).load(Relaxed) as u64,
-        4 => AtomicU32::from_ptr(p.cast()).load(Relaxed) as u64,
-        _ => AtomicU64::from_ptr(p.cast()).load(Relaxed),
-    };
-    T::from_bits64(bits)
+    unsafe {
+        let bits = match std::mem::size_of::<T>() {
+            1 => AtomicU8::from_ptr(p.cast()).load(Relaxed) as u64,
+            2 => AtomicU16::from_ptr(p.cast()).load(Relaxed) as u64,
+            4 => AtomicU32::from_ptr(p.cast()).load(Relaxed) as u64,
+            _ => AtomicU64::from_ptr(p.cast()).load(Relaxed),
+        };
+        T::from_bits64(bits)
+    }
 }
 
 /// Replaces the element at `p` with `f(old)` atomically; returns `old`.
@@ -100,24 +102,26 @@ unsafe fn load<T: JitElem>(p: *mut T) -> T {
 /// # Safety
 /// As [`load`].
 unsafe fn update<T: JitElem>(p: *mut T, f: impl Fn(T) -> T) -> T {
-    macro_rules! cas {
-        ($a:ty, $u:ty) => {{
-            let a = <$a>::from_ptr(p.cast());
-            let mut old = a.load(Relaxed);
-            loop {
-                let new = f(T::from_bits64(old as u64)).to_bits64() as $u;
-                match a.compare_exchange_weak(old, new, Relaxed, Relaxed) {
-                    Ok(prev) => break T::from_bits64(prev as u64),
-                    Err(now) => old = now,
+    unsafe {
+        macro_rules! cas {
+            ($a:ty, $u:ty) => {{
+                let a = <$a>::from_ptr(p.cast());
+                let mut old = a.load(Relaxed);
+                loop {
+                    let new = f(T::from_bits64(old as u64)).to_bits64() as $u;
+                    match a.compare_exchange_weak(old, new, Relaxed, Relaxed) {
+                        Ok(prev) => break T::from_bits64(prev as u64),
+                        Err(now) => old = now,
+                    }
                 }
-            }
-        }};
-    }
-    match std::mem::size_of::<T>() {
-        1 => cas!(AtomicU8, u8),
-        2 => cas!(AtomicU16, u16),
-        4 => cas!(AtomicU32, u32),
-        _ => cas!(AtomicU64, u64),
+            }};
+        }
+        match std::mem::size_of::<T>() {
+            1 => cas!(AtomicU8, u8),
+            2 => cas!(AtomicU16, u16),
+            4 => cas!(AtomicU32, u32),
+            _ => cas!(AtomicU64, u64),
+        }
     }
 }
 

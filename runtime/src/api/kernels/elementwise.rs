@@ -74,7 +74,7 @@ pub(crate) struct Plan<'a> {
     pub bound: Vec<Bound<'a>>,
     pub types: Vec<DType>,
     pub placeholders: Vec<(char, DType)>,
-    pub gen: Vec<GenParam>,
+    pub gen_params: Vec<GenParam>,
     /// Merged shape and the strides of each Each/Once operand (in parameter order).
     pub mshape: Vec<usize>,
     pub mstrides: Vec<Vec<isize>>,
@@ -257,7 +257,7 @@ impl ElementwiseKernel {
             &self.operation,
             &self.preamble,
             &plan.placeholders,
-            &plan.gen,
+            &plan.gen_params,
             plan.mshape.len(),
             plan.contiguous,
             plan.small,
@@ -322,7 +322,7 @@ impl ElementwiseKernel {
                 .iter()
                 .all(|s| s.first().is_none_or(|&x| x == 0 || x == 1));
         let small = fits_32(&mshape, &mstrides, n);
-        let gen = self.gen_params(&params, &bound, &types, &mem_params, &mstrides, nin)?;
+        let gen_params = self.gen_params(&params, &bound, &types, &mem_params, &mstrides, nin)?;
         Ok(Plan {
             device,
             shape,
@@ -330,7 +330,7 @@ impl ElementwiseKernel {
             bound,
             types,
             placeholders,
-            gen,
+            gen_params,
             mshape,
             mstrides,
             contiguous,
@@ -467,7 +467,7 @@ impl ElementwiseKernel {
         nin: usize,
     ) -> Result<Vec<GenParam>> {
         let bad = |detail: String| self.bad(detail);
-        let mut gen = Vec::with_capacity(params.len());
+        let mut gen_params = Vec::with_capacity(params.len());
         for (k, p) in params.iter().enumerate() {
             let out = k >= nin;
             let (pass, actual) = match &bound[k] {
@@ -500,7 +500,7 @@ impl ElementwiseKernel {
                     (if once { Pass::Once } else { Pass::Each }, actual)
                 }
             };
-            gen.push(GenParam {
+            gen_params.push(GenParam {
                 name: p.name.clone(),
                 pass,
                 actual,
@@ -508,7 +508,7 @@ impl ElementwiseKernel {
                 out,
             });
         }
-        Ok(gen)
+        Ok(gen_params)
     }
 
     fn run(&self, args: &[Arg<'_>], size: Option<usize>) -> Result<Vec<Array>> {
@@ -552,7 +552,7 @@ impl ElementwiseKernel {
         }
         let s = crate::cuda::kernel_gen::custom::device_session(ordinal)?;
         if plan.contiguous {
-            let lanes = vector_lanes(&self.operation, &plan.gen);
+            let lanes = vector_lanes(&self.operation, &plan.gen_params);
             let aligned = |k: usize| -> Result<bool> {
                 let a = match &plan.bound[k] {
                     Bound::Array(a) => *a,
@@ -562,7 +562,7 @@ impl ElementwiseKernel {
                 Ok(crate::cuda::kernel_gen::helpers::ptr(OP, a)? % 16 == 0)
             };
             let mut all = true;
-            for (k, g) in plan.gen.iter().enumerate() {
+            for (k, g) in plan.gen_params.iter().enumerate() {
                 if g.pass == Pass::Each && !aligned(k)? {
                     all = false;
                 }
@@ -573,7 +573,7 @@ impl ElementwiseKernel {
         }
         let key = crate::cuda::kernel_gen::helpers::key((
             self.ident,
-            &plan.gen,
+            &plan.gen_params,
             &plan.placeholders,
             plan.mshape.len(),
             plan.contiguous,
@@ -590,7 +590,7 @@ impl ElementwiseKernel {
             || self.source(&plan),
         )?;
         let mut kargs = crate::cuda::runtime::launch::KernelArgs::new();
-        for (k, g) in plan.gen.iter().enumerate() {
+        for (k, g) in plan.gen_params.iter().enumerate() {
             let arr: Option<&Array> = match &plan.bound[k] {
                 Bound::Array(a) => Some(a),
                 Bound::Alloc => Some(&outs[k - nin]),

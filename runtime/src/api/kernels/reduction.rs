@@ -58,7 +58,7 @@ pub(crate) struct RedPlan<'a> {
     pub bound: Vec<Option<Arg<'a>>>,
     pub types: Vec<DType>,
     pub placeholders: Vec<(char, DType)>,
-    pub gen: Vec<GenParam>,
+    pub gen_params: Vec<GenParam>,
     pub out_shape: Vec<usize>,
     pub rows: usize,
     pub len: usize,
@@ -239,7 +239,7 @@ impl ReductionKernel {
             reduce_type: &plan.reduce_type,
             preamble: &self.preamble,
             placeholders: &plan.placeholders,
-            params: &plan.gen,
+            params: &plan.gen_params,
             kd: plan.kd,
             rd: plan.rd,
             red_contiguous: plan.red_contiguous,
@@ -330,7 +330,7 @@ impl ReductionKernel {
         };
         let (geo, kd, rd, red_contiguous) =
             self.geometry(&args[..nin], &in_shape, &kept_axes, &out_layout)?;
-        let (gen, bound) = gen_params(&params, args, &types, nin);
+        let (gen_params, bound) = gen_params(&params, args, &types, nin);
         let reduce_type = match &self.reduce_type {
             Some(t) => c_reduce_type(t),
             None => crate::ops::c_types::ctype(types[nin]).to_string(),
@@ -340,7 +340,7 @@ impl ReductionKernel {
             bound,
             types,
             placeholders,
-            gen,
+            gen_params,
             out_shape,
             rows,
             len,
@@ -524,7 +524,7 @@ impl ReductionKernel {
         };
         let key = crate::cuda::kernel_gen::helpers::key((
             self.ident,
-            &plan.gen,
+            &plan.gen_params,
             &plan.placeholders,
             &plan.reduce_type,
             plan.kd,
@@ -557,7 +557,7 @@ impl ReductionKernel {
                 k.push_bytes(&scalar_bytes(v, t), c_align(t));
             };
         let mut kargs = crate::cuda::runtime::launch::KernelArgs::new();
-        for (k, g) in plan.gen[..nin].iter().enumerate() {
+        for (k, g) in plan.gen_params[..nin].iter().enumerate() {
             match plan.bound[k] {
                 Some(Arg::Array(x)) => {
                     kargs.push(crate::cuda::kernel_gen::helpers::ptr(OP, x)?);
@@ -598,7 +598,7 @@ impl ReductionKernel {
             let mut fargs = crate::cuda::runtime::launch::KernelArgs::new();
             fargs.push(partial_ptr);
             fargs.push(out_ptr);
-            for (k, g) in plan.gen[..nin].iter().enumerate() {
+            for (k, g) in plan.gen_params[..nin].iter().enumerate() {
                 if let Some(Arg::Scalar(v, _)) = plan.bound[k] {
                     push_scalar(&mut fargs, v, g.ty);
                 }
@@ -639,7 +639,7 @@ fn gen_params<'a>(
     types: &[DType],
     nin: usize,
 ) -> (Vec<GenParam>, Vec<Option<Arg<'a>>>) {
-    let mut gen = Vec::new();
+    let mut gen_params = Vec::new();
     let mut bound = Vec::new();
     for (k, p) in params.iter().enumerate() {
         let a = args.get(k).copied();
@@ -648,7 +648,7 @@ fn gen_params<'a>(
             Some(Arg::Array(x)) => (Pass::Each, x.dtype()),
             _ => (Pass::Each, types[k]),
         };
-        gen.push(GenParam {
+        gen_params.push(GenParam {
             name: p.name.clone(),
             pass,
             actual,
@@ -657,5 +657,5 @@ fn gen_params<'a>(
         });
         bound.push(a);
     }
-    (gen, bound)
+    (gen_params, bound)
 }

@@ -395,7 +395,7 @@ fn grey(
     let kept_add: Option<Vec<f64>> = add.map(|a| {
         a.iter()
             .zip(&mask)
-            .filter(|(_, &m)| m != 0.0)
+            .filter(|&(_, &m)| m != 0.0)
             .map(|(v, _)| sign * v)
             .collect()
     });

@@ -266,20 +266,22 @@ pub const NVRTC_SYMBOLS: &[&str] = &[
 /// # Safety
 /// `F` must be the C signature of every name given.
 pub(crate) unsafe fn driver_symbol<F: Copy>(names: &[&str]) -> Option<F> {
-    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
-    let lib = Library::open(Some("libcuda.so.1"), RTLD_NOW | RTLD_GLOBAL).ok()?;
-    let mut found = None;
-    for n in names {
-        let mut name = n.as_bytes().to_vec();
-        name.push(0);
-        if let Ok(sym) = lib.get::<F>(&name) {
-            found = Some(*sym);
-            break;
+    unsafe {
+        use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+        let lib = Library::open(Some("libcuda.so.1"), RTLD_NOW | RTLD_GLOBAL).ok()?;
+        let mut found = None;
+        for n in names {
+            let mut name = n.as_bytes().to_vec();
+            name.push(0);
+            if let Ok(sym) = lib.get::<F>(&name) {
+                found = Some(*sym);
+                break;
+            }
         }
+        // The driver stays loaded for the process's life.
+        std::mem::forget(lib);
+        found
     }
-    // The driver stays loaded for the process's life.
-    std::mem::forget(lib);
-    found
 }
 
 /// Loads the CUDA library `name` (`cublas`, `cusolver`, `cufft`, `curand`,

@@ -360,10 +360,12 @@ pub(crate) fn result_name(r: NcclResult) -> &'static str {
 /// # Safety
 /// `p` is null or a NUL-terminated string that outlives the call.
 unsafe fn cstr(p: *const c_char) -> String {
-    if p.is_null() {
-        String::new()
-    } else {
-        CStr::from_ptr(p).to_string_lossy().into_owned()
+    unsafe {
+        if p.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
     }
 }
 
