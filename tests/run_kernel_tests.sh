@@ -15,6 +15,8 @@
 #                             <target dir>/kernel-test-cache, kept between runs)
 #   CUPRITE_SOAK_ALONGSIDE    0 runs test_soak.py after the other files instead
 #                             of beside them (default 1)
+#   CUPRITE_TEST_WORKERS      pytest-xdist workers for the other files (default
+#                             2; 0 runs them in one process, in file order)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -92,9 +94,18 @@ if [ "${CUPRITE_SOAK_ALONGSIDE:-1}" != 0 ] && [ "${#FILES[@]}" -gt 1 ] && [[ " $
   "$VENV/bin/python" -m pytest -v -p no:cacheprovider "$@" test_soak.py >"$TMP/soak.log" 2>&1 &
   SOAK_PID=$!
 fi
+# Two workers (pytest-xdist): a kernel test keeps about one core busy (a
+# cell's rustc, the cell process, cargo), so on CI's 2 cores two of them take
+# about half the wall time of one after the other. `loadscope` keeps a test
+# class's tests, which share one kernel, on one worker, and the module-level
+# tests of test_notebooks.py (each with a kernel of its own) together: that
+# module is about half of the work, the other files the other half.
+WORKERS="${CUPRITE_TEST_WORKERS:-2}"
+XDIST=(-n "$WORKERS")
+[ "$WORKERS" = 0 ] || XDIST+=(--dist loadscope)
 # --durations: the slowest tests, for a CI run that grows too long.
 status=0
-"$VENV/bin/python" -m pytest -v -p no:cacheprovider --durations=15 "$@" "${FILES[@]}" || status=$?
+"$VENV/bin/python" -m pytest -v -p no:cacheprovider --durations=15 "${XDIST[@]}" "$@" "${FILES[@]}" || status=$?
 if [ -n "$SOAK_PID" ]; then
   soak_status=0
   wait "$SOAK_PID" || soak_status=$?
