@@ -173,6 +173,46 @@ pub(crate) struct Pending {
     needs_fused: bool,
     /// The strided inputs' geometry, in operation order (`cuda::fusion`).
     geo: Vec<i64>,
+    /// Reductions deferred behind the operations computing their input,
+    /// in order; each closes a segment of the batch (`cuda::fusion`).
+    reductions: Vec<PendingReduce>,
+    /// The first operation of the open segment (after the last deferred
+    /// reduction; 0 without one): links are relative to it, and nothing
+    /// links across segments.
+    seg_start: usize,
+    /// Where the open segment's geometry starts in `geo`.
+    seg_geo: usize,
+    /// Counts launches, so a reduction prepared outside the lock can see
+    /// whether the batch it read ran meanwhile.
+    generation: u64,
+}
+
+/// A reduction deferred behind the operations computing its input: the
+/// batch's operations `start..tree` run first as a fused kernel of their
+/// own, then the reduction's kernel computes `tree..end` per element (its
+/// chain). Geometry ranges likewise.
+pub(crate) struct PendingReduce {
+    start: usize,
+    tree: usize,
+    end: usize,
+    geo_start: usize,
+    geo_tree: usize,
+    geo_end: usize,
+    prepared: crate::cuda::gen::reduce::Prepared,
+    cached: bool,
+}
+
+/// The chain a reduction of the newest pending result can read through
+/// ([`pending_chain`]): its operations (links relative to the first) and
+/// where they sit in the batch.
+pub(crate) struct ChainFound {
+    pub ops: Vec<FusedOp>,
+    pub geo_len: usize,
+    stream: usize,
+    generation: u64,
+    tree: usize,
+    end: usize,
+    geo_tree: usize,
 }
 
 impl Pending {
@@ -188,6 +228,10 @@ impl Pending {
             fused: Vec::new(),
             needs_fused: false,
             geo: Vec::new(),
+            reductions: Vec::new(),
+            seg_start: 0,
+            seg_geo: 0,
+            generation: 0,
         }
     }
 
@@ -588,11 +632,14 @@ fn link_inputs(
             continue;
         };
         let same_elements = p.params.ops[m].n == desc.n;
+        // A result of an earlier segment (before a deferred reduction) is
+        // computed by another kernel: read from memory.
+        let same_segment = m >= p.seg_start;
         let Some(producer) = p.fused.get_mut(m) else {
             continue;
         };
-        if same_elements && producer.kernel.result == k.compute[j] {
-            links[j] = Some(m as u8);
+        if same_elements && same_segment && producer.kernel.result == k.compute[j] {
+            links[j] = Some((m - p.seg_start) as u8);
         } else {
             producer.keep = true;
         }
@@ -648,7 +695,10 @@ fn launch_batch(
         op: "batch",
         detail: "not launched".into(),
     });
-    if fused && crate::cuda::fusion::is_single(&p.fused) {
+    let segments = !p.reductions.is_empty();
+    if segments {
+        launched = launch_segments(session, stream, p);
+    } else if fused && crate::cuda::fusion::is_single(&p.fused) {
         launched =
             crate::cuda::fusion::launch_single(session, stream, &p.params.ops[0], &p.fused[0]);
         p.fused.clear();
@@ -670,7 +720,7 @@ fn launch_batch(
     // The interpreter runs the batch unless the fused kernel did; it also
     // takes over when the fused kernel could not be built and every
     // operation is one it runs.
-    if !fused || (launched.is_err() && !p.needs_fused) {
+    if !segments && (!fused || (launched.is_err() && !p.needs_fused)) {
         launched = {
             if let Ok(mut last) = session.last_kernel.lock() {
                 last.clear();
@@ -696,9 +746,170 @@ fn launch_batch(
     p.fused.clear();
     p.geo.clear();
     p.needs_fused = false;
+    p.reductions.clear();
+    p.seg_start = 0;
+    p.seg_geo = 0;
+    p.generation += 1;
     process().batches_pending.fetch_sub(1, Ordering::SeqCst);
     session.batch.launches.fetch_add(1, Ordering::Relaxed);
     launched
+}
+
+/// Launches a batch holding deferred reductions: each reduction's segment
+/// (the operations before its chain as one fused kernel, then the
+/// reduction reading its chain), in order, then the open segment.
+fn launch_segments(session: &DeviceSession, stream: sys::CUstream, p: &mut Pending) -> Result<()> {
+    let count = p.params.count as usize;
+    for r in std::mem::take(&mut p.reductions) {
+        launch_range(session, stream, p, r.start..r.tree, r.geo_start..r.geo_tree)?;
+        crate::cuda::fusion::launch_reduction(
+            session,
+            stream,
+            &p.params.ops[r.tree..r.end],
+            p.fused[r.tree..r.end].to_vec(),
+            &p.geo[r.geo_tree..r.geo_end],
+            r.prepared,
+            r.cached,
+        )?;
+    }
+    let (seg, geo) = (p.seg_start..count, p.seg_geo..p.geo.len());
+    launch_range(session, stream, p, seg, geo)
+}
+
+/// Launches the batch's operations `ops` (links relative to the first,
+/// geometry `geo`) as one fused kernel, or by itself when it is one
+/// contiguous operation.
+fn launch_range(
+    session: &DeviceSession,
+    stream: sys::CUstream,
+    p: &Pending,
+    ops: std::ops::Range<usize>,
+    geo: std::ops::Range<usize>,
+) -> Result<()> {
+    if ops.is_empty() {
+        return Ok(());
+    }
+    let descs = &p.params.ops[ops.clone()];
+    let fused = p.fused[ops].to_vec();
+    if crate::cuda::fusion::is_single(&fused) {
+        return crate::cuda::fusion::launch_single(session, stream, &descs[0], &fused[0]);
+    }
+    let max_n = descs.iter().map(|d| d.n).max().unwrap_or(0);
+    let key = crate::cuda::fusion::structure_key(&fused);
+    crate::cuda::fusion::launch(session, stream, descs, fused, &p.geo[geo], max_n, key)
+}
+
+/// The chain a reduction of the C-contiguous array at `ptr` (`n` elements
+/// of `dt`) can read through on the current stream: when that array is
+/// the result of the newest pending operation, the operations it depends
+/// on through registers, provided they are the open segment's last ones
+/// (so every other pending operation runs before them in program order),
+/// and none of the open segment's operations touches `out` (the bytes the
+/// reduction writes, while its threads still read the chain's inputs).
+pub(crate) fn pending_chain(
+    session: &DeviceSession,
+    ptr: u64,
+    n: usize,
+    dt: DType,
+    out: (u64, u64),
+) -> Option<ChainFound> {
+    let stream = crate::cuda::runtime::stream::current_stream().handle() as usize;
+    let pending = session
+        .batch
+        .pending
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let p = pending.get(&stream)?;
+    let count = p.params.count as usize;
+    if count == 0 || p.fused.len() != count || count <= p.seg_start {
+        return None;
+    }
+    let (seg, last) = (p.seg_start, count - 1);
+    let d = &p.params.ops[last];
+    if d.out != ptr || d.n as usize != n || p.fused[last].kernel.result != dt {
+        return None;
+    }
+    if p.touched.iter().any(|t| t.first < out.1 && out.0 < t.end) {
+        return None;
+    }
+    let mut inside = vec![false; count - seg];
+    inside[last - seg] = true;
+    for k in (seg..=last).rev() {
+        if inside[k - seg] {
+            for &l in p.fused[k].links.iter().flatten() {
+                inside[l as usize] = true;
+            }
+        }
+    }
+    let tree = seg + inside.iter().position(|&b| b)?;
+    if !inside[tree - seg..].iter().all(|&b| b) {
+        return None;
+    }
+    let geo_tree = p.seg_geo
+        + p.fused[seg..tree]
+            .iter()
+            .map(crate::cuda::fusion::geo_words)
+            .sum::<usize>();
+    let shift = (tree - seg) as u8;
+    let ops = p.fused[tree..count]
+        .iter()
+        .cloned()
+        .map(|mut o| {
+            for l in o.links.iter_mut().flatten() {
+                *l -= shift;
+            }
+            o
+        })
+        .collect();
+    Some(ChainFound {
+        ops,
+        geo_len: p.geo.len() - geo_tree,
+        stream,
+        generation: p.generation,
+        tree,
+        end: count,
+        geo_tree,
+    })
+}
+
+/// Defers the reduction `prepared` (reading `found`'s chain) into its
+/// batch, closing the open segment; false when the batch ran since
+/// `found` was taken (preparing may launch it), so the reduction must run
+/// by itself.
+pub(crate) fn close_with_reduction(
+    session: &DeviceSession,
+    found: ChainFound,
+    prepared: crate::cuda::gen::reduce::Prepared,
+    cached: bool,
+) -> Result<bool> {
+    let mut pending = session
+        .batch
+        .pending
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let Some(p) = pending.get_mut(&found.stream) else {
+        return Ok(false);
+    };
+    if p.generation != found.generation || p.params.count as usize != found.end {
+        return Ok(false);
+    }
+    let end = found.end;
+    p.reductions.push(PendingReduce {
+        start: p.seg_start,
+        tree: found.tree,
+        end,
+        geo_start: p.seg_geo,
+        geo_tree: found.geo_tree,
+        geo_end: p.geo.len(),
+        prepared,
+        cached,
+    });
+    p.seg_start = end;
+    p.seg_geo = p.geo.len();
+    // What later operations touch runs in later kernels.
+    p.touched.clear();
+    p.max_n = 0;
+    Ok(true)
 }
 
 /// Launches what is pending on `stream` (on every device). Cheap when

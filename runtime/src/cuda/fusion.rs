@@ -117,6 +117,7 @@ pub(crate) struct FusionState {
     seen: Mutex<HashMap<u64, u32>>,
     explained: Mutex<VecDeque<Explained>>,
     pub(crate) batches: std::sync::atomic::AtomicU64,
+    pub(crate) reductions: std::sync::atomic::AtomicU64,
     pub(crate) compiled: std::sync::atomic::AtomicU64,
     pub(crate) cache_hits: std::sync::atomic::AtomicU64,
     pub(crate) operations: std::sync::atomic::AtomicU64,
@@ -132,7 +133,10 @@ pub(crate) struct FusionState {
 pub struct FusionStats {
     /// Batches run as one generated kernel.
     pub batches: u64,
-    /// Operations those batches held.
+    /// Reductions that read the pending operations computing their input
+    /// (a trailing reduction fused with them) instead of memory.
+    pub fused_reductions: u64,
+    /// Operations those batches and reductions held.
     pub operations: u64,
     /// Generated kernels compiled (one per new structure).
     pub kernels_compiled: u64,
@@ -171,6 +175,7 @@ pub fn stats(ordinal: usize) -> Result<FusionStats> {
 fn snapshot(f: &FusionState) -> FusionStats {
     FusionStats {
         batches: f.batches.load(Ordering::Relaxed),
+        fused_reductions: f.reductions.load(Ordering::Relaxed),
         operations: f.operations.load(Ordering::Relaxed),
         kernels_compiled: f.compiled.load(Ordering::Relaxed),
         cache_hits: f.cache_hits.load(Ordering::Relaxed),
@@ -194,10 +199,12 @@ pub fn explain() -> String {
         let st = snapshot(f);
         let _ = writeln!(
             text,
-            "cuda:{}: {} fused batches of {} operations, {} kernels compiled ({:.1} ms, \
-             slowest {:.1} ms), {} cache hits, {} results not written ({} bytes)",
+            "cuda:{}: {} fused batches and {} fused reductions of {} operations, {} kernels \
+             compiled ({:.1} ms, slowest {:.1} ms), {} cache hits, {} results not written \
+             ({} bytes)",
             s.info.ordinal,
             st.batches,
+            st.fused_reductions,
             st.operations,
             st.kernels_compiled,
             st.compile_micros as f64 / 1e3,
@@ -225,11 +232,11 @@ pub(crate) fn report() -> String {
     );
     for s in existing_sessions() {
         let st = snapshot(&s.batch.fusion);
-        if st.batches > 0 {
+        if st.batches > 0 || st.fused_reductions > 0 {
             let _ = write!(
                 text,
-                "\n    cuda:{}: {} fused batches, {} kernels compiled, {} cache hits, {} bytes not written",
-                s.info.ordinal, st.batches, st.kernels_compiled, st.cache_hits, st.bytes_not_written
+                "\n    cuda:{}: {} fused batches, {} fused reductions, {} kernels compiled, {} cache hits, {} bytes not written",
+                s.info.ordinal, st.batches, st.fused_reductions, st.kernels_compiled, st.cache_hits, st.bytes_not_written
             );
         }
     }
@@ -269,9 +276,18 @@ pub(crate) fn worth_compiling(session: &DeviceSession, key: u64, count: usize) -
     *count >= 2
 }
 
-/// The generated kernel of a batch: one loop over elements, every
-/// operation in program order inside it.
-pub(crate) fn source(ops: &[FusedOp]) -> String {
+/// The per-element code of fused operations: the scalars' loads (once per
+/// thread), the registers, the operations in order (reading element `i`)
+/// and the words of geometry they read.
+struct OpCode {
+    support: String,
+    scalars: String,
+    decls: String,
+    body: String,
+    geo: usize,
+}
+
+fn op_code(ops: &[FusedOp]) -> OpCode {
     let support = super::batch::joined_support(ops.iter().map(|o| &o.kernel));
     let mut scalars = String::new();
     let mut decls = String::new();
@@ -343,28 +359,120 @@ pub(crate) fn source(ops: &[FusedOp]) -> String {
             geo = strides_at;
         }
     }
+    OpCode {
+        support,
+        scalars,
+        decls,
+        body,
+        geo,
+    }
+}
+
+/// The parameter structs of fused code over `count` operations and `geo`
+/// words of geometry, and the reader of scalars in descriptor words.
+fn param_structs(count: usize, geo: usize) -> String {
     let geo_field = if geo > 0 {
         format!(" long long geo[{geo}];")
     } else {
         String::new()
     };
+    format!(
+        "struct FusedOp {{ unsigned int code; unsigned int n; unsigned long long a; unsigned long long b; unsigned long long out; }};\n\
+         struct FusedParams {{ unsigned long long max_n; FusedOp ops[{count}];{geo_field} }};\n\
+         template <class T> __device__ __forceinline__ T batch_value(unsigned long long v) {{\n\
+         \x20 union {{ unsigned long long u; T t; }} x; x.u = v; return x.t;\n}}\n"
+    )
+}
+
+/// The generated kernel of a batch: one loop over elements, every
+/// operation in program order inside it.
+pub(crate) fn source(ops: &[FusedOp]) -> String {
+    let OpCode {
+        support,
+        scalars,
+        decls,
+        body,
+        geo,
+    } = op_code(ops);
+    let structs = param_structs(ops.len(), geo);
     let mut src = String::new();
     let _ = write!(
         src,
-        "{PRELUDE}\n{support}\n\
-         struct FusedOp {{ unsigned int code; unsigned int n; unsigned long long a; unsigned long long b; unsigned long long out; }};\n\
-         struct FusedParams {{ unsigned long long max_n; FusedOp ops[{count}];{geo_field} }};\n\
-         template <class T> __device__ __forceinline__ T batch_value(unsigned long long v) {{\n\
-         \x20 union {{ unsigned long long u; T t; }} x; x.u = v; return x.t;\n}}\n\
+        "{PRELUDE}\n{support}\n{structs}\
          extern \"C\" __global__ void __launch_bounds__({THREADS})\n\
          cuprite_fused(const __grid_constant__ FusedParams p) {{\n\
          {scalars}\
          \x20 const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;\n\
          \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.max_n; i += stride) {{\n\
-         {decls}{body}  }}\n}}\n",
-        count = ops.len()
+         {decls}{body}  }}\n}}\n"
     );
     src
+}
+
+/// The chain a deferred reduction reads its input through (after the
+/// reduction kernel's header, which has the prelude and `in_t`):
+/// `chain_at(p, i)` runs the chain's operations in order for element `i`
+/// of its last operation's result, writes the results an array still
+/// holds, and returns the last one. All operations cover the same
+/// elements (they are linked through registers).
+pub(crate) fn chain_source(ops: &[FusedOp]) -> String {
+    let OpCode {
+        support,
+        scalars,
+        decls,
+        body,
+        geo,
+    } = op_code(ops);
+    let structs = param_structs(ops.len(), geo);
+    let last = ops.len() - 1;
+    format!(
+        "{support}\n{structs}\
+         // The fused operations the reduction reads through (cuda/fusion.rs).\n\
+         __device__ __forceinline__ in_t chain_at(const FusedParams& p, long long at) {{\n\
+         \x20 const unsigned long long i = (unsigned long long)at;\n\
+         {scalars}{decls}{body}  return v{last};\n}}\n"
+    )
+}
+
+/// Geometry words of `o`'s strided reads in the batch's `geo` (its merged
+/// shape, then each strided input's strides).
+pub(crate) fn geo_words(o: &FusedOp) -> usize {
+    let rank = o.rank as usize;
+    if rank == 0 {
+        0
+    } else {
+        rank * (1 + o.strided.iter().filter(|&&s| s).count())
+    }
+}
+
+/// The bytes of a `FusedParams` for `descs` (with `ops` beside them): the
+/// output of a result no array holds is left null, so it is not written.
+/// Also which results are written, and the count and bytes of those not.
+fn param_bytes(
+    descs: &[super::batch::OpDesc],
+    ops: &[FusedOp],
+    geo: &[i64],
+    max_n: u32,
+) -> (Vec<u8>, Vec<bool>, u64, u64) {
+    let mut bytes: Vec<u8> = Vec::with_capacity(8 + descs.len() * 32 + geo.len() * 8);
+    bytes.extend_from_slice(&(max_n as u64).to_le_bytes());
+    let (mut skipped, mut saved) = (0u64, 0u64);
+    let mut written = Vec::with_capacity(ops.len());
+    for (d, o) in descs.iter().zip(ops) {
+        let held = o.keep || o.out.as_ref().is_none_or(|w| w.strong_count() > 0);
+        let mut d = *d;
+        if !held {
+            d.out = 0;
+            skipped += 1;
+            saved += d.n as u64 * o.kernel.result.itemsize() as u64;
+        }
+        written.push(held);
+        bytes.extend_from_slice(&d.to_le_bytes());
+    }
+    for g in geo {
+        bytes.extend_from_slice(&g.to_le_bytes());
+    }
+    (bytes, written, skipped, saved)
 }
 
 /// Launches the batch `descs` (with `ops` beside them) as its fused kernel
@@ -397,24 +505,7 @@ pub(crate) fn launch(
         f.slowest_compile_micros
             .fetch_max(micros, Ordering::Relaxed);
     }
-    let mut bytes: Vec<u8> = Vec::with_capacity(8 + descs.len() * 32 + geo.len() * 8);
-    bytes.extend_from_slice(&(max_n as u64).to_le_bytes());
-    let (mut skipped, mut saved) = (0u64, 0u64);
-    let mut written = Vec::with_capacity(ops.len());
-    for (d, o) in descs.iter().zip(&ops) {
-        let held = o.keep || o.out.as_ref().is_none_or(|w| w.strong_count() > 0);
-        let mut d = *d;
-        if !held {
-            d.out = 0;
-            skipped += 1;
-            saved += d.n as u64 * o.kernel.result.itemsize() as u64;
-        }
-        written.push(held);
-        bytes.extend_from_slice(&d.to_le_bytes());
-    }
-    for g in geo {
-        bytes.extend_from_slice(&g.to_le_bytes());
-    }
+    let (mut bytes, written, skipped, saved) = param_bytes(descs, &ops, geo, max_n);
     f.batches.fetch_add(1, Ordering::Relaxed);
     f.operations.fetch_add(ops.len() as u64, Ordering::Relaxed);
     f.stores_skipped.fetch_add(skipped, Ordering::Relaxed);
@@ -441,6 +532,106 @@ pub(crate) fn launch(
             ops,
             written,
             cached,
+            reduction: None,
+        },
+    );
+    Ok(())
+}
+
+/// Parameter bytes a reduction's chain may take: the reduction kernel's
+/// other parameters (pointers, its geometry) share the 4 KiB every driver
+/// accepts.
+const MAX_CHAIN_PARAM: usize = 2048;
+
+/// With fusion on, defers the reduction of `x` over `axes` into `out`
+/// behind the pending operations that compute `x`, when `x` is the
+/// C-contiguous result of the newest pending operation of the current
+/// stream: its kernel reads the chain's inputs and computes the chain per
+/// element instead of reading `x` (`x` and the chain's intermediates are
+/// written only when an array still holds them when the batch runs).
+/// Returns false when the reduction must run by itself.
+pub(crate) fn defer_reduction(
+    session: &DeviceSession,
+    spec: &crate::cuda::gen::reduce::ReduceSpec,
+    x: crate::core::view::View<'_>,
+    axes: &[usize],
+    out: crate::core::view::View<'_>,
+) -> Result<bool> {
+    use crate::cuda::gen::reduce::{prepare, Chain};
+    let n = x.size();
+    if n == 0 || n > u32::MAX as usize || !x.is_c_contiguous() {
+        return Ok(false);
+    }
+    let ptr = crate::cuda::gen::helpers::ptr("reduce", x)?;
+    let first = crate::cuda::gen::helpers::ptr("reduce", out)?;
+    let end = first + (out.size() * out.dtype().itemsize()) as u64;
+    let Some(found) = super::batch::pending_chain(session, ptr, n, x.dtype(), (first, end)) else {
+        return Ok(false);
+    };
+    let chain = Chain {
+        source: chain_source(&found.ops),
+        key: structure_key(&found.ops),
+        param_len: 8 + 32 * found.ops.len() + 8 * found.geo_len,
+    };
+    if chain.param_len > MAX_CHAIN_PARAM {
+        return Ok(false);
+    }
+    let started = std::time::Instant::now();
+    let Some(prepared) = prepare(session, spec, x, axes, out, Some(&chain))? else {
+        return Ok(false);
+    };
+    let cached = prepared.cached;
+    let f = &session.batch.fusion;
+    if cached {
+        f.cache_hits.fetch_add(1, Ordering::Relaxed);
+    } else {
+        f.compiled.fetch_add(1, Ordering::Relaxed);
+        let micros = started.elapsed().as_micros() as u64;
+        f.compile_micros.fetch_add(micros, Ordering::Relaxed);
+        f.slowest_compile_micros
+            .fetch_max(micros, Ordering::Relaxed);
+    }
+    super::batch::close_with_reduction(session, found, prepared, cached)
+}
+
+/// Launches a deferred reduction (`prepared`) reading the chain `descs`
+/// (with `ops` beside them) on `stream`; results of the chain nothing
+/// holds are not written. The caller has the session's context current.
+pub(crate) fn launch_reduction(
+    session: &DeviceSession,
+    stream: sys::CUstream,
+    descs: &[super::batch::OpDesc],
+    ops: Vec<FusedOp>,
+    geo: &[i64],
+    mut prepared: crate::cuda::gen::reduce::Prepared,
+    cached: bool,
+) -> Result<()> {
+    let n = descs.iter().map(|d| d.n).max().unwrap_or(0);
+    let (bytes, written, skipped, saved) = param_bytes(descs, &ops, geo, n);
+    prepared.args.patch_last(&bytes);
+    let f = &session.batch.fusion;
+    f.reductions.fetch_add(1, Ordering::Relaxed);
+    f.operations.fetch_add(ops.len() as u64, Ordering::Relaxed);
+    f.stores_skipped.fetch_add(skipped, Ordering::Relaxed);
+    f.bytes_not_written.fetch_add(saved, Ordering::Relaxed);
+    let names: Vec<&str> = ops.iter().map(|o| &*o.kernel.name).collect();
+    let label = format!("{} of fused ({})", prepared.name, names.join(", "));
+    crate::cuda::runtime::launch::launch_on(
+        session,
+        &label,
+        prepared.func,
+        prepared.cfg,
+        stream,
+        &mut prepared.args,
+    )?;
+    drop(prepared.partial.take());
+    remember(
+        session,
+        Explained {
+            ops,
+            written,
+            cached,
+            reduction: Some((prepared.name, prepared.strategy)),
         },
     );
     Ok(())
@@ -507,19 +698,24 @@ pub(crate) struct Explained {
     ops: Vec<FusedOp>,
     written: Vec<bool>,
     cached: bool,
+    /// A reduction that read the operations (its name and strategy).
+    reduction: Option<(&'static str, &'static str)>,
 }
 
 impl Explained {
     fn render(&self) -> String {
-        let mut text = format!(
-            "  batch of {} operations ({}):\n",
-            self.ops.len(),
-            if self.cached {
-                "kernel found in the cache"
-            } else {
-                "kernel compiled"
-            }
-        );
+        let cache = if self.cached {
+            "kernel found in the cache"
+        } else {
+            "kernel compiled"
+        };
+        let mut text = match self.reduction {
+            Some((name, strategy)) => format!(
+                "  reduction `{name}` ({strategy}) reading {} fused operations, one kernel ({cache}):\n",
+                self.ops.len()
+            ),
+            None => format!("  batch of {} operations ({cache}):\n", self.ops.len()),
+        };
         for (k, (o, w)) in self.ops.iter().zip(&self.written).enumerate() {
             let inputs: Vec<String> = (0..o.kernel.compute.len())
                 .map(|j| match (o.links[j], o.scalars[j]) {
@@ -541,11 +737,17 @@ impl Explained {
                 }
             );
         }
-        text.push_str("  its kernel:\n");
-        for line in source(&self.ops)
-            .lines()
-            .skip_while(|l| !l.starts_with("struct FusedOp"))
-        {
+        let src = match self.reduction {
+            Some(_) => {
+                text.push_str("  the chain its loads run (`chain_at`):\n");
+                chain_source(&self.ops)
+            }
+            None => {
+                text.push_str("  its kernel:\n");
+                source(&self.ops)
+            }
+        };
+        for line in src.lines().skip_while(|l| !l.starts_with("struct FusedOp")) {
             let _ = writeln!(text, "    {line}");
         }
         text
@@ -755,6 +957,97 @@ mod tests {
         let mut d = tanh_sin();
         d[0].keep = true;
         assert_eq!(structure_key(&a), structure_key(&d));
+    }
+
+    /// A chain ending in `dt`'s `last` op over `x` (and a scalar): `sin`
+    /// or `x * s`, then `last(#0, x)` for a binary `last`.
+    fn chain_into(dt: DType, first: &str, last: &str) -> Vec<FusedOp> {
+        vec![
+            op_of(first, dt, [None, None], [false, true]),
+            op_of(last, dt, [Some(0), None], [false, false]),
+        ]
+    }
+
+    fn op_of(name: &str, dt: DType, links: [Option<u8>; 2], scalars: [bool; 2]) -> FusedOp {
+        FusedOp {
+            kernel: kernel(name, dt),
+            ..op("add", links, scalars)
+        }
+    }
+
+    /// Every reduction of the table over a fused chain, in every strategy,
+    /// compiles with NVRTC: float, integer and bool chains, strided inputs,
+    /// and a reduction whose own helpers sit beside the chain's.
+    #[test]
+    fn reductions_read_through_chains_and_compile() {
+        use crate::cuda::gen::reduce::{every_strategy, table_spec, Chain};
+        let mut cases: Vec<(&str, Vec<FusedOp>, DType)> = Vec::new();
+        for name in ["sum", "prod", "mean", "max", "min", "nansum", "nanmax"] {
+            cases.push((name, tanh_sin(), DType::Float32));
+        }
+        cases.push(("sum", chain_into(DType::Float64, "multiply", "subtract"), DType::Float64));
+        cases.push(("nanmin", chain_into(DType::Float64, "multiply", "add"), DType::Float64));
+        cases.push(("sum", chain_into(DType::Int32, "multiply", "add"), DType::Int32));
+        cases.push(("max", chain_into(DType::Int64, "multiply", "subtract"), DType::Int64));
+        cases.push(("prod", chain_into(DType::UInt8, "multiply", "add"), DType::UInt8));
+        // x > s, then a logical and with another bool array: any, all, sum.
+        let cmp = vec![
+            op_of("greater", DType::Float32, [None, None], [false, true]),
+            op_of("logical_and", DType::Bool, [Some(0), None], [false, false]),
+        ];
+        for name in ["any", "all", "sum"] {
+            cases.push((name, cmp.clone(), DType::Bool));
+        }
+        // A broadcast subtract (strided, rank 3) then a square.
+        let mut sq = vec![
+            op("subtract", [None, None], [false, false]),
+            op("square", [Some(0), None], [false, false]),
+        ];
+        sq[0].strided = [true, true];
+        sq[0].rank = 3;
+        cases.push(("sum", sq, DType::Float32));
+        for (name, ops, dt) in cases {
+            assert_eq!(ops.last().unwrap().kernel.result, dt, "{name}");
+            let chain = Chain {
+                source: chain_source(&ops),
+                key: structure_key(&ops),
+                param_len: 0,
+            };
+            assert!(chain.source.contains("chain_at"), "{}", chain.source);
+            for (what, src) in every_strategy(&table_spec(name, dt), dt, Some(&chain)) {
+                assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
+                assert!(src.contains("chain_at(cp, (off))"), "{src}");
+                assert!(src.contains("const __grid_constant__ FusedParams cp"), "{src}");
+                let label = format!("chained_{what}_{name}_{}", dt.name());
+                if let Err(log) = crate::cuda::runtime::compile::check_compiles(&label, &src) {
+                    panic!("{log}\n{src}");
+                }
+            }
+        }
+        // Plain kernels read memory through LOAD and take no chain.
+        for (_, src) in every_strategy(&table_spec("sum", DType::Float32), DType::Float32, None) {
+            assert!(src.contains("#define LOAD(off) (x[off])"), "{src}");
+            assert!(!src.contains("FusedParams"), "{src}");
+        }
+    }
+
+    #[test]
+    fn chain_geometry_words_match_what_the_batch_pushes() {
+        let read = StridedRead {
+            dims: smallvec::smallvec![4, 5, 6],
+            strides: smallvec::smallvec![0, 6, 1],
+        };
+        let mut geo = Vec::new();
+        let rank = push_geometry(&mut geo, &[Some(&read), None]);
+        let mut o = op("subtract", [None, None], [false, false]);
+        o.strided = [true, false];
+        o.rank = rank;
+        assert_eq!(geo_words(&o), geo.len());
+        let mut geo2 = Vec::new();
+        o.strided = [true, true];
+        push_geometry(&mut geo2, &[Some(&read), Some(&read)]);
+        assert_eq!(geo_words(&o), geo2.len());
+        assert_eq!(geo_words(&tanh_sin()[0]), 0);
     }
 
     #[test]

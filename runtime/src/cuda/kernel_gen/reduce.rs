@@ -64,9 +64,40 @@ fn merge_group(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
     (s, st.into_iter().next().unwrap_or_default())
 }
 
+/// A fused elementwise chain a reduction reads its input through instead
+/// of memory (`cuda/fusion.rs`): the chain's operations run per element
+/// inside the reduction's loads.
+pub(crate) struct Chain {
+    /// Defines `struct FusedParams` and `in_t chain_at(const FusedParams&,
+    /// long long i)`, element `i` of the reduction's (C-contiguous) input.
+    pub source: String,
+    /// The chain's structure, part of the kernel's cache key.
+    pub key: u64,
+    /// Bytes of its parameter (its descriptors and geometry), filled in
+    /// when the launch runs.
+    pub param_len: usize,
+}
+
+/// A reduction launch made ready: its kernel, configuration and arguments
+/// (a deferred one gets its chain's parameter patched in when it runs).
+pub(crate) struct Prepared {
+    pub name: &'static str,
+    /// The strategy, for `cp::fusion::explain`.
+    pub strategy: &'static str,
+    pub func: crate::cuda::runtime::compile::Function,
+    pub cfg: LaunchConfig,
+    pub args: KernelArgs,
+    /// The split rows' partials: must live until the launch.
+    pub partial: Option<CudaStorage>,
+    /// The kernel was built before (this launch compiled nothing).
+    pub cached: bool,
+}
+
 /// Reduces `x` over `axes` (normalised, distinct) into `out`, a fresh
 /// C-contiguous CUDA buffer holding one element per index of `x`'s kept
-/// axes in order.
+/// axes in order. With fusion on, when `x` is the result of the newest
+/// pending elementwise operations of the stream, the reduction is deferred
+/// behind them and reads them through its loads (`cuda::fusion`).
 pub(crate) fn run_reduce(
     spec: &ReduceSpec,
     x: View<'_>,
@@ -78,6 +109,26 @@ pub(crate) fn run_reduce(
         crate::Device::Cpu => unreachable!("run_reduce is only called for CUDA arrays"),
     };
     let s = session(ordinal)?;
+    if crate::cuda::fusion::enabled() && crate::cuda::fusion::defer_reduction(&s, spec, x, axes, out)? {
+        return Ok(());
+    }
+    match prepare(&s, spec, x, axes, out, None)? {
+        Some(mut p) => launch(&s, p.name, p.func, p.cfg, &current_stream(), &mut p.args),
+        None => Ok(()),
+    }
+}
+
+/// The launch of reducing `x` over `axes` into `out` (`run_reduce`), read
+/// through `chain` when given; `None` when there is nothing to compute (no
+/// output elements).
+pub(crate) fn prepare(
+    s: &DeviceSession,
+    spec: &ReduceSpec,
+    x: View<'_>,
+    axes: &[usize],
+    out: View<'_>,
+    chain: Option<&Chain>,
+) -> Result<Option<Prepared>> {
     let nd = x.ndim();
     let kept_axes: Vec<usize> = (0..nd).filter(|a| !axes.contains(a)).collect();
     let pick = |ax: &[usize]| -> (Vec<usize>, Vec<isize>) {
@@ -92,7 +143,7 @@ pub(crate) fn run_reduce(
     let rows: usize = plan.kept.0.iter().product();
     let len: usize = plan.red.0.iter().product();
     if rows == 0 {
-        return Ok(());
+        return Ok(None);
     }
     if plan.kept.0.len() > MAX_DIMS || plan.red.0.len() > MAX_DIMS {
         return Err(Error::Shape {
@@ -103,12 +154,51 @@ pub(crate) fn run_reduce(
     let red_contig = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
     let kept_contig = plan.kept.1.len() == 1 && plan.kept.1[0] == 1 && plan.red.0.len() == 1;
     let ptr = super::helpers::ptr("reduce", x)?;
+    let g = Target {
+        s,
+        spec,
+        ptr,
+        in_dt: x.dtype(),
+        out,
+        chain,
+    };
     if kept_contig && !red_contig {
-        columns(s, spec, ptr, x.dtype(), rows, len, plan.red.1[0], out)
+        columns(&g, rows, len, plan.red.1[0]).map(Some)
+    } else if len <= SHORT_ROW {
+        short_rows(&g, &plan, rows, len).map(Some)
     } else {
-        rows_pass(s, spec, ptr, x.dtype(), &plan, rows, len, out)
+        rows_pass(&g, &plan, rows, len).map(Some)
     }
 }
+
+/// What every strategy is given: the device, the reduction, the input
+/// (element-0 pointer and dtype), the output and the chain read through.
+struct Target<'a, 'b> {
+    s: &'a DeviceSession,
+    spec: &'a ReduceSpec,
+    ptr: u64,
+    in_dt: DType,
+    out: View<'b>,
+    chain: Option<&'a Chain>,
+}
+
+impl Target<'_, '_> {
+    fn key(&self, strategy: &str, shape: impl std::hash::Hash) -> u64 {
+        self.spec
+            .kernel_key(strategy, self.in_dt, (shape, self.chain.map(|c| c.key)))
+    }
+
+    /// Appends the chain's parameter (zeros until the launch runs).
+    fn push_chain(&self, args: &mut KernelArgs) {
+        if let Some(c) = self.chain {
+            args.push_bytes(&vec![0u8; c.param_len], 8);
+        }
+    }
+}
+
+/// Rows of at most this many elements are folded by one thread each
+/// ([`short_rows`]).
+pub(crate) const SHORT_ROW: usize = 32;
 
 /// The block-wide combine of `acc` into `sh[0]` (a shared-memory tree,
 /// unrolled for `threads`).
@@ -125,8 +215,13 @@ fn block_reduce(threads: usize) -> String {
 const HEADER: &str = include_str!("../kernels/reduce_header.cu");
 const ROWS: &str = include_str!("../kernels/reduce_rows.cu");
 const COLUMNS: &str = include_str!("../kernels/reduce_cols.cu");
+const SHORT: &str = include_str!("../kernels/reduce_small.cu");
 
-fn header(spec: &ReduceSpec, in_dt: DType) -> String {
+fn header(spec: &ReduceSpec, in_dt: DType, chain: Option<&Chain>) -> String {
+    let (chain_src, load) = match chain {
+        Some(c) => (c.source.as_str(), "chain_at(cp, (off))"),
+        None => ("", "(x[off])"),
+    };
     render(
         HEADER,
         &[
@@ -138,9 +233,20 @@ fn header(spec: &ReduceSpec, in_dt: DType) -> String {
             ("COMPUTE_T", ctype(spec.compute)),
             ("CAST_RAW", &cast_expr(in_dt, spec.compute, "raw")),
             ("MAP", &spec.map),
+            ("CHAIN", chain_src),
+            ("LOAD", load),
         ],
         &[],
     )
+}
+
+/// The kernel parameter a chain's values travel in (after the others).
+fn chain_param(chain: Option<&Chain>) -> &'static str {
+    if chain.is_some() {
+        ", const __grid_constant__ FusedParams cp"
+    } else {
+        ""
+    }
 }
 
 const ROW_THREADS: usize = 256;
@@ -179,20 +285,31 @@ fn counters(s: &DeviceSession, n: usize) -> Result<u64> {
     s.counters(&current_stream())
 }
 
+/// The rows' geometry as the row kernels read it (`struct Geo`): kept
+/// extents and strides, reduced extents and strides, each padded to at
+/// least one axis.
+fn row_geometry(plan: &Plan) -> Vec<u8> {
+    let mut geo: Vec<i64> = Vec::new();
+    let pad = |v: &mut Vec<i64>, xs: Vec<i64>| {
+        let n = xs.len().max(1);
+        let mut xs = xs;
+        xs.resize(n, 1);
+        v.extend(xs);
+    };
+    let (kshape, kstrides) = &plan.kept;
+    let (rshape, rstrides) = &plan.red;
+    pad(&mut geo, kshape.iter().map(|&d| d as i64).collect());
+    pad(&mut geo, kstrides.iter().map(|&d| d as i64).collect());
+    pad(&mut geo, rshape.iter().map(|&d| d as i64).collect());
+    pad(&mut geo, rstrides.iter().map(|&d| d as i64).collect());
+    geo.iter().flat_map(|v| v.to_ne_bytes()).collect()
+}
+
 /// Row strategy: grid (row blocks, splits per row). With several splits per
 /// row, each block writes a partial and the last block of the row to finish
 /// folds the partials and writes the result (one launch).
-#[allow(clippy::too_many_arguments)]
-fn rows_pass(
-    s: &DeviceSession,
-    spec: &ReduceSpec,
-    ptr: u64,
-    in_dt: DType,
-    plan: &Plan,
-    rows: usize,
-    len: usize,
-    out: View<'_>,
-) -> Result<()> {
+fn rows_pass(g: &Target<'_, '_>, plan: &Plan, rows: usize, len: usize) -> Result<Prepared> {
+    let (s, spec, ptr, in_dt) = (g.s, g.spec, g.ptr, g.in_dt);
     let contiguous_rows = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
     // Split rows across blocks when there are too few rows to fill the GPU.
     let target_blocks = s.info.sm_count * 8;
@@ -204,14 +321,13 @@ fn rows_pass(
             .clamp(1, len.div_ceil(per_block).max(1))
             .min(65535)
     };
-    let (mut args, _partial) = first_args(s, spec, (ptr, out), splits, rows * splits, rows)?;
+    let (mut args, partial) = first_args(s, spec, (ptr, g.out), splits, rows * splits, rows)?;
     let (kshape, kstrides) = &plan.kept;
-    let (rshape, rstrides) = &plan.red;
-    let kd = kshape.len().max(1);
-    let rd = rshape.len().max(1);
-    // 16-byte loads when every row starts on a 16-byte boundary.
+    let rshape = &plan.red.0;
+    // 16-byte loads when every row starts on a 16-byte boundary (never
+    // through a chain, which computes each element).
     let item = in_dt.itemsize();
-    let vec = if contiguous_rows && 16 % item == 0 && item < 16 {
+    let vec = if contiguous_rows && 16 % item == 0 && item < 16 && g.chain.is_none() {
         let row_aligned = kstrides
             .iter()
             .zip(kshape)
@@ -224,52 +340,47 @@ fn rows_pass(
     } else {
         1
     };
-    let key = spec.kernel_key(
-        "rows",
-        in_dt,
-        (kshape.len(), rshape.len(), contiguous_rows, vec),
-    );
+    let key = g.key("rows", (kshape.len(), rshape.len(), contiguous_rows, vec));
+    let cached = s.kernels.has_specialized(key);
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_rows", || {
             rows_source(
                 spec,
                 in_dt,
-                kshape.len(),
-                rshape.len(),
+                (kshape.len(), rshape.len()),
                 contiguous_rows,
                 vec,
+                g.chain,
             )
         })?;
-    let mut geo: Vec<i64> = Vec::new();
-    let pad = |v: &mut Vec<i64>, xs: Vec<i64>, n: usize| {
-        let mut xs = xs;
-        xs.resize(n, 1);
-        v.extend(xs);
-    };
-    pad(&mut geo, kshape.iter().map(|&d| d as i64).collect(), kd);
-    pad(&mut geo, kstrides.iter().map(|&d| d as i64).collect(), kd);
-    pad(&mut geo, rshape.iter().map(|&d| d as i64).collect(), rd);
-    pad(&mut geo, rstrides.iter().map(|&d| d as i64).collect(), rd);
-    let bytes: Vec<u8> = geo.iter().flat_map(|v| v.to_ne_bytes()).collect();
-    args.push_bytes(&bytes, 8);
+    args.push_bytes(&row_geometry(plan), 8);
     args.push(rows as i64);
     args.push(len as i64);
+    g.push_chain(&mut args);
     let cfg = LaunchConfig {
         grid: (rows.min(1 << 30) as u32, splits as u32, 1),
         block: (ROW_THREADS as u32, 1, 1),
         shared_mem_bytes: 0,
     };
-    launch(s, spec.name, f, cfg, &current_stream(), &mut args)
+    Ok(Prepared {
+        name: spec.name,
+        strategy: "a block per row",
+        func: f,
+        cfg,
+        args,
+        partial,
+        cached,
+    })
 }
 
 fn rows_source(
     spec: &ReduceSpec,
     in_dt: DType,
-    kdims: usize,
-    rdims: usize,
+    (kdims, rdims): (usize, usize),
     contiguous_rows: bool,
     vec: usize,
+    chain: Option<&Chain>,
 ) -> String {
     let walk = match (contiguous_rows, vec > 1) {
         (true, true) => "VEC",
@@ -289,34 +400,87 @@ fn rows_source(
             ("IDENTITY", &spec.identity),
             ("POST", &spec.post),
             ("BLOCK_REDUCE", &block_reduce(ROW_THREADS)),
+            ("CHAIN_PARAM", chain_param(chain)),
         ],
         &[walk],
     );
-    header(spec, in_dt) + &body
+    header(spec, in_dt, chain) + &body
+}
+
+/// Short-row strategy: one thread per output row, folding its `len <=`
+/// [`SHORT_ROW`] elements in order (a block per row would spend its time
+/// in the block-wide combine: 16M rows of 3 took 28 ms on an H200).
+fn short_rows(g: &Target<'_, '_>, plan: &Plan, rows: usize, len: usize) -> Result<Prepared> {
+    let (s, spec, in_dt) = (g.s, g.spec, g.in_dt);
+    let contiguous_rows = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
+    let (mut args, partial) = first_args(s, spec, (g.ptr, g.out), 1, 0, 0)?;
+    let (kdims, rdims) = (plan.kept.0.len(), plan.red.0.len());
+    let key = g.key("short", (kdims, rdims, contiguous_rows));
+    let cached = s.kernels.has_specialized(key);
+    let f = s
+        .kernels
+        .specialized(s, key, spec.name, "cuprite_reduce_short", || {
+            short_source(spec, in_dt, (kdims, rdims), contiguous_rows, g.chain)
+        })?;
+    args.push_bytes(&row_geometry(plan), 8);
+    args.push(rows as i64);
+    args.push(len as i64);
+    g.push_chain(&mut args);
+    let cfg = LaunchConfig {
+        grid: (rows.div_ceil(ROW_THREADS).min(1 << 30) as u32, 1, 1),
+        block: (ROW_THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    Ok(Prepared {
+        name: spec.name,
+        strategy: "a thread per short row",
+        func: f,
+        cfg,
+        args,
+        partial,
+        cached,
+    })
+}
+
+fn short_source(
+    spec: &ReduceSpec,
+    in_dt: DType,
+    (kdims, rdims): (usize, usize),
+    contiguous_rows: bool,
+    chain: Option<&Chain>,
+) -> String {
+    let body = render(
+        SHORT,
+        &[
+            ("KD", &kdims.max(1).to_string()),
+            ("RD", &rdims.max(1).to_string()),
+            ("KDIMS", &kdims.to_string()),
+            ("RDIMS", &rdims.to_string()),
+            ("OUT_T", ctype(spec.result)),
+            ("IDENTITY", &spec.identity),
+            ("POST", &spec.post),
+            ("CHAIN_PARAM", chain_param(chain)),
+        ],
+        &[if contiguous_rows { "CONTIG" } else { "STRIDED" }],
+    );
+    header(spec, in_dt, chain) + &body
 }
 
 /// Column strategy: `len` rows of `cols` contiguous columns, row stride
 /// `row_stride`; blocks of 32 x 8 threads, each thread reading `vec`
-/// neighbouring columns with one 16-byte load when alignment allows. Rows
-/// are split across `gridDim.y` blocks; the last block of a column group to
-/// finish folds the partials (one launch).
-#[allow(clippy::too_many_arguments)]
-fn columns(
-    s: &DeviceSession,
-    spec: &ReduceSpec,
-    ptr: u64,
-    in_dt: DType,
-    cols: usize,
-    len: usize,
-    row_stride: isize,
-    out: View<'_>,
-) -> Result<()> {
+/// neighbouring columns with one 16-byte load when alignment allows (one
+/// element at a time through a chain). Rows are split across `gridDim.y`
+/// blocks; the last block of a column group to finish folds the partials
+/// (one launch).
+fn columns(g: &Target<'_, '_>, cols: usize, len: usize, row_stride: isize) -> Result<Prepared> {
+    let (s, spec, ptr, in_dt) = (g.s, g.spec, g.ptr, g.in_dt);
     let item = in_dt.itemsize();
     let vec = if 16 % item == 0
         && item < 16
         && ptr % 16 == 0
         && cols % (16 / item) == 0
         && (row_stride as i64 * item as i64) % 16 == 0
+        && g.chain.is_none()
     {
         16 / item
     } else {
@@ -332,25 +496,35 @@ fn columns(
         .clamp(1, len.div_ceil(8 * 64).max(1))
         .min(65535);
     let parts = splits * cols;
-    let (mut args, _partial) = first_args(s, spec, (ptr, out), splits, parts, col_blocks)?;
-    let key = spec.kernel_key("cols", in_dt, vec);
+    let (mut args, partial) = first_args(s, spec, (ptr, g.out), splits, parts, col_blocks)?;
+    let key = g.key("cols", vec);
+    let cached = s.kernels.has_specialized(key);
     let f = s
         .kernels
         .specialized(s, key, spec.name, "cuprite_reduce_cols", || {
-            columns_source(spec, in_dt, vec)
+            columns_source(spec, in_dt, vec, g.chain)
         })?;
     args.push(cols as i64);
     args.push(len as i64);
     args.push(row_stride as i64);
+    g.push_chain(&mut args);
     let cfg = LaunchConfig {
         grid: (col_blocks as u32, splits as u32, 1),
         block: (32, 8, 1),
         shared_mem_bytes: 0,
     };
-    launch(s, spec.name, f, cfg, &current_stream(), &mut args)
+    Ok(Prepared {
+        name: spec.name,
+        strategy: "columns",
+        func: f,
+        cfg,
+        args,
+        partial,
+        cached,
+    })
 }
 
-fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
+fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize, chain: Option<&Chain>) -> String {
     let body = render(
         COLUMNS,
         &[
@@ -360,10 +534,11 @@ fn columns_source(spec: &ReduceSpec, in_dt: DType, vec: usize) -> String {
             ("SH_COLS", &(32 * vec + 1).to_string()),
             ("IDENTITY", &spec.identity),
             ("POST", &spec.post),
+            ("CHAIN_PARAM", chain_param(chain)),
         ],
-        &[],
+        &[if chain.is_some() { "CHAINED" } else { "PLAIN" }],
     );
-    header(spec, in_dt) + &body
+    header(spec, in_dt, chain) + &body
 }
 
 /// Where the parts of a user reduction's geometry start: kept extents,
@@ -608,6 +783,41 @@ impl Reduce for crate::cuda::CudaBackend {
     }
 }
 
+/// Each strategy's source of `spec` over `in_dt` read through `chain`
+/// (for the tests that compile them).
+#[cfg(test)]
+pub(crate) fn every_strategy(
+    spec: &ReduceSpec,
+    in_dt: DType,
+    chain: Option<&Chain>,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("rows", rows_source(spec, in_dt, (1, 1), true, 1, chain)),
+        ("rows_full", rows_source(spec, in_dt, (0, 1), true, 1, chain)),
+        ("rows_strided", rows_source(spec, in_dt, (2, 2), false, 1, chain)),
+        ("short", short_source(spec, in_dt, (1, 1), true, chain)),
+        ("short_strided", short_source(spec, in_dt, (2, 2), false, chain)),
+        ("cols", columns_source(spec, in_dt, 1, chain)),
+    ]
+}
+
+/// The kernel of the table's row `name` for input `dt`.
+#[cfg(test)]
+pub(crate) fn table_spec(name: &str, dt: DType) -> ReduceSpec {
+    let op = ReduceOp::ALL
+        .iter()
+        .find(|o| o.name() == name)
+        .unwrap()
+        .plain_for(dt);
+    match op.body() {
+        Body::Pass { cuda, .. } => match cuda(op, dt) {
+            CudaHalf::Kernel(k) => k,
+            _ => panic!("{name} of {dt} has no kernel"),
+        },
+        Body::Difference(..) => panic!("{name} is a difference of rows"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -655,20 +865,8 @@ mod tests {
         assert_eq!(c_reduce_type("float64"), "double");
     }
 
-    /// The kernel of the table's row `name` for input `dt`.
     fn spec(name: &str, dt: DType) -> ReduceSpec {
-        let op = ReduceOp::ALL
-            .iter()
-            .find(|o| o.name() == name)
-            .unwrap()
-            .plain_for(dt);
-        match op.body() {
-            Body::Pass { cuda, .. } => match cuda(op, dt) {
-                CudaHalf::Kernel(k) => k,
-                _ => panic!("{name} of {dt} has no kernel"),
-            },
-            Body::Difference(..) => panic!("{name} is a difference of rows"),
-        }
+        table_spec(name, dt)
     }
 
     fn sum_f32() -> ReduceSpec {
@@ -677,17 +875,17 @@ mod tests {
 
     #[test]
     fn vector_loads_only_with_whole_vector_chunks() {
-        let src = rows_source(&sum_f32(), DType::Float32, 0, 1, true, 4);
+        let src = rows_source(&sum_f32(), DType::Float32, (0, 1), true, 4, None);
         // Every block's chunk starts on a vector boundary.
         assert!(src.contains("/ 4 * 4;"), "{src}");
         assert!(src.contains("struct __align__(16) vec_t { in_t v[4]; };"));
-        let scalar = rows_source(&sum_f32(), DType::Float32, 0, 1, true, 1);
+        let scalar = rows_source(&sum_f32(), DType::Float32, (0, 1), true, 1, None);
         assert!(!scalar.contains("vec_t"));
     }
 
     #[test]
     fn column_kernels_read_whole_vectors() {
-        let src = columns_source(&sum_f32(), DType::Float32, 4);
+        let src = columns_source(&sum_f32(), DType::Float32, 4, None);
         assert!(src.contains("struct __align__(16) vec_t { in_t v[4]; };"));
         assert!(src.contains("const long long c0 = ((long long)blockIdx.x * 32 + tx) * 4;"));
     }
@@ -726,10 +924,13 @@ mod tests {
                 1
             };
             for (what, src) in [
-                ("rows_vec", rows_source(&spec, dt, 0, 1, true, vec)),
-                ("rows", rows_source(&spec, dt, 1, 1, true, 1)),
-                ("rows_strided", rows_source(&spec, dt, 2, 3, false, 1)),
-                ("cols", columns_source(&spec, dt, vec)),
+                ("rows_vec", rows_source(&spec, dt, (0, 1), true, vec, None)),
+                ("rows", rows_source(&spec, dt, (1, 1), true, 1, None)),
+                ("rows_strided", rows_source(&spec, dt, (2, 3), false, 1, None)),
+                ("cols", columns_source(&spec, dt, vec, None)),
+                ("short", short_source(&spec, dt, (1, 1), true, None)),
+                ("short_strided", short_source(&spec, dt, (2, 2), false, None)),
+                ("short_full", short_source(&spec, dt, (0, 1), true, None)),
             ] {
                 assert_eq!(super::super::template::unfilled(&src), None, "{src}");
                 let label = format!("reduce_{what}_{name}_{}", dt.name());

@@ -4,7 +4,11 @@
 // split across `gridDim.y` blocks; the last block of a column group to
 // finish folds the partials.
 struct __align__(@VEC_BYTES@) vec_t { in_t v[@VEC@]; };
-extern "C" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, @OUT_T@* __restrict__ out, acc_t* partial, unsigned* counters, long long cols, long long len, long long rs) {
+// Declares `w` holding the VEC elements from offset `off`: one vector load,
+// or each element through LOAD (a fused chain, where VEC is 1).
+@IF_PLAIN@#define LOAD_VEC(w, off) vec_t w = *reinterpret_cast<const vec_t*>(x + (off))
+@IF_CHAINED@#define LOAD_VEC(w, off) vec_t w; w.v[0] = LOAD(off)
+extern "C" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, @OUT_T@* __restrict__ out, acc_t* partial, unsigned* counters, long long cols, long long len, long long rs@CHAIN_PARAM@) {
   __shared__ acc_t sh[8][@SH_COLS@];
   __shared__ bool last;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -21,13 +25,13 @@ extern "C" __global__ void cuprite_reduce_cols(const in_t* __restrict__ x, @OUT_
   if (live) {
     long long r = lo + ty;
     for (; r + 8 < hi; r += 16) {
-      vec_t w0 = *reinterpret_cast<const vec_t*>(x + r * rs + c0);
-      vec_t w1 = *reinterpret_cast<const vec_t*>(x + (r + 8) * rs + c0);
+      LOAD_VEC(w0, r * rs + c0);
+      LOAD_VEC(w1, (r + 8) * rs + c0);
       #pragma unroll
       for (int e = 0; e < @VEC@; ++e) { acc[e] = combine(acc[e], map_one(w0.v[e])); a1[e] = combine(a1[e], map_one(w1.v[e])); }
     }
     for (; r < hi; r += 8) {
-      vec_t w0 = *reinterpret_cast<const vec_t*>(x + r * rs + c0);
+      LOAD_VEC(w0, r * rs + c0);
       #pragma unroll
       for (int e = 0; e < @VEC@; ++e) acc[e] = combine(acc[e], map_one(w0.v[e]));
     }

@@ -7,3 +7,7 @@ typedef @IN_T@ in_t;
 #define COMBINE (@COMBINE@)
 __device__ __forceinline__ acc_t map_one(in_t raw) { const @COMPUTE_T@ in0 = @CAST_RAW@; return @MAP@; }
 __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return COMBINE; }
+@CHAIN@
+// The input element at offset `off` (the fused chain's value when the
+// reduction reads one, `cuda/fusion.rs`).
+#define LOAD(off) @LOAD@

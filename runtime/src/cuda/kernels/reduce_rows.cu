@@ -4,7 +4,7 @@
 // unravel each reduced index. With several blocks per row, the last block
 // to finish folds the partials.
 struct Geo { long long kshape[@KD@]; long long kst[@KD@]; long long rshape[@RD@]; long long rst[@RD@]; };
-extern "C" __global__ void cuprite_reduce_rows(const in_t* __restrict__ x, @OUT_T@* __restrict__ out, acc_t* partial, unsigned* counters, Geo g, long long rows, long long len) {
+extern "C" __global__ void cuprite_reduce_rows(const in_t* __restrict__ x, @OUT_T@* __restrict__ out, acc_t* partial, unsigned* counters, Geo g, long long rows, long long len@CHAIN_PARAM@) {
   __shared__ acc_t sh[@THREADS@];
   __shared__ bool last;
   const int tid = threadIdx.x;
@@ -39,20 +39,19 @@ extern "C" __global__ void cuprite_reduce_rows(const in_t* __restrict__ x, @OUT_
     @IF_VEC@for (long long j = lo + nv * @VEC@ + tid; j < hi; j += @THREADS@) acc = combine(acc, map_one(p[j]));
     @IF_VEC@acc = combine(combine(acc, a1), combine(a2, a3));
     @IF_CONTIG@// Four independent accumulators keep several loads in flight.
-    @IF_CONTIG@const in_t* p = x + base;
     @IF_CONTIG@acc_t a1 = acc, a2 = acc, a3 = acc;
     @IF_CONTIG@long long j = lo + tid;
     @IF_CONTIG@for (; j + 3 * @THREADS@ < hi; j += 4 * @THREADS@) {
-    @IF_CONTIG@  in_t x0 = p[j], x1 = p[j + @THREADS@], x2 = p[j + 2 * @THREADS@], x3 = p[j + 3 * @THREADS@];
+    @IF_CONTIG@  in_t x0 = LOAD(base + j), x1 = LOAD(base + j + @THREADS@), x2 = LOAD(base + j + 2 * @THREADS@), x3 = LOAD(base + j + 3 * @THREADS@);
     @IF_CONTIG@  acc = combine(acc, map_one(x0)); a1 = combine(a1, map_one(x1)); a2 = combine(a2, map_one(x2)); a3 = combine(a3, map_one(x3));
     @IF_CONTIG@}
-    @IF_CONTIG@for (; j < hi; j += @THREADS@) acc = combine(acc, map_one(p[j]));
+    @IF_CONTIG@for (; j < hi; j += @THREADS@) acc = combine(acc, map_one(LOAD(base + j)));
     @IF_CONTIG@acc = combine(combine(acc, a1), combine(a2, a3));
     @IF_STRIDED@// Any layout: unravel each reduced index.
     @IF_STRIDED@for (long long j = lo + tid; j < hi; j += @THREADS@) {
     @IF_STRIDED@  long long off = base, r2 = j;
     @IF_STRIDED@  for (int ax = @RDIMS@ - 1; ax >= 0; --ax) { long long d = g.rshape[ax]; long long q = r2 / d; off += (r2 - q * d) * g.rst[ax]; r2 = q; }
-    @IF_STRIDED@  acc = combine(acc, map_one(x[off]));
+    @IF_STRIDED@  acc = combine(acc, map_one(LOAD(off)));
     @IF_STRIDED@}
 @BLOCK_REDUCE@
     if (splits == 1) {

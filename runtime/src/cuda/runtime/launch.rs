@@ -51,6 +51,15 @@ impl KernelArgs {
         self.offsets.push(start);
         self
     }
+
+    /// Overwrites the bytes of the last argument, pushed with the same
+    /// length (a deferred launch whose last argument is known only when it
+    /// runs).
+    pub fn patch_last(&mut self, data: &[u8]) {
+        let start = *self.offsets.last().expect("an argument was pushed");
+        debug_assert_eq!(self.bytes.len() - start, data.len());
+        self.bytes[start..start + data.len()].copy_from_slice(data);
+    }
 }
 
 /// Grid and block sizes plus dynamic shared memory.
