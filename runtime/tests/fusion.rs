@@ -257,7 +257,10 @@ fn assert_same(what: &str, a: &[f64], b: &[f64], rel: f64) {
 
 /// Every reduction of the table over `axis` (`None`: all axes) that
 /// takes `x`'s dtype, by name.
-fn every_reduction(x: &cp::Array, axis: Option<isize>) -> cp::Result<Vec<(&'static str, cp::Array)>> {
+fn every_reduction(
+    x: &cp::Array,
+    axis: Option<isize>,
+) -> cp::Result<Vec<(&'static str, cp::Array)>> {
     every_reduction_of(|| x.copy(), axis)
 }
 
@@ -349,13 +352,26 @@ fn reductions_over_short_rows_match_the_cpu() {
                             let what = format!("{name} of {dt} over {rows} {layout} rows of {extent} (fusion {on})");
                             assert_eq!(a.shape(), b.shape(), "{what}");
                             assert_eq!(a.dtype(), b.dtype(), "{what}");
-                            let rel = if matches!(*name, "max" | "min" | "nanmax" | "nanmin" | "all" | "any" | "ptp") {
+                            let rel = if matches!(
+                                *name,
+                                "max" | "min" | "nanmax" | "nanmin" | "all" | "any" | "ptp"
+                            ) {
                                 0.0
                             } else {
-                                tolerance(dt).max(if *name == "mean" || *name == "var" || *name == "std" { 1e-12 } else { 0.0 })
+                                tolerance(dt).max(
+                                    if *name == "mean" || *name == "var" || *name == "std" {
+                                        1e-12
+                                    } else {
+                                        0.0
+                                    },
+                                )
                             };
                             // Products of many floats may round apart more.
-                            let rel = if name.ends_with("prod") && rel > 0.0 { rel * 4.0 } else { rel };
+                            let rel = if name.ends_with("prod") && rel > 0.0 {
+                                rel * 4.0
+                            } else {
+                                rel
+                            };
                             assert_same(&what, &host(b), &host(a), rel);
                         }
                     }
@@ -418,7 +434,12 @@ fn check(
     );
     assert_eq!(off.len(), on.len(), "{what}");
     for (k, ((a, b), c)) in off.iter().zip(&on).zip(&cpu).enumerate() {
-        assert_same(&format!("{what}: result {k} fused vs unfused"), a, b, rel_off);
+        assert_same(
+            &format!("{what}: result {k} fused vs unfused"),
+            a,
+            b,
+            rel_off,
+        );
         assert_same(&format!("{what}: result {k} vs the CPU"), c, b, rel_cpu);
     }
 }
@@ -437,10 +458,20 @@ fn trailing_reductions_of_float_chains_fuse_and_match() {
             let xn = values(r * c, dt, 13).reshape([r, c]).unwrap();
             // Every reduction over all axes, each axis and the short rows.
             for axis in [None, Some(0), Some(1), Some(-1)] {
-                check(&format!("{dt} chain over {axis:?}"), &[&x, &y], rel, rel, 10, |v| {
-                    let chain = || cp::tanh(&(&v[0] * 2.0 - &v[1]));
-                    Ok(every_reduction_of(chain, axis)?.into_iter().map(|(_, a)| a).collect())
-                });
+                check(
+                    &format!("{dt} chain over {axis:?}"),
+                    &[&x, &y],
+                    rel,
+                    rel,
+                    10,
+                    |v| {
+                        let chain = || cp::tanh(&(&v[0] * 2.0 - &v[1]));
+                        Ok(every_reduction_of(chain, axis)?
+                            .into_iter()
+                            .map(|(_, a)| a)
+                            .collect())
+                    },
+                );
             }
             // NaN propagates through the chain into max/min, nan-forms skip it.
             check(&format!("{dt} NaN"), &[&xn], rel, rel, 4, |v| {
@@ -469,18 +500,30 @@ fn trailing_reductions_of_float_chains_fuse_and_match() {
             });
             let a = random(200 * 3, dt, 14).reshape([200, 1, 3]).unwrap();
             let b = random(150 * 3, dt, 15).reshape([1, 150, 3]).unwrap();
-            check(&format!("{dt} distance matrix"), &[&a, &b], rel, rel, 1, |v| {
-                Ok(vec![cp::sqrt(&(&v[0] - &v[1]).square()?.sum_axis(-1)?)?])
-            });
+            check(
+                &format!("{dt} distance matrix"),
+                &[&a, &b],
+                rel,
+                rel,
+                1,
+                |v| Ok(vec![cp::sqrt(&(&v[0] - &v[1]).square()?.sum_axis(-1)?)?]),
+            );
             // var and std of a chain, column normalisation.
-            check(&format!("{dt} var, std, normalise"), &[&x], rel, rel, 2, |v| {
-                let t = cp::sin(&v[0])?;
-                let var = (&t * 2.0).var_axis(0, 0)?;
-                let m = &v[0] * 1.5;
-                let centred = &m - &m.mean_axis(0)?;
-                let n = &centred / &m.std_axis(0, 1)?;
-                Ok(vec![var, n])
-            });
+            check(
+                &format!("{dt} var, std, normalise"),
+                &[&x],
+                rel,
+                rel,
+                2,
+                |v| {
+                    let t = cp::sin(&v[0])?;
+                    let var = (&t * 2.0).var_axis(0, 0)?;
+                    let m = &v[0] * 1.5;
+                    let centred = &m - &m.mean_axis(0)?;
+                    let n = &centred / &m.std_axis(0, 1)?;
+                    Ok(vec![var, n])
+                },
+            );
         }
     });
 }
@@ -496,21 +539,39 @@ fn trailing_reductions_of_integers_and_booleans_are_exact() {
         for dt in [cp::i32, cp::i64, cp::u8] {
             let a = values(r * c, dt, 21).reshape([r, c]).unwrap();
             for axis in [None, Some(0), Some(1)] {
-                check(&format!("{dt} chain over {axis:?}"), &[&a], 0.0, 0.0, 5, |v| {
-                    let chain = || Ok((&v[0] * 3 + 7) % 100);
-                    Ok(every_reduction_of(chain, axis)?.into_iter().map(|(_, a)| a).collect())
-                });
+                check(
+                    &format!("{dt} chain over {axis:?}"),
+                    &[&a],
+                    0.0,
+                    0.0,
+                    5,
+                    |v| {
+                        let chain = || Ok((&v[0] * 3 + 7) % 100);
+                        Ok(every_reduction_of(chain, axis)?
+                            .into_iter()
+                            .map(|(_, a)| a)
+                            .collect())
+                    },
+                );
             }
         }
         let f = random(r * c, cp::f64, 22).reshape([r, c]).unwrap();
         for axis in [None, Some(0), Some(-1)] {
-            check(&format!("bool chain over {axis:?}"), &[&f], 0.0, 0.0, 3, |v| {
-                let both = |lo: f64| cp::logical_and(&cp::greater(&v[0], lo)?, &cp::less(&v[0], 1.5)?);
-                let any = cp::any(&both(-0.5)?, axis, false)?;
-                let all = cp::all(&both(-3.0)?, axis, false)?;
-                let count = cp::sum(&both(0.0)?, axis, false)?;
-                Ok(vec![any, all, count])
-            });
+            check(
+                &format!("bool chain over {axis:?}"),
+                &[&f],
+                0.0,
+                0.0,
+                3,
+                |v| {
+                    let both =
+                        |lo: f64| cp::logical_and(&cp::greater(&v[0], lo)?, &cp::less(&v[0], 1.5)?);
+                    let any = cp::any(&both(-0.5)?, axis, false)?;
+                    let all = cp::all(&both(-3.0)?, axis, false)?;
+                    let count = cp::sum(&both(0.0)?, axis, false)?;
+                    Ok(vec![any, all, count])
+                },
+            );
         }
     });
 }

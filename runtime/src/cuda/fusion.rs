@@ -985,11 +985,31 @@ mod tests {
         for name in ["sum", "prod", "mean", "max", "min", "nansum", "nanmax"] {
             cases.push((name, tanh_sin(), DType::Float32));
         }
-        cases.push(("sum", chain_into(DType::Float64, "multiply", "subtract"), DType::Float64));
-        cases.push(("nanmin", chain_into(DType::Float64, "multiply", "add"), DType::Float64));
-        cases.push(("sum", chain_into(DType::Int32, "multiply", "add"), DType::Int32));
-        cases.push(("max", chain_into(DType::Int64, "multiply", "subtract"), DType::Int64));
-        cases.push(("prod", chain_into(DType::UInt8, "multiply", "add"), DType::UInt8));
+        cases.push((
+            "sum",
+            chain_into(DType::Float64, "multiply", "subtract"),
+            DType::Float64,
+        ));
+        cases.push((
+            "nanmin",
+            chain_into(DType::Float64, "multiply", "add"),
+            DType::Float64,
+        ));
+        cases.push((
+            "sum",
+            chain_into(DType::Int32, "multiply", "add"),
+            DType::Int32,
+        ));
+        cases.push((
+            "max",
+            chain_into(DType::Int64, "multiply", "subtract"),
+            DType::Int64,
+        ));
+        cases.push((
+            "prod",
+            chain_into(DType::UInt8, "multiply", "add"),
+            DType::UInt8,
+        ));
         // x > s, then a logical and with another bool array: any, all, sum.
         let cmp = vec![
             op_of("greater", DType::Float32, [None, None], [false, true]),
@@ -1017,7 +1037,10 @@ mod tests {
             for (what, src) in every_strategy(&table_spec(name, dt), dt, Some(&chain)) {
                 assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
                 assert!(src.contains("chain_at(cp, (off))"), "{src}");
-                assert!(src.contains("const __grid_constant__ FusedParams cp"), "{src}");
+                assert!(
+                    src.contains("const __grid_constant__ FusedParams cp"),
+                    "{src}"
+                );
                 let label = format!("chained_{what}_{name}_{}", dt.name());
                 if let Err(log) = crate::cuda::runtime::compile::check_compiles(&label, &src) {
                     panic!("{log}\n{src}");

@@ -109,11 +109,13 @@ pub(crate) fn run_reduce(
         crate::Device::Cpu => unreachable!("run_reduce is only called for CUDA arrays"),
     };
     let s = session(ordinal)?;
-    if crate::cuda::fusion::enabled() && crate::cuda::fusion::defer_reduction(&s, spec, x, axes, out)? {
+    if crate::cuda::fusion::enabled()
+        && crate::cuda::fusion::defer_reduction(s, spec, x, axes, out)?
+    {
         return Ok(());
     }
-    match prepare(&s, spec, x, axes, out, None)? {
-        Some(mut p) => launch(&s, p.name, p.func, p.cfg, &current_stream(), &mut p.args),
+    match prepare(s, spec, x, axes, out, None)? {
+        Some(mut p) => launch(s, p.name, p.func, p.cfg, &current_stream(), &mut p.args),
         None => Ok(()),
     }
 }
@@ -793,10 +795,19 @@ pub(crate) fn every_strategy(
 ) -> Vec<(&'static str, String)> {
     vec![
         ("rows", rows_source(spec, in_dt, (1, 1), true, 1, chain)),
-        ("rows_full", rows_source(spec, in_dt, (0, 1), true, 1, chain)),
-        ("rows_strided", rows_source(spec, in_dt, (2, 2), false, 1, chain)),
+        (
+            "rows_full",
+            rows_source(spec, in_dt, (0, 1), true, 1, chain),
+        ),
+        (
+            "rows_strided",
+            rows_source(spec, in_dt, (2, 2), false, 1, chain),
+        ),
         ("short", short_source(spec, in_dt, (1, 1), true, chain)),
-        ("short_strided", short_source(spec, in_dt, (2, 2), false, chain)),
+        (
+            "short_strided",
+            short_source(spec, in_dt, (2, 2), false, chain),
+        ),
         ("cols", columns_source(spec, in_dt, 1, chain)),
     ]
 }
@@ -926,10 +937,16 @@ mod tests {
             for (what, src) in [
                 ("rows_vec", rows_source(&spec, dt, (0, 1), true, vec, None)),
                 ("rows", rows_source(&spec, dt, (1, 1), true, 1, None)),
-                ("rows_strided", rows_source(&spec, dt, (2, 3), false, 1, None)),
+                (
+                    "rows_strided",
+                    rows_source(&spec, dt, (2, 3), false, 1, None),
+                ),
                 ("cols", columns_source(&spec, dt, vec, None)),
                 ("short", short_source(&spec, dt, (1, 1), true, None)),
-                ("short_strided", short_source(&spec, dt, (2, 2), false, None)),
+                (
+                    "short_strided",
+                    short_source(&spec, dt, (2, 2), false, None),
+                ),
                 ("short_full", short_source(&spec, dt, (0, 1), true, None)),
             ] {
                 assert_eq!(super::super::template::unfilled(&src), None, "{src}");
