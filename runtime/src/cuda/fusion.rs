@@ -576,6 +576,14 @@ pub(crate) fn defer_reduction(
     if chain.param_len > MAX_CHAIN_PARAM {
         return Ok(false);
     }
+    // A small reduction is launch-bound: compiling a kernel for a chain
+    // pays off only when the same structure comes again (as for a batch of
+    // small operations, `worth_compiling`).
+    let reduce_key =
+        crate::cuda::gen::helpers::key(("chained reduce", chain.key, spec.name, x.dtype()));
+    if n <= super::batch::MAX_ELEMENTS && !worth_compiling(session, reduce_key, 2) {
+        return Ok(false);
+    }
     let started = std::time::Instant::now();
     let Some(prepared) = prepare(session, spec, x, axes, out, Some(&chain))? else {
         return Ok(false);

@@ -7,8 +7,11 @@
 //! consecutive elements; when the kept axes merge into one contiguous run
 //! (`axis=0` of a C array), threads of a warp read neighbouring columns so
 //! every load is coalesced. Rows or columns too few to fill the device are
-//! split across blocks and finished by a second, small pass. Other layouts
-//! use the row kernel with strided addressing.
+//! split across blocks and finished by a second, small pass. Rows of at
+//! most [`SHORT_ROW`] elements (a sum over 3 coordinates) are folded by one
+//! thread each. Other layouts use the row kernel with strided addressing.
+//! With fusion on, any strategy may read its input through a chain of
+//! pending elementwise operations ([`Chain`], `cuda/fusion.rs`).
 //!
 //! User reductions (`ReductionKernel`) are generated here too
 //! ([`user_source`], template `reduce_user.cu`).
