@@ -94,7 +94,9 @@ pub use crate::api::fuse::*;
 /// ufuncs, operators and scalar arithmetic run as one generated kernel, and
 /// temporaries nothing holds are never written (see `runtime/README.md`).
 pub mod fusion {
-    pub use crate::cuda::fusion::{enabled, explain, set_enabled, stats, FusionStats};
+    pub use crate::cuda::fusion::{
+        enabled, explain, reductions_enabled, set_enabled, stats, FusionStats,
+    };
 }
 pub use crate::api::interop::*;
 pub use crate::api::io::*;

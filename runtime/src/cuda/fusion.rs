@@ -166,6 +166,14 @@ pub fn enabled() -> bool {
     process().fusion.load(Ordering::Relaxed)
 }
 
+/// Whether reductions are fused with the pending operations computing
+/// their input when fusion is on (`CUPRITE_FUSE_REDUCTIONS=0` leaves them
+/// out, to tell their effect from the elementwise batches').
+pub fn reductions_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("CUPRITE_FUSE_REDUCTIONS").as_deref() != Ok("0"))
+}
+
 /// Counters of CUDA device `ordinal`.
 pub fn stats(ordinal: usize) -> Result<FusionStats> {
     let s = crate::cuda::runtime::session::session(ordinal)?;
@@ -559,7 +567,7 @@ pub(crate) fn defer_reduction(
 ) -> Result<bool> {
     use crate::cuda::gen::reduce::{prepare, Chain};
     let n = x.size();
-    if n == 0 || n > u32::MAX as usize || !x.is_c_contiguous() {
+    if !reductions_enabled() || n == 0 || n > u32::MAX as usize || !x.is_c_contiguous() {
         return Ok(false);
     }
     let ptr = crate::cuda::gen::helpers::ptr("reduce", x)?;
