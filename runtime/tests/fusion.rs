@@ -631,6 +631,26 @@ fn fused_reductions_keep_held_results_in_place_updates_and_views_in_order() {
             cp::sum_out(&t, 0, false, &mut w)?;
             Ok(vec![w])
         });
+        // A reduction of memory deferred behind independent pending work,
+        // in-place updates of its input after it, then a reduction of an
+        // input a pending operation writes (runs by itself).
+        check(
+            "reduction of memory behind pending work",
+            &[&x],
+            rel,
+            rel,
+            0,
+            |v| {
+                let mut y = v[0].copy()?;
+                cp::cuda::launch_pending()?;
+                let t = &v[0] * 2.0;
+                let s = y.sum_axis(0)?;
+                y += 1.0;
+                let u = &t + 1.0;
+                let top = cp::max(&y, None, false)?;
+                Ok(vec![s, y, u, top, t])
+            },
+        );
         // A reduction of a reduction, and elementwise work after both.
         check("reduction of a reduction", &[&x], rel, rel, 1, |v| {
             let s = (&v[0] * 2.0).sum_axis(0)?;

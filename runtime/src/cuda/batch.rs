@@ -202,17 +202,21 @@ pub(crate) struct PendingReduce {
     cached: bool,
 }
 
-/// The chain a reduction of the newest pending result can read through
-/// ([`pending_chain`]): its operations (links relative to the first) and
-/// where they sit in the batch.
+/// How a reduction joins the batch ([`pending_chain`]): its chain
+/// (links relative to the first operation) and the open segment's new
+/// order.
 pub(crate) struct ChainFound {
+    /// The chain (empty when the reduction reads memory).
     pub ops: Vec<FusedOp>,
     pub geo_len: usize,
     stream: usize,
     generation: u64,
-    tree: usize,
+    /// The open segment's operations (batch indices), chain first.
+    order: Vec<usize>,
+    /// Per operation of the open segment: its index in its group (the
+    /// chain or the rest) in the new order.
+    pos: Vec<u8>,
     end: usize,
-    geo_tree: usize,
 }
 
 impl Pending {
@@ -799,18 +803,69 @@ fn launch_range(
     crate::cuda::fusion::launch(session, stream, descs, fused, &p.geo[geo], max_n, key)
 }
 
-/// The chain a reduction of the C-contiguous array at `ptr` (`n` elements
-/// of `dt`) can read through on the current stream: when that array is
-/// the result of the newest pending operation, the operations it depends
-/// on through registers, provided they are the open segment's last ones
-/// (so every other pending operation runs before them in program order),
-/// and none of the open segment's operations touches `out` (the bytes the
-/// reduction writes, while its threads still read the chain's inputs).
+/// The memory operation `k` of `p` touches: its array inputs (through
+/// their strides, from `geo_at` in `p.geo`) and its output.
+fn op_regions(p: &Pending, k: usize, geo_at: usize) -> smallvec::SmallVec<[Region; 3]> {
+    let (d, o) = (&p.params.ops[k], &p.fused[k]);
+    let n = d.n as usize;
+    let rank = o.rank as usize;
+    let mut out = smallvec::SmallVec::new();
+    let mut strides_at = geo_at + rank;
+    for (j, &c) in o.kernel.compute.iter().enumerate() {
+        if o.scalars[j] {
+            continue;
+        }
+        let word = if j == 0 { d.a } else { d.b };
+        if o.strided[j] {
+            let read = StridedRead {
+                dims: p.geo[geo_at..geo_at + rank]
+                    .iter()
+                    .map(|&v| v as u32)
+                    .collect(),
+                strides: p.geo[strides_at..strides_at + rank]
+                    .iter()
+                    .copied()
+                    .collect(),
+            };
+            strides_at += rank;
+            out.push(Region::strided(word, &read, c));
+        } else {
+            out.push(Region::new(word, n, c, false));
+        }
+    }
+    out.push(Region::new(d.out, n, o.kernel.result, true));
+    out
+}
+
+/// Whether `a` and `b` overlap and one of them is written.
+fn hazard(a: &Region, b: &Region) -> bool {
+    a.first < b.end && b.first < a.end && (a.written || b.written)
+}
+
+/// The input of a reduction about to be deferred ([`pending_chain`]).
+pub(crate) struct ReduceInput {
+    /// Element 0's address, the element count and dtype.
+    pub ptr: u64,
+    pub n: usize,
+    pub dtype: DType,
+    /// C-contiguous (so element `i` is the producing operation's `i`).
+    pub contiguous: bool,
+    /// The bytes it spans.
+    pub span: (u64, u64),
+}
+
+/// How a reduction of `x` into the bytes `out` can join the current
+/// stream's batch: its chain (the open segment's operations `x` depends on
+/// through registers, when `x` is the C-contiguous result of the newest
+/// one; none when the reduction reads `x` from memory) run inside the
+/// reduction's kernel, and the open segment's other operations run after
+/// it, which needs them independent of the chain: no register links into
+/// it, no memory one side writes and the other touches, nothing written
+/// where the reduction reads `x`, and no pending operation touching `out`.
+/// `None` when there is no batch or they are not independent.
 pub(crate) fn pending_chain(
     session: &DeviceSession,
-    ptr: u64,
-    n: usize,
-    dt: DType,
+    x: &ReduceInput,
     out: (u64, u64),
 ) -> Option<ChainFound> {
     let stream = crate::cuda::runtime::stream::current_stream().handle() as usize;
@@ -819,63 +874,114 @@ pub(crate) fn pending_chain(
         .pending
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let p = pending.get(&stream)?;
+    let mut found = plan(pending.get(&stream)?, x, out)?;
+    found.stream = stream;
+    Some(found)
+}
+
+/// [`pending_chain`] on the batch `p`.
+fn plan(p: &Pending, x: &ReduceInput, out: (u64, u64)) -> Option<ChainFound> {
     let count = p.params.count as usize;
-    if count == 0 || p.fused.len() != count || count <= p.seg_start {
-        return None;
-    }
-    let (seg, last) = (p.seg_start, count - 1);
-    let d = &p.params.ops[last];
-    if d.out != ptr || d.n as usize != n || p.fused[last].kernel.result != dt {
+    if count == 0 || p.fused.len() != count {
         return None;
     }
     if p.touched.iter().any(|t| t.first < out.1 && out.0 < t.end) {
         return None;
     }
+    let seg = p.seg_start;
+    let mut geo_at = Vec::with_capacity(count - seg);
+    let mut g = p.seg_geo;
+    for o in &p.fused[seg..] {
+        geo_at.push(g);
+        g += crate::cuda::fusion::geo_words(o);
+    }
     let mut inside = vec![false; count - seg];
-    inside[last - seg] = true;
-    for k in (seg..=last).rev() {
-        if inside[k - seg] {
-            for &l in p.fused[k].links.iter().flatten() {
-                inside[l as usize] = true;
+    if count > seg {
+        let last = count - 1;
+        let d = &p.params.ops[last];
+        if x.contiguous
+            && d.out == x.ptr
+            && d.n as usize == x.n
+            && p.fused[last].kernel.result == x.dtype
+        {
+            inside[last - seg] = true;
+            for k in (seg..=last).rev() {
+                if inside[k - seg] {
+                    for &l in p.fused[k].links.iter().flatten() {
+                        inside[l as usize] = true;
+                    }
+                }
             }
         }
     }
-    let tree = seg + inside.iter().position(|&b| b)?;
-    if !inside[tree - seg..].iter().all(|&b| b) {
-        return None;
-    }
-    let geo_tree = p.seg_geo
-        + p.fused[seg..tree]
+    let regions: Vec<smallvec::SmallVec<[Region; 3]>> = (seg..count)
+        .map(|k| op_regions(p, k, geo_at[k - seg]))
+        .collect();
+    let read = Region {
+        first: x.span.0,
+        end: x.span.1,
+        itemsize: x.dtype.itemsize() as u32,
+        written: false,
+        strided: true,
+    };
+    for k in (seg..count).filter(|&k| !inside[k - seg]) {
+        if p.fused[k]
+            .links
             .iter()
-            .map(crate::cuda::fusion::geo_words)
-            .sum::<usize>();
-    let shift = (tree - seg) as u8;
-    let ops = p.fused[tree..count]
+            .flatten()
+            .any(|&l| inside[l as usize])
+        {
+            return None;
+        }
+        for r in &regions[k - seg] {
+            if hazard(r, &read) {
+                return None;
+            }
+            let chain = (seg..count).filter(|&t| inside[t - seg]);
+            if chain
+                .flat_map(|t| regions[t - seg].iter())
+                .any(|c| hazard(r, c))
+            {
+                return None;
+            }
+        }
+    }
+    let order: Vec<usize> = (seg..count)
+        .filter(|&k| inside[k - seg])
+        .chain((seg..count).filter(|&k| !inside[k - seg]))
+        .collect();
+    let chain_len = inside.iter().filter(|&&b| b).count();
+    let mut pos = vec![0u8; count - seg];
+    for (i, &k) in order.iter().enumerate() {
+        pos[k - seg] = if i < chain_len { i } else { i - chain_len } as u8;
+    }
+    let ops: Vec<FusedOp> = order[..chain_len]
         .iter()
-        .cloned()
-        .map(|mut o| {
+        .map(|&k| {
+            let mut o = p.fused[k].clone();
             for l in o.links.iter_mut().flatten() {
-                *l -= shift;
+                *l = pos[*l as usize];
             }
             o
         })
         .collect();
+    let geo_len = ops.iter().map(crate::cuda::fusion::geo_words).sum();
     Some(ChainFound {
         ops,
-        geo_len: p.geo.len() - geo_tree,
-        stream,
+        geo_len,
+        stream: 0,
         generation: p.generation,
-        tree,
+        order,
+        pos,
         end: count,
-        geo_tree,
     })
 }
 
 /// Defers the reduction `prepared` (reading `found`'s chain) into its
-/// batch, closing the open segment; false when the batch ran since
-/// `found` was taken (preparing may launch it), so the reduction must run
-/// by itself.
+/// batch: the open segment's operations are put in `found`'s order (the
+/// chain first), the chain closes a segment with the reduction, the rest
+/// stays open. False when the batch ran since `found` was taken
+/// (preparing may launch it), so the reduction must run by itself.
 pub(crate) fn close_with_reduction(
     session: &DeviceSession,
     found: ChainFound,
@@ -893,23 +999,69 @@ pub(crate) fn close_with_reduction(
     if p.generation != found.generation || p.params.count as usize != found.end {
         return Ok(false);
     }
-    let end = found.end;
+    let (start, chain_end, geo_start, geo_end) = reorder(p, &found);
     p.reductions.push(PendingReduce {
-        start: p.seg_start,
-        tree: found.tree,
-        end,
-        geo_start: p.seg_geo,
-        geo_tree: found.geo_tree,
-        geo_end: p.geo.len(),
+        start,
+        tree: start,
+        end: chain_end,
+        geo_start,
+        geo_tree: geo_start,
+        geo_end,
         prepared,
         cached,
     });
-    p.seg_start = end;
-    p.seg_geo = p.geo.len();
-    // What later operations touch runs in later kernels.
+    reopen(p, chain_end, geo_end);
+    Ok(true)
+}
+
+/// Puts the open segment's operations of `p` in `found`'s order (the
+/// chain first; links and geometry follow); returns where the chain
+/// starts and ends, in operations and in geometry words.
+fn reorder(p: &mut Pending, found: &ChainFound) -> (usize, usize, usize, usize) {
+    let (seg, count) = (p.seg_start, found.end);
+    let chain_len = found.ops.len();
+    let mut geo_at = Vec::with_capacity(count - seg);
+    let mut g = p.seg_geo;
+    for o in &p.fused[seg..] {
+        geo_at.push(g);
+        g += crate::cuda::fusion::geo_words(o);
+    }
+    let descs: Vec<OpDesc> = found.order.iter().map(|&k| p.params.ops[k]).collect();
+    let mut fused: Vec<FusedOp> = Vec::with_capacity(count - seg);
+    let mut geo: Vec<i64> = Vec::new();
+    for &k in &found.order {
+        let mut o = p.fused[k].clone();
+        for l in o.links.iter_mut().flatten() {
+            *l = found.pos[*l as usize];
+        }
+        let at = geo_at[k - seg];
+        geo.extend_from_slice(&p.geo[at..at + crate::cuda::fusion::geo_words(&o)]);
+        fused.push(o);
+    }
+    p.params.ops[seg..count].copy_from_slice(&descs);
+    p.fused.truncate(seg);
+    p.fused.extend(fused);
+    p.geo.truncate(p.seg_geo);
+    p.geo.extend(geo);
+    (seg, seg + chain_len, p.seg_geo, p.seg_geo + found.geo_len)
+}
+
+/// Opens the segment of `p` that starts at operation `start` (geometry
+/// word `geo`): later operations link only within it, and it touches what
+/// its operations so far touch.
+fn reopen(p: &mut Pending, start: usize, geo: usize) {
+    p.seg_start = start;
+    p.seg_geo = geo;
     p.touched.clear();
     p.max_n = 0;
-    Ok(true)
+    let mut at = geo;
+    for k in start..p.params.count as usize {
+        for r in op_regions(p, k, at) {
+            record(&mut p.touched, r);
+        }
+        at += crate::cuda::fusion::geo_words(&p.fused[k]);
+        p.max_n = p.max_n.max(p.params.ops[k].n);
+    }
 }
 
 /// Launches what is pending on `stream` (on every device). Cheap when
@@ -1064,6 +1216,174 @@ mod tests {
         record(&mut t, region(0, 800, 4, true));
         record(&mut t, region(0, 800, 8, false));
         assert_eq!(t, vec![region(0, 800, 4, true), region(0, 800, 8, false)]);
+    }
+
+    /// The float32 loop of ufunc `name`.
+    fn ufunc(name: &str) -> MapKernel {
+        let op = Ufunc::all().find(|u| u.name() == name).unwrap();
+        (*ufunc_kernel(op, DType::Float32).unwrap()).clone()
+    }
+
+    /// Appends `name` over `n` elements to `p` as `defer` would: input
+    /// `a` (read through `read` when given), `b` (a scalar when `None`),
+    /// the output at `out`, the given links.
+    fn push(
+        p: &mut Pending,
+        (name, n): (&str, u32),
+        (a, b, out): (u64, Option<u64>, u64),
+        links: [Option<u8>; 2],
+        read: Option<StridedRead>,
+    ) {
+        let k = ufunc(name);
+        let binary = k.compute.len() == 2;
+        let rank = match &read {
+            Some(r) => crate::cuda::fusion::push_geometry(&mut p.geo, &[Some(r), None]),
+            None => 0,
+        };
+        let at = p.params.count as usize;
+        p.params.ops[at] = OpDesc {
+            code: 0,
+            n,
+            a,
+            b: b.unwrap_or(0),
+            out,
+        };
+        p.params.count += 1;
+        p.fused.push(FusedOp {
+            kernel: k,
+            links,
+            scalars: [false, binary && b.is_none()],
+            strided: [read.is_some(), false],
+            rank,
+            out: None,
+            keep: false,
+        });
+        let (seg, geo) = (p.seg_start, p.seg_geo);
+        reopen(p, seg, geo);
+    }
+
+    fn grid(strides: [i64; 2]) -> StridedRead {
+        StridedRead {
+            dims: smallvec::smallvec![10, 100],
+            strides: smallvec::SmallVec::from_slice(&strides),
+        }
+    }
+
+    fn input(ptr: u64, n: usize, contiguous: bool) -> ReduceInput {
+        ReduceInput {
+            ptr,
+            n,
+            dtype: DType::Float32,
+            contiguous,
+            span: (ptr, ptr + 4 * n as u64),
+        }
+    }
+
+    const MB: u64 = 1 << 20;
+    const OUT: (u64, u64) = (90 * MB, 90 * MB + 400);
+
+    /// `centred = m - mean[None, :]` pending, then `(e * 2 + g).sum()`:
+    /// the chain is the last two operations, the subtract runs after the
+    /// reduction, and links and geometry follow the new order.
+    #[test]
+    fn a_chain_closes_a_segment_and_independent_operations_stay_open() {
+        let mut p = Pending::new();
+        push(
+            &mut p,
+            ("subtract", 1000),
+            (MB, Some(2 * MB), 3 * MB),
+            [None; 2],
+            Some(grid([100, 1])),
+        );
+        // Mark the subtract's geometry apart from the multiply's.
+        let sub_geo = p.geo.clone();
+        push(
+            &mut p,
+            ("multiply", 1000),
+            (4 * MB, None, 5 * MB),
+            [None; 2],
+            Some(grid([1, 10])),
+        );
+        let mul_geo = p.geo[sub_geo.len()..].to_vec();
+        push(
+            &mut p,
+            ("add", 1000),
+            (5 * MB, Some(6 * MB), 7 * MB),
+            [Some(1), None],
+            None,
+        );
+        let found = plan(&p, &input(7 * MB, 1000, true), OUT).expect("a chain");
+        assert_eq!(found.ops.len(), 2);
+        assert_eq!(found.ops[0].kernel.name.as_ref(), "multiply");
+        assert_eq!(found.ops[1].links, [Some(0), None]);
+        assert_eq!(found.geo_len, mul_geo.len());
+        assert_eq!(found.order, vec![1, 2, 0]);
+        let (start, end, geo_start, geo_end) = reorder(&mut p, &found);
+        reopen(&mut p, end, geo_end);
+        assert_eq!((start, end, geo_start, geo_end), (0, 2, 0, mul_geo.len()));
+        let names: Vec<&str> = p.fused.iter().map(|o| o.kernel.name.as_ref()).collect();
+        assert_eq!(names, ["multiply", "add", "subtract"]);
+        assert_eq!(p.fused[1].links, [Some(0), None]);
+        assert_eq!(p.params.ops[2].out, 3 * MB);
+        assert_eq!(p.geo[..geo_end], mul_geo[..]);
+        assert_eq!(p.geo[geo_end..], sub_geo[..]);
+        assert_eq!((p.seg_start, p.seg_geo, p.max_n), (2, geo_end, 1000));
+        // The open segment touches what the subtract touches, nothing else.
+        assert!(p.touched.iter().any(|t| t.first == 3 * MB && t.written));
+        assert!(!p.touched.iter().any(|t| t.first == 7 * MB));
+        // A later reduction of memory, with the subtract still open.
+        let again = plan(&p, &input(20 * MB, 1000, false), OUT).expect("deferred");
+        assert!(again.ops.is_empty());
+        assert_eq!(again.order, vec![2]);
+    }
+
+    #[test]
+    fn dependent_or_overlapping_operations_keep_the_reduction_out() {
+        // An operation outside the chain reads a chain register.
+        let mut p = Pending::new();
+        push(
+            &mut p,
+            ("multiply", 1000),
+            (MB, None, 2 * MB),
+            [None; 2],
+            None,
+        );
+        push(
+            &mut p,
+            ("add", 1000),
+            (2 * MB, None, 3 * MB),
+            [Some(0), None],
+            None,
+        );
+        push(
+            &mut p,
+            ("sin", 1000),
+            (2 * MB, None, 4 * MB),
+            [Some(0), None],
+            None,
+        );
+        assert!(plan(&p, &input(4 * MB, 1000, true), OUT).is_none());
+        // One writes what the chain reads from memory (another count).
+        let mut p = Pending::new();
+        push(&mut p, ("add", 1000), (MB, None, 2 * MB), [None; 2], None);
+        push(
+            &mut p,
+            ("sin", 500),
+            (2 * MB, None, 3 * MB),
+            [None; 2],
+            None,
+        );
+        assert!(plan(&p, &input(3 * MB, 500, true), OUT).is_none());
+        // One writes where a reduction of memory reads (a transposed view).
+        let mut p = Pending::new();
+        push(&mut p, ("add", 1000), (MB, None, 2 * MB), [None; 2], None);
+        assert!(plan(&p, &input(2 * MB, 1000, false), OUT).is_none());
+        let elsewhere = plan(&p, &input(8 * MB, 1000, false), OUT).expect("independent");
+        assert!(elsewhere.ops.is_empty());
+        // The reduction's output overlaps pending memory.
+        assert!(plan(&p, &input(8 * MB, 1000, false), (MB + 40, MB + 80)).is_none());
+        // Nothing pending: nothing to defer behind.
+        assert!(plan(&Pending::new(), &input(MB, 10, true), OUT).is_none());
     }
 
     #[test]

@@ -567,38 +567,68 @@ pub(crate) fn defer_reduction(
 ) -> Result<bool> {
     use crate::cuda::gen::reduce::{prepare, Chain};
     let n = x.size();
-    if !reductions_enabled() || n == 0 || n > u32::MAX as usize || !x.is_c_contiguous() {
+    if !reductions_enabled() || n == 0 || n > u32::MAX as usize {
         return Ok(false);
     }
     let ptr = crate::cuda::gen::helpers::ptr("reduce", x)?;
+    let item = x.dtype().itemsize() as i64;
+    let (lo, hi) = x
+        .shape()
+        .iter()
+        .zip(x.strides())
+        .fold((0i64, 0i64), |(lo, hi), (&d, &st)| {
+            let far = st as i64 * (d as i64 - 1);
+            (lo + far.min(0), hi + far.max(0))
+        });
+    let input = super::batch::ReduceInput {
+        ptr,
+        n,
+        dtype: x.dtype(),
+        contiguous: x.is_c_contiguous(),
+        span: (
+            ptr.wrapping_add_signed(lo * item),
+            ptr.wrapping_add_signed((hi + 1) * item),
+        ),
+    };
     let first = crate::cuda::gen::helpers::ptr("reduce", out)?;
     let end = first + (out.size() * out.dtype().itemsize()) as u64;
-    let Some(found) = super::batch::pending_chain(session, ptr, n, x.dtype(), (first, end)) else {
+    let Some(found) = super::batch::pending_chain(session, &input, (first, end)) else {
         return Ok(false);
     };
-    let chain = Chain {
+    let chain = (!found.ops.is_empty()).then(|| Chain {
         source: chain_source(&found.ops),
         key: structure_key(&found.ops),
         param_len: 8 + 32 * found.ops.len() + 8 * found.geo_len,
-    };
-    if chain.param_len > MAX_CHAIN_PARAM {
-        return Ok(false);
-    }
-    // A small reduction is launch-bound: compiling a kernel for a chain
-    // pays off only when the same structure comes again (as for a batch of
-    // small operations, `worth_compiling`).
-    let reduce_key =
-        crate::cuda::gen::helpers::key(("chained reduce", chain.key, spec.name, x.dtype()));
-    if n <= super::batch::MAX_ELEMENTS && !worth_compiling(session, reduce_key, 2) {
-        return Ok(false);
+    });
+    match &chain {
+        Some(c) => {
+            if c.param_len > MAX_CHAIN_PARAM {
+                return Ok(false);
+            }
+            // A small reduction is launch-bound: compiling a kernel for a
+            // chain pays off only when the same structure comes again (as
+            // for a batch of small operations, `worth_compiling`).
+            let reduce_key =
+                crate::cuda::gen::helpers::key(("chained reduce", c.key, spec.name, x.dtype()));
+            if n <= super::batch::MAX_ELEMENTS && !worth_compiling(session, reduce_key, 2) {
+                return Ok(false);
+            }
+        }
+        // Reading memory, deferred only so the pending operations stay
+        // pending behind it (their temporaries may still be dropped, their
+        // results read through registers); a small one launches now.
+        None if n <= super::batch::MAX_ELEMENTS => return Ok(false),
+        None => {}
     }
     let started = std::time::Instant::now();
-    let Some(prepared) = prepare(session, spec, x, axes, out, Some(&chain))? else {
+    let Some(prepared) = prepare(session, spec, x, axes, out, chain.as_ref())? else {
         return Ok(false);
     };
     let cached = prepared.cached;
     let f = &session.batch.fusion;
-    if cached {
+    if chain.is_none() {
+        // Nothing generated for fusion: the reduction's own kernel.
+    } else if cached {
         f.cache_hits.fetch_add(1, Ordering::Relaxed);
     } else {
         f.compiled.fetch_add(1, Ordering::Relaxed);
@@ -622,6 +652,17 @@ pub(crate) fn launch_reduction(
     mut prepared: crate::cuda::gen::reduce::Prepared,
     cached: bool,
 ) -> Result<()> {
+    if ops.is_empty() {
+        // A reduction of memory, deferred behind other operations.
+        return crate::cuda::runtime::launch::launch_on(
+            session,
+            prepared.name,
+            prepared.func,
+            prepared.cfg,
+            stream,
+            &mut prepared.args,
+        );
+    }
     let n = descs.iter().map(|d| d.n).max().unwrap_or(0);
     let (bytes, written, skipped, saved) = param_bytes(descs, &ops, geo, n);
     prepared.args.patch_last(&bytes);
