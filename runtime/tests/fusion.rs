@@ -651,6 +651,22 @@ fn fused_reductions_keep_held_results_in_place_updates_and_views_in_order() {
                 Ok(vec![s, y, u, top, t])
             },
         );
+        // Two reductions of one pending result, then the result dropped:
+        // the second reads it from memory, so the first's kernel writes it.
+        check(
+            "a result read by a later reduction",
+            &[&x],
+            rel,
+            rel,
+            1,
+            |v| {
+                let y = &v[0] * 2.0;
+                let total = y.sum()?;
+                let top = y.max_axis(0)?;
+                drop(y);
+                Ok(vec![total, top])
+            },
+        );
         // A reduction of a reduction, and elementwise work after both.
         check("reduction of a reduction", &[&x], rel, rel, 1, |v| {
             let s = (&v[0] * 2.0).sum_axis(0)?;

@@ -217,6 +217,8 @@ pub(crate) struct ChainFound {
     /// chain or the rest) in the new order.
     pos: Vec<u8>,
     end: usize,
+    /// The bytes the reduction's input spans.
+    span: (u64, u64),
 }
 
 impl Pending {
@@ -974,6 +976,7 @@ fn plan(p: &Pending, x: &ReduceInput, out: (u64, u64)) -> Option<ChainFound> {
         order,
         pos,
         end: count,
+        span: x.span,
     })
 }
 
@@ -999,6 +1002,7 @@ pub(crate) fn close_with_reduction(
     if p.generation != found.generation || p.params.count as usize != found.end {
         return Ok(false);
     }
+    keep_results_read(p, found.span);
     let (start, chain_end, geo_start, geo_end) = reorder(p, &found);
     p.reductions.push(PendingReduce {
         start,
@@ -1012,6 +1016,21 @@ pub(crate) fn close_with_reduction(
     });
     reopen(p, chain_end, geo_end);
     Ok(true)
+}
+
+/// Marks the results of `p`'s closed segments that overlap `span` (what a
+/// deferred reduction reads from memory) to be written even when no array
+/// holds them when the batch runs, as `link_inputs` does for an operation
+/// reading a result of an earlier segment.
+fn keep_results_read(p: &mut Pending, span: (u64, u64)) {
+    for k in 0..p.seg_start {
+        let d = p.params.ops[k];
+        let o = &mut p.fused[k];
+        let end = d.out + d.n as u64 * o.kernel.result.itemsize() as u64;
+        if d.out < span.1 && span.0 < end {
+            o.keep = true;
+        }
+    }
 }
 
 /// Puts the open segment's operations of `p` in `found`'s order (the
@@ -1335,6 +1354,12 @@ mod tests {
         let again = plan(&p, &input(20 * MB, 1000, false), OUT).expect("deferred");
         assert!(again.ops.is_empty());
         assert_eq!(again.order, vec![2]);
+        // A reduction reading the multiply's result from memory has it
+        // written (it is in a closed segment), and only it.
+        let read = plan(&p, &input(5 * MB, 1000, true), OUT).expect("deferred");
+        keep_results_read(&mut p, read.span);
+        let kept: Vec<bool> = p.fused.iter().map(|o| o.keep).collect();
+        assert_eq!(kept, [true, false, false]);
     }
 
     #[test]
