@@ -611,6 +611,10 @@ fn fused_reductions_keep_held_results_in_place_updates_and_views_in_order() {
         // An `_out` operation in the chain, then one after the reduction.
         check("_out", &[&x], rel, rel, 1, |v| {
             let mut z = cp::zeros_like(&v[0])?;
+            // The fill is a pending write of z too: run it first, so the
+            // multiply alone is the chain (a pending fill would have to run
+            // before it, which keeps the reduction out of the batch).
+            cp::cuda::launch_pending()?;
             cp::multiply_out(&v[0], 3.0, &mut z)?;
             let s = cp::max(&z, 1, false)?;
             cp::add_out(&v[0], 1.0, &mut z)?;
