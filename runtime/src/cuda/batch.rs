@@ -198,7 +198,7 @@ pub(crate) struct PendingReduce {
     geo_start: usize,
     geo_tree: usize,
     geo_end: usize,
-    prepared: crate::cuda::gen::reduce::Prepared,
+    prepared: crate::cuda::kernel_gen::reduce::Prepared,
     cached: bool,
 }
 
@@ -988,7 +988,7 @@ fn plan(p: &Pending, x: &ReduceInput, out: (u64, u64)) -> Option<ChainFound> {
 pub(crate) fn close_with_reduction(
     session: &DeviceSession,
     found: ChainFound,
-    prepared: crate::cuda::gen::reduce::Prepared,
+    prepared: crate::cuda::kernel_gen::reduce::Prepared,
     cached: bool,
 ) -> Result<bool> {
     let mut pending = session

@@ -560,17 +560,17 @@ const MAX_CHAIN_PARAM: usize = 2048;
 /// Returns false when the reduction must run by itself.
 pub(crate) fn defer_reduction(
     session: &DeviceSession,
-    spec: &crate::cuda::gen::reduce::ReduceSpec,
+    spec: &crate::cuda::kernel_gen::reduce::ReduceSpec,
     x: crate::core::view::View<'_>,
     axes: &[usize],
     out: crate::core::view::View<'_>,
 ) -> Result<bool> {
-    use crate::cuda::gen::reduce::{prepare, Chain};
+    use crate::cuda::kernel_gen::reduce::{prepare, Chain};
     let n = x.size();
     if !reductions_enabled() || n == 0 || n > u32::MAX as usize {
         return Ok(false);
     }
-    let ptr = crate::cuda::gen::helpers::ptr("reduce", x)?;
+    let ptr = crate::cuda::kernel_gen::helpers::ptr("reduce", x)?;
     let item = x.dtype().itemsize() as i64;
     let (lo, hi) = x
         .shape()
@@ -590,7 +590,7 @@ pub(crate) fn defer_reduction(
             ptr.wrapping_add_signed((hi + 1) * item),
         ),
     };
-    let first = crate::cuda::gen::helpers::ptr("reduce", out)?;
+    let first = crate::cuda::kernel_gen::helpers::ptr("reduce", out)?;
     let end = first + (out.size() * out.dtype().itemsize()) as u64;
     let Some(found) = super::batch::pending_chain(session, &input, (first, end)) else {
         return Ok(false);
@@ -608,8 +608,12 @@ pub(crate) fn defer_reduction(
             // A small reduction is launch-bound: compiling a kernel for a
             // chain pays off only when the same structure comes again (as
             // for a batch of small operations, `worth_compiling`).
-            let reduce_key =
-                crate::cuda::gen::helpers::key(("chained reduce", c.key, spec.name, x.dtype()));
+            let reduce_key = crate::cuda::kernel_gen::helpers::key((
+                "chained reduce",
+                c.key,
+                spec.name,
+                x.dtype(),
+            ));
             if n <= super::batch::MAX_ELEMENTS && !worth_compiling(session, reduce_key, 2) {
                 return Ok(false);
             }
@@ -649,7 +653,7 @@ pub(crate) fn launch_reduction(
     descs: &[super::batch::OpDesc],
     ops: Vec<FusedOp>,
     geo: &[i64],
-    mut prepared: crate::cuda::gen::reduce::Prepared,
+    mut prepared: crate::cuda::kernel_gen::reduce::Prepared,
     cached: bool,
 ) -> Result<()> {
     if ops.is_empty() {
@@ -1037,7 +1041,7 @@ mod tests {
     /// and a reduction whose own helpers sit beside the chain's.
     #[test]
     fn reductions_read_through_chains_and_compile() {
-        use crate::cuda::gen::reduce::{every_strategy, table_spec, Chain};
+        use crate::cuda::kernel_gen::reduce::{every_strategy, table_spec, Chain};
         let mut cases: Vec<(&str, Vec<FusedOp>, DType)> = Vec::new();
         for name in ["sum", "prod", "mean", "max", "min", "nansum", "nanmax"] {
             cases.push((name, tanh_sin(), DType::Float32));
@@ -1092,7 +1096,11 @@ mod tests {
             };
             assert!(chain.source.contains("chain_at"), "{}", chain.source);
             for (what, src) in every_strategy(&table_spec(name, dt), dt, Some(&chain)) {
-                assert_eq!(crate::cuda::gen::template::unfilled(&src), None, "{src}");
+                assert_eq!(
+                    crate::cuda::kernel_gen::template::unfilled(&src),
+                    None,
+                    "{src}"
+                );
                 assert!(src.contains("chain_at(cp, (off))"), "{src}");
                 assert!(
                     src.contains("const __grid_constant__ FusedParams cp"),
