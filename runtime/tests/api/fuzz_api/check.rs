@@ -230,10 +230,17 @@ pub fn run_table(table: &str, rows: Vec<Row>) {
     let mut failures = Vec::new();
     // `CUPRITE_FUZZ_ROW=name` runs only the rows whose name contains it.
     let only = std::env::var("CUPRITE_FUZZ_ROW").ok();
+    // `CUPRITE_FUZZ_TRACE=1` names each row as it starts: which row a hang
+    // or an out-of-memory kill stopped in (the failure list is printed only
+    // at the end).
+    let trace = std::env::var_os("CUPRITE_FUZZ_TRACE").is_some();
     for row in rows
         .iter()
         .filter(|r| only.as_deref().is_none_or(|o| r.name.contains(o)))
     {
+        if trace {
+            eprintln!("fuzz_api {table}: row {}", row.name);
+        }
         let mut runner = runner();
         if let Err(e) = runner.run(&strategy, |a| check_case(table, row, &a)) {
             failures.push(format!("{}: {e}", row.name));
