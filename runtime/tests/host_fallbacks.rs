@@ -57,6 +57,16 @@ fn run_ops() -> cp::Result<()> {
     let _ = cp::topk(&f, 4, 0, true)?;
     let _ = cp::lexsort(&[&f, &f.t().t()])?;
     let _ = cp::argwhere(&cp::greater(&f, 0.5)?)?;
+    // Integer and bool products (cuda/int_matmul.rs), batched and broadcast.
+    for dt in [DType::Int32, DType::Int64, DType::UInt8, DType::Bool] {
+        let x = rand(&[3, 5, 4], dt, 9);
+        let y = rand(&[4, 6], dt, 10);
+        let _ = cp::matmul(&x, &y)?;
+        let _ = cp::matmul(&x.slice(s![.., ..;2, ..])?, &y.t().t())?;
+    }
+    // Device-filled ranges (cuda/arange.rs).
+    let _ = cp::arange_step(-3.5, 7.25, 0.5)?;
+    let _ = cp::arange(1000)?;
     cp::cuda::launch_pending()?;
     Ok(())
 }
