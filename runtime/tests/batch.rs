@@ -287,7 +287,11 @@ fn streams_events_and_switching_off() {
             "on a created stream",
         );
 
-        // Switched off: nothing more is deferred, results unchanged.
+        // Switched off: nothing more is deferred, results unchanged. (With
+        // fusion on, fusion defers every elementwise operation by its own
+        // switch, so it is off for this part.)
+        let fused = cp::fusion::enabled();
+        cp::fusion::set_enabled(false).unwrap();
         cp::cuda::set_small_op_batching(false).unwrap();
         let before = stats();
         let mut a = t.gpu.clone();
@@ -296,6 +300,7 @@ fn streams_events_and_switching_off() {
         }
         let after = stats();
         cp::cuda::set_small_op_batching(true).unwrap();
+        cp::fusion::set_enabled(fused).unwrap();
         assert_eq!(after.deferred, before.deferred);
         check(&Twin { gpu: a, cpu: b }, "with batching off");
     });

@@ -220,7 +220,11 @@ fn block_reduce(threads: usize) -> String {
 const HEADER: &str = include_str!("../kernels/reduce_header.cu");
 const ROWS: &str = include_str!("../kernels/reduce_rows.cu");
 const COLUMNS: &str = include_str!("../kernels/reduce_cols.cu");
-const SHORT: &str = include_str!("../kernels/reduce_small.cu");
+const SHORT: &str = include_str!("../kernels/reduce_short.cu");
+// The kernels' names in those templates, as launches look them up.
+const ROWS_KERNEL: &str = "cuprite_reduce_rows";
+const COLS_KERNEL: &str = "cuprite_reduce_cols";
+const SHORT_KERNEL: &str = "cuprite_reduce_short";
 
 fn header(spec: &ReduceSpec, in_dt: DType, chain: Option<&Chain>) -> String {
     let (chain_src, load) = match chain {
@@ -347,18 +351,16 @@ fn rows_pass(g: &Target<'_, '_>, plan: &Plan, rows: usize, len: usize) -> Result
     };
     let key = g.key("rows", (kshape.len(), rshape.len(), contiguous_rows, vec));
     let cached = s.kernels.has_specialized(key);
-    let f = s
-        .kernels
-        .specialized(s, key, spec.name, "cuprite_reduce_rows", || {
-            rows_source(
-                spec,
-                in_dt,
-                (kshape.len(), rshape.len()),
-                contiguous_rows,
-                vec,
-                g.chain,
-            )
-        })?;
+    let f = s.kernels.specialized(s, key, spec.name, ROWS_KERNEL, || {
+        rows_source(
+            spec,
+            in_dt,
+            (kshape.len(), rshape.len()),
+            contiguous_rows,
+            vec,
+            g.chain,
+        )
+    })?;
     args.push_bytes(&row_geometry(plan), 8);
     args.push(rows as i64);
     args.push(len as i64);
@@ -422,11 +424,9 @@ fn short_rows(g: &Target<'_, '_>, plan: &Plan, rows: usize, len: usize) -> Resul
     let (kdims, rdims) = (plan.kept.0.len(), plan.red.0.len());
     let key = g.key("short", (kdims, rdims, contiguous_rows));
     let cached = s.kernels.has_specialized(key);
-    let f = s
-        .kernels
-        .specialized(s, key, spec.name, "cuprite_reduce_short", || {
-            short_source(spec, in_dt, (kdims, rdims), contiguous_rows, g.chain)
-        })?;
+    let f = s.kernels.specialized(s, key, spec.name, SHORT_KERNEL, || {
+        short_source(spec, in_dt, (kdims, rdims), contiguous_rows, g.chain)
+    })?;
     args.push_bytes(&row_geometry(plan), 8);
     args.push(rows as i64);
     args.push(len as i64);
@@ -504,11 +504,9 @@ fn columns(g: &Target<'_, '_>, cols: usize, len: usize, row_stride: isize) -> Re
     let (mut args, partial) = first_args(s, spec, (ptr, g.out), splits, parts, col_blocks)?;
     let key = g.key("cols", vec);
     let cached = s.kernels.has_specialized(key);
-    let f = s
-        .kernels
-        .specialized(s, key, spec.name, "cuprite_reduce_cols", || {
-            columns_source(spec, in_dt, vec, g.chain)
-        })?;
+    let f = s.kernels.specialized(s, key, spec.name, COLS_KERNEL, || {
+        columns_source(spec, in_dt, vec, g.chain)
+    })?;
     args.push(cols as i64);
     args.push(len as i64);
     args.push(row_stride as i64);
@@ -953,6 +951,17 @@ mod tests {
                 ("short_full", short_source(&spec, dt, (0, 1), true, None)),
             ] {
                 assert_eq!(super::super::template::unfilled(&src), None, "{src}");
+                // The name its launch looks up (a mismatch compiles, then
+                // fails every launch of the strategy on the GPU).
+                let kernel = match what.split('_').next() {
+                    Some("rows") => ROWS_KERNEL,
+                    Some("cols") => COLS_KERNEL,
+                    _ => SHORT_KERNEL,
+                };
+                assert!(
+                    src.contains(&format!(" void {kernel}(")),
+                    "{what}: no {kernel}"
+                );
                 let label = format!("reduce_{what}_{name}_{}", dt.name());
                 crate::cuda::runtime::compile::check_compiles(&label, &src).unwrap();
             }

@@ -4,7 +4,7 @@
 // last axis) a block per row would spend nearly all its time in the
 // block-wide combine and in launching millions of blocks.
 struct Geo { long long kshape[@KD@]; long long kst[@KD@]; long long rshape[@RD@]; long long rst[@RD@]; };
-extern "C" __global__ void cuprite_reduce_small(const in_t* __restrict__ x, @OUT_T@* __restrict__ out, acc_t* partial, unsigned* counters, Geo g, long long rows, long long len@CHAIN_PARAM@) {
+extern "C" __global__ void cuprite_reduce_short(const in_t* __restrict__ x, @OUT_T@* __restrict__ out, acc_t* partial, unsigned* counters, Geo g, long long rows, long long len@CHAIN_PARAM@) {
   const long long count = len;
   const long long step = (long long)gridDim.x * blockDim.x;
   for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < rows; row += step) {
