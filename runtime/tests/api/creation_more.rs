@@ -397,6 +397,34 @@ on_every_device!(like_with_dtype, |dev| {
     assert_exact(&cp::full_like_as(&a, -1, DType::Int8)?, &[3, 2], &[-1i8; 6]);
 });
 
+/// `*_like` makes its array on `a`'s device, whatever the current device is:
+/// a CPU array checked beside GPU work stays on the CPU. The current device
+/// here is a GPU that need not exist; nothing may touch it.
+#[test]
+fn like_functions_follow_the_device_of_their_argument() {
+    let a = cp::asarray_on(vec![1.0f64, 2.0, 3.0], Device::Cpu).unwrap();
+    cp::with_device(Device::Cuda(7), || {
+        let made = [
+            cp::zeros_like(&a).unwrap(),
+            cp::ones_like(&a).unwrap(),
+            cp::empty_like(&a).unwrap(),
+            cp::full_like(&a, 4.0).unwrap(),
+            cp::zeros_like_as(&a, DType::Int32).unwrap(),
+            cp::ones_like_as(&a, DType::Bool).unwrap(),
+            cp::empty_like_as(&a, DType::Float32).unwrap(),
+            cp::full_like_as(&a, 2, DType::Int8).unwrap(),
+        ];
+        for (k, m) in made.iter().enumerate() {
+            assert_eq!(m.device(), Device::Cpu, "like function {k}");
+            assert_eq!(m.shape(), &[3], "like function {k}");
+        }
+        // Using one with `a` in an `_out` operation works on the CPU.
+        let mut z = cp::zeros_like(&a).unwrap();
+        cp::multiply_out(&a, 3.0, &mut z).unwrap();
+        assert_eq!(z.to_vec::<f64>().unwrap(), vec![3.0, 6.0, 9.0]);
+    });
+}
+
 /// Every function of this file on the current device, on `x` (a random
 /// float32 stack of matrices).
 fn run_all(x: &Array) -> cp::Result<Vec<Array>> {

@@ -533,7 +533,7 @@ pub fn triu(a: &Array, k: isize) -> Result<Array> {
 // *_like with a dtype
 // ---------------------------------------------------------------------------
 
-/// Zeros with the shape of `a` and the given dtype (`np.zeros_like(a, dtype)`).
+/// Zeros with the shape and device of `a` and the given dtype (`np.zeros_like(a, dtype)`).
 ///
 /// ```
 /// use cuprite as cp;
@@ -543,10 +543,10 @@ pub fn triu(a: &Array, k: isize) -> Result<Array> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn zeros_like_as(a: &Array, dtype: DType) -> Result<Array> {
-    zeros(a.shape(), dtype)
+    with_device(a.device(), || zeros(a.shape(), dtype))
 }
 
-/// Ones with the shape of `a` and the given dtype (`np.ones_like(a, dtype)`).
+/// Ones with the shape and device of `a` and the given dtype (`np.ones_like(a, dtype)`).
 ///
 /// ```
 /// use cuprite as cp;
@@ -555,10 +555,10 @@ pub fn zeros_like_as(a: &Array, dtype: DType) -> Result<Array> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn ones_like_as(a: &Array, dtype: DType) -> Result<Array> {
-    ones(a.shape(), dtype)
+    with_device(a.device(), || ones(a.shape(), dtype))
 }
 
-/// An array with the shape of `a` and the given dtype, contents unspecified
+/// An array with the shape and device of `a` and the given dtype, contents unspecified
 /// (`np.empty_like(a, dtype)`; see [`empty`](crate::empty)).
 ///
 /// ```
@@ -569,10 +569,10 @@ pub fn ones_like_as(a: &Array, dtype: DType) -> Result<Array> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn empty_like_as(a: &Array, dtype: DType) -> Result<Array> {
-    empty(a.shape(), dtype)
+    with_device(a.device(), || empty(a.shape(), dtype))
 }
 
-/// `value` cast to `dtype`, with the shape of `a` (`np.full_like(a, value, dtype)`).
+/// `value` cast to `dtype`, with the shape and device of `a` (`np.full_like(a, value, dtype)`).
 ///
 /// ```
 /// use cuprite as cp;
@@ -581,5 +581,5 @@ pub fn empty_like_as(a: &Array, dtype: DType) -> Result<Array> {
 /// # Ok::<(), cp::Error>(())
 /// ```
 pub fn full_like_as(a: &Array, value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
-    full(a.shape(), value, dtype)
+    with_device(a.device(), || full(a.shape(), value, dtype))
 }

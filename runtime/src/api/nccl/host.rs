@@ -145,7 +145,9 @@ impl Star {
     ) -> Result<Star> {
         let deadline = Instant::now() + limit;
         let mut stream = loop {
-            match TcpStream::connect((host, port)) {
+            match TcpStream::connect((host, port))
+                .and_then(super::rendezvous::refuse_self_connection)
+            {
                 Ok(s) => break s,
                 Err(e) if Instant::now() > deadline => {
                     return Err(io_fail(

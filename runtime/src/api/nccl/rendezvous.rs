@@ -510,13 +510,28 @@ impl Meeting<'_> {
         for a in addrs {
             let left = self.deadline.saturating_duration_since(Instant::now());
             let wait = left.clamp(Duration::from_millis(10), Duration::from_secs(2));
-            match TcpStream::connect_timeout(&a, wait) {
+            match TcpStream::connect_timeout(&a, wait).and_then(refuse_self_connection) {
                 Ok(s) => return Ok(s),
                 Err(e) => last = format!("connecting to {a}: {e}"),
             }
         }
         Err(last)
     }
+}
+
+/// Turns a connection of a socket to itself into "refused". Connecting over
+/// and over to a local port that nobody listens on yet (rank 0 still
+/// starting) can be given that same port as the source port, and TCP then
+/// connects the socket to itself; the rank would greet itself, and rank 0
+/// could no longer listen on its port ("Address already in use").
+pub(super) fn refuse_self_connection(stream: TcpStream) -> std::io::Result<TcpStream> {
+    if stream.local_addr()? == stream.peer_addr()? {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "connected to itself (nobody listens on the port yet)",
+        ));
+    }
+    Ok(stream)
 }
 
 /// A non-blocking listener on every interface at `port`, of the address
