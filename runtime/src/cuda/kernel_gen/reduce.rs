@@ -61,6 +61,14 @@ struct Plan {
     red: (Vec<usize>, Vec<isize>),
 }
 
+impl Plan {
+    /// Whether each row's reduced elements are adjacent in memory (one
+    /// reduced axis of stride 1, or none).
+    fn rows_contiguous(&self) -> bool {
+        self.red.1.len() <= 1 && self.red.1.first().is_none_or(|&st| st == 1)
+    }
+}
+
 fn merge_group(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
     let l = Layout::from_parts(shape.to_vec(), strides.to_vec(), 0);
     let (s, st) = Layout::merge_axes(&[&l]);
@@ -156,7 +164,6 @@ pub(crate) fn prepare(
             detail: format!("too many dimensions for a GPU reduction (at most {MAX_DIMS})"),
         });
     }
-    let red_contig = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
     let kept_contig = plan.kept.1.len() == 1 && plan.kept.1[0] == 1 && plan.red.0.len() == 1;
     let ptr = super::helpers::ptr("reduce", x)?;
     let g = Target {
@@ -167,7 +174,7 @@ pub(crate) fn prepare(
         out,
         chain,
     };
-    if kept_contig && !red_contig {
+    if kept_contig && !plan.rows_contiguous() {
         columns(&g, rows, len, plan.red.1[0]).map(Some)
     } else if len <= SHORT_ROW {
         short_rows(&g, &plan, rows, len).map(Some)
@@ -319,7 +326,7 @@ fn row_geometry(plan: &Plan) -> Vec<u8> {
 /// folds the partials and writes the result (one launch).
 fn rows_pass(g: &Target<'_, '_>, plan: &Plan, rows: usize, len: usize) -> Result<Prepared> {
     let (s, spec, ptr, in_dt) = (g.s, g.spec, g.ptr, g.in_dt);
-    let contiguous_rows = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
+    let contiguous_rows = plan.rows_contiguous();
     // Split rows across blocks when there are too few rows to fill the GPU.
     let target_blocks = s.info.sm_count * 8;
     let per_block = ROW_THREADS * 16;
@@ -394,24 +401,38 @@ fn rows_source(
         (true, false) => "CONTIG",
         (false, _) => "STRIDED",
     };
-    let body = render(
-        ROWS,
-        &[
-            ("KD", &kdims.max(1).to_string()),
-            ("RD", &rdims.max(1).to_string()),
-            ("KDIMS", &kdims.to_string()),
-            ("RDIMS", &rdims.to_string()),
-            ("OUT_T", ctype(spec.result)),
-            ("THREADS", &ROW_THREADS.to_string()),
-            ("VEC", &vec.to_string()),
-            ("IDENTITY", &spec.identity),
-            ("POST", &spec.post),
-            ("BLOCK_REDUCE", &block_reduce(ROW_THREADS)),
-            ("CHAIN_PARAM", chain_param(chain)),
-        ],
-        &[walk],
-    );
-    header(spec, in_dt, chain) + &body
+    let mut fills = row_fills(spec, (kdims, rdims), chain);
+    fills.extend([
+        ("THREADS", ROW_THREADS.to_string()),
+        ("VEC", vec.to_string()),
+        ("BLOCK_REDUCE", block_reduce(ROW_THREADS)),
+    ]);
+    header(spec, in_dt, chain) + &render_owned(ROWS, &fills, &[walk])
+}
+
+/// The placeholders the row and short-row templates share: the geometry's
+/// ranks, the result type, the reduction's identity and post-map, and the
+/// chain's parameter.
+fn row_fills(
+    spec: &ReduceSpec,
+    (kdims, rdims): (usize, usize),
+    chain: Option<&Chain>,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("KD", kdims.max(1).to_string()),
+        ("RD", rdims.max(1).to_string()),
+        ("KDIMS", kdims.to_string()),
+        ("RDIMS", rdims.to_string()),
+        ("OUT_T", ctype(spec.result).to_string()),
+        ("IDENTITY", spec.identity.clone()),
+        ("POST", spec.post.clone()),
+        ("CHAIN_PARAM", chain_param(chain).to_string()),
+    ]
+}
+
+fn render_owned(template: &str, fills: &[(&'static str, String)], on: &[&str]) -> String {
+    let values: Vec<(&str, &str)> = fills.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    render(template, &values, on)
 }
 
 /// Short-row strategy: one thread per output row, folding its `len <=`
@@ -419,7 +440,7 @@ fn rows_source(
 /// in the block-wide combine: 16M rows of 3 took 28 ms on an H200).
 fn short_rows(g: &Target<'_, '_>, plan: &Plan, rows: usize, len: usize) -> Result<Prepared> {
     let (s, spec, in_dt) = (g.s, g.spec, g.in_dt);
-    let contiguous_rows = plan.red.1.len() <= 1 && plan.red.1.first().is_none_or(|&st| st == 1);
+    let contiguous_rows = plan.rows_contiguous();
     let (mut args, partial) = first_args(s, spec, (g.ptr, g.out), 1, 0, 0)?;
     let (kdims, rdims) = (plan.kept.0.len(), plan.red.0.len());
     let key = g.key("short", (kdims, rdims, contiguous_rows));
@@ -454,21 +475,9 @@ fn short_source(
     contiguous_rows: bool,
     chain: Option<&Chain>,
 ) -> String {
-    let body = render(
-        SHORT,
-        &[
-            ("KD", &kdims.max(1).to_string()),
-            ("RD", &rdims.max(1).to_string()),
-            ("KDIMS", &kdims.to_string()),
-            ("RDIMS", &rdims.to_string()),
-            ("OUT_T", ctype(spec.result)),
-            ("IDENTITY", &spec.identity),
-            ("POST", &spec.post),
-            ("CHAIN_PARAM", chain_param(chain)),
-        ],
-        &[if contiguous_rows { "CONTIG" } else { "STRIDED" }],
-    );
-    header(spec, in_dt, chain) + &body
+    let fills = row_fills(spec, (kdims, rdims), chain);
+    let walk = if contiguous_rows { "CONTIG" } else { "STRIDED" };
+    header(spec, in_dt, chain) + &render_owned(SHORT, &fills, &[walk])
 }
 
 /// Column strategy: `len` rows of `cols` contiguous columns, row stride
@@ -959,7 +968,7 @@ mod tests {
                     _ => SHORT_KERNEL,
                 };
                 assert!(
-                    src.contains(&format!(" void {kernel}(")),
+                    crate::cuda::runtime::compile::defines_kernel(&src, kernel),
                     "{what}: no {kernel}"
                 );
                 let label = format!("reduce_{what}_{name}_{}", dt.name());

@@ -223,8 +223,20 @@ impl KernelCache {
         if let Some(f) = found {
             return Ok(f);
         }
-        let module = self.module(session, name, &source(), &[], &[])?;
-        let f = module.function(fname)?;
+        let source = source();
+        let module = self.module(session, name, &source, &[], &[])?;
+        let f = module.function(fname).map_err(|e| {
+            if defines_kernel(&source, fname) {
+                e
+            } else {
+                Error::Compile {
+                    name: name.to_string(),
+                    log: format!(
+                        "the generated source defines no kernel `{fname}`, the name its launch looks up ({e})\n--- source ---\n{source}"
+                    ),
+                }
+            }
+        })?;
         self.specialized
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -233,6 +245,23 @@ impl KernelCache {
             .push((fname.into(), f));
         Ok(f)
     }
+}
+
+/// Whether `source` defines the kernel `fname` (`__global__` in its
+/// declaration, the name followed by its parameters): what a generated
+/// source's launch looks up by name. The template tests, which compile
+/// without a GPU, check each rendered source with it, so a template and its
+/// launch that disagree on the name fail in CI, not at the first launch on a
+/// GPU; [`KernelCache::specialized`] says so when the lookup fails.
+pub(crate) fn defines_kernel(source: &str, fname: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    source.match_indices(fname).any(|(at, _)| {
+        let before = &source[..at];
+        let after = &source[at + fname.len()..];
+        let whole = !before.ends_with(ident) && !after.starts_with(ident);
+        let declaration = &before[before.rfind([';', '{', '}']).map_or(0, |i| i + 1)..];
+        whole && after.trim_start().starts_with('(') && declaration.contains("__global__")
+    })
 }
 
 fn format_lowered(map: &HashMap<String, String>) -> String {
@@ -408,6 +437,19 @@ pub(crate) fn check_compiles(name: &str, source: &str) -> std::result::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defines_kernel_finds_declared_kernels_only() {
+        let src = "__device__ float f(float x) { return x; }\n\
+                   extern \"C\" __global__ void __launch_bounds__(256, 3)\n  k_sort(int* x) { f(1.0f); }\n\
+                   extern \"C\" __global__ void k_map (int* x) { }\n";
+        assert!(defines_kernel(src, "k_sort"));
+        assert!(defines_kernel(src, "k_map"));
+        // A device function, a prefix of a kernel's name, a name not there.
+        assert!(!defines_kernel(src, "f"));
+        assert!(!defines_kernel(src, "k_ma"));
+        assert!(!defines_kernel(src, "k_small"));
+    }
 
     #[test]
     fn keys_are_stable_and_separate_parts() {
