@@ -428,6 +428,17 @@ fn check(
     let [off, on, cpu] = off_on_cpu(inputs, &f);
     let after = stats().fused_reductions;
     // CUPRITE_FUSE_REDUCTIONS=0 runs the same comparisons unfused.
+    // The values first: a shortfall in what fused must not hide a wrong one.
+    assert_eq!(off.len(), on.len(), "{what}");
+    for (k, ((a, b), c)) in off.iter().zip(&on).zip(&cpu).enumerate() {
+        assert_same(
+            &format!("{what}: result {k} fused vs unfused"),
+            a,
+            b,
+            rel_off,
+        );
+        assert_same(&format!("{what}: result {k} vs the CPU"), c, b, rel_cpu);
+    }
     let fused = if cp::fusion::reductions_enabled() {
         fused
     } else {
@@ -439,16 +450,6 @@ fn check(
         after - before,
         cp::fusion::explain()
     );
-    assert_eq!(off.len(), on.len(), "{what}");
-    for (k, ((a, b), c)) in off.iter().zip(&on).zip(&cpu).enumerate() {
-        assert_same(
-            &format!("{what}: result {k} fused vs unfused"),
-            a,
-            b,
-            rel_off,
-        );
-        assert_same(&format!("{what}: result {k} vs the CPU"), c, b, rel_cpu);
-    }
 }
 
 #[test]
