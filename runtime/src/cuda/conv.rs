@@ -28,7 +28,7 @@ use crate::core::layout::Layout;
 use crate::core::storage::Storage;
 use crate::core::view::View;
 use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key};
-use crate::cuda::kernel_gen::template::render;
+use crate::cuda::kernel_gen::template::render_owned;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::stream::current_stream;
@@ -208,14 +208,13 @@ pub(crate) fn conv_source(s: &ConvSpec) -> String {
         ("LOADS", loads.join("\n")),
         ("BODY", body.trim_end_matches('\n').to_string()),
     ];
-    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut on = vec![if s.accumulate { "ACCUMULATE" } else { "ASSIGN" }];
     on.extend(match s.bound {
         Bound::Fill => ["FILL"].as_slice(),
         Bound::Wrap => ["WRAP", "REMAP"].as_slice(),
         Bound::Symm => ["SYMM", "REMAP"].as_slice(),
     });
-    render(CONV, &values, &on)
+    render_owned(CONV, &values, &on)
 }
 
 /// `l` as a 2-D layout: a 1-D one becomes a single row.
@@ -400,9 +399,8 @@ pub(crate) fn medfilt_source(dt: DType, kh: usize, kw: usize) -> String {
         ("MID", (n / 2).to_string()),
         ("NET", net.join("\n")),
     ];
-    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let on: &[&str] = if net.is_empty() { &[] } else { &["NET"] };
-    render(MEDFILT, &values, on)
+    render_owned(MEDFILT, &values, on)
 }
 
 /// Median of each `kh x kw` window (odd sizes, zero padding) of the 2-D

@@ -30,7 +30,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::cuda::kernel_gen::helpers::{grid_1d, kernel, key};
-use crate::cuda::kernel_gen::template::render;
+use crate::cuda::kernel_gen::template::render_owned;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::{launch, KernelArgs, LaunchConfig};
 use crate::cuda::runtime::session::DeviceSession;
@@ -59,8 +59,7 @@ pub(crate) fn iir_source(dt: DType, k: usize) -> String {
         ("T", ctype(dt).to_string()),
         ("K", k.to_string()),
     ];
-    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    render(IIR, &values, &[])
+    render_owned(IIR, &values, &[])
 }
 
 /// Block length `L`, blocks per row `nb`, group length `G` and groups per row `ng`.

@@ -5,7 +5,7 @@ pub(crate) mod more;
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 
-use crate::backend::probe::{current_device, with_device};
+use crate::backend::probe::current_device;
 use crate::core::array::Array;
 use crate::core::device::Device;
 use crate::core::dtype::DType;
@@ -208,25 +208,21 @@ pub fn full(shape: impl IntoShape, value: impl Into<Scalar>, dtype: DType) -> Re
     filled("full", &shape.into_shape(), dtype, value.into())
 }
 
-// The `*_like` functions make their array on `a`'s device, not the current
-// one: a CPU-backend array (a check beside GPU work) gets a CPU array back,
-// as NumPy's and PyTorch's `*_like` keep the kind and device of `a`.
-
 /// Zeros with the shape, dtype and device of `a`.
 pub fn zeros_like(a: &Array) -> Result<Array> {
-    with_device(a.device(), || zeros(a.shape(), a.dtype()))
+    more::zeros_like_as(a, a.dtype())
 }
 /// Ones with the shape, dtype and device of `a`.
 pub fn ones_like(a: &Array) -> Result<Array> {
-    with_device(a.device(), || ones(a.shape(), a.dtype()))
+    more::ones_like_as(a, a.dtype())
 }
 /// An array with the shape, dtype and device of `a` (zero-filled, see [`empty`]).
 pub fn empty_like(a: &Array) -> Result<Array> {
-    with_device(a.device(), || empty(a.shape(), a.dtype()))
+    more::empty_like_as(a, a.dtype())
 }
 /// `value` with the shape, dtype and device of `a`.
 pub fn full_like(a: &Array, value: impl Into<Scalar>) -> Result<Array> {
-    with_device(a.device(), || full(a.shape(), value, a.dtype()))
+    more::full_like_as(a, value, a.dtype())
 }
 
 /// Numbers that can bound a range: integers give int64 ranges, floats float64.

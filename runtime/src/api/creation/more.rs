@@ -533,6 +533,11 @@ pub fn triu(a: &Array, k: isize) -> Result<Array> {
 // *_like with a dtype
 // ---------------------------------------------------------------------------
 
+// The `*_like` functions (these and the ones without a dtype, which call
+// them) make their array on `a`'s device, not the current one: a CPU-backend
+// array (a check beside GPU work) gets a CPU array back, as NumPy's and
+// PyTorch's `*_like` keep the kind and device of `a`.
+
 /// Zeros with the shape and device of `a` and the given dtype (`np.zeros_like(a, dtype)`).
 ///
 /// ```

@@ -18,7 +18,7 @@
 
 use super::codegen::{kernel_param, op_param, typedefs, unravel, GenParam, Pass, Src, SIZE_T};
 use super::elementwise::MAX_DIMS;
-use super::template::render;
+use super::template::{render, render_owned};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
@@ -428,11 +428,6 @@ fn row_fills(
         ("POST", spec.post.clone()),
         ("CHAIN_PARAM", chain_param(chain).to_string()),
     ]
-}
-
-fn render_owned(template: &str, fills: &[(&'static str, String)], on: &[&str]) -> String {
-    let values: Vec<(&str, &str)> = fills.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    render(template, &values, on)
 }
 
 /// Short-row strategy: one thread per output row, folding its `len <=`

@@ -29,6 +29,12 @@ pub(crate) fn render(template: &str, values: &[(&str, &str)], on: &[&str]) -> St
     out
 }
 
+/// [`render`] for generators that build their values as owned strings.
+pub(crate) fn render_owned(template: &str, values: &[(&str, String)], on: &[&str]) -> String {
+    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    render(template, &values, on)
+}
+
 fn fill_line(line: &str, values: &[(&str, &str)], out: &mut String) {
     let mut rest = line;
     while let Some(start) = rest.find('@') {

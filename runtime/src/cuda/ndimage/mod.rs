@@ -13,7 +13,7 @@ use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
 use crate::cuda::kernel_gen::helpers::grid_1d;
-use crate::cuda::kernel_gen::template::render;
+use crate::cuda::kernel_gen::template::render_owned;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::LaunchConfig;
 use crate::cuda::runtime::session::DeviceSession;
@@ -29,8 +29,7 @@ fn source(template: &str, values: &[(&str, String)]) -> String {
         ("COMMON", COMMON.to_string()),
     ];
     all.extend(values.iter().map(|(k, v)| (*k, v.clone())));
-    let all: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    render(template, &all, &[])
+    render_owned(template, &all, &[])
 }
 
 /// A launch of one thread per item, grid-stride.
