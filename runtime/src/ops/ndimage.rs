@@ -207,7 +207,9 @@ pub(crate) struct Window<'a> {
 }
 
 impl Window<'_> {
-    /// Number of taps for an input of `ndim` dimensions.
+    /// Number of taps for an input of `ndim` dimensions (at least 1: the
+    /// api layer gives a 0-d input as a line of one element, whose window
+    /// has no offsets to count, and asks for no window without taps).
     pub fn taps(&self, ndim: usize) -> usize {
         self.offsets.len() / ndim.max(1)
     }

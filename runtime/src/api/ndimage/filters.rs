@@ -2,7 +2,7 @@
 //! and uniform filters, and the derivative filters built on them.
 
 use super::{
-    center_of, check_extents, check_input, contiguous_as, float_dtype, host_values,
+    backend_window, center_of, check_extents, check_input, contiguous_as, float_dtype, host_values,
     mirrored_origin, norm_axis, per_axis, window_offsets, wrap, FilterOptions,
 };
 use crate::core::array::Array;
@@ -136,13 +136,19 @@ fn correlate_impl(
     let (offsets, kept) = window_offsets(op, weights.shape(), &mask, &origins)?;
     let taps: Vec<f64> = kept.iter().map(|&k| w[k]).collect();
     let x = contiguous_as(input, float_dtype(input))?;
+    if taps.is_empty() {
+        // Weights that are all zero: a sum of nothing, 0 everywhere (the
+        // backends are not asked for a window without taps).
+        return crate::zeros_like(&x);
+    }
+    let (line, offsets) = backend_window(&x, offsets, taps.len())?;
     let be = crate::backend::on(op, x.device())?;
     let win = Window {
         offsets: &offsets,
         mode: opts.mode.for_filters(),
         cval: opts.cval,
     };
-    let s = be.correlate(op, x.view(), &win, &taps)?;
+    let s = be.correlate(op, line.view(), &win, &taps)?;
     Ok(wrap(s, x.shape(), x.dtype()))
 }
 

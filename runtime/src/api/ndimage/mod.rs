@@ -17,7 +17,9 @@
 //! float32 for float32 input and float64 otherwise (SciPy keeps integer
 //! dtypes); weights, footprints, structures and matrices are small
 //! parameters read once to the host; inputs have at most 8 dimensions; on
-//! the GPU a rank filter's window has at most 1024 elements; the spline
+//! the GPU a rank filter (median, percentile, rank, grey morphology with a
+//! footprint) over more than 1024 elements runs on the host, counted as a
+//! fallback; the spline
 //! prefilter treats `Nearest` like `Mirror` at the edges of the padded
 //! input (a difference below 1e-6 of the data's scale for order 3).
 
@@ -213,6 +215,44 @@ pub(crate) fn contiguous_as(x: &Array, dt: DType) -> Result<Array> {
 /// A backend result of `shape` and `dt` as an array.
 pub(crate) fn wrap(s: Storage, shape: &[usize], dt: DType) -> Array {
     Array::from_parts(s, Layout::contiguous(shape), dt)
+}
+
+/// The taps' offsets as the backends read them. A backend counts a window's
+/// taps as its offsets per axis, and a 0-d window has taps but no offsets:
+/// a 0-d input goes to the backend as a line of one element, every tap
+/// reading it (offset 0). `wrap` of the result with the input's shape
+/// gives it back its rank.
+pub(crate) fn backend_window(
+    x: &Array,
+    offsets: Vec<i64>,
+    taps: usize,
+) -> Result<(Array, Vec<i64>)> {
+    if x.ndim() > 0 {
+        return Ok((x.clone(), offsets));
+    }
+    Ok((x.reshape([1usize])?, vec![0; taps]))
+}
+
+/// `cval` as a value of `dt`, so that every backend pads with the same
+/// element whatever dtype it computes in: an order filter of a bool or
+/// integer input reads `cval` as the input would hold it (-1 pads a bool
+/// input with `true`), not as a float beside its values.
+pub(crate) fn cval_of(op: &'static str, dt: DType, cval: f64) -> Result<f64> {
+    match dt {
+        DType::Bool => Ok(if cval != 0.0 { 1.0 } else { 0.0 }),
+        d if d.is_integer() => {
+            let v = crate::asarray(vec![cval])
+                .and_then(|a| a.astype(d))
+                .and_then(|a| a.astype(DType::Float64))
+                .and_then(|a| a.to_vec::<f64>())
+                .map_err(|e| Error::InvalidArgument {
+                    op,
+                    detail: format!("cval {cval} as {d}: {e}"),
+                })?;
+            Ok(v[0])
+        }
+        _ => Ok(cval),
+    }
 }
 
 /// A small parameter array (weights, footprint, structure) read to the host as f64.

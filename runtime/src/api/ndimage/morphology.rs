@@ -1,7 +1,9 @@
 //! Binary and grey-scale morphology, and the structuring elements they use.
 
 use super::rank::{box_extremum, rank_impl};
-use super::{check_input, contiguous_as, host_values, wrap, FilterOptions, Footprint, Mode};
+use super::{
+    backend_window, check_input, contiguous_as, host_values, wrap, FilterOptions, Footprint, Mode,
+};
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -217,18 +219,19 @@ fn binary_step(
     op: &'static str,
     x: &Array,
     offsets: &[i64],
+    taps: usize,
     dilate: bool,
     border: bool,
 ) -> Result<Array> {
+    let (line, offsets) = backend_window(x, offsets.to_vec(), taps)?;
     let be = crate::backend::on(op, x.device())?;
-    let taps = offsets.len() / x.ndim().max(1);
     let win = Window {
-        offsets,
+        offsets: &offsets,
         mode: Mode::Constant,
         cval: if border { 1.0 } else { 0.0 },
     };
     let rank = if dilate { taps.saturating_sub(1) } else { 0 };
-    let s = be.rank_filter(op, x.view(), &win, rank, None)?;
+    let s = be.rank_filter(op, line.view(), &win, rank, None)?;
     Ok(wrap(s, x.shape(), DType::UInt8))
 }
 
@@ -266,7 +269,7 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
     }
     let mut done = 0usize;
     loop {
-        let mut next = binary_step(op, &x, &offsets, dilate, o.border_value)?;
+        let mut next = binary_step(op, &x, &offsets, kept.len(), dilate, o.border_value)?;
         if let Some(m) = &mask {
             next = contiguous_as(&crate::where_(m, &next, &x)?, DType::UInt8)?;
         }

@@ -3,8 +3,8 @@
 
 use super::filters::line_pass;
 use super::{
-    center_of, check_extents, check_input, contiguous_as, host_values, norm_axis, per_axis,
-    window_len, window_offsets, wrap, FilterOptions, Footprint,
+    backend_window, center_of, check_extents, check_input, contiguous_as, cval_of, host_values,
+    norm_axis, per_axis, window_len, window_offsets, wrap, FilterOptions, Footprint,
 };
 use crate::core::array::Array;
 use crate::core::dtype::DType;
@@ -85,6 +85,7 @@ pub(crate) fn box_extremum(
     opts: &FilterOptions,
 ) -> Result<Array> {
     check_input(op, input)?;
+    let opts = &opts.clone().cval(cval_of(op, input.dtype(), opts.cval)?);
     let nd = input.ndim();
     let origins = opts.origins_for(op, nd)?;
     let sizes = per_axis(op, "size", size, nd)?;
@@ -113,6 +114,7 @@ pub(crate) fn rank_impl(
     opts: &FilterOptions,
 ) -> Result<Array> {
     check_input(op, input)?;
+    let opts = &opts.clone().cval(cval_of(op, input.dtype(), opts.cval)?);
     let nd = input.ndim();
     let origins = opts.origins_for(op, nd)?;
     let (offsets, kept, _) = footprint_taps(op, fp, nd, &origins)?;
@@ -126,13 +128,14 @@ pub(crate) fn rank_impl(
         }
     }
     let x = contiguous_as(input, order_dtype(input))?;
+    let (line, offsets) = backend_window(&x, offsets, taps)?;
     let be = crate::backend::on(op, x.device())?;
     let win = Window {
         offsets: &offsets,
         mode: opts.mode.for_filters(),
         cval: opts.cval,
     };
-    let s = be.rank_filter(op, x.view(), &win, r, add)?;
+    let s = be.rank_filter(op, line.view(), &win, r, add)?;
     restore(wrap(s, x.shape(), x.dtype()), input)
 }
 

@@ -1,6 +1,7 @@
 //! Line and window filters on the GPU (`kernels/ndimage_filters.cu`).
 
 use super::{config, shape_arg, source, strides_arg};
+use crate::backend::fallback::on_views;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
@@ -8,7 +9,7 @@ use crate::core::view::View;
 use crate::cuda::kernel_gen::helpers::{kernel, key, ptr};
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::stream::current_stream;
-use crate::cuda::runtime::vendor::{session_of, Buffer};
+use crate::cuda::runtime::vendor::{session_of, upload, Buffer};
 use crate::ops::c_types::ctype;
 use crate::ops::ndimage::{LineFilter, LineOp, Window};
 
@@ -97,7 +98,14 @@ pub(super) fn correlate(
     let out = Buffer::new(op, ordinal, dt, x.shape())?;
     let total = x.layout.size();
     let taps = w.taps(x.ndim());
-    if total == 0 || taps == 0 {
+    if taps == 0 {
+        // The output would be left unwritten (the api layer never asks).
+        return Err(Error::InvalidArgument {
+            op,
+            detail: "a filter window without taps".into(),
+        });
+    }
+    if total == 0 {
         return Ok(out.storage);
     }
     let offs = Buffer::from_host(op, ordinal, w.offsets)?;
@@ -142,16 +150,24 @@ pub(super) fn rank_filter(
     let out = Buffer::new(op, ordinal, dt, x.shape())?;
     let total = x.layout.size();
     let taps = w.taps(x.ndim());
-    if total == 0 || taps == 0 {
+    if taps == 0 {
+        // The output would be left unwritten (the api layer never asks).
+        return Err(Error::InvalidArgument {
+            op,
+            detail: "a filter window without taps".into(),
+        });
+    }
+    if total == 0 {
         return Ok(out.storage);
     }
     if taps > MAX_RANK_WINDOW {
-        return Err(Error::InvalidArgument {
-            op,
-            detail: format!(
-                "a window of {taps} elements is larger than the GPU's rank filters take ({MAX_RANK_WINDOW}); use a smaller size or footprint"
-            ),
-        });
+        // The kernel sorts a window in per-thread registers; a larger one
+        // takes the counted host path (`%gpu` lists it), as SciPy's result
+        // does not depend on the window's size.
+        let host = on_views(op, &[x], |cpu, h| {
+            crate::ops::ndimage::Ndimage::rank_filter(cpu, op, h[0], w, rank, add)
+        })?;
+        return upload(op, ordinal, &host, dt);
     }
     let offs = Buffer::from_host(op, ordinal, w.offsets)?;
     let addb = add.map(|v| Buffer::from_host(op, ordinal, v)).transpose()?;

@@ -460,3 +460,136 @@ fn fftn_of_lengths_whose_count_overflows() {
     let e = cuprite::fft::fftn_with(&x, &o).unwrap_err();
     assert!(e.to_string().starts_with("fftn"), "{e}");
 }
+
+/// The H200's fuzzing (session 27): a 0-d input's window has one tap and no
+/// offsets, which the backends counted as no tap. The GPU then returned its
+/// output buffer unwritten (whatever the pool held: `correlate` of `true` by
+/// -1 gave -1 on one run, 1 on another) and the CPU a sum of nothing (-0);
+/// `binary_erosion`/`dilation`/`opening`/`closing` of a 0-d input differed
+/// the same way. Weights that are all zero (no taps) are the other road to
+/// an unwritten buffer. Expected values are SciPy's.
+#[test]
+fn filters_and_morphology_of_a_0d_input() {
+    use cp::ndimage as nd;
+    let on = |dev: cp::Device| {
+        cp::with_device(dev, || {
+            let scalar = |v: f64, dt: DType| {
+                cp::asarray(vec![v])
+                    .unwrap()
+                    .astype(dt)
+                    .unwrap()
+                    .reshape(Vec::<isize>::new())
+                    .unwrap()
+            };
+            let o = nd::FilterOptions::default();
+            let t = scalar(1.0, DType::Bool);
+            let f = scalar(0.0, DType::Bool);
+            let w = scalar(-1.0, DType::Float32);
+            let c = nd::correlate(&t, &w, &o).unwrap();
+            assert_eq!(c.shape(), [] as [usize; 0]);
+            assert_eq!(c.to_vec::<f64>().unwrap(), [-1.0]);
+            let x = scalar(2.5, DType::Float64);
+            let k = scalar(4.0, DType::Float64);
+            assert_eq!(
+                nd::convolve(&x, &k, &o).unwrap().to_vec::<f64>().unwrap(),
+                [10.0]
+            );
+            let zeros = cp::zeros([3usize], DType::Float64).unwrap();
+            let line = cp::asarray(vec![1.0f64, 2.0, 3.0]).unwrap();
+            assert_eq!(
+                nd::correlate(&line, &zeros, &o)
+                    .unwrap()
+                    .to_vec::<f64>()
+                    .unwrap(),
+                [0.0; 3]
+            );
+            let b = nd::BinaryOptions::default();
+            for (input, want) in [(&t, true), (&f, false)] {
+                for r in [
+                    nd::binary_erosion(input, &b),
+                    nd::binary_dilation(input, &b),
+                    nd::binary_opening(input, &b),
+                    nd::binary_closing(input, &b),
+                    nd::binary_erosion(input, &b.clone().iterations(0).border_value(true)),
+                ] {
+                    let r = r.unwrap();
+                    assert_eq!(r.shape(), [] as [usize; 0]);
+                    assert_eq!(r.to_vec::<bool>().unwrap(), [want]);
+                }
+            }
+            assert_eq!(
+                nd::median_filter(&x, 3usize, &o)
+                    .unwrap()
+                    .to_vec::<f64>()
+                    .unwrap(),
+                [2.5]
+            );
+        })
+    };
+    on(cp::Device::Cpu);
+    if let Some(gpu) = crate::common::gpu_or_skip() {
+        on(gpu);
+    }
+}
+
+/// The H200's fuzzing (session 27): `median_filter` of a bool `[1, 1, 1]`
+/// with `Constant` padding and `cval = -1` gave `true` on the CPU (which
+/// compared -1.0 with the 0/1 values) and `false` on the GPU (which read -1
+/// as a uint8, 0). The padding is now `cval` as the input's dtype holds it
+/// on every backend: `true` for a bool input, `astype`'s value for integers.
+#[test]
+fn order_filters_pad_with_cval_in_the_input_dtype() {
+    use cp::ndimage as nd;
+    let on = |dev: cp::Device| {
+        cp::with_device(dev, || {
+            let o = nd::FilterOptions::default()
+                .mode(nd::Mode::Constant)
+                .cval(-1.0);
+            let b = cp::zeros([1usize, 1, 1], DType::Bool).unwrap();
+            let m = nd::median_filter(&b, 3usize, &o).unwrap();
+            assert_eq!(m.to_vec::<bool>().unwrap(), [true]);
+            let u = cp::full([3usize], 5.0, DType::UInt8).unwrap();
+            let lo = nd::minimum_filter(&u, 3usize, &o).unwrap();
+            let want = cp::asarray(vec![-1.0f64])
+                .unwrap()
+                .astype(DType::UInt8)
+                .unwrap()
+                .to_vec::<u8>()
+                .unwrap()[0];
+            assert_eq!(lo.to_vec::<u8>().unwrap(), [want.min(5), 5, want.min(5)]);
+            let p = nd::percentile_filter(&u, 50.0, 2usize, &o).unwrap();
+            p.to_vec::<u8>().unwrap()
+        })
+    };
+    let cpu = on(cp::Device::Cpu);
+    if let Some(gpu) = crate::common::gpu_or_skip() {
+        assert_eq!(on(gpu), cpu);
+    }
+}
+
+/// The H200's fuzzing (session 27): `median_filter` with a window of
+/// 9^4 = 6561 elements was an error on the GPU (its rank kernel sorts at
+/// most 1024 values per thread) and a result on the CPU. Larger windows now
+/// take the counted host path; the values agree.
+#[test]
+fn median_filter_over_a_window_larger_than_the_gpu_kernel_takes() {
+    use cp::ndimage as nd;
+    let on = |dev: cp::Device| {
+        cp::with_device(dev, || {
+            let x = cp::arange(3 * 4 * 5 * 2)
+                .unwrap()
+                .reshape([3isize, 4, 5, 2])
+                .unwrap();
+            let o = nd::FilterOptions::default();
+            nd::median_filter(&x, 9usize, &o)
+                .unwrap()
+                .to_vec::<i64>()
+                .unwrap()
+        })
+    };
+    let cpu = on(cp::Device::Cpu);
+    assert_eq!(cpu.len(), 120);
+    if let Some(gpu) = crate::common::gpu_or_skip() {
+        assert_eq!(on(gpu), cpu);
+    }
+}
