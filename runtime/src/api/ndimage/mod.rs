@@ -40,6 +40,7 @@ pub use rank::*;
 
 use crate::core::array::Array;
 use crate::core::dtype::DType;
+use crate::core::element::{Element, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::Storage;
@@ -236,23 +237,13 @@ pub(crate) fn backend_window(
 /// `cval` as a value of `dt`, so that every backend pads with the same
 /// element whatever dtype it computes in: an order filter of a bool or
 /// integer input reads `cval` as the input would hold it (-1 pads a bool
-/// input with `true`), not as a float beside its values.
-pub(crate) fn cval_of(op: &'static str, dt: DType, cval: f64) -> Result<f64> {
-    match dt {
-        DType::Bool => Ok(if cval != 0.0 { 1.0 } else { 0.0 }),
-        d if d.is_integer() => {
-            let v = crate::asarray(vec![cval])
-                .and_then(|a| a.astype(d))
-                .and_then(|a| a.astype(DType::Float64))
-                .and_then(|a| a.to_vec::<f64>())
-                .map_err(|e| Error::InvalidArgument {
-                    op,
-                    detail: format!("cval {cval} as {d}: {e}"),
-                })?;
-            Ok(v[0])
-        }
-        _ => Ok(cval),
+/// input with `true`), not as a float beside its values. The cast is
+/// `astype`'s (NumPy's unsafe cast), done on the host: no array is made.
+pub(crate) fn cval_of(dt: DType, cval: f64) -> f64 {
+    if dt != DType::Bool && !dt.is_integer() {
+        return cval;
     }
+    crate::with_dtype!(dt, T => T::from_scalar(Scalar::Float(cval)).to_scalar().as_f64())
 }
 
 /// A small parameter array (weights, footprint, structure) read to the host as f64.

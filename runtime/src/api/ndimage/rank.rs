@@ -85,7 +85,7 @@ pub(crate) fn box_extremum(
     opts: &FilterOptions,
 ) -> Result<Array> {
     check_input(op, input)?;
-    let opts = &opts.clone().cval(cval_of(op, input.dtype(), opts.cval)?);
+    let opts = &opts.clone().cval(cval_of(input.dtype(), opts.cval));
     let nd = input.ndim();
     let origins = opts.origins_for(op, nd)?;
     let sizes = per_axis(op, "size", size, nd)?;
@@ -114,7 +114,7 @@ pub(crate) fn rank_impl(
     opts: &FilterOptions,
 ) -> Result<Array> {
     check_input(op, input)?;
-    let opts = &opts.clone().cval(cval_of(op, input.dtype(), opts.cval)?);
+    let opts = &opts.clone().cval(cval_of(input.dtype(), opts.cval));
     let nd = input.ndim();
     let origins = opts.origins_for(op, nd)?;
     let (offsets, kept, _) = footprint_taps(op, fp, nd, &origins)?;

@@ -86,6 +86,18 @@ pub(super) fn line_filter(
     Ok(out.storage)
 }
 
+/// The number of `w`'s taps over `x`; none is refused, since a kernel would
+/// leave its output unwritten (the api layer never asks for it).
+fn window_taps(op: &'static str, w: &Window<'_>, x: View<'_>) -> Result<usize> {
+    match w.taps(x.ndim()) {
+        0 => Err(Error::InvalidArgument {
+            op,
+            detail: "a filter window without taps".into(),
+        }),
+        taps => Ok(taps),
+    }
+}
+
 pub(super) fn correlate(
     op: &'static str,
     ordinal: usize,
@@ -95,16 +107,9 @@ pub(super) fn correlate(
 ) -> Result<Storage> {
     let s = session_of(op, x)?;
     let dt = x.dtype();
+    let taps = window_taps(op, w, x)?;
     let out = Buffer::new(op, ordinal, dt, x.shape())?;
     let total = x.layout.size();
-    let taps = w.taps(x.ndim());
-    if taps == 0 {
-        // The output would be left unwritten (the api layer never asks).
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "a filter window without taps".into(),
-        });
-    }
     if total == 0 {
         return Ok(out.storage);
     }
@@ -147,20 +152,9 @@ pub(super) fn rank_filter(
 ) -> Result<Storage> {
     let s = session_of(op, x)?;
     let dt = x.dtype();
-    let out = Buffer::new(op, ordinal, dt, x.shape())?;
+    let taps = window_taps(op, w, x)?;
     let total = x.layout.size();
-    let taps = w.taps(x.ndim());
-    if taps == 0 {
-        // The output would be left unwritten (the api layer never asks).
-        return Err(Error::InvalidArgument {
-            op,
-            detail: "a filter window without taps".into(),
-        });
-    }
-    if total == 0 {
-        return Ok(out.storage);
-    }
-    if taps > MAX_RANK_WINDOW {
+    if taps > MAX_RANK_WINDOW && total > 0 {
         // The kernel sorts a window in per-thread registers; a larger one
         // takes the counted host path (`%gpu` lists it), as SciPy's result
         // does not depend on the window's size.
@@ -168,6 +162,10 @@ pub(super) fn rank_filter(
             crate::ops::ndimage::Ndimage::rank_filter(cpu, op, h[0], w, rank, add)
         })?;
         return upload(op, ordinal, &host, dt);
+    }
+    let out = Buffer::new(op, ordinal, dt, x.shape())?;
+    if total == 0 {
+        return Ok(out.storage);
     }
     let offs = Buffer::from_host(op, ordinal, w.offsets)?;
     let addb = add.map(|v| Buffer::from_host(op, ordinal, v)).transpose()?;
