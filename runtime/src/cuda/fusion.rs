@@ -295,77 +295,137 @@ struct OpCode {
     geo: usize,
 }
 
-fn op_code(ops: &[FusedOp]) -> OpCode {
+/// How one input of a fused operation is read for element `i`.
+enum Input {
+    /// The register of an earlier operation's result.
+    Link(usize),
+    /// A scalar loaded once per thread (`s{k}_{j}`).
+    Scalar(String),
+    /// A load from memory (an expression of `i` and the `x{d}` indices).
+    Load(String),
+}
+
+/// One fused operation's code for element `i`, in parts, so that a loop can
+/// issue several elements' loads before any of their arithmetic.
+struct OpParts {
+    name: String,
+    out_t: &'static str,
+    /// The element's index along each merged axis (`x{d}`), for strided reads.
+    index: String,
+    /// Each input's C type and how it is read.
+    inputs: Vec<(&'static str, Input)>,
+    expr: String,
+    /// The asm constraint of a float result (see `fenced`).
+    fence: Option<&'static str>,
+}
+
+/// The value `v` passes through an empty asm: the compiler cannot contract
+/// this operation's rounding into the next one's (a multiply then an add
+/// into one fma), so a fused batch rounds as the operations do launched one
+/// by one, bit for bit, wherever a batch happens to end.
+fn fenced(fence: Option<&str>, v: &str) -> String {
+    fence.map_or(String::new(), |c| format!("asm(\"\" : \"{c}\"({v}));"))
+}
+
+/// The operations' parts, the scalars' loads, the joined support code and
+/// the geometry words they read.
+fn op_parts(ops: &[FusedOp]) -> (Vec<OpParts>, String, String, usize) {
     let support = super::batch::joined_support(ops.iter().map(|o| &o.kernel));
     let mut scalars = String::new();
-    let mut decls = String::new();
-    let mut body = String::new();
+    let mut parts = Vec::with_capacity(ops.len());
     // Where the next operation's geometry starts in `p.geo`.
     let mut geo = 0usize;
     for (k, o) in ops.iter().enumerate() {
-        let out_t = ctype(o.kernel.result);
-        let _ = writeln!(decls, "    {out_t} v{k};");
-        let _ = writeln!(body, "    if (i < p.ops[{k}].n) {{ // {}", o.kernel.name);
         let rank = o.rank as usize;
+        let mut index = String::new();
         if rank > 0 {
             // The element's index along each merged axis (32-bit: n fits).
-            let _ = writeln!(body, "      unsigned int q = (unsigned int)i;");
+            let _ = writeln!(index, "      unsigned int q = (unsigned int)i;");
             for d in (1..rank).rev() {
                 let _ = writeln!(
-                    body,
+                    index,
                     "      const unsigned int x{d} = q % (unsigned int)p.geo[{}]; q /= (unsigned int)p.geo[{}];",
                     geo + d,
                     geo + d
                 );
             }
-            let _ = writeln!(body, "      const unsigned int x0 = q;");
+            let _ = writeln!(index, "      const unsigned int x0 = q;");
         }
         let mut strides_at = geo + rank;
+        let mut inputs = Vec::with_capacity(2);
         for (j, &c) in o.kernel.compute.iter().enumerate() {
             let t = ctype(c);
             let word = ["a", "b"][j];
-            let value = match (o.links[j], o.scalars[j]) {
-                (Some(m), _) => format!("v{m}"),
+            let input = match (o.links[j], o.scalars[j]) {
+                (Some(m), _) => Input::Link(m as usize),
                 (None, false) if o.strided[j] => {
                     let offset: Vec<String> = (0..rank)
                         .map(|d| format!("(long long)x{d} * p.geo[{}]", strides_at + d))
                         .collect();
                     strides_at += rank;
-                    format!("((const {t}*)p.ops[{k}].{word})[{}]", offset.join(" + "))
+                    Input::Load(format!(
+                        "((const {t}*)p.ops[{k}].{word})[{}]",
+                        offset.join(" + ")
+                    ))
                 }
                 (None, true) => {
                     let _ = writeln!(
                         scalars,
                         "  const {t} s{k}_{j} = batch_value<{t}>(p.ops[{k}].{word});"
                     );
-                    format!("s{k}_{j}")
+                    Input::Scalar(format!("s{k}_{j}"))
                 }
                 // Plain loads: an earlier operation may have written here.
-                (None, false) => format!("((const {t}*)p.ops[{k}].{word})[i]"),
+                (None, false) => Input::Load(format!("((const {t}*)p.ops[{k}].{word})[i]")),
+            };
+            inputs.push((t, input));
+        }
+        let fence = match o.kernel.result {
+            DType::Float32 => Some("+f"),
+            DType::Float64 => Some("+d"),
+            _ => None,
+        };
+        parts.push(OpParts {
+            name: o.kernel.name.to_string(),
+            out_t: ctype(o.kernel.result),
+            index,
+            inputs,
+            expr: o.kernel.expr.to_string(),
+            fence,
+        });
+        if rank > 0 {
+            geo = strides_at;
+        }
+    }
+    (parts, scalars, support, geo)
+}
+
+/// The operations' code for one element `i`, each operation in turn.
+fn op_code(ops: &[FusedOp]) -> OpCode {
+    let (parts, scalars, support, geo) = op_parts(ops);
+    let mut decls = String::new();
+    let mut body = String::new();
+    for (k, o) in parts.iter().enumerate() {
+        let out_t = o.out_t;
+        let _ = writeln!(decls, "    {out_t} v{k};");
+        let _ = writeln!(body, "    if (i < p.ops[{k}].n) {{ // {}", o.name);
+        body.push_str(&o.index);
+        for (j, (t, input)) in o.inputs.iter().enumerate() {
+            let value = match input {
+                Input::Link(m) => format!("v{m}"),
+                Input::Scalar(s) | Input::Load(s) => s.clone(),
             };
             let _ = writeln!(body, "      const {t} in{j} = {value};");
         }
-        let _ = writeln!(body, "      v{k} = ({});", o.kernel.expr);
-        // An empty asm the value passes through: the compiler cannot contract
-        // this operation's rounding into the next one's (a multiply then an
-        // add into one fma), so a fused batch rounds as the operations do
-        // launched one by one, bit for bit, wherever a batch happens to end.
-        match o.kernel.result {
-            DType::Float32 => {
-                let _ = writeln!(body, "      asm(\"\" : \"+f\"(v{k}));");
-            }
-            DType::Float64 => {
-                let _ = writeln!(body, "      asm(\"\" : \"+d\"(v{k}));");
-            }
-            _ => {}
+        let _ = writeln!(body, "      v{k} = ({});", o.expr);
+        let fence = fenced(o.fence, &format!("v{k}"));
+        if !fence.is_empty() {
+            let _ = writeln!(body, "      {fence}");
         }
         let _ = writeln!(
             body,
             "      if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k};\n    }}"
         );
-        if rank > 0 {
-            geo = strides_at;
-        }
     }
     OpCode {
         support,
@@ -374,6 +434,81 @@ fn op_code(ops: &[FusedOp]) -> OpCode {
         body,
         geo,
     }
+}
+
+/// Elements a thread of a fused batch takes per turn of its loop, for a
+/// batch of `count` operations: several elements' loads are in flight at
+/// once (one load at a time leaves HBM waiting on latency), fewer for long
+/// batches, whose registers grow with it.
+fn elements_per_thread(count: usize) -> usize {
+    match count {
+        0..=8 => 4,
+        9..=16 => 2,
+        _ => 1,
+    }
+}
+
+/// The operations' code for `lanes` elements of a thread (`base + u *
+/// blockDim.x`, coalesced for each `u`): for each operation in turn, every
+/// element's loads, then every element's arithmetic and store. An
+/// operation's loads of element `u` still follow every earlier operation's
+/// store of element `u` (a batch's elements never share memory otherwise:
+/// a strided read overlapping a pending write launches the batch first).
+fn unrolled_body(parts: &[OpParts], lanes: usize) -> (String, String) {
+    let mut decls = String::new();
+    let mut body = String::new();
+    let element =
+        "        const unsigned long long i = base + (unsigned long long)u * blockDim.x;\n";
+    for (k, o) in parts.iter().enumerate() {
+        let out_t = o.out_t;
+        let _ = writeln!(decls, "    {out_t} v{k}[{lanes}];");
+        let _ = writeln!(body, "    {{ // {}", o.name);
+        let loads: Vec<(usize, &str, &str)> = o
+            .inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(j, (t, input))| match input {
+                Input::Load(e) => Some((j, *t, e.as_str())),
+                _ => None,
+            })
+            .collect();
+        if !loads.is_empty() {
+            for (j, t, _) in &loads {
+                let _ = writeln!(body, "      {t} l{j}[{lanes}];");
+            }
+            let _ = writeln!(
+                body,
+                "      #pragma unroll\n      for (int u = 0; u < {lanes}; ++u) {{\n{element}        if (i < p.ops[{k}].n) {{"
+            );
+            body.push_str(&o.index.replace("      ", "          "));
+            for (j, _, e) in &loads {
+                let _ = writeln!(body, "          l{j}[u] = {e};");
+            }
+            let _ = writeln!(body, "        }}\n      }}");
+        }
+        let _ = writeln!(
+            body,
+            "      #pragma unroll\n      for (int u = 0; u < {lanes}; ++u) {{\n{element}        if (i < p.ops[{k}].n) {{"
+        );
+        for (j, (t, input)) in o.inputs.iter().enumerate() {
+            let value = match input {
+                Input::Link(m) => format!("v{m}[u]"),
+                Input::Scalar(s) => s.clone(),
+                Input::Load(_) => format!("l{j}[u]"),
+            };
+            let _ = writeln!(body, "          const {t} in{j} = {value};");
+        }
+        let _ = writeln!(body, "          v{k}[u] = ({});", o.expr);
+        let fence = fenced(o.fence, &format!("v{k}[u]"));
+        if !fence.is_empty() {
+            let _ = writeln!(body, "          {fence}");
+        }
+        let _ = writeln!(
+            body,
+            "          if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k}[u];\n        }}\n      }}\n    }}"
+        );
+    }
+    (decls, body)
 }
 
 /// The parameter structs of fused code over `count` operations and `geo`
@@ -393,15 +528,12 @@ fn param_structs(count: usize, geo: usize) -> String {
 }
 
 /// The generated kernel of a batch: one loop over elements, every
-/// operation in program order inside it.
+/// operation in program order inside it, several elements per turn
+/// ([`elements_per_thread`]; the launch's grid, `grid_for`, assumes 4).
 pub(crate) fn source(ops: &[FusedOp]) -> String {
-    let OpCode {
-        support,
-        scalars,
-        decls,
-        body,
-        geo,
-    } = op_code(ops);
+    let (parts, scalars, support, geo) = op_parts(ops);
+    let lanes = elements_per_thread(ops.len());
+    let (decls, body) = unrolled_body(&parts, lanes);
     let structs = param_structs(ops.len(), geo);
     let mut src = String::new();
     let _ = write!(
@@ -410,8 +542,8 @@ pub(crate) fn source(ops: &[FusedOp]) -> String {
          extern \"C\" __global__ void __launch_bounds__({THREADS})\n\
          cuprite_fused(const __grid_constant__ FusedParams p) {{\n\
          {scalars}\
-         \x20 const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;\n\
-         \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.max_n; i += stride) {{\n\
+         \x20 const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x * {lanes};\n\
+         \x20 for (unsigned long long base = (unsigned long long)blockIdx.x * blockDim.x * {lanes} + threadIdx.x; base < p.max_n; base += stride) {{\n\
          {decls}{body}  }}\n}}\n"
     );
     src
@@ -891,16 +1023,42 @@ mod tests {
     #[test]
     fn a_chain_reads_its_intermediates_from_registers_and_compiles() {
         let src = source(&tanh_sin());
-        assert!(src.contains("const float in0 = v0;"), "{src}");
-        assert!(src.contains("const float in1 = v1;"), "{src}");
-        assert!(src.contains("const float in0 = v2;"), "{src}");
-        // x is read from memory by the first two operations only.
+        assert!(src.contains("const float in0 = v0[u];"), "{src}");
+        assert!(src.contains("const float in1 = v1[u];"), "{src}");
+        assert!(src.contains("const float in0 = v2[u];"), "{src}");
+        // x is read from memory by the first two operations only, four
+        // elements' loads before their arithmetic.
         assert_eq!(src.matches("(const float*)p.ops[").count(), 2, "{src}");
+        assert!(src.contains("float l0[4];"), "{src}");
+        let load = src
+            .find("l0[u] = ((const float*)p.ops[0].a)[i];")
+            .expect(&src);
+        assert!(load < src.find("v0[u] = (").expect(&src), "{src}");
+        // A reduction's chain reads one element at a time.
+        let chain = chain_source(&tanh_sin());
+        assert!(chain.contains("const float in0 = v2;"), "{chain}");
         assert!(src.contains("batch_value<float>(p.ops[1].b)"), "{src}");
         assert!(src.contains("FusedOp ops[4]"), "{src}");
         assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
         if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
             panic!("{log}\n{src}");
+        }
+    }
+
+    #[test]
+    fn long_batches_take_fewer_elements_per_thread_and_compile() {
+        for count in [9usize, 17] {
+            let mut ops = vec![op("sin", [None, None], [false, false])];
+            for k in 1..count {
+                ops.push(op("add", [Some(k as u8 - 1), None], [false, false]));
+            }
+            let src = source(&ops);
+            let lanes = elements_per_thread(count);
+            assert!(lanes < 4);
+            assert!(src.contains(&format!("float v0[{lanes}];")), "{src}");
+            if let Err(log) = crate::cuda::runtime::compile::check_compiles("cuprite_fused", &src) {
+                panic!("{log}\n{src}");
+            }
         }
     }
 
