@@ -49,9 +49,15 @@ struct Row {
 
 impl Row {
     fn json(&self) -> String {
+        // A host-time-only row (paired_host_time) has no GPU time: null.
+        let gpu_ms = if self.gpu_ms.is_nan() {
+            "null".to_string()
+        } else {
+            format!("{:.4}", self.gpu_ms)
+        };
         let mut s = format!(
-            "{{\"case\": \"{}\", \"gpu_ms\": {:.4}, \"cpu_us\": {:.2}",
-            self.case, self.gpu_ms, self.cpu_us
+            "{{\"case\": \"{}\", \"gpu_ms\": {gpu_ms}, \"cpu_us\": {:.2}",
+            self.case, self.cpu_us
         );
         if let Some(g) = self.gb_s {
             s.push_str(&format!(", \"GB_s\": {g:.1}"));
@@ -140,6 +146,72 @@ impl Bench {
         };
         println!("{}", row.json());
         self.rows.push(row);
+        Ok(())
+    }
+}
+
+impl Bench {
+    /// The host time of two calls measured in turns: `a`, then `b`, then
+    /// `b`, then `a`, ... (`n_pairs` of each, after `n_warmup` of each),
+    /// so both see the same machine. A warm launch takes a few µs and
+    /// measured apart the two cases' medians moved by ±20 % from run to
+    /// run; in turns each sample has a neighbour of the other case. Rows
+    /// `name_a` and `name_b` carry each median (GPU times are not taken).
+    #[allow(clippy::too_many_arguments)]
+    pub fn paired_host_time<A, B>(
+        &mut self,
+        name_a: &str,
+        name_b: &str,
+        n_pairs: usize,
+        n_warmup: usize,
+        mut a: impl FnMut() -> cp::Result<A>,
+        mut b: impl FnMut() -> cp::Result<B>,
+    ) -> cp::Result<()> {
+        if !self.wanted(name_a) && !self.wanted(name_b) {
+            return Ok(());
+        }
+        let stream = Stream::null();
+        for _ in 0..n_warmup {
+            a()?;
+            b()?;
+        }
+        stream.synchronize()?;
+        let (mut ta, mut tb) = (Vec::with_capacity(n_pairs), Vec::with_capacity(n_pairs));
+        for k in 0..n_pairs {
+            // Which goes first alternates, so neither always follows the other.
+            for first in [k % 2 == 0, k % 2 != 0] {
+                let t = Instant::now();
+                if first {
+                    let result = a()?;
+                    cp::cuda::launch_pending()?;
+                    ta.push(t.elapsed().as_secs_f64() * 1e6);
+                    drop(result);
+                } else {
+                    let result = b()?;
+                    cp::cuda::launch_pending()?;
+                    tb.push(t.elapsed().as_secs_f64() * 1e6);
+                    drop(result);
+                }
+            }
+            // Launches queue behind each other; keep the queue short so a
+            // full queue does not block one case's launch more than the other's.
+            if k % 64 == 63 {
+                stream.synchronize()?;
+            }
+        }
+        stream.synchronize()?;
+        for (name, times) in [(name_a, ta), (name_b, tb)] {
+            let row = Row {
+                case: name.to_string(),
+                gpu_ms: f64::NAN,
+                cpu_us: median(times),
+                gb_s: None,
+                tflop_s: None,
+                busbw_gb_s: None,
+            };
+            println!("{}", row.json());
+            self.rows.push(row);
+        }
         Ok(())
     }
 }
