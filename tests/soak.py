@@ -23,8 +23,9 @@ nor slows down:
   process that restarts (which would also hide a leak), and an interrupted
   cell that does not stop with a KeyboardInterrupt (or, polling, cleanly).
 
-Before the counted cells, a warm-up pass runs every notebook once (its
-errors count too), so that what the runtime sets up once and keeps
+Before the counted cells, a warm-up pass runs every notebook that the
+plan draws cells from once (its errors count too; a 2,000-cell plan draws
+from all of them), so that what the runtime sets up once and keeps
 (thread pools, plans, caches) is already in the level after the first 100
 cells (--no-warmup counts from the first cell). The last 100 cells are the
 first 100 again, run from the same held state (the notebooks' variables
@@ -374,7 +375,7 @@ class Runner:
 def soak(opts, log=sys.stderr):
     """Runs the soak; returns the summary (its "failures" empty on success)."""
     plan = soak_cells.make_plan(opts.cells, opts.window, opts.seed, opts.notebooks, opts.interrupt_every)
-    warmup = soak_cells.warmup_cells(opts.notebooks) if opts.warmup else []
+    warmup = soak_cells.warmup_cells(opts.notebooks, plan) if opts.warmup else []
     levels = []
     started = time.monotonic()
     session = Session(opts.kernel_name)

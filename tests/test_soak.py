@@ -1,6 +1,7 @@
 """The soak test's CI size (issue 38): tests/soak.py with 200 counted cells
 (100 drawn, then the same 100 again) in one kernel session on the CPU,
-after its warm-up pass over every notebook: every cell runs (interrupted
+after its warm-up pass over the notebooks those cells come from (five of
+them with the default seed): every cell runs (interrupted
 ones stop as they should), the memory of both processes ends within 5%
 (+8 MiB) of its level after the first 100 cells, and so do the GPU pools'
 used bytes (0 here).
