@@ -839,44 +839,6 @@ fn op_regions(p: &Pending, k: usize, geo_at: usize) -> smallvec::SmallVec<[Regio
     out
 }
 
-/// Whether the open segment of the batch `p` reads or writes the bytes
-/// `span` when it runs. `touched` names every region its operations were
-/// given, but the result of an operation that no array holds any more and
-/// that no operation reads from memory is never stored (its readers take
-/// its register): that memory is free, and the pool may already have
-/// handed it to a new array, such as the output of the reduction being
-/// deferred.
-fn accesses(p: &Pending, span: (u64, u64)) -> bool {
-    let overlaps = |r: &Region| r.first < span.1 && span.0 < r.end;
-    if !p.touched.iter().any(overlaps) {
-        return false;
-    }
-    let count = p.params.count as usize;
-    if p.fused.len() != count {
-        // Without fused entries, which results are held is not known.
-        return true;
-    }
-    let mut geo_at = p.seg_geo;
-    for k in p.seg_start..count {
-        let o = &p.fused[k];
-        let regions = op_regions(p, k, geo_at);
-        geo_at += crate::cuda::fusion::geo_words(o);
-        // `op_regions` lists the array inputs in order, then the result.
-        let arrays = (0..o.kernel.compute.len()).filter(|&j| !o.scalars[j]);
-        for (j, r) in arrays.zip(&regions) {
-            // A linked input is its producer's register, not memory.
-            if o.links[j].is_none() && overlaps(r) {
-                return true;
-            }
-        }
-        let stored = o.keep || o.out.as_ref().is_none_or(|w| w.strong_count() > 0);
-        if stored && regions.last().is_none_or(overlaps) {
-            return true;
-        }
-    }
-    false
-}
-
 /// Whether `a` and `b` overlap and one of them is written.
 fn hazard(a: &Region, b: &Region) -> bool {
     a.first < b.end && b.first < a.end && (a.written || b.written)
@@ -925,7 +887,7 @@ fn plan(p: &Pending, x: &ReduceInput, out: (u64, u64)) -> Option<ChainFound> {
     if count == 0 || p.fused.len() != count {
         return None;
     }
-    if accesses(p, out) {
+    if p.touched.iter().any(|t| t.first < out.1 && out.0 < t.end) {
         return None;
     }
     let seg = p.seg_start;
@@ -1447,40 +1409,6 @@ mod tests {
         assert!(plan(&p, &input(8 * MB, 1000, false), (MB + 40, MB + 80)).is_none());
         // Nothing pending: nothing to defer behind.
         assert!(plan(&Pending::new(), &input(MB, 10, true), OUT).is_none());
-    }
-
-    #[test]
-    fn a_result_nothing_holds_leaves_its_memory_to_a_reduction_output() {
-        // x * 2 -> t (at 2 MB), t + 1 -> y (at 3 MB); the reduction of y
-        // writes 8 bytes inside t's memory.
-        let mut p = Pending::new();
-        push(
-            &mut p,
-            ("multiply", 1000),
-            (MB, None, 2 * MB),
-            [None; 2],
-            None,
-        );
-        push(
-            &mut p,
-            ("add", 1000),
-            (2 * MB, None, 3 * MB),
-            [Some(0), None],
-            None,
-        );
-        let inside_t = (2 * MB + 16, 2 * MB + 24);
-        let y = input(3 * MB, 1000, true);
-        // t held (the helper's entries name no holder: always stored).
-        assert!(plan(&p, &y, inside_t).is_none());
-        // Nothing holds t and y reads its register: t is never stored.
-        p.fused[0].out = Some(std::sync::Weak::<crate::cuda::runtime::memory::DeviceBuffer>::new());
-        assert!(plan(&p, &y, inside_t).is_some());
-        // An operation reads t from memory: t is stored.
-        p.fused[0].keep = true;
-        assert!(plan(&p, &y, inside_t).is_none());
-        // Where an input is read from memory, never.
-        p.fused[0].keep = false;
-        assert!(plan(&p, &y, (MB + 8, MB + 16)).is_none());
     }
 
     #[test]
