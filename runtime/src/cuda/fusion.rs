@@ -310,21 +310,49 @@ enum Input {
 struct OpParts {
     name: String,
     out_t: &'static str,
-    /// The element's index along each merged axis (`x{d}`), for strided reads.
-    index: String,
+    /// Lines computing the element's index along each merged axis
+    /// (`x{d}`), for strided reads.
+    index: Vec<String>,
     /// Each input's C type and how it is read.
     inputs: Vec<(&'static str, Input)>,
     expr: String,
-    /// The asm constraint of a float result (see `fenced`).
+    /// The asm constraint of a float result (see `write_arithmetic`).
     fence: Option<&'static str>,
 }
 
-/// The value `v` passes through an empty asm: the compiler cannot contract
-/// this operation's rounding into the next one's (a multiply then an add
-/// into one fma), so a fused batch rounds as the operations do launched one
-/// by one, bit for bit, wherever a batch happens to end.
-fn fenced(fence: Option<&str>, v: &str) -> String {
-    fence.map_or(String::new(), |c| format!("asm(\"\" : \"{c}\"({v}));"))
+/// Writes operation `k`'s arithmetic for one element, each line after
+/// `indent`: its inputs as `in{j}` (a load given by `load(j, expression)`),
+/// its result into `v{k}{at}` (`at` is empty or an element's `[u]`), and
+/// the store when its result is written.
+fn write_arithmetic(
+    body: &mut String,
+    k: usize,
+    o: &OpParts,
+    at: &str,
+    indent: &str,
+    load: impl Fn(usize, &str) -> String,
+) {
+    for (j, (t, input)) in o.inputs.iter().enumerate() {
+        let value = match input {
+            Input::Link(m) => format!("v{m}{at}"),
+            Input::Scalar(s) => s.clone(),
+            Input::Load(e) => load(j, e),
+        };
+        let _ = writeln!(body, "{indent}const {t} in{j} = {value};");
+    }
+    let _ = writeln!(body, "{indent}v{k}{at} = ({});", o.expr);
+    // An empty asm the value passes through: the compiler cannot contract
+    // this operation's rounding into the next one's (a multiply then an
+    // add into one fma), so a fused batch rounds as the operations do
+    // launched one by one, bit for bit, wherever a batch happens to end.
+    if let Some(c) = o.fence {
+        let _ = writeln!(body, "{indent}asm(\"\" : \"{c}\"(v{k}{at}));");
+    }
+    let out_t = o.out_t;
+    let _ = writeln!(
+        body,
+        "{indent}if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k}{at};"
+    );
 }
 
 /// The operations' parts, the scalars' loads, the joined support code and
@@ -337,19 +365,18 @@ fn op_parts(ops: &[FusedOp]) -> (Vec<OpParts>, String, String, usize) {
     let mut geo = 0usize;
     for (k, o) in ops.iter().enumerate() {
         let rank = o.rank as usize;
-        let mut index = String::new();
+        let mut index = Vec::new();
         if rank > 0 {
             // The element's index along each merged axis (32-bit: n fits).
-            let _ = writeln!(index, "      unsigned int q = (unsigned int)i;");
+            index.push("unsigned int q = (unsigned int)i;".to_string());
             for d in (1..rank).rev() {
-                let _ = writeln!(
-                    index,
-                    "      const unsigned int x{d} = q % (unsigned int)p.geo[{}]; q /= (unsigned int)p.geo[{}];",
+                index.push(format!(
+                    "const unsigned int x{d} = q % (unsigned int)p.geo[{}]; q /= (unsigned int)p.geo[{}];",
                     geo + d,
                     geo + d
-                );
+                ));
             }
-            let _ = writeln!(index, "      const unsigned int x0 = q;");
+            index.push("const unsigned int x0 = q;".to_string());
         }
         let mut strides_at = geo + rank;
         let mut inputs = Vec::with_capacity(2);
@@ -409,23 +436,11 @@ fn op_code(ops: &[FusedOp]) -> OpCode {
         let out_t = o.out_t;
         let _ = writeln!(decls, "    {out_t} v{k};");
         let _ = writeln!(body, "    if (i < p.ops[{k}].n) {{ // {}", o.name);
-        body.push_str(&o.index);
-        for (j, (t, input)) in o.inputs.iter().enumerate() {
-            let value = match input {
-                Input::Link(m) => format!("v{m}"),
-                Input::Scalar(s) | Input::Load(s) => s.clone(),
-            };
-            let _ = writeln!(body, "      const {t} in{j} = {value};");
+        for line in &o.index {
+            let _ = writeln!(body, "      {line}");
         }
-        let _ = writeln!(body, "      v{k} = ({});", o.expr);
-        let fence = fenced(o.fence, &format!("v{k}"));
-        if !fence.is_empty() {
-            let _ = writeln!(body, "      {fence}");
-        }
-        let _ = writeln!(
-            body,
-            "      if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k};\n    }}"
-        );
+        write_arithmetic(&mut body, k, o, "", "      ", |_, e| e.to_string());
+        let _ = writeln!(body, "    }}");
     }
     OpCode {
         support,
@@ -480,7 +495,9 @@ fn unrolled_body(parts: &[OpParts], lanes: usize) -> (String, String) {
                 body,
                 "      #pragma unroll\n      for (int u = 0; u < {lanes}; ++u) {{\n{element}        if (i < p.ops[{k}].n) {{"
             );
-            body.push_str(&o.index.replace("      ", "          "));
+            for line in &o.index {
+                let _ = writeln!(body, "          {line}");
+            }
             for (j, _, e) in &loads {
                 let _ = writeln!(body, "          l{j}[u] = {e};");
             }
@@ -490,23 +507,10 @@ fn unrolled_body(parts: &[OpParts], lanes: usize) -> (String, String) {
             body,
             "      #pragma unroll\n      for (int u = 0; u < {lanes}; ++u) {{\n{element}        if (i < p.ops[{k}].n) {{"
         );
-        for (j, (t, input)) in o.inputs.iter().enumerate() {
-            let value = match input {
-                Input::Link(m) => format!("v{m}[u]"),
-                Input::Scalar(s) => s.clone(),
-                Input::Load(_) => format!("l{j}[u]"),
-            };
-            let _ = writeln!(body, "          const {t} in{j} = {value};");
-        }
-        let _ = writeln!(body, "          v{k}[u] = ({});", o.expr);
-        let fence = fenced(o.fence, &format!("v{k}[u]"));
-        if !fence.is_empty() {
-            let _ = writeln!(body, "          {fence}");
-        }
-        let _ = writeln!(
-            body,
-            "          if (p.ops[{k}].out) (({out_t}*)p.ops[{k}].out)[i] = v{k}[u];\n        }}\n      }}\n    }}"
-        );
+        write_arithmetic(&mut body, k, o, "[u]", "          ", |j, _| {
+            format!("l{j}[u]")
+        });
+        let _ = writeln!(body, "        }}\n      }}\n    }}");
     }
     (decls, body)
 }
