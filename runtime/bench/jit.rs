@@ -87,13 +87,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     })?;
     // The same launch beside RawKernel's, measured in turns: the figure
     // for "a warm jit call costs no more host time than RawKernel's".
-    let raw_saxpy = cp::RawKernel::new(
-        r#"extern "C" __global__ void saxpy(const float* x, const float* y, float* z, float a, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) z[i] = a * x[i] + y[i];
-}"#,
-        "saxpy",
-    )?;
+    let raw_saxpy = cp::RawKernel::new(super::kernels::SAXPY_CUDA, "saxpy")?;
     b.paired_host_time(
         "jit_warm_call_paired_1K",
         "raw_kernel_warm_call_paired_1K",

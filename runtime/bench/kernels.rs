@@ -9,6 +9,13 @@
 use super::{host_random, Bench};
 use cuprite as cp;
 
+/// The RawKernel saxpy, `z = a * x + y` over `n` floats, as CUDA C (also
+/// the RawKernel side of jit.rs's paired warm-call case).
+pub const SAXPY_CUDA: &str = r#"extern "C" __global__ void saxpy(const float* x, const float* y, float* z, float a, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) z[i] = a * x[i] + y[i];
+}"#;
+
 pub fn run(b: &mut Bench) -> cp::Result<()> {
     let n: usize = 1 << 26;
     let x = cp::asarray(host_random(n, 11))?;
@@ -41,13 +48,7 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     b.case("fused_warm_call_1K", None, None, 200, 10, || {
         fused.call(&small)
     })?;
-    let saxpy = cp::RawKernel::new(
-        r#"extern "C" __global__ void saxpy(const float* x, const float* y, float* z, float a, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) z[i] = a * x[i] + y[i];
-}"#,
-        "saxpy",
-    )?;
+    let saxpy = cp::RawKernel::new(SAXPY_CUDA, "saxpy")?;
     let y = cp::asarray(host_random(n, 12))?;
     b.bandwidth("raw_kernel_saxpy_64M", 12.0 * n as f64, || {
         saxpy.call((n.div_ceil(256),), (256,), (&x, &y, &out, 2.0f32, n as i32))
