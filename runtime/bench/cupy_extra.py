@@ -5,11 +5,12 @@ for the CPU time, medians after warm-up) and the same JSON rows and case names a
 cuprite-bench, so both can be joined by case. Run after cupy_bench.py in the same
 GPU session:
 
-    python3 cupy_extra.py [out.json] [--sections NAME,NAME...] [--list]
+    python3 cupy_extra.py [out.json] [--sections NAME,NAME...] [--cases NAME,NAME...] [--list]
 
 All sections together take longer than one call on the GPU machine may run, so
 a run can take some of them (`--list` names them); each section sets up its own
-inputs and frees them at its end.
+inputs and frees them at its end. --cases runs only the cases named (their
+sections still set up their inputs), as cuprite-bench's --case does.
 """
 import argparse
 import inspect
@@ -26,9 +27,13 @@ import cupyx.scipy.special as csp
 from cupyx.profiler import benchmark
 
 results = []
+# The case names --cases keeps (None: every case).
+only_cases = None
 
 
 def case(name, fn, bytes_moved=None, n_repeat=20, n_warmup=3):
+    if only_cases is not None and name not in only_cases:
+        return
     try:
         r = benchmark(fn, (), n_repeat=n_repeat, n_warmup=n_warmup)
     except Exception as e:  # one case's failure must not cost the rest of the run
@@ -463,8 +468,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", nargs="?", help="write the rows as one JSON list to this file")
     parser.add_argument("--sections", help="comma-separated sections to run (default: all)")
+    parser.add_argument("--cases", help="comma-separated case names to run (default: every case of the sections)")
     parser.add_argument("--list", action="store_true", help="name the sections and exit")
     args = parser.parse_args()
+    global only_cases
+    if args.cases:
+        only_cases = set(args.cases.split(","))
     if args.list:
         print(" ".join(SECTIONS))
         return
