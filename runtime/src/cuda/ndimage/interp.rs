@@ -138,12 +138,26 @@ pub(super) fn spline_filter1d(
         geometry(&mut a, h);
         a.push(z).push(if p == 0 { gain } else { 1.0 });
         let cfg = config(s, items);
-        launch(s, "nd_spline_causal", causal, cfg, &current_stream(), &mut a)?;
+        launch(
+            s,
+            "nd_spline_causal",
+            causal,
+            cfg,
+            &current_stream(),
+            &mut a,
+        )?;
         let mut a = KernelArgs::new();
         a.push(tmp.ptr(op)?).push(out.ptr(op)?);
         geometry(&mut a, h);
         a.push(z);
-        launch(s, "nd_spline_anticausal", anti, cfg, &current_stream(), &mut a)?;
+        launch(
+            s,
+            "nd_spline_anticausal",
+            anti,
+            cfg,
+            &current_stream(),
+            &mut a,
+        )?;
         input = out.ptr(op)?;
     }
     Ok(out.storage)
@@ -190,7 +204,9 @@ pub(super) fn interpolate(op: &'static str, ordinal: usize, f: &Interp<'_>) -> R
                 || interp_source(nd, 1, f.order, cdt, odt, nw),
             )?;
             let mut a = KernelArgs::new();
-            a.push(ptr(op, f.coeffs)?).push(out.ptr(op)?).push(ptr(op, c)?);
+            a.push(ptr(op, f.coeffs)?)
+                .push(out.ptr(op)?)
+                .push(ptr(op, c)?);
             push_index(&mut a, nw, total);
             tail(&mut a);
             launch(
