@@ -388,6 +388,120 @@ fn gpu_interpolation_matches_cpu() {
     }
 }
 
+/// The GPU prefilter splits lines into chunks of 128 samples that warm up
+/// from about 25-50 samples before: lines of 1000, 300, 257 and 129 take
+/// several chunks (the last one short), along the last, the first and a
+/// middle axis, under each of the three edge conditions (mirror, reflect,
+/// periodic), every order; short lines (5, 3, 2, 1) stay whole.
+#[test]
+fn gpu_spline_filter_matches_cpu_on_long_lines() {
+    for order in 2..=5usize {
+        for (i, m) in ["mirror", "reflect", "grid-wrap", "wrap"]
+            .iter()
+            .enumerate()
+        {
+            let seed = 500 + 10 * order as u64 + i as u64;
+            gpu_matches_cpu("spline_filter1d last axis", 1e-12, |d| {
+                nd::spline_filter1d(&random(&[3, 1000], seed, d), order, -1, mode(m))
+            });
+            gpu_matches_cpu("spline_filter1d first axis", 1e-12, |d| {
+                nd::spline_filter1d(&random(&[300, 5], seed, d), order, 0, mode(m))
+            });
+            gpu_matches_cpu("spline_filter1d middle axis", 1e-12, |d| {
+                nd::spline_filter1d(&random(&[2, 257, 3], seed, d), order, 1, mode(m))
+            });
+            gpu_matches_cpu("spline_filter1d short lines", 1e-12, |d| {
+                nd::spline_filter1d(&random(&[4, 2, 3], seed, d), order, 1, mode(m))
+            });
+            gpu_matches_cpu("spline_filter1d single samples", 1e-12, |d| {
+                nd::spline_filter1d(&random(&[6, 1], seed, d), order, 1, mode(m))
+            });
+            gpu_matches_cpu("spline_filter 1-D", 1e-12, |d| {
+                nd::spline_filter(&random(&[129], seed, d), order, mode(m))
+            });
+            gpu_matches_cpu("spline_filter f32 transposed", 1e-12, |d| {
+                let x = random(&[140, 131], seed, d).astype(DType::Float32)?;
+                nd::spline_filter(&x.t(), order, mode(m))
+            });
+        }
+    }
+}
+
+/// Every interpolation kernel the GPU builds: ranks 1 to 4 (4 loops over
+/// its outer axes), float32 and float64 in and out, coordinates and
+/// affine maps (output rank equal to the input's), every order and mode,
+/// inputs long enough for the chunked prefilter, a non-contiguous input,
+/// and coordinates far outside or not finite.
+#[test]
+fn gpu_interpolation_paths_match_cpu() {
+    let f32_in =
+        |shape: &[usize], seed: u64, d: Device| random(shape, seed, d).astype(DType::Float32);
+    for (i, m) in IMODES.iter().enumerate() {
+        let seed = 700 + i as u64;
+        for order in 0..=5usize {
+            let o = InterpOptions::default()
+                .order(order)
+                .mode(mode(m))
+                .cval(0.4);
+            gpu_matches_cpu("map_coordinates 1-D f32", 1e-6, |d| {
+                let c = cp::subtract(cp::multiply(random(&[1, 400], seed + 1, d), 340.0)?, 20.0)?;
+                nd::map_coordinates(&f32_in(&[300], seed, d)?, &c, &o)
+            });
+            gpu_matches_cpu("map_coordinates 2-D f32 coords", 1e-6, |d| {
+                let c = cp::subtract(
+                    cp::multiply(random(&[2, 30, 40], seed + 2, d), 180.0)?,
+                    10.0,
+                )?;
+                nd::map_coordinates(
+                    &f32_in(&[150, 160], seed, d)?,
+                    &c.astype(DType::Float32)?,
+                    &o,
+                )
+            });
+            gpu_matches_cpu("map_coordinates 4-D", 1e-10, |d| {
+                let c = cp::subtract(cp::multiply(random(&[4, 60], seed + 3, d), 8.0)?, 1.5)?;
+                nd::map_coordinates(&random(&[4, 5, 3, 6], seed, d), &c, &o)
+            });
+            gpu_matches_cpu("zoom x2 f32", 1e-6, |d| {
+                nd::zoom(&f32_in(&[40, 260], seed, d)?, &[2.0], false, &o)
+            });
+            gpu_matches_cpu("zoom 1-D grid", 1e-10, |d| {
+                nd::zoom(&random(&[333], seed, d), &[0.7], true, &o)
+            });
+            gpu_matches_cpu("zoom 3-D", 1e-10, |d| {
+                nd::zoom(&random(&[5, 7, 140], seed, d), &[1.3, 0.8, 1.1], false, &o)
+            });
+            gpu_matches_cpu("affine_transform transposed f32", 1e-6, |d| {
+                let mat = cp::asarray(vec![vec![0.9, 0.2], vec![-0.3, 1.1]])?.to_device(&d)?;
+                let x = f32_in(&[170, 30], seed, d)?;
+                nd::affine_transform(&x.t(), &mat, &[3.5, -20.0], Some(&[25, 150]), &o)
+            });
+            gpu_matches_cpu("shift 4-D", 1e-10, |d| {
+                nd::shift(&random(&[3, 4, 5, 6], seed, d), &[0.5, -1.2, 2.3, 0.1], &o)
+            });
+        }
+        let o = InterpOptions::default().order(3).mode(mode(m)).cval(0.4);
+        gpu_matches_cpu("map_coordinates far and not finite", 1e-10, |d| {
+            let c = vec![
+                f64::NAN,
+                1e12,
+                -1e12,
+                3.0,
+                f64::INFINITY,
+                -7.5,
+                2.0,
+                4.0,
+                f64::NEG_INFINITY,
+                7.0,
+                0.5,
+                5.0e9,
+            ];
+            let c = cp::from_shape_vec(vec![2, 6], c, cp::Order::C)?.to_device(&d)?;
+            nd::map_coordinates(&random(&[8, 9], seed, d), &c, &o)
+        });
+    }
+}
+
 #[test]
 fn bad_input_is_an_error() {
     let x = cp::zeros([4usize, 5], DType::Float64).unwrap();
