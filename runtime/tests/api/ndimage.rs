@@ -479,7 +479,11 @@ fn gpu_small_rank_windows_match_cpu() {
                     .map(|v| if v.is_nan() { u64::MAX } else { v.to_bits() })
                     .collect()
             };
-            assert_eq!(bits(dev), bits(Device::Cpu), "rank {rank} {dt} with specials");
+            assert_eq!(
+                bits(dev),
+                bits(Device::Cpu),
+                "rank {rank} {dt} with specials"
+            );
         }
     }
 }

@@ -184,11 +184,15 @@ fn gpu_morphology_parameters_match_cpu() {
             let o = BinaryOptions::default().iterations(it);
             nd::binary_erosion(&blobs(d, &[90, 77], 11)?, &o)
         });
-        gpu_matches_cpu(&format!("erosion that changes nothing, {it} steps"), 0.0, |d| {
-            let ones = cp::ones([40usize, 33], DType::Bool)?.to_device(&d)?;
-            let o = BinaryOptions::default().iterations(it).border_value(true);
-            nd::binary_erosion(&ones, &o)
-        });
+        gpu_matches_cpu(
+            &format!("erosion that changes nothing, {it} steps"),
+            0.0,
+            |d| {
+                let ones = cp::ones([40usize, 33], DType::Bool)?.to_device(&d)?;
+                let o = BinaryOptions::default().iterations(it).border_value(true);
+                nd::binary_erosion(&ones, &o)
+            },
+        );
         gpu_matches_cpu(&format!("4-D dilation mask, {it} steps"), 0.0, |d| {
             let mask = cp::greater(random(&[5, 6, 7, 8], 3, d), 0.2)?;
             let o = BinaryOptions::default().iterations(it).mask(&mask);

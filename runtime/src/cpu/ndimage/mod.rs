@@ -11,7 +11,9 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::ndimage::{BinarySteps, Coords, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window};
+use crate::ops::ndimage::{
+    BinarySteps, Coords, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window,
+};
 use filters::host;
 
 impl Ndimage for CpuBackend {

@@ -228,7 +228,6 @@ struct StepFlags {
 
 /// Launches the tiled rank kernel of `plan` from `xs` to `ys` (device
 /// addresses of C-contiguous buffers of the plan's shape and dtype).
-#[allow(clippy::too_many_arguments)]
 fn launch_tiled(
     s: &DeviceSession,
     plan: &TiledRank,
@@ -238,9 +237,13 @@ fn launch_tiled(
     cval: f64,
     flags: Option<StepFlags>,
 ) -> Result<()> {
-    let func = kernel(s, plan.key(), "nd_rank_tile", "cuprite_nd_rank_tile", || {
-        plan.source()
-    })?;
+    let func = kernel(
+        s,
+        plan.key(),
+        "nd_rank_tile",
+        "cuprite_nd_rank_tile",
+        || plan.source(),
+    )?;
     let t = &plan.tiling;
     let (b1, b2, blocks) = t.blocks();
     let threads = t.bx * t.by;
@@ -326,7 +329,11 @@ pub(super) fn binary_steps(
         for j in 0..n {
             let step = done + j;
             // Step k writes buffer k % 2 from the other one (the input first).
-            let src = if step == 0 { input } else { ptrs[(step + 1) % 2] };
+            let src = if step == 0 {
+                input
+            } else {
+                ptrs[(step + 1) % 2]
+            };
             let dst = ptrs[step % 2];
             let sf = StepFlags {
                 mask,

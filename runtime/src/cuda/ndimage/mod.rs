@@ -18,7 +18,9 @@ use crate::cuda::kernel_gen::template::render_owned;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::LaunchConfig;
 use crate::cuda::runtime::session::DeviceSession;
-use crate::ops::ndimage::{BinarySteps, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window, MAX_NDIM};
+use crate::ops::ndimage::{
+    BinarySteps, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window, MAX_NDIM,
+};
 
 const COMMON: &str = include_str!("../kernels/ndimage_common.cuh");
 const THREADS: usize = 256;

@@ -154,12 +154,9 @@ fn key_of(dt: DType) -> Option<(&'static str, &'static str, &'static str)> {
     match dt {
         DType::Float32 => Some(F32),
         DType::Float64 => Some(F64),
-        DType::Bool
-        | DType::Int8
-        | DType::Int16
-        | DType::Int32
-        | DType::UInt8
-        | DType::UInt16 => plain("int"),
+        DType::Bool | DType::Int8 | DType::Int16 | DType::Int32 | DType::UInt8 | DType::UInt16 => {
+            plain("int")
+        }
         DType::UInt32 => plain("unsigned int"),
         DType::Int64 => plain("long long"),
         DType::UInt64 => plain("unsigned long long"),
@@ -457,9 +454,18 @@ mod tests {
             assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
             crate::cuda::kernel_gen::helpers::dump_source(&format!("nd_rank_tile_{i}"), &src);
         }
-        for dt in [DType::Bool, DType::Int8, DType::UInt16, DType::Int32, DType::UInt32] {
+        for dt in [
+            DType::Bool,
+            DType::Int8,
+            DType::UInt16,
+            DType::Int32,
+            DType::UInt32,
+        ] {
             let p = TiledRank::plan(&[9, 9], &box3, 9, 4, dt, false).expect("tiled");
-            crate::cuda::kernel_gen::helpers::dump_source(&format!("nd_rank_tile_{dt}"), &p.source());
+            crate::cuda::kernel_gen::helpers::dump_source(
+                &format!("nd_rank_tile_{dt}"),
+                &p.source(),
+            );
         }
         assert!(TiledRank::plan(&[9, 9], &box3, 9, 4, DType::Float16, false).is_none());
     }
