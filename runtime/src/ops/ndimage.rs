@@ -215,6 +215,21 @@ impl Window<'_> {
     }
 }
 
+/// Binary erosion or dilation steps: each output is the minimum (erosion)
+/// or maximum (dilation) of the 0/1 input over `window`'s taps (mode
+/// `Constant`, `cval` the border value), except where `mask` (uint8, the
+/// input's shape) is 0: there the input is kept.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BinarySteps<'a> {
+    pub window: Window<'a>,
+    pub dilate: bool,
+    pub mask: Option<View<'a>>,
+    /// The number of steps; 0 repeats until one changes nothing. A step
+    /// that changes nothing ends the loop in any case (the result is the
+    /// same, and a huge count does not spin).
+    pub iterations: usize,
+}
+
 /// Where the output points of an interpolation read the input.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Coords<'a> {
@@ -279,6 +294,9 @@ pub(crate) trait Ndimage {
         rank: usize,
         add: Option<&[f64]>,
     ) -> Result<Storage>;
+    /// `f`'s steps of binary erosion or dilation of `x` (uint8 0/1,
+    /// C-contiguous), as a new uint8 0/1 buffer.
+    fn binary_steps(&self, op: &'static str, x: View<'_>, f: &BinarySteps<'_>) -> Result<Storage>;
     /// Spline prefilter of order 2-5 along `axis` of float64 `x` (SciPy's
     /// boundary conditions for `mode`), as a new float64 buffer.
     fn spline_filter1d(

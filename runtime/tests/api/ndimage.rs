@@ -361,6 +361,133 @@ fn gpu_filters_match_cpu() {
     }
 }
 
+/// The tiled rank kernel (windows of up to 3 dimensions whose selection
+/// fits in registers) and the general one it leaves the rest to: every
+/// dtype it keys, lines, planes and volumes, footprints with origins,
+/// windows too large for it, and NaN, infinities and signed zeros, which
+/// both backends order as `total_cmp`.
+#[test]
+fn gpu_small_rank_windows_match_cpu() {
+    let opts = |m: &str| FilterOptions::default().mode(mode(m)).cval(0.25);
+    for (i, m) in MODES.iter().enumerate() {
+        let seed = 700 + i as u64;
+        gpu_matches_cpu("median 5x5 f32", 0.0, |d| {
+            let x = random(&[70, 45], seed, d).astype(DType::Float32)?;
+            nd::median_filter(&x, [5, 5], &opts(m))
+        });
+        gpu_matches_cpu("median 5x5 transposed", 0.0, |d| {
+            nd::median_filter(&random(&[45, 70], seed, d).t(), [5, 5], &opts(m))
+        });
+        gpu_matches_cpu("percentile footprint origin f32", 0.0, |d| {
+            let fp = cp::greater(random(&[4, 5], seed + 1, d), 0.3)?;
+            let x = random(&[37, 66], seed, d).astype(DType::Float32)?;
+            nd::percentile_filter(&x, 70.0, &fp, &opts(m).origins(&[1, -2]))
+        });
+        gpu_matches_cpu("minimum footprint", 0.0, |d| {
+            let fp = cp::greater(random(&[3, 6], seed + 2, d), 0.4)?;
+            nd::minimum_filter(&random(&[33, 40], seed, d), &fp, &opts(m))
+        });
+        gpu_matches_cpu("rank 3-D 3x3x3", 0.0, |d| {
+            nd::rank_filter(&random(&[9, 10, 35], seed, d), 20, [3, 3, 3], &opts(m))
+        });
+        gpu_matches_cpu("median line", 0.0, |d| {
+            nd::median_filter(&random(&[1000], seed, d), [7usize], &opts(m))
+        });
+        gpu_matches_cpu("median one-row plane", 0.0, |d| {
+            nd::median_filter(&random(&[1, 300], seed, d), [3, 3], &opts(m))
+        });
+        gpu_matches_cpu("median one-row line", 0.0, |d| {
+            nd::median_filter(&random(&[1, 300], seed, d), [1, 4], &opts(m))
+        });
+        gpu_matches_cpu("median 9x9 (tiled)", 0.0, |d| {
+            nd::median_filter(&random(&[40, 50], seed, d), [9, 9], &opts(m))
+        });
+        gpu_matches_cpu("minimum over 1,000+ taps (tiled)", 0.0, |d| {
+            // Above the general kernel's 1024 taps: a chain, not a sort.
+            let fp = cp::greater(random(&[40, 40], seed + 3, d), 0.3)?;
+            nd::minimum_filter(&random(&[50, 45], seed, d), &fp, &opts(m))
+        });
+        gpu_matches_cpu("median 11x11 (general)", 0.0, |d| {
+            nd::median_filter(&random(&[30, 35], seed, d), [11, 11], &opts(m))
+        });
+        gpu_matches_cpu("median 4-D (general)", 0.0, |d| {
+            nd::median_filter(&random(&[4, 5, 6, 7], seed, d), [3, 2, 3, 2], &opts(m))
+        });
+        gpu_matches_cpu("rank wide footprint (general)", 0.0, |d| {
+            // Two taps 2000 apart: the halo does not fit in shared memory.
+            let fp = cp::zeros([1usize, 2001], DType::Bool)?;
+            let fp = cp::logical_or(&fp, &cp::greater(&cp::arange(2001i64)?, 1999.5)?)?;
+            let fp = cp::logical_or(&fp, &cp::less(&cp::arange(2001i64)?, 0.5)?)?.to_device(&d)?;
+            nd::rank_filter(&random(&[20, 60], seed, d), 1, &fp, &opts(m))
+        });
+    }
+    for dt in [
+        DType::Bool,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::UInt8,
+        DType::UInt16,
+        DType::UInt32,
+        DType::UInt64,
+        DType::Float16,
+    ] {
+        gpu_matches_cpu(&format!("median 3x3 {dt}"), 0.0, |d| {
+            // Signed types get negative values; wrapped ones stay distinct.
+            let x = cp::multiply(cp::subtract(random(&[29, 70], 31, d), 0.3)?, 250.0)?;
+            let x = if dt == DType::Bool {
+                cp::greater(&x, 0.0)?
+            } else if dt.is_unsigned_integer() {
+                cp::abs(&x)?.astype(dt)?
+            } else {
+                x.astype(dt)?
+            };
+            nd::rank_filter(&x, 3, [3, 3], &opts("reflect"))
+        });
+    }
+    // NaN, infinities and signed zeros: each backend orders them as
+    // `total_cmp` (NaN last, -0.0 below 0.0), compared bit for bit.
+    for dt in [DType::Float32, DType::Float64] {
+        let Some(dev) = crate::common::gpu_or_skip() else {
+            return;
+        };
+        let special = |d: Device| -> cp::Result<cp::Array> {
+            let specials = [f64::NAN, f64::INFINITY, -f64::INFINITY, -0.0, 0.0, 1.0];
+            let v: Vec<f64> = crate::common::rnd(24 * 31, 77)
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| if i % 3 == 0 { specials[i / 3 % 6] } else { r })
+                .collect();
+            cp::from_shape_vec(vec![24, 31], v, cp::Order::C)?
+                .astype(dt)?
+                .to_device(&d)
+        };
+        for rank in [0isize, 2, 4, 6, 8] {
+            let bits = |d: Device| -> Vec<u64> {
+                let r = cp::with_device(d, || {
+                    nd::rank_filter(&special(d)?, rank, [3, 3], &opts("nearest"))
+                })
+                .unwrap();
+                r.astype(DType::Float64)
+                    .unwrap()
+                    .to_device(&Device::Cpu)
+                    .unwrap()
+                    .to_vec::<f64>()
+                    .unwrap()
+                    .iter()
+                    .map(|v| if v.is_nan() { u64::MAX } else { v.to_bits() })
+                    .collect()
+            };
+            assert_eq!(
+                bits(dev),
+                bits(Device::Cpu),
+                "rank {rank} {dt} with specials"
+            );
+        }
+    }
+}
+
 #[test]
 fn gpu_interpolation_matches_cpu() {
     for (i, m) in IMODES.iter().enumerate() {

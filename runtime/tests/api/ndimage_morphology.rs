@@ -167,6 +167,60 @@ fn gpu_morphology_parameters_match_cpu() {
             f(&blobs(d, &[130, 141], 5)?, &o)
         });
     }
+    // Step counts around the device's chunk of 32 steps, steps after
+    // convergence (skipped launches; the second step copies), tiled
+    // windows of 1-3 dimensions and the general kernel (4-D, wide halo).
+    let seed_pixel = |d: Device, shape: &[usize]| -> cp::Result<Array> {
+        let n: usize = shape.iter().product();
+        let v: Vec<bool> = (0..n).map(|i| i == n / 2 + 3).collect();
+        cp::from_shape_vec(shape, v, cp::Order::C)?.to_device(&d)
+    };
+    for it in [1usize, 2, 3, 10, 31, 32, 33, 70, 0] {
+        gpu_matches_cpu(&format!("dilation from a point, {it} steps"), 0.0, |d| {
+            let o = BinaryOptions::default().iterations(it);
+            nd::binary_dilation(&seed_pixel(d, &[61, 50])?, &o)
+        });
+        gpu_matches_cpu(&format!("erosion converging early, {it} steps"), 0.0, |d| {
+            let o = BinaryOptions::default().iterations(it);
+            nd::binary_erosion(&blobs(d, &[90, 77], 11)?, &o)
+        });
+        gpu_matches_cpu(
+            &format!("erosion that changes nothing, {it} steps"),
+            0.0,
+            |d| {
+                let ones = cp::ones([40usize, 33], DType::Bool)?.to_device(&d)?;
+                let o = BinaryOptions::default().iterations(it).border_value(true);
+                nd::binary_erosion(&ones, &o)
+            },
+        );
+        gpu_matches_cpu(&format!("4-D dilation mask, {it} steps"), 0.0, |d| {
+            let mask = cp::greater(random(&[5, 6, 7, 8], 3, d), 0.2)?;
+            let o = BinaryOptions::default().iterations(it).mask(&mask);
+            nd::binary_dilation(&seed_pixel(d, &[5, 6, 7, 8])?, &o)
+        });
+    }
+    gpu_matches_cpu("3-D erosion, full connectivity", 0.0, |d| {
+        let s = nd::generate_binary_structure(3, 3)?.to_device(&d)?;
+        let o = BinaryOptions::default().structure(&s).iterations(2);
+        nd::binary_erosion(&blobs(d, &[20, 21, 40], 12)?, &o)
+    });
+    gpu_matches_cpu("line dilation, border", 0.0, |d| {
+        let o = BinaryOptions::default().iterations(3).border_value(true);
+        nd::binary_dilation(&cp::greater(random(&[999], 13, d), 0.9)?, &o)
+    });
+    gpu_matches_cpu("erosion, wide structure (general)", 0.0, |d| {
+        // Corners of 41 x 1001: the tile's halo does not fit in shared memory.
+        let v: Vec<bool> = (0..41 * 1001)
+            .map(|i| matches!((i / 1001, i % 1001), (0 | 40, 0 | 1000) | (20, 500)))
+            .collect();
+        let s = cp::from_shape_vec(vec![41, 1001], v, cp::Order::C)?.to_device(&d)?;
+        let o = BinaryOptions::default().structure(&s).iterations(2);
+        nd::binary_erosion(&blobs(d, &[60, 1100], 14)?, &o)
+    });
+    gpu_matches_cpu("dilation of a view, origin", 0.0, |d| {
+        let o = BinaryOptions::default().iterations(4).origins(&[1, 0]);
+        nd::binary_dilation(&cp::greater(random(&[70, 90], 15, d), 0.97)?.t(), &o)
+    });
     gpu_matches_cpu("grey_dilation origin", 0.0, |d| {
         let o = FilterOptions::default()
             .mode(mode("wrap"))

@@ -7,7 +7,7 @@ use super::{
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
-use crate::ops::ndimage::{LineOp, Window};
+use crate::ops::ndimage::{BinarySteps, LineOp, Window};
 
 /// The structuring element of `rank` dimensions (3 x ... x 3, bool) whose
 /// elements lie within `connectivity` steps of the centre (squared
@@ -214,27 +214,6 @@ fn mask_of(op: &'static str, input: &Array, mask: Option<&Array>) -> Result<Opti
     Ok(Some(crate::not_equal(m, 0)?))
 }
 
-/// One erosion (`dilate == false`) or dilation step over the taps.
-fn binary_step(
-    op: &'static str,
-    x: &Array,
-    offsets: &[i64],
-    taps: usize,
-    dilate: bool,
-    border: bool,
-) -> Result<Array> {
-    let (line, offsets) = backend_window(x, offsets.to_vec(), taps)?;
-    let be = crate::backend::on(op, x.device())?;
-    let win = Window {
-        offsets: &offsets,
-        mode: Mode::Constant,
-        cval: if border { 1.0 } else { 0.0 },
-    };
-    let rank = if dilate { taps.saturating_sub(1) } else { 0 };
-    let s = be.rank_filter(op, line.view(), &win, rank, None)?;
-    Ok(wrap(s, x.shape(), DType::UInt8))
-}
-
 fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool) -> Result<Array> {
     check_input(op, input)?;
     let nd = input.ndim();
@@ -253,7 +232,11 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
     }
     let (offsets, kept) = super::window_offsets(op, s.shape(), &vals, &origins)?;
     let mask = mask_of(op, input, o.mask.as_ref())?;
-    let mut x = contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?;
+    // Bool converts to 0/1 directly; other dtypes are compared with 0 first.
+    let x = match input.dtype() {
+        DType::Bool => contiguous_as(input, DType::UInt8)?,
+        _ => contiguous_as(&crate::not_equal(input, 0)?, DType::UInt8)?,
+    };
     if kept.is_empty() {
         // No taps: every element fits (erosion) and none meets (dilation),
         // as SciPy; masked-out elements keep the input.
@@ -267,22 +250,24 @@ fn binary_impl(op: &'static str, input: &Array, o: &BinaryOptions, dilate: bool)
             None => all.astype(DType::Bool),
         };
     }
-    let mut done = 0usize;
-    loop {
-        let mut next = binary_step(op, &x, &offsets, kept.len(), dilate, o.border_value)?;
-        if let Some(m) = &mask {
-            next = contiguous_as(&crate::where_(m, &next, &x)?, DType::UInt8)?;
-        }
-        done += 1;
-        // A step that changes nothing ends the loop whatever the count: the
-        // result is the same, and a huge `iterations` does not spin.
-        let same = crate::array_equal(&next, &x)?;
-        x = next;
-        if same || (o.iterations != 0 && done >= o.iterations) {
-            break;
-        }
-    }
-    x.astype(DType::Bool)
+    // The backend runs every step (no array round trip between them).
+    let (line, offsets) = backend_window(&x, offsets, kept.len())?;
+    let mask = mask
+        .map(|m| contiguous_as(&m, DType::UInt8)?.reshape(line.shape()))
+        .transpose()?;
+    let be = crate::backend::on(op, x.device())?;
+    let steps = BinarySteps {
+        window: Window {
+            offsets: &offsets,
+            mode: Mode::Constant,
+            cval: if o.border_value { 1.0 } else { 0.0 },
+        },
+        dilate,
+        mask: mask.as_ref().map(|m| m.view()),
+        iterations: o.iterations,
+    };
+    let s = be.binary_steps(op, line.view(), &steps)?;
+    wrap(s, x.shape(), DType::UInt8).astype(DType::Bool)
 }
 
 /// Binary erosion: true where the element, placed there, fits inside the

@@ -2,7 +2,7 @@
 //! `cuda/ndimage` are tested against.
 
 use crate::core::view::View;
-use crate::ops::ndimage::{extend, LineFilter, LineOp, Window};
+use crate::ops::ndimage::{extend, BinarySteps, LineFilter, LineOp, Window};
 
 /// Row-major strides (in elements) of `shape`.
 pub(super) fn c_strides(shape: &[usize]) -> Vec<usize> {
@@ -141,6 +141,36 @@ pub(super) fn rank_filter(
         out[i] = *v;
     });
     out
+}
+
+/// Binary erosion or dilation steps of the 0/1 values `x` (see
+/// [`BinarySteps`]): the minimum or maximum over the window, step by step.
+pub(super) fn binary_steps(
+    x: &[f64],
+    shape: &[usize],
+    f: &BinarySteps<'_>,
+    mask: Option<&[f64]>,
+) -> Vec<f64> {
+    let taps = f.window.taps(shape.len());
+    let rank = if f.dilate { taps.saturating_sub(1) } else { 0 };
+    let mut cur = x.to_vec();
+    let mut done = 0usize;
+    loop {
+        let mut next = rank_filter(&cur, shape, &f.window, rank, None);
+        if let Some(m) = mask {
+            for ((n, &c), &m) in next.iter_mut().zip(&cur).zip(m) {
+                if m == 0.0 {
+                    *n = c;
+                }
+            }
+        }
+        done += 1;
+        let same = next == cur;
+        cur = next;
+        if same || (f.iterations != 0 && done >= f.iterations) {
+            return cur;
+        }
+    }
 }
 
 /// A host copy of `v` as float64 (C order).

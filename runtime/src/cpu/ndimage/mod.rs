@@ -11,7 +11,9 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::ndimage::{Coords, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window};
+use crate::ops::ndimage::{
+    BinarySteps, Coords, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window,
+};
 use filters::host;
 
 impl Ndimage for CpuBackend {
@@ -41,6 +43,12 @@ impl Ndimage for CpuBackend {
     ) -> Result<Storage> {
         let out = filters::rank_filter(&host(x), x.shape(), w, rank, add);
         Ok(host_buffer_as(out, x.dtype()))
+    }
+
+    fn binary_steps(&self, _op: &'static str, x: View<'_>, f: &BinarySteps<'_>) -> Result<Storage> {
+        let mask = f.mask.map(host);
+        let out = filters::binary_steps(&host(x), x.shape(), f, mask.as_deref());
+        Ok(host_buffer_as(out, DType::UInt8))
     }
 
     fn spline_filter1d(

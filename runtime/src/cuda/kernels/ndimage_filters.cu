@@ -129,3 +129,39 @@ extern "C" __global__ void cuprite_nd_rank(const T* __restrict__ x, T* __restric
     y[i] = (T)r;
   }
 }
+
+// One binary erosion (dilate 0: all taps true) or dilation (any tap true)
+// step of 0/1 bytes, taps outside the input reading border, for windows
+// the tiled kernel (ndimage_rank_tile.cu) does not take; the first tap that
+// decides ends the search. mask, prev, changed and copy_on_skip as there.
+extern "C" __global__ void cuprite_nd_binary(const unsigned char* __restrict__ x,
+    unsigned char* __restrict__ y, const long long* __restrict__ off, int ntaps, int nd,
+    NdShape shape, NdShape strides, long long total, int border, int dilate,
+    const unsigned char* __restrict__ mask, const int* __restrict__ prev,
+    int* __restrict__ changed, int copy_on_skip)
+{
+  if (*prev == 0) {
+    if (copy_on_skip) {
+      for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) y[i] = x[i];
+    }
+    return;
+  }
+  int any = 0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+    const unsigned char old = x[i];
+    unsigned char out = old;
+    if (!mask || mask[i]) {
+      long long c[ND_MAX];
+      nd_unravel(i, nd, shape, c);
+      out = dilate ? 0 : 1;
+      for (int t = 0; t < ntaps; ++t) {
+        const long long at = nd_tap(c, off, t, nd, shape, strides, 1);
+        const int v = at < 0 ? border : x[at] != 0;
+        if (v == dilate) { out = (unsigned char)dilate; break; }
+      }
+    }
+    any |= out != old;
+    y[i] = out;
+  }
+  if (__syncthreads_or(any) && threadIdx.x == 0) *changed = 1;
+}

@@ -8,6 +8,7 @@ mod distance;
 mod filters;
 mod interp;
 mod label;
+mod rank_tile;
 
 use crate::core::error::Result;
 use crate::core::storage::Storage;
@@ -17,7 +18,9 @@ use crate::cuda::kernel_gen::template::render_owned;
 use crate::cuda::runtime::compile::PRELUDE;
 use crate::cuda::runtime::launch::LaunchConfig;
 use crate::cuda::runtime::session::DeviceSession;
-use crate::ops::ndimage::{Interp, LabelReduce, LineFilter, Mode, Ndimage, Window, MAX_NDIM};
+use crate::ops::ndimage::{
+    BinarySteps, Interp, LabelReduce, LineFilter, Mode, Ndimage, Window, MAX_NDIM,
+};
 
 const COMMON: &str = include_str!("../kernels/ndimage_common.cuh");
 const THREADS: usize = 256;
@@ -83,6 +86,10 @@ impl Ndimage for super::CudaBackend {
         add: Option<&[f64]>,
     ) -> Result<Storage> {
         filters::rank_filter(op, self.ordinal, x, w, rank, add)
+    }
+
+    fn binary_steps(&self, op: &'static str, x: View<'_>, f: &BinarySteps<'_>) -> Result<Storage> {
+        filters::binary_steps(op, self.ordinal, x, f)
     }
 
     fn spline_filter1d(
