@@ -145,3 +145,53 @@ mod tests {
         );
     }
 }
+
+/// The plateaus `(left, right)` of the local maxima of `x` that meet
+/// `conds`, in order: SciPy's `_local_maxima_1d` loop (a rise into `i`,
+/// equal samples up to `right`, then a fall; comparisons with NaN are
+/// false, so a NaN next to a plateau makes no peak), then the conditions.
+pub(crate) fn local_peaks(x: &[f64], conds: &crate::ops::signal::PeakConds) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let n = x.len();
+    if n < 3 {
+        return out;
+    }
+    let i_max = n - 1;
+    let mut i = 1;
+    while i < i_max {
+        if x[i - 1] < x[i] {
+            let mut ahead = i + 1;
+            while ahead < i_max && x[ahead] == x[i] {
+                ahead += 1;
+            }
+            if x[ahead] < x[i] {
+                if conds.keep(x, i, ahead - 1) {
+                    out.push((i, ahead - 1));
+                }
+                i = ahead;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `y[m] = sum_k h[k] xu[t0 + m down - k]` for `m < len` over one row `x`
+/// (`xu`: `x` upsampled by `up` with zeros): only the taps of the phase
+/// `t mod up` meet samples, `h[phase + up q]` against `x[t / up - q]`.
+pub(crate) fn upfirdn_row(x: &[f64], h: &[f64], up: usize, down: usize, t0: usize, y: &mut [f64]) {
+    let n = x.len();
+    for (m, out) in y.iter_mut().enumerate() {
+        let t = t0 + m * down;
+        let (phase, i0) = (t % up, t / up);
+        let mut acc = 0.0;
+        // q runs while the tap exists and the sample is inside the row.
+        let q_lo = (i0 + 1).saturating_sub(n);
+        let mut q = q_lo;
+        while phase + up * q < h.len() && q <= i0 {
+            acc += h[phase + up * q] * x[i0 - q];
+            q += 1;
+        }
+        *out = acc;
+    }
+}

@@ -10,7 +10,9 @@ use crate::core::element::Element;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::signal::{Boundary, Cascade, Conv, Lfilter, PeakScan, Signal};
+use crate::ops::signal::{
+    Boundary, Cascade, Conv, Lfilter, LocalPeaks, PeakScan, PeakSet, Signal, Upfirdn,
+};
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
@@ -407,6 +409,50 @@ impl Signal for CpuBackend {
         let keep =
             super::peaks::by_distance(&peaks.gather::<i64>(), &priority.gather::<f64>(), distance);
         Ok(host_buffer_as(keep, DType::Bool))
+    }
+
+    fn upfirdn(&self, _: &'static str, u: &Upfirdn<'_>) -> Result<Storage> {
+        use rayon::prelude::*;
+        let (lanes, n) = (u.x.shape()[0], u.x.shape()[1]);
+        let x: Vec<f64> = u.x.gather_as::<f64>();
+        let h: Vec<f64> = u.taps.gather::<f64>();
+        let mut y = vec![0.0f64; lanes * u.len];
+        if u.len > 0 && n > 0 {
+            y.par_chunks_mut(u.len)
+                .zip(x.par_chunks(n))
+                .for_each(|(yr, xr)| super::peaks::upfirdn_row(xr, &h, u.up, u.down, u.t0, yr));
+        }
+        Ok(host_buffer_as(y, u.x.dtype()))
+    }
+
+    fn local_peaks(&self, _: &'static str, p: &LocalPeaks<'_>) -> Result<Option<PeakSet>> {
+        let x = p.x.gather::<f64>();
+        let found = super::peaks::local_peaks(&x, &p.conds);
+        let mids = || found.iter().map(|&(l, r)| (l + r) / 2);
+        let ints = |v: Vec<usize>| {
+            host_buffer_as(
+                v.into_iter().map(|i| i as i64).collect::<Vec<i64>>(),
+                DType::Int64,
+            )
+        };
+        let floats = |v: Vec<f64>| host_buffer_as(v, DType::Float64);
+        Ok(Some(PeakSet {
+            count: found.len(),
+            peaks: ints(mids().collect()),
+            edges: p.edges.then(|| {
+                [
+                    ints(found.iter().map(|e| e.0).collect()),
+                    ints(found.iter().map(|e| e.1).collect()),
+                ]
+            }),
+            heights: p.heights.then(|| floats(mids().map(|k| x[k]).collect())),
+            thresholds: p.thresholds.then(|| {
+                [
+                    floats(mids().map(|k| x[k] - x[k - 1]).collect()),
+                    floats(mids().map(|k| x[k] - x[k + 1]).collect()),
+                ]
+            }),
+        }))
     }
 }
 
