@@ -1,5 +1,6 @@
-//! Peak scans on the host (`peak_prominences`, `peak_widths`, the
-//! distance rule of `find_peaks`): SciPy's loops, one peak at a time.
+//! Peak scans on the host (`peak_prominences`, `peak_widths`, and the
+//! local maxima, conditions and distance rule of `find_peaks`): SciPy's
+//! loops, one peak at a time.
 
 /// (prominences, left bases, right bases) of `peaks` in `x`.
 pub(crate) fn prominences(x: &[f64], peaks: &[i64], wlen: i64) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
@@ -117,35 +118,6 @@ pub(crate) fn by_distance(peaks: &[i64], priority: &[f64], distance: i64) -> Vec
     keep
 }
 
-#[cfg(test)]
-mod tests {
-    use super::by_distance;
-
-    #[test]
-    fn distance_ties_go_to_the_later_peak() {
-        // Equal heights: the last peak is taken first, then every other one.
-        let peaks = [0i64, 2, 4, 6, 8];
-        assert_eq!(
-            by_distance(&peaks, &[1.0; 5], 3),
-            [true, false, true, false, true]
-        );
-        assert_eq!(
-            by_distance(&peaks[..4], &[1.0; 4], 3),
-            [false, true, false, true]
-        );
-        // -0.0 ties with 0.0 (NumPy compares them equal), whichever is first.
-        assert_eq!(by_distance(&[1, 3], &[0.0, -0.0], 3), [false, true]);
-        assert_eq!(by_distance(&[1, 3], &[-0.0, 0.0], 3), [false, true]);
-        // A higher peak wins whatever its position; NaN ranks above all.
-        assert_eq!(by_distance(&[1, 3], &[2.0, 1.0], 3), [true, false]);
-        assert_eq!(by_distance(&[1, 3], &[f64::NAN, 5.0], 3), [true, false]);
-        assert_eq!(
-            by_distance(&[1, 3], &[f64::NAN, f64::NAN], 3),
-            [false, true]
-        );
-    }
-}
-
 /// The plateaus `(left, right)` of the local maxima of `x` that meet
 /// `conds`, in order: SciPy's `_local_maxima_1d` loop (a rise into `i`,
 /// equal samples up to `right`, then a fall; comparisons with NaN are
@@ -176,22 +148,31 @@ pub(crate) fn local_peaks(x: &[f64], conds: &crate::ops::signal::PeakConds) -> V
     out
 }
 
-/// `y[m] = sum_k h[k] xu[t0 + m down - k]` for `m < len` over one row `x`
-/// (`xu`: `x` upsampled by `up` with zeros): only the taps of the phase
-/// `t mod up` meet samples, `h[phase + up q]` against `x[t / up - q]`.
-pub(crate) fn upfirdn_row(x: &[f64], h: &[f64], up: usize, down: usize, t0: usize, y: &mut [f64]) {
-    let n = x.len();
-    for (m, out) in y.iter_mut().enumerate() {
-        let t = t0 + m * down;
-        let (phase, i0) = (t % up, t / up);
-        let mut acc = 0.0;
-        // q runs while the tap exists and the sample is inside the row.
-        let q_lo = (i0 + 1).saturating_sub(n);
-        let mut q = q_lo;
-        while phase + up * q < h.len() && q <= i0 {
-            acc += h[phase + up * q] * x[i0 - q];
-            q += 1;
-        }
-        *out = acc;
+#[cfg(test)]
+mod tests {
+    use super::by_distance;
+
+    #[test]
+    fn distance_ties_go_to_the_later_peak() {
+        // Equal heights: the last peak is taken first, then every other one.
+        let peaks = [0i64, 2, 4, 6, 8];
+        assert_eq!(
+            by_distance(&peaks, &[1.0; 5], 3),
+            [true, false, true, false, true]
+        );
+        assert_eq!(
+            by_distance(&peaks[..4], &[1.0; 4], 3),
+            [false, true, false, true]
+        );
+        // -0.0 ties with 0.0 (NumPy compares them equal), whichever is first.
+        assert_eq!(by_distance(&[1, 3], &[0.0, -0.0], 3), [false, true]);
+        assert_eq!(by_distance(&[1, 3], &[-0.0, 0.0], 3), [false, true]);
+        // A higher peak wins whatever its position; NaN ranks above all.
+        assert_eq!(by_distance(&[1, 3], &[2.0, 1.0], 3), [true, false]);
+        assert_eq!(by_distance(&[1, 3], &[f64::NAN, 5.0], 3), [true, false]);
+        assert_eq!(
+            by_distance(&[1, 3], &[f64::NAN, f64::NAN], 3),
+            [false, true]
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Convolution and correlation on the CPU.
+//! Convolution, correlation, linear filters and polyphase resampling on the CPU.
 
 use num_complex::Complex64;
 use num_traits::{NumAssign, Zero};
@@ -420,7 +420,7 @@ impl Signal for CpuBackend {
         if u.len > 0 && n > 0 {
             y.par_chunks_mut(u.len)
                 .zip(x.par_chunks(n))
-                .for_each(|(yr, xr)| super::peaks::upfirdn_row(xr, &h, u.up, u.down, u.t0, yr));
+                .for_each(|(yr, xr)| upfirdn_row(xr, &h, u.up, u.down, u.t0, yr));
         }
         Ok(host_buffer_as(y, u.x.dtype()))
     }
@@ -453,6 +453,26 @@ impl Signal for CpuBackend {
                 ]
             }),
         }))
+    }
+}
+
+/// `Signal::upfirdn` of one row: `y[m] = sum_k h[k] xu[t0 + m down - k]` for `m < len` over one row `x`
+/// (`xu`: `x` upsampled by `up` with zeros): only the taps of the phase
+/// `t mod up` meet samples, `h[phase + up q]` against `x[t / up - q]`.
+pub(crate) fn upfirdn_row(x: &[f64], h: &[f64], up: usize, down: usize, t0: usize, y: &mut [f64]) {
+    let n = x.len();
+    for (m, out) in y.iter_mut().enumerate() {
+        let t = t0 + m * down;
+        let (phase, i0) = (t % up, t / up);
+        let mut acc = 0.0;
+        // q runs while the tap exists and the sample is inside the row.
+        let q_lo = (i0 + 1).saturating_sub(n);
+        let mut q = q_lo;
+        while phase + up * q < h.len() && q <= i0 {
+            acc += h[phase + up * q] * x[i0 - q];
+            q += 1;
+        }
+        *out = acc;
     }
 }
 

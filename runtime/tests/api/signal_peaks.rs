@@ -428,8 +428,10 @@ fn local_peaks_direct(x: &[f64], o: &FindPeaksOptions) -> Vec<(usize, usize)> {
                 let p = (l + r) / 2;
                 let (tl, tr) = (x[p] - x[p - 1], x[p] - x[p + 1]);
                 let thr = o.threshold.is_none_or(|b| {
-                    b.min.is_none_or(|m| tl.min(tr) >= m && !tl.is_nan() && !tr.is_nan())
-                        && b.max.is_none_or(|m| tl.max(tr) <= m && !tl.is_nan() && !tr.is_nan())
+                    b.min
+                        .is_none_or(|m| tl.min(tr) >= m && !tl.is_nan() && !tr.is_nan())
+                        && b.max
+                            .is_none_or(|m| tl.max(tr) <= m && !tl.is_nan() && !tr.is_nan())
                 });
                 if within((r - l + 1) as f64, o.plateau_size) && within(x[p], o.height) && thr {
                     out.push((l, r));
@@ -471,8 +473,14 @@ on_every_device!(find_peaks_local_conditions_match_scipy_loop, |dev| {
         ("nan_right".into(), vec![0.0, 1.0, nan, 0.0, 3.0, 3.0, nan]),
         ("nan_left".into(), vec![0.0, nan, 1.0, 0.0, 2.0, 1.0]),
         ("nan_inside".into(), vec![0.0, 1.0, nan, 1.0, 0.0, 5.0, 0.0]),
-        ("infinities".into(), vec![0.0, inf, inf, 0.0, -inf, 1.0, -inf, 2.0, inf]),
-        ("signed_zeros".into(), vec![-1.0, 0.0, -0.0, 0.0, -1.0, -0.0, 0.0, -1.0]),
+        (
+            "infinities".into(),
+            vec![0.0, inf, inf, 0.0, -inf, 1.0, -inf, 2.0, inf],
+        ),
+        (
+            "signed_zeros".into(),
+            vec![-1.0, 0.0, -0.0, 0.0, -1.0, -0.0, 0.0, -1.0],
+        ),
         ("all_equal".into(), vec![0.25; 5000]),
     ];
     // Longer than the GPU walks (1024 samples): a peak, and a rise into
@@ -491,7 +499,10 @@ on_every_device!(find_peaks_local_conditions_match_scipy_loop, |dev| {
         })
         .unwrap()
     };
-    let mut quantized: Vec<f64> = rnd(50_001, seed).iter().map(|v| (v * 5.0).round()).collect();
+    let mut quantized: Vec<f64> = rnd(50_001, seed)
+        .iter()
+        .map(|v| (v * 5.0).round())
+        .collect();
     for k in (0..quantized.len()).step_by(997) {
         quantized[k] = nan;
     }

@@ -225,7 +225,16 @@ on_every_device!(upfirdn_matches_its_definition, |dev| {
         })
         .unwrap()
     };
-    let pairs = [(1usize, 1usize), (3, 1), (1, 3), (3, 2), (2, 3), (5, 7), (7, 5), (8, 1)];
+    let pairs = [
+        (1usize, 1usize),
+        (3, 1),
+        (1, 3),
+        (3, 2),
+        (2, 3),
+        (5, 7),
+        (7, 5),
+        (8, 1),
+    ];
     for (ti, taps) in [1usize, 2, 3, 61, 301].into_iter().enumerate() {
         let h = host(taps, seed + ti as u64);
         for (xi, n) in [1usize, 2, 17, 1000].into_iter().enumerate() {
@@ -254,7 +263,10 @@ on_every_device!(upfirdn_matches_its_definition, |dev| {
     // resample_poly's centred filter, the Kaiser default and a long one.
     for (up, down) in [(3usize, 2usize), (2, 3), (1, 4), (5, 1), (13, 11)] {
         let x = host(777, seed + 7);
-        let g = (1..=up.min(down)).rev().find(|g| up % g == 0 && down % g == 0).unwrap();
+        let g = (1..=up.min(down))
+            .rev()
+            .find(|g| up % g == 0 && down % g == 0)
+            .unwrap();
         let (u, d) = (up / g, down / g);
         let m = u.max(d);
         let o = cp::signal::FirwinOptions {
