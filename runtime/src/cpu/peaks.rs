@@ -1,5 +1,6 @@
-//! Peak scans on the host (`peak_prominences`, `peak_widths`, the
-//! distance rule of `find_peaks`): SciPy's loops, one peak at a time.
+//! Peak scans on the host (`peak_prominences`, `peak_widths`, and the
+//! local maxima, conditions and distance rule of `find_peaks`): SciPy's
+//! loops, one peak at a time.
 
 /// (prominences, left bases, right bases) of `peaks` in `x`.
 pub(crate) fn prominences(x: &[f64], peaks: &[i64], wlen: i64) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
@@ -115,6 +116,36 @@ pub(crate) fn by_distance(peaks: &[i64], priority: &[f64], distance: i64) -> Vec
         }
     }
     keep
+}
+
+/// The plateaus `(left, right)` of the local maxima of `x` that meet
+/// `conds`, in order: SciPy's `_local_maxima_1d` loop (a rise into `i`,
+/// equal samples up to `right`, then a fall; comparisons with NaN are
+/// false, so a NaN next to a plateau makes no peak), then the conditions.
+pub(crate) fn local_peaks(x: &[f64], conds: &crate::ops::signal::PeakConds) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let n = x.len();
+    if n < 3 {
+        return out;
+    }
+    let i_max = n - 1;
+    let mut i = 1;
+    while i < i_max {
+        if x[i - 1] < x[i] {
+            let mut ahead = i + 1;
+            while ahead < i_max && x[ahead] == x[i] {
+                ahead += 1;
+            }
+            if x[ahead] < x[i] {
+                if conds.keep(x, i, ahead - 1) {
+                    out.push((i, ahead - 1));
+                }
+                i = ahead;
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Convolution and correlation on the CPU.
+//! Convolution, correlation, linear filters and polyphase resampling on the CPU.
 
 use num_complex::Complex64;
 use num_traits::{NumAssign, Zero};
@@ -10,7 +10,9 @@ use crate::core::element::Element;
 use crate::core::error::{Error, Result};
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::ops::signal::{Boundary, Cascade, Conv, Lfilter, PeakScan, Signal};
+use crate::ops::signal::{
+    Boundary, Cascade, Conv, Lfilter, LocalPeaks, PeakScan, PeakSet, Signal, Upfirdn,
+};
 
 /// Values the host algorithms compute with (f64 for real data, Complex64 for complex).
 pub(crate) trait Val: Element + NumAssign + Zero + Copy + Send + Sync {
@@ -407,6 +409,70 @@ impl Signal for CpuBackend {
         let keep =
             super::peaks::by_distance(&peaks.gather::<i64>(), &priority.gather::<f64>(), distance);
         Ok(host_buffer_as(keep, DType::Bool))
+    }
+
+    fn upfirdn(&self, _: &'static str, u: &Upfirdn<'_>) -> Result<Storage> {
+        use rayon::prelude::*;
+        let (lanes, n) = (u.x.shape()[0], u.x.shape()[1]);
+        let x: Vec<f64> = u.x.gather_as::<f64>();
+        let h: Vec<f64> = u.taps.gather::<f64>();
+        let mut y = vec![0.0f64; lanes * u.len];
+        if u.len > 0 && n > 0 {
+            y.par_chunks_mut(u.len)
+                .zip(x.par_chunks(n))
+                .for_each(|(yr, xr)| upfirdn_row(xr, &h, u.up, u.down, u.t0, yr));
+        }
+        Ok(host_buffer_as(y, u.x.dtype()))
+    }
+
+    fn local_peaks(&self, _: &'static str, p: &LocalPeaks<'_>) -> Result<Option<PeakSet>> {
+        let x = p.x.gather::<f64>();
+        let found = super::peaks::local_peaks(&x, &p.conds);
+        let mids = || found.iter().map(|&(l, r)| (l + r) / 2);
+        let ints = |v: Vec<usize>| {
+            host_buffer_as(
+                v.into_iter().map(|i| i as i64).collect::<Vec<i64>>(),
+                DType::Int64,
+            )
+        };
+        let floats = |v: Vec<f64>| host_buffer_as(v, DType::Float64);
+        Ok(Some(PeakSet {
+            count: found.len(),
+            peaks: ints(mids().collect()),
+            edges: p.edges.then(|| {
+                [
+                    ints(found.iter().map(|e| e.0).collect()),
+                    ints(found.iter().map(|e| e.1).collect()),
+                ]
+            }),
+            heights: p.heights.then(|| floats(mids().map(|k| x[k]).collect())),
+            thresholds: p.thresholds.then(|| {
+                [
+                    floats(mids().map(|k| x[k] - x[k - 1]).collect()),
+                    floats(mids().map(|k| x[k] - x[k + 1]).collect()),
+                ]
+            }),
+        }))
+    }
+}
+
+/// `Signal::upfirdn` of one row: `y[m] = sum_k h[k] xu[t0 + m down - k]` for `m < len` over one row `x`
+/// (`xu`: `x` upsampled by `up` with zeros): only the taps of the phase
+/// `t mod up` meet samples, `h[phase + up q]` against `x[t / up - q]`.
+pub(crate) fn upfirdn_row(x: &[f64], h: &[f64], up: usize, down: usize, t0: usize, y: &mut [f64]) {
+    let n = x.len();
+    for (m, out) in y.iter_mut().enumerate() {
+        let t = t0 + m * down;
+        let (phase, i0) = (t % up, t / up);
+        let mut acc = 0.0;
+        // q runs while the tap exists and the sample is inside the row.
+        let q_lo = (i0 + 1).saturating_sub(n);
+        let mut q = q_lo;
+        while phase + up * q < h.len() && q <= i0 {
+            acc += h[phase + up * q] * x[i0 - q];
+            q += 1;
+        }
+        *out = acc;
     }
 }
 

@@ -35,7 +35,9 @@ use crate::cuda::runtime::stream::current_stream;
 use crate::cuda::runtime::vendor::{ordinal, session_of, upload, Buffer};
 use crate::ops::c_types::ctype;
 use crate::ops::create::Create;
-use crate::ops::signal::{Boundary as Bound, Cascade, Conv, Lfilter, PeakScan, Signal};
+use crate::ops::signal::{
+    Boundary as Bound, Cascade, Conv, Lfilter, LocalPeaks, PeakScan, PeakSet, Signal, Upfirdn,
+};
 
 /// Thread-block geometry of a convolution kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -524,6 +526,14 @@ impl Signal for super::CudaBackend {
         distance: i64,
     ) -> Result<Storage> {
         super::peaks::by_distance(self.ordinal, op, peaks, priority, distance)
+    }
+
+    fn upfirdn(&self, op: &'static str, u: &Upfirdn<'_>) -> Result<Storage> {
+        super::upfirdn::upfirdn(self.ordinal, op, u)
+    }
+
+    fn local_peaks(&self, op: &'static str, p: &LocalPeaks<'_>) -> Result<Option<PeakSet>> {
+        super::peaks::local_peaks(self.ordinal, op, p)
     }
 }
 

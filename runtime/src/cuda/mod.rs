@@ -27,6 +27,7 @@ pub(crate) mod scan;
 pub(crate) mod search;
 pub(crate) mod solver;
 pub(crate) mod sort;
+pub(crate) mod upfirdn;
 pub(crate) mod variance;
 
 pub use crate::backend::fallback::{

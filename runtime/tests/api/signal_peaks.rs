@@ -408,3 +408,165 @@ fn bad_peak_input_is_an_error() {
         );
     });
 }
+
+/// SciPy's `_local_maxima_1d` loop and the plateau, height and threshold
+/// conditions written out: the kept (left edge, right edge) plateaus.
+fn local_peaks_direct(x: &[f64], o: &FindPeaksOptions) -> Vec<(usize, usize)> {
+    let within = |v: f64, b: Option<Bounds>| {
+        b.is_none_or(|b| b.min.is_none_or(|m| m <= v) && b.max.is_none_or(|m| v <= m))
+    };
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i + 1 < x.len() {
+        if x[i - 1] < x[i] {
+            let mut ahead = i + 1;
+            while ahead < x.len() - 1 && x[ahead] == x[i] {
+                ahead += 1;
+            }
+            if x[ahead] < x[i] {
+                let (l, r) = (i, ahead - 1);
+                let p = (l + r) / 2;
+                let (tl, tr) = (x[p] - x[p - 1], x[p] - x[p + 1]);
+                let thr = o.threshold.is_none_or(|b| {
+                    b.min
+                        .is_none_or(|m| tl.min(tr) >= m && !tl.is_nan() && !tr.is_nan())
+                        && b.max
+                            .is_none_or(|m| tl.max(tr) <= m && !tl.is_nan() && !tr.is_nan())
+                });
+                if within((r - l + 1) as f64, o.plateau_size) && within(x[p], o.height) && thr {
+                    out.push((l, r));
+                }
+                i = ahead;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn same_bits(what: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+            "{what}[{i}]: got {g}, want {w}"
+        );
+    }
+}
+
+// The fused local-maximum pass (and, on the GPU, the array path it leaves
+// long plateaus to) against SciPy's loop: plateaus at either end, NaN and
+// infinities next to and inside plateaus, signed zeros, an all-equal
+// signal, a plateau longer than one GPU thread walks, tiny signals, and
+// many tiles of quantized and plain random data, under every combination
+// of the conditions the pass tests.
+on_every_device!(find_peaks_local_conditions_match_scipy_loop, |dev| {
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let mut signals: Vec<(String, Vec<f64>)> = vec![
+        ("empty".into(), vec![]),
+        ("one".into(), vec![1.0]),
+        ("two".into(), vec![0.0, 1.0]),
+        ("three".into(), vec![0.0, 1.0, 0.0]),
+        ("rise_to_end".into(), vec![0.0, 1.0, 1.0, 1.0]),
+        ("fall_from_start".into(), vec![1.0, 1.0, 1.0, 0.0]),
+        ("flat_peak".into(), vec![0.0, 2.0, 2.0, 2.0, 2.0, 1.0]),
+        ("nan_right".into(), vec![0.0, 1.0, nan, 0.0, 3.0, 3.0, nan]),
+        ("nan_left".into(), vec![0.0, nan, 1.0, 0.0, 2.0, 1.0]),
+        ("nan_inside".into(), vec![0.0, 1.0, nan, 1.0, 0.0, 5.0, 0.0]),
+        (
+            "infinities".into(),
+            vec![0.0, inf, inf, 0.0, -inf, 1.0, -inf, 2.0, inf],
+        ),
+        (
+            "signed_zeros".into(),
+            vec![-1.0, 0.0, -0.0, 0.0, -1.0, -0.0, 0.0, -1.0],
+        ),
+        ("all_equal".into(), vec![0.25; 5000]),
+    ];
+    // Longer than the GPU walks (1024 samples): a peak, and a rise into
+    // a plateau that reaches the end, among ordinary peaks.
+    let mut long = vec![0.0; 9000];
+    for (i, v) in long.iter_mut().enumerate() {
+        *v = ((i * 37) % 11) as f64;
+    }
+    long[2000..5000].iter_mut().for_each(|v| *v = 20.0);
+    long[7000..].iter_mut().for_each(|v| *v = 30.0);
+    signals.push(("long_plateaus".into(), long));
+    let seed = common::test_seed("find_peaks_local_conditions_match_scipy_loop");
+    let rnd = |n: usize, s: u64| {
+        cp::with_device(cp::Device::Cpu, || {
+            common::rand(&[n], DType::Float64, s).to_vec::<f64>()
+        })
+        .unwrap()
+    };
+    let mut quantized: Vec<f64> = rnd(50_001, seed)
+        .iter()
+        .map(|v| (v * 5.0).round())
+        .collect();
+    for k in (0..quantized.len()).step_by(997) {
+        quantized[k] = nan;
+    }
+    signals.push(("quantized".into(), quantized));
+    signals.push(("random".into(), rnd(300_007, seed + 1)));
+    let b = |lo: Option<f64>, hi: Option<f64>| Some(Bounds { min: lo, max: hi });
+    let opts = [
+        FindPeaksOptions::default(),
+        FindPeaksOptions {
+            height: b(Some(0.5), None),
+            ..Default::default()
+        },
+        FindPeaksOptions {
+            height: b(None, Some(1.5)),
+            threshold: b(Some(0.5), None),
+            ..Default::default()
+        },
+        FindPeaksOptions {
+            threshold: b(Some(0.0), Some(2.0)),
+            plateau_size: b(Some(2.0), None),
+            ..Default::default()
+        },
+        FindPeaksOptions {
+            plateau_size: b(Some(1.0), Some(3.0)),
+            height: b(Some(-1.0), Some(4.0)),
+            threshold: b(None, Some(3.0)),
+            ..Default::default()
+        },
+    ];
+    for (name, xv) in &signals {
+        let x = cp::asarray(xv.clone())?.to_device(&dev)?;
+        for (oi, o) in opts.iter().enumerate() {
+            let what = format!("{name} options {oi}");
+            let want = local_peaks_direct(xv, o);
+            let mids: Vec<usize> = want.iter().map(|&(l, r)| (l + r) / 2).collect();
+            let (pk, props) = find_peaks(&x, *o)?;
+            let ints = |v: Vec<usize>| v.into_iter().map(|i| i as i64).collect::<Vec<i64>>();
+            assert_eq!(pk.to_vec::<i64>()?, ints(mids.clone()), "{what}");
+            if o.plateau_size.is_some() {
+                let l: Vec<usize> = want.iter().map(|e| e.0).collect();
+                let r: Vec<usize> = want.iter().map(|e| e.1).collect();
+                let s: Vec<usize> = want.iter().map(|e| e.1 - e.0 + 1).collect();
+                let got = |a: &Option<Array>| a.as_ref().unwrap().to_vec::<i64>().unwrap();
+                assert_eq!(got(&props.left_edges), ints(l), "{what}");
+                assert_eq!(got(&props.right_edges), ints(r), "{what}");
+                assert_eq!(got(&props.plateau_sizes), ints(s), "{what}");
+            } else {
+                assert!(props.left_edges.is_none() && props.plateau_sizes.is_none());
+            }
+            let vals = |a: &Option<Array>| a.as_ref().unwrap().to_vec::<f64>().unwrap();
+            if o.height.is_some() {
+                let h: Vec<f64> = mids.iter().map(|&p| xv[p]).collect();
+                same_bits(&what, &vals(&props.peak_heights), &h);
+            } else {
+                assert!(props.peak_heights.is_none());
+            }
+            if o.threshold.is_some() {
+                let l: Vec<f64> = mids.iter().map(|&p| xv[p] - xv[p - 1]).collect();
+                let r: Vec<f64> = mids.iter().map(|&p| xv[p] - xv[p + 1]).collect();
+                same_bits(&what, &vals(&props.left_thresholds), &l);
+                same_bits(&what, &vals(&props.right_thresholds), &r);
+            } else {
+                assert!(props.left_thresholds.is_none());
+            }
+        }
+    }
+});

@@ -11,14 +11,14 @@
 use crate::api::elementwise::multiply;
 use crate::api::fft::{irfft_with, rfft_with, FftOptions};
 use crate::api::shape::index::slice_axis;
-use crate::api::shape::manip::{pad, PadMode};
-use crate::api::shape::stack;
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_axis;
+use crate::core::layout::Layout;
+use crate::ops::signal::Upfirdn;
 
-use super::along::{correlate_taps, restore, rows_last};
+use super::along::{restore, rows_last};
 use super::fir::{firwin_values, FirwinOptions};
 use super::window::Window;
 use super::zero_phase::{sosfiltfilt, FiltfiltOptions};
@@ -30,11 +30,6 @@ fn gcd(a: usize, b: usize) -> usize {
     } else {
         gcd(b, a % b)
     }
-}
-
-/// SciPy's output length of `upfirdn`.
-fn output_len(len_h: usize, n: usize, up: usize, down: usize) -> usize {
-    ((n - 1) * up + len_h - 1) / down + 1
 }
 
 fn float_dtype(op: &'static str, dt: DType) -> Result<DType> {
@@ -54,38 +49,51 @@ fn float_dtype(op: &'static str, dt: DType) -> Result<DType> {
     }
 }
 
-/// The polyphase upfirdn of `rows` (signal last, float) with host taps `h`.
-fn upfirdn_rows(rows: &Array, h: &[f64], up: usize, down: usize) -> Result<Array> {
+/// `len` outputs `y[m] = sum_k h[k] xu[t0 + m down - k]` of the rows
+/// (signal last, C-contiguous float) with the float64 taps `h` (1-D,
+/// contiguous, on the rows' device), `xu` the rows upsampled by `up` with
+/// zeros (`Signal::upfirdn`, one kernel on the GPU): SciPy's upfirdn for
+/// `t0 = 0`. Index arithmetic past i64 is an error.
+fn upfirdn_rows(
+    op: &'static str,
+    rows: &Array,
+    h: &Array,
+    up: usize,
+    down: usize,
+    t0: usize,
+    len: usize,
+) -> Result<Array> {
     let last = rows.ndim() - 1;
     let n = rows.shape()[last];
-    let l = h.len();
-    let out = output_len(l, n, up, down);
-    let per_residue = out.div_ceil(up);
-    let qpad = l.div_ceil(up);
-    let right = ((per_residue + 1) * down + up + qpad + 1).saturating_sub(n);
-    let mut w = vec![(0usize, 0usize); rows.ndim()];
-    w[last] = (qpad, right);
-    let xpad = pad(rows, w, PadMode::Constant(0.into()))?;
-    let mut phases = Vec::with_capacity(up);
-    for r in 0..up {
-        let phase = (r * down) % up;
-        let c = (r * down) / up;
-        let mut taps: Vec<f64> = (phase..l).step_by(up).map(|k| h[k]).collect();
-        if taps.is_empty() {
-            taps.push(0.0);
-        }
-        let q = taps.len();
-        taps.reverse();
-        // y_r[a] = sum_q g_q x[a down + c - q], x shifted by qpad zeros.
-        let start = c + qpad + 1 - q;
-        let src = slice_axis(&xpad, last, Some(start as isize), None, 1)?;
-        phases.push(correlate_taps(&src, &taps, 1, down, per_residue)?);
-    }
-    let refs: Vec<&Array> = phases.iter().collect();
+    let too_long = || {
+        Error::invalid(
+            op,
+            format!("up / down = {up} / {down} over {n} samples needs indices past i64"),
+        )
+    };
+    let fits = |v: Option<usize>| v.filter(|&v| i64::try_from(v).is_ok()).ok_or_else(too_long);
+    fits(
+        len.saturating_sub(1)
+            .checked_mul(down)
+            .and_then(|t| t.checked_add(t0)),
+    )?;
+    fits(n.checked_mul(up))?;
+    fits(h.size().checked_add(up))?;
+    let lanes: usize = rows.shape()[..last].iter().product();
+    let flat = rows.reshape(vec![lanes, n])?;
+    let be = crate::backend::on(op, rows.device())?;
+    let u = Upfirdn {
+        x: flat.view(),
+        taps: h.view(),
+        up,
+        down,
+        t0,
+        len,
+    };
+    let y = be.upfirdn(op, &u)?;
     let mut shape = rows.shape()[..last].to_vec();
-    shape.push(per_residue * up);
-    let y = stack(&refs, -1)?.reshape(shape)?;
-    slice_axis(&y, last, Some(0), Some(out as isize), 1)
+    shape.push(len);
+    Array::from_parts(y, Layout::contiguous(&[lanes, len]), rows.dtype()).reshape(shape)
 }
 
 /// Upsample by `up`, filter with the FIR `h`, downsample by `down`
@@ -110,9 +118,23 @@ pub fn upfirdn(h: &Array, x: &Array, up: usize, down: usize, axis: isize) -> Res
     if x.shape()[ax] == 0 {
         return Err(Error::invalid(op, "x must not be empty along the axis"));
     }
-    let taps = h.astype(DType::Float64)?.to_vec::<f64>()?;
+    // Taps given on another device follow the data (a short copy).
+    let h = if h.device() == x.device() {
+        h.clone()
+    } else {
+        h.to_device(&x.device())?
+    };
+    let taps = rows_last(&h, 0, DType::Float64)?;
     let rows = rows_last(x, ax, dt)?;
-    restore(&upfirdn_rows(&rows, &taps, up, down)?, ax)
+    let n = x.shape()[ax];
+    let len = n
+        .checked_sub(1)
+        .and_then(|k| k.checked_mul(up))
+        .and_then(|k| k.checked_add(h.size() - 1))
+        .ok_or_else(|| Error::invalid(op, format!("up = {up} over {n} samples is too long")))?
+        / down
+        + 1;
+    restore(&upfirdn_rows(op, &rows, &taps, up, down, 0, len)?, ax)
 }
 
 /// Resamples by `up / down` with a polyphase FIR (`scipy.signal.resample_poly`,
@@ -180,41 +202,27 @@ fn resample_poly_taps(
     if n_in == 0 {
         return Err(Error::invalid(op, "x must not be empty along the axis"));
     }
-    // The filter is padded to a multiple of `down`: an absurd rate (a
-    // decimation by 2^62) would need a padding no host can hold.
-    let too_long = || {
-        Error::invalid(
-            op,
-            format!(
-                "up / down = {up} / {down} with {} taps needs a padded filter too long to hold",
-                h.len()
-            ),
-        )
-    };
-    let n_out = n_in.checked_mul(up).ok_or_else(too_long)?.div_ceil(down);
-    let n_pre_pad = down - half_len % down;
-    let n_pre_remove = half_len.checked_add(n_pre_pad).ok_or_else(too_long)? / down;
-    let padded_len = h.len().checked_add(n_pre_pad).ok_or_else(too_long)?;
-    crate::core::layout::check_host_room(op, padded_len, 8)?;
-    let mut h: Vec<f64> = h.iter().map(|v| v * up as f64).collect();
-    let mut n_post_pad = 0;
-    while output_len(padded_len + n_post_pad, n_in, up, down) < n_out + n_pre_remove {
-        n_post_pad += 1;
-    }
-    let mut padded = vec![0.0; n_pre_pad];
-    padded.append(&mut h);
-    padded.resize(padded.len() + n_post_pad, 0.0);
+    let n_out = n_in
+        .checked_mul(up)
+        .ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!("up = {up} over {n_in} samples is too long to resample"),
+            )
+        })?
+        .div_ceil(down);
+    // SciPy pads the filter in front to a multiple of `down`, pads it
+    // behind until upfirdn's output is long enough, and drops the first
+    // outputs: that centres the filter, output m being the filter at
+    // `m down + half_len` of the upsampled signal, which the kernel
+    // computes directly (the zero taps add nothing).
+    let h: Vec<f64> = h.iter().map(|v| v * up as f64).collect();
+    let taps = Array::from_host_slice(&h, &[h.len()], x.device())?;
     let rows = rows_last(x, ax, dt)?;
-    let y = upfirdn_rows(&rows, &padded, up, down)?;
-    let last = y.ndim() - 1;
-    let y = slice_axis(
-        &y,
-        last,
-        Some(n_pre_remove as isize),
-        Some((n_pre_remove + n_out) as isize),
-        1,
-    )?;
-    restore(&y.copy()?, ax)
+    restore(
+        &upfirdn_rows(op, &rows, &taps, up, down, half_len, n_out)?,
+        ax,
+    )
 }
 
 /// The anti-aliasing filter of [`decimate`].

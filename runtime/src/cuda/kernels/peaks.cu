@@ -108,3 +108,121 @@ extern "C" __global__ void cuprite_peaks_by_distance(const long long* __restrict
   }
   for (long long i = threadIdx.x; i < np; i += blockDim.x) keep[i] = state[i] == 1;
 }
+
+// Local maxima of find_peaks (SciPy's _local_maxima_1d) with the plateau,
+// height and threshold conditions, compacted in two passes over tiles of
+// PK_THREADS * PK_ITEMS samples: the first counts each tile's peaks, the
+// second (after a scan of the counts) makes the same decisions again and
+// writes each peak at its rank. A peak is found by the thread of its
+// plateau's left edge, so ranks in sample order are ranks in peak order.
+#define PK_THREADS @THREADS@
+#define PK_ITEMS @ITEMS@
+#define PK_WARPS (PK_THREADS / 32)
+#define PK_MAX_WALK @MAX_WALK@LL
+
+// Bounds: plateau size, height, threshold, each min then max; bit i of
+// mask says bound i is given.
+struct PeakConds { double b[6]; long long mask; };
+
+__device__ __forceinline__ bool pk_within(double v, const PeakConds& c, int at) {
+  return (!(c.mask >> at & 1) || v >= c.b[at]) && (!(c.mask >> (at + 1) & 1) || v <= c.b[at + 1]);
+}
+
+// Whether i is the left edge of a peak that meets the conditions (its
+// right edge in *right). A rise into i, equal samples, then a fall: a
+// comparison with NaN is false, so a NaN next to a plateau makes no peak.
+// A plateau walked past PK_MAX_WALK samples sets *too_long instead (the
+// caller then takes its array path: one thread would walk it too slowly).
+__device__ __forceinline__ bool pk_peak_at(const double* __restrict__ x, long long n, long long i,
+    const PeakConds& c, long long* right, bool* too_long)
+{
+  if (i < 1 || i >= n - 1) return false;
+  const double xi = x[i];
+  if (!(x[i - 1] < xi)) return false;
+  long long ahead = i + 1;
+  while (ahead < n - 1 && x[ahead] == xi) {
+    if (ahead - i >= PK_MAX_WALK) { *too_long = true; return false; }
+    ++ahead;
+  }
+  if (!(x[ahead] < xi)) return false;
+  const long long r = ahead - 1, mid = (i + r) / 2;
+  *right = r;
+  const double xm = x[mid], tl = xm - x[mid - 1], tr = xm - x[mid + 1];
+  return pk_within((double)(r - i + 1), c, 0) && pk_within(xm, c, 2)
+      && pk_within(tl, c, 4) && pk_within(tr, c, 4);
+}
+
+// counts[b]: the peaks whose left edge lies in tile b; *too_long (zeroed
+// by the caller) becomes 1 when a plateau is too long to walk.
+extern "C" __global__ void __launch_bounds__(PK_THREADS) cuprite_local_peaks_count(
+    const double* __restrict__ x, long long n, PeakConds c, long long* counts, long long* too_long)
+{
+  __shared__ int total;
+  if (threadIdx.x == 0) total = 0;
+  __syncthreads();
+  const long long base = (long long)blockIdx.x * (PK_THREADS * PK_ITEMS) + threadIdx.x;
+  int count = 0;
+  bool walked_off = false;
+#pragma unroll
+  for (int k = 0; k < PK_ITEMS; ++k) {
+    long long r;
+    count += pk_peak_at(x, n, base + k * PK_THREADS, c, &r, &walked_off) ? 1 : 0;
+  }
+  for (int o = 16; o > 0; o >>= 1) count += __shfl_down_sync(0xffffffffu, count, o);
+  if ((threadIdx.x & 31) == 0 && count) atomicAdd(&total, count);
+  if (walked_off) *too_long = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) counts[blockIdx.x] = total;
+}
+
+// The peaks of tile b at ranks from ends[b - 1] (ends: the inclusive scan
+// of the counts), in sample order: k-major within the tile, then warps,
+// then lanes. The property outputs are null when not asked for.
+extern "C" __global__ void __launch_bounds__(PK_THREADS) cuprite_local_peaks_write(
+    const double* __restrict__ x, long long n, PeakConds c, const long long* __restrict__ ends,
+    long long* peaks, long long* lefts, long long* rights, double* heights,
+    double* left_thr, double* right_thr)
+{
+  __shared__ int ranks[PK_ITEMS * PK_WARPS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const long long base = (long long)blockIdx.x * (PK_THREADS * PK_ITEMS) + threadIdx.x;
+  unsigned ballots[PK_ITEMS];
+  long long rs[PK_ITEMS];
+  bool walked_off = false;
+#pragma unroll
+  for (int k = 0; k < PK_ITEMS; ++k) {
+    rs[k] = 0;
+    const bool f = pk_peak_at(x, n, base + k * PK_THREADS, c, &rs[k], &walked_off);
+    ballots[k] = __ballot_sync(0xffffffffu, f);
+    if (lane == 0) ranks[k * PK_WARPS + warp] = __popc(ballots[k]);
+  }
+  __syncthreads();
+  // Exclusive scan of the per-(k, warp) counts in that order, by warp 0.
+  if (warp == 0) {
+    int carry = 0;
+    for (int chunk = 0; chunk < PK_ITEMS * PK_WARPS; chunk += 32) {
+      const int at = chunk + lane;
+      const int v = at < PK_ITEMS * PK_WARPS ? ranks[at] : 0;
+      int incl = v;
+      for (int o = 1; o < 32; o <<= 1) {
+        const int u = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += u;
+      }
+      if (at < PK_ITEMS * PK_WARPS) ranks[at] = carry + incl - v;
+      carry += __shfl_sync(0xffffffffu, incl, 31);
+    }
+  }
+  __syncthreads();
+  const long long start = blockIdx.x > 0 ? ends[blockIdx.x - 1] : 0;
+#pragma unroll
+  for (int k = 0; k < PK_ITEMS; ++k) {
+    if (!(ballots[k] >> lane & 1u)) continue;
+    const long long at = start + ranks[k * PK_WARPS + warp] + __popc(ballots[k] & ((1u << lane) - 1u));
+    const long long i = base + k * PK_THREADS, r = rs[k], mid = (i + r) / 2;
+    peaks[at] = mid;
+    if (lefts) { lefts[at] = i; rights[at] = r; }
+    const double xm = x[mid];
+    if (heights) heights[at] = xm;
+    if (left_thr) { left_thr[at] = xm - x[mid - 1]; right_thr[at] = xm - x[mid + 1]; }
+  }
+}

@@ -1,13 +1,16 @@
 //! Peak finding (`scipy.signal.find_peaks`, `peak_prominences`,
 //! `peak_widths`, `argrelextrema`), on the signal's device.
 //!
-//! `find_peaks` finds local maxima with SciPy's plateau rule as array
-//! operations: the positions where the signal changes (`flatnonzero` of
-//! `x[1:] != x[:-1]`) and whether each change rises or falls (a change
-//! next to a NaN does neither); a peak is a rise followed by a fall among
-//! those changes, placed at the middle of the flat run between them.
-//! Height, threshold and plateau-size conditions are elementwise masks
-//! over the peaks, compacted by `flatnonzero` and `take`. Prominences and widths are one GPU thread per peak, and the
+//! `find_peaks` finds local maxima with SciPy's plateau rule and tests the
+//! plateau-size, height and threshold conditions in one backend call
+//! (`Signal::local_peaks`: SciPy's loop on the CPU, two passes over the
+//! signal on the GPU). Where the GPU declines (a plateau too long for one
+//! thread to walk) the same is done as array operations: the positions
+//! where the signal changes (`flatnonzero` of `x[1:] != x[:-1]`) and
+//! whether each change rises or falls (a change next to a NaN does
+//! neither); a peak is a rise followed by a fall among those changes,
+//! placed at the middle of the flat run between them, and the conditions
+//! are masks compacted by `flatnonzero` and `take`. Prominences and widths are one GPU thread per peak, and the
 //! distance rule is a parallel maximal independent set on the GPU
 //! (`cuda::peaks` says why that equals SciPy's greedy pass).
 
@@ -26,6 +29,8 @@ use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
+use crate::core::storage::Storage;
+use crate::ops::signal::{LocalPeaks, PeakConds, PeakSet};
 
 use scans::{peak_indices, prominences_of, signal_f64, widths_of, wlen_samples};
 
@@ -201,6 +206,72 @@ fn check_bounds(op: &'static str, what: &str, b: Option<Bounds>) -> Result<()> {
     Ok(())
 }
 
+fn ends(b: Option<Bounds>) -> [Option<f64>; 2] {
+    b.map_or([None, None], |b| [b.min, b.max])
+}
+
+/// The peaks and properties of a `Signal::local_peaks` result.
+fn from_set(set: PeakSet) -> Result<(Array, PeakProperties)> {
+    let n = set.count;
+    let wrap = |s: Storage, dt| Array::from_parts(s, Layout::contiguous(&[n]), dt);
+    let mut props = PeakProperties::default();
+    if let Some([l, r]) = set.edges {
+        let (l, r) = (wrap(l, DType::Int64), wrap(r, DType::Int64));
+        props.plateau_sizes = Some(add(subtract(&r, &l)?, 1i64)?);
+        props.left_edges = Some(l);
+        props.right_edges = Some(r);
+    }
+    props.peak_heights = set.heights.map(|h| wrap(h, DType::Float64));
+    if let Some([l, r]) = set.thresholds {
+        props.left_thresholds = Some(wrap(l, DType::Float64));
+        props.right_thresholds = Some(wrap(r, DType::Float64));
+    }
+    Ok((wrap(set.peaks, DType::Int64), props))
+}
+
+/// The plateau, height and threshold conditions as array operations over
+/// the local maxima: the path a backend leaves to the caller (the GPU's
+/// for plateaus longer than one thread walks).
+fn local_by_arrays(xs: &Array, opts: &FindPeaksOptions) -> Result<(Array, PeakProperties)> {
+    let [mut peaks, left_edges, right_edges] = local_maxima(xs)?;
+    let mut props = PeakProperties::default();
+    if let Some(b) = opts.plateau_size {
+        let sizes = add(subtract(&right_edges, &left_edges)?, 1i64)?;
+        let keep = within(&sizes, b)?;
+        props.plateau_sizes = Some(sizes);
+        props.left_edges = Some(left_edges);
+        props.right_edges = Some(right_edges);
+        compact(&mut peaks, &mut props, keep)?;
+    }
+    if let Some(b) = opts.height {
+        let h = take(xs, &peaks, None)?;
+        let keep = within(&h, b)?;
+        props.peak_heights = Some(h);
+        compact(&mut peaks, &mut props, keep)?;
+    }
+    if let Some(b) = opts.threshold {
+        let xp = take(xs, &peaks, None)?;
+        let left = subtract(&xp, take(xs, subtract(&peaks, 1i64)?, None)?)?;
+        let right = subtract(&xp, take(xs, add(&peaks, 1i64)?, None)?)?;
+        let lo = b
+            .min
+            .map(|m| greater_equal(minimum(&left, &right)?, m))
+            .transpose()?;
+        let hi = b
+            .max
+            .map(|m| less_equal(maximum(&left, &right)?, m))
+            .transpose()?;
+        let keep = match (lo, hi) {
+            (Some(a), Some(b)) => Some(logical_and(&a, &b)?),
+            (a, b) => a.or(b),
+        };
+        props.left_thresholds = Some(left);
+        props.right_thresholds = Some(right);
+        compact(&mut peaks, &mut props, keep)?;
+    }
+    Ok((peaks, props))
+}
+
 /// The peaks of the 1-D signal `x` that meet the conditions of `opts`
 /// (`scipy.signal.find_peaks`): (int64 indices, the properties computed).
 pub fn find_peaks(x: &Array, opts: FindPeaksOptions) -> Result<(Array, PeakProperties)> {
@@ -224,42 +295,22 @@ pub fn find_peaks(x: &Array, opts: FindPeaksOptions) -> Result<(Array, PeakPrope
         }
     }
     let wlen = wlen_samples(op, opts.wlen)?;
-    let [mut peaks, left_edges, right_edges] = local_maxima(&xs)?;
-    let mut props = PeakProperties::default();
-    if let Some(b) = opts.plateau_size {
-        let sizes = add(subtract(&right_edges, &left_edges)?, 1i64)?;
-        let keep = within(&sizes, b)?;
-        props.plateau_sizes = Some(sizes);
-        props.left_edges = Some(left_edges);
-        props.right_edges = Some(right_edges);
-        compact(&mut peaks, &mut props, keep)?;
-    }
-    if let Some(b) = opts.height {
-        let h = take(&xs, &peaks, None)?;
-        let keep = within(&h, b)?;
-        props.peak_heights = Some(h);
-        compact(&mut peaks, &mut props, keep)?;
-    }
-    if let Some(b) = opts.threshold {
-        let xp = take(&xs, &peaks, None)?;
-        let left = subtract(&xp, take(&xs, subtract(&peaks, 1i64)?, None)?)?;
-        let right = subtract(&xp, take(&xs, add(&peaks, 1i64)?, None)?)?;
-        let lo = b
-            .min
-            .map(|m| greater_equal(minimum(&left, &right)?, m))
-            .transpose()?;
-        let hi = b
-            .max
-            .map(|m| less_equal(maximum(&left, &right)?, m))
-            .transpose()?;
-        let keep = match (lo, hi) {
-            (Some(a), Some(b)) => Some(logical_and(&a, &b)?),
-            (a, b) => a.or(b),
-        };
-        props.left_thresholds = Some(left);
-        props.right_thresholds = Some(right);
-        compact(&mut peaks, &mut props, keep)?;
-    }
+    let be = crate::backend::on(op, xs.device())?;
+    let local = LocalPeaks {
+        x: xs.view(),
+        conds: PeakConds {
+            plateau: ends(opts.plateau_size),
+            height: ends(opts.height),
+            threshold: ends(opts.threshold),
+        },
+        edges: opts.plateau_size.is_some(),
+        heights: opts.height.is_some(),
+        thresholds: opts.threshold.is_some(),
+    };
+    let (mut peaks, mut props) = match be.local_peaks(op, &local)? {
+        Some(set) => from_set(set)?,
+        None => local_by_arrays(&xs, &opts)?,
+    };
     if let Some(d) = opts.distance {
         let prio = take(&xs, &peaks, None)?;
         let be = crate::backend::on(op, xs.device())?;
