@@ -314,6 +314,10 @@ pub(crate) trait Ndimage {
     /// -1 for zero elements. `neighbors` holds the offsets (ndim each) of
     /// the structure's earlier half.
     fn label_roots(&self, op: &'static str, x: View<'_>, neighbors: &[i64]) -> Result<Storage>;
+    /// The components `label_roots` found, numbered 1, 2, ... in the C order
+    /// of their roots: each element's number (int32, 0 off the mask; the
+    /// caller refuses more than `i32::MAX` components) and how many there are.
+    fn label_number(&self, op: &'static str, roots: View<'_>) -> Result<(Storage, usize)>;
     /// Per label `0..bins` the reduction of the float64 `values` whose
     /// int64 `labels` (same shape) equal it, float64 (`Sum`: 0 for an
     /// empty label; `Min`/`Max`: +inf / -inf; arg-forms: -1).

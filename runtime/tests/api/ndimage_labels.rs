@@ -226,6 +226,14 @@ fn gpu_labels_and_measurements_match_cpu() {
         gpu_matches_cpu("label 3-D", 0.0, |d| {
             Ok(nd::label(&blobs(d, &[30, 31, 29])?, None)?.0)
         });
+        // Uniform noise thresholded: hundreds of thousands of components over
+        // 2.4M elements, so the numbering's scan runs in several phases; the
+        // count is compared as the last element.
+        gpu_matches_cpu("label 2-D noise, with its count", 0.0, |d| {
+            let (l, n) = nd::label(&cp::greater(&random(&[1531, 1567], seed, d), 0.45)?, None)?;
+            let count = cp::asarray(vec![n as i64])?;
+            cp::concatenate(&[&l.ravel()?.astype(DType::Int64)?, &count], 0)
+        });
         let idx: Vec<i64> = (0..40).collect();
         gpu_matches_cpu("sum_labels", 1e-12, |d| {
             let (l, _) = nd::label(&blobs(d, &[200, 190])?, None)?;

@@ -91,20 +91,14 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
         &[total],
         DType::Int64,
     );
-    // Number the roots in C order: a running count of the elements that are their own root.
-    let idx = arange_on(total, input.device())?;
-    let is_root = crate::equal(&roots, &idx)?.astype(DType::Int64)?;
-    let numbers = crate::cumsum(&is_root, None)?;
-    let n = numbers
-        .take(vec![total as i64 - 1], None)?
-        .to_vec::<i64>()?[0] as usize;
-    let at = crate::maximum(&roots, 0)?;
-    let labels = crate::where_(
-        &crate::greater_equal(&roots, 0)?,
-        &crate::take(&numbers, &at, None)?,
-        0,
-    )?;
-    Ok((labels.astype(DType::Int32)?.reshape(shape)?, n))
+    let (numbers, n) = be.label_number(op, roots.view())?;
+    if n > i32::MAX as usize {
+        return Err(Error::invalid(
+            op,
+            format!("{n} components do not fit the int32 labels"),
+        ));
+    }
+    Ok((wrap(numbers, &shape, DType::Int32), n))
 }
 
 /// Values and labels flattened, the number of bins and the bins to report.

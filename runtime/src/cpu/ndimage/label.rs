@@ -58,6 +58,26 @@ pub(super) fn label_roots(mask: &[u8], shape: &[usize], neighbors: &[i64]) -> Ve
     parent
 }
 
+/// 1, 2, ... for the roots in C order and each element its root's number (0
+/// off the mask), with their count. A root is its component's smallest
+/// index, so its number is written before any other element of it is read.
+pub(super) fn number_roots(roots: &[i64]) -> (Vec<i32>, usize) {
+    let mut numbers = vec![0i32; roots.len()];
+    let mut count = 0usize;
+    for (i, &r) in roots.iter().enumerate() {
+        if r < 0 {
+            continue;
+        }
+        numbers[i] = if r as usize == i {
+            count += 1;
+            count as i32
+        } else {
+            numbers[r as usize]
+        };
+    }
+    (numbers, count)
+}
+
 /// The smaller of `m` and `v`, skipping a NaN `v` and taking -0.0 below
 /// 0.0, so the result does not depend on the order of the values (the
 /// GPU's atomic minimum follows the same rule).

@@ -84,6 +84,11 @@ impl Ndimage for CpuBackend {
         ))
     }
 
+    fn label_number(&self, _op: &'static str, roots: View<'_>) -> Result<(Storage, usize)> {
+        let (numbers, n) = label::number_roots(&roots.gather_as::<i64>());
+        Ok((host_buffer_as(numbers, DType::Int32), n))
+    }
+
     fn label_reduce(
         &self,
         _op: &'static str,

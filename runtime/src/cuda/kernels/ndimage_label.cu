@@ -96,6 +96,22 @@ extern "C" __global__ void cuprite_nd_label_flatten(long long* p, long long tota
     if (vp[i] >= 0) vp[i] = uf_root(vp, i);
 }
 
+// 1 where an element is its component's root (label numbering's scan input).
+extern "C" __global__ void cuprite_nd_label_root_flags(const long long* __restrict__ p, unsigned char* flags, long long total) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
+    flags[i] = p[i] == i;
+}
+
+// Each element takes its root's running count (0 off the mask); the caller
+// refuses counts past int32 before the result is seen.
+extern "C" __global__ void cuprite_nd_label_number(const long long* __restrict__ p, const long long* __restrict__ counts,
+    int* out, long long total) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+    const long long r = p[i];
+    out[i] = r < 0 ? 0 : (int)counts[r];
+  }
+}
+
 // v replaces m in a minimum: smaller, or -0.0 over 0.0 (so the result's
 // sign does not depend on the order of the atomics; cpu ordered_min). A
 // NaN v never replaces.

@@ -6,7 +6,7 @@ use crate::core::dtype::DType;
 use crate::core::error::Result;
 use crate::core::storage::Storage;
 use crate::core::view::View;
-use crate::cuda::kernel_gen::helpers::{kernel, key, ptr};
+use crate::cuda::kernel_gen::helpers::{kernel, key, ptr, read_one};
 use crate::cuda::runtime::compile::Function;
 use crate::cuda::runtime::launch::{launch, KernelArgs};
 use crate::cuda::runtime::session::DeviceSession;
@@ -81,6 +81,54 @@ pub(super) fn label_roots(
         &mut a,
     )?;
     Ok(out.storage)
+}
+
+/// Numbers the roots in C order: a flag per element that is its own root,
+/// their running count (the scan of `cumsum`), and each element given its
+/// root's count, int32. Three passes over int64 roots instead of the eight
+/// array operations (an `arange`, compares, casts, a gather) they replace.
+pub(super) fn label_number(
+    op: &'static str,
+    ordinal: usize,
+    roots: View<'_>,
+) -> Result<(Storage, usize)> {
+    let s = session_of(op, roots)?;
+    let total = roots.layout.size();
+    let out = Buffer::new(op, ordinal, DType::Int32, roots.shape())?;
+    if total == 0 {
+        return Ok((out.storage, 0));
+    }
+    let stream = current_stream();
+    let rp = ptr(op, roots)?;
+    let flags = Buffer::new(op, ordinal, DType::Bool, &[total])?;
+    let mut a = KernelArgs::new();
+    a.push(rp).push(flags.ptr(op)?).push(total as i64);
+    launch(
+        s,
+        "nd_label_root_flags",
+        func(s, "cuprite_nd_label_root_flags")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
+    let counts = Buffer::new(op, ordinal, DType::Int64, &[total])?;
+    crate::cuda::scan::scan(flags.view(), false, None, counts.view())?;
+    drop(flags);
+    let mut a = KernelArgs::new();
+    a.push(rp)
+        .push(counts.ptr(op)?)
+        .push(out.ptr(op)?)
+        .push(total as i64);
+    launch(
+        s,
+        "nd_label_number",
+        func(s, "cuprite_nd_label_number")?,
+        config(s, total),
+        &stream,
+        &mut a,
+    )?;
+    let n = read_one::<i64>(counts.view(), total - 1)?;
+    Ok((out.storage, n as usize))
 }
 
 pub(super) fn label_reduce(

@@ -111,6 +111,10 @@ impl Ndimage for super::CudaBackend {
         label::label_roots(op, self.ordinal, x, neighbors)
     }
 
+    fn label_number(&self, op: &'static str, roots: View<'_>) -> Result<(Storage, usize)> {
+        label::label_number(op, self.ordinal, roots)
+    }
+
     fn label_reduce(
         &self,
         op: &'static str,
