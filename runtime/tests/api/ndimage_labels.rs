@@ -272,6 +272,117 @@ fn gpu_labels_and_measurements_match_cpu() {
     }
 }
 
+/// A 0/1 float64 array of `shape` on `dev`, 0 (background) where `bg(flat index)`.
+fn mask(shape: &[usize], dev: Device, bg: impl Fn(usize) -> bool) -> cp::Result<Array> {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n).map(|i| if bg(i) { 0.0 } else { 1.0 }).collect();
+    cp::from_shape_vec(shape, v, cp::Order::C)?.to_device(&dev)
+}
+
+on_every_device!(edt_of_one_background_pixel_is_its_distance, |dev| {
+    // Axis 0 of 37 rows spans two 32-row bands; rows of 301 take 16 bands.
+    let (h, w, r0, c0) = (37usize, 301usize, 20usize, 150usize);
+    let m = mask(&[h, w], dev, |i| i == r0 * w + c0)?;
+    let (d, idx) = nd::distance_transform_edt(&m, Some(&[0.7, 1.3]), true)?;
+    let (d, idx) = (vals(&d), vals(&idx.expect("indices")));
+    for i in 0..h * w {
+        let (dr, dc) = ((i / w) as f64 - r0 as f64, (i % w) as f64 - c0 as f64);
+        let want = ((0.7 * dr).powi(2) + (1.3 * dc).powi(2)).sqrt();
+        assert!(
+            (d[i] - want).abs() <= 1e-12 * want.max(1.0),
+            "{i}: {} vs {want}",
+            d[i]
+        );
+        assert_eq!((idx[i], idx[h * w + i]), (r0 as f64, c0 as f64), "{i}");
+    }
+    // Without any background everything is infinitely far and names itself.
+    let (d, idx) = nd::distance_transform_edt(&mask(&[3, 40], dev, |_| false)?, None, true)?;
+    assert!(vals(&d).iter().all(|v| *v == f64::INFINITY));
+    let idx = vals(&idx.expect("indices"));
+    for i in 0..120 {
+        assert_eq!((idx[i], idx[120 + i]), ((i / 40) as f64, (i % 40) as f64));
+    }
+});
+
+/// The GPU's distances and nearest-zero indices are the CPU's, exactly.
+#[track_caller]
+fn edt_gpu_is_cpu(
+    what: &str,
+    shape: &[usize],
+    sampling: Option<&[f64]>,
+    bg: impl Fn(usize) -> bool,
+) {
+    gpu_matches_cpu(&format!("edt {what}"), 0.0, |d| {
+        Ok(nd::distance_transform_edt(&mask(shape, d, &bg)?, sampling, false)?.0)
+    });
+    gpu_matches_cpu(&format!("edt {what} indices"), 0.0, |d| {
+        let (dist, idx) = nd::distance_transform_edt(&mask(shape, d, &bg)?, sampling, true)?;
+        let idx = idx.expect("indices");
+        // Distances and indices, compared as one array.
+        cp::concatenate(
+            &[
+                &dist.reshape([dist.size()])?,
+                &idx.astype(DType::Float64)?.reshape([idx.size()])?,
+            ],
+            0,
+        )
+    });
+}
+
+#[test]
+fn gpu_edt_matches_cpu_on_hard_inputs() {
+    let hash = |i: usize, salt: usize| {
+        let x = (i as u64 ^ (salt as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        ((x ^ (x >> 31)) % 100_000) as f64 / 100_000.0
+    };
+    let aniso: &[f64] = &[0.7, 1.3];
+    // Adversarial: one background pixel, all background, every other pixel
+    // (stripes on an even width, a checkerboard on an odd one).
+    edt_gpu_is_cpu("one pixel", &[300, 257], None, |i| i == 123 * 257 + 200);
+    edt_gpu_is_cpu("one pixel aniso", &[300, 257], Some(aniso), |i| i == 7);
+    edt_gpu_is_cpu("all background", &[200, 190], None, |_| true);
+    edt_gpu_is_cpu("none", &[65, 70], None, |_| false);
+    edt_gpu_is_cpu("every other, even", &[300, 256], None, |i| i % 2 == 0);
+    edt_gpu_is_cpu("every other, odd", &[301, 257], Some(aniso), |i| i % 2 == 1);
+    // The bench's kind of input: about 0.1 % background, and denser.
+    edt_gpu_is_cpu("sparse", &[700, 900], None, |i| hash(i, 1) < 0.001);
+    edt_gpu_is_cpu("sparse aniso", &[700, 900], Some(&[1.0, 0.3]), |i| {
+        hash(i, 2) < 0.002
+    });
+    edt_gpu_is_cpu("dense", &[333, 250], Some(aniso), |i| hash(i, 3) < 0.4);
+    // Rows of 2048 (64 bands of 32), of 5000 (128 bands of 40, the last
+    // empty) and of 12000 (past shared memory: the one-thread-per-line pass).
+    edt_gpu_is_cpu("rows 2048", &[40, 2048], None, |i| hash(i, 4) < 0.001);
+    edt_gpu_is_cpu("rows 5000", &[3, 5000], Some(&[2.0, 0.5]), |i| {
+        hash(i, 5) < 0.003
+    });
+    edt_gpu_is_cpu("rows 12000", &[2, 12000], Some(aniso), |i| {
+        hash(i, 6) < 0.002
+    });
+    // Thin shapes and 1-D (the first pass is the last and takes the root).
+    edt_gpu_is_cpu("1xN", &[1, 3000], None, |i| hash(i, 7) < 0.01);
+    edt_gpu_is_cpu("Nx1", &[3000, 1], Some(&[1.7, 0.2]), |i| hash(i, 8) < 0.01);
+    edt_gpu_is_cpu("1-D", &[5000], Some(&[0.3]), |i| hash(i, 9) < 0.002);
+    edt_gpu_is_cpu("1-D ties", &[70], None, |i| i % 6 == 0);
+    edt_gpu_is_cpu("single", &[1, 1], None, |_| false);
+    // 3-D: strided middle axes packed many lines a block (300 x 5) or one
+    // over 48 KiB (2100 x 70), and the last axis.
+    edt_gpu_is_cpu("3-D", &[9, 300, 5], Some(&[1.5, 0.5, 2.0]), |i| {
+        hash(i, 10) < 0.01
+    });
+    edt_gpu_is_cpu("3-D long middle", &[3, 2100, 70], None, |i| {
+        hash(i, 11) < 0.0005
+    });
+    edt_gpu_is_cpu(
+        "3-D one pixel",
+        &[20, 33, 40],
+        Some(&[1.0, 2.5, 0.75]),
+        |i| i == 9999,
+    );
+    edt_gpu_is_cpu("4-D", &[5, 6, 7, 8], None, |i| hash(i, 12) < 0.05);
+}
+
 #[test]
 fn bad_input_is_an_error() {
     let x = cp::zeros([4usize, 5], DType::Float64).unwrap();
