@@ -5,9 +5,13 @@
 //! gemv on the GPU) rather than one inner product per row. Classical
 //! Gram-Schmidt loses orthogonality when `w` is nearly in the span, so the
 //! step repeats the projection when the norm drops below 0.7 of what it was
-//! (the Daniel-Gragg-Kaufman-Stewart test). The coefficients and the two
-//! norms come back to the host in one small transfer: they are what the
-//! small Hessenberg or tridiagonal problem on the host needs.
+//! (the Daniel-Gragg-Kaufman-Stewart test); a Lanczos step first removes
+//! the two rows its recurrence couples to, after which that repeat is rare.
+//! The coefficients and the norms come back to the host in one small
+//! transfer: they are what the small Hessenberg or tridiagonal problem on
+//! the host needs.
+
+use std::ops::Range;
 
 use num_complex::Complex64;
 
@@ -74,54 +78,107 @@ impl Basis {
     /// `w` orthogonalized against the first `len` rows.
     pub fn orthogonalize(&self, w: Array) -> Result<Projected> {
         let v = self.first(self.len)?;
-        let (w1, mut h, before, mut after) = self.project(&v, w, true)?;
-        let mut w = w1;
-        if after < 0.7 * before {
-            let (w2, h2, _, a2) = self.project(&v, w, false)?;
-            for (a, b) in h.iter_mut().zip(h2) {
-                *a += b;
-            }
-            w = w2;
-            after = a2;
-        }
-        Ok(Projected {
-            w,
-            h,
-            before,
-            after,
-        })
+        let (w1, h1) = self.pass(&v, &w)?;
+        let vals = read_back(&[&h1, &squared_norm(&w)?, &squared_norm(&w1)?])?;
+        let len = self.len;
+        let (h, before, after) = (vals[..len].to_vec(), root(vals[len]), root(vals[len + 1]));
+        self.repeat_if_cancelled(&v, w1, h, before, before, after)
     }
 
-    /// One classical Gram-Schmidt pass; reads back `h` and the norms at once.
-    fn project(
+    /// `w` orthogonalized against the first `len` rows when, in exact
+    /// arithmetic, only the rows `recent` are not orthogonal to it (a
+    /// Lanczos step: `A v_j` couples to `v_{j-1}` and `v_j` alone). Those
+    /// come off first, a pass over two rows; the pass over the whole basis
+    /// that follows then removes only rounding, so the norm hardly drops
+    /// and the DGKS repeat, a second pass over every row, is rarely taken:
+    /// one pass over the basis per step instead of two. One read-back.
+    pub fn orthogonalize_recurrence(&self, w: Array, recent: Range<usize>) -> Result<Projected> {
+        let local = self
+            .rows
+            .slice([SliceElem::from(recent.start as isize..recent.end as isize)])?;
+        let (w1, h_local) = self.pass(&local, &w)?;
+        let v = self.first(self.len)?;
+        let (w2, h_all) = self.pass(&v, &w1)?;
+        let vals = read_back(&[
+            &h_local,
+            &h_all,
+            &squared_norm(&w)?,
+            &squared_norm(&w1)?,
+            &squared_norm(&w2)?,
+        ])?;
+        let (r, len) = (recent.len(), self.len);
+        let mut h = vals[r..r + len].to_vec();
+        for (i, x) in vals[..r].iter().enumerate() {
+            h[recent.start + i] += x;
+        }
+        let norms = &vals[r + len..];
+        let (before, entering, after) = (root(norms[0]), root(norms[1]), root(norms[2]));
+        self.repeat_if_cancelled(&v, w2, h, before, entering, after)
+    }
+
+    /// The DGKS test: when a pass took `w` from `entering` down to below
+    /// 0.7 of it, rounding left parts of the basis in it, and a second pass
+    /// removes them (its coefficients add to `h`).
+    fn repeat_if_cancelled(
         &self,
         v: &Array,
         w: Array,
-        with_before: bool,
-    ) -> Result<(Array, Vec<Complex64>, f64, f64)> {
+        mut h: Vec<Complex64>,
+        before: f64,
+        entering: f64,
+        after: f64,
+    ) -> Result<Projected> {
+        if after >= 0.7 * entering {
+            return Ok(Projected {
+                w,
+                h,
+                before,
+                after,
+            });
+        }
+        let (w2, h2) = self.pass(v, &w)?;
+        let vals = read_back(&[&h2, &squared_norm(&w2)?])?;
+        for (a, b) in h.iter_mut().zip(&vals) {
+            *a += b;
+        }
+        Ok(Projected {
+            w: w2,
+            h,
+            before,
+            after: root(vals[vals.len() - 1]),
+        })
+    }
+
+    /// One classical Gram-Schmidt pass of `w` against the rows of `v`:
+    /// `(w - v^H (v w), v w)`, on the device.
+    fn pass(&self, v: &Array, w: &Array) -> Result<(Array, Array)> {
         let mm = crate::api::linalg::matmul::matmul;
         let vh = if self.complex {
             crate::api::linalg::matmul::conj(v)?
         } else {
             v.clone()
         };
-        let h = mm(&vh, &w)?;
-        let w2 = crate::subtract(&w, mm(&v.t(), &h)?)?;
-        let sq = |x: &Array| -> Result<Array> {
-            crate::api::linalg::matmul::vdot(x, x)?.reshape(vec![1])
-        };
-        let before = if with_before { sq(&w)? } else { sq(&w2)? };
-        let packed = crate::concatenate(&[&h, &before, &sq(&w2)?], 0)?;
-        let vals = packed.astype(DType::Complex128)?.to_vec::<Complex64>()?;
-        let k = vals.len();
-        let norm = |z: Complex64| z.re.max(0.0).sqrt();
-        Ok((
-            w2,
-            vals[..k - 2].to_vec(),
-            norm(vals[k - 2]),
-            norm(vals[k - 1]),
-        ))
+        let h = mm(&vh, w)?;
+        let w2 = crate::subtract(w, mm(&v.t(), &h)?)?;
+        Ok((w2, h))
     }
+}
+
+/// `||x||^2` as a 1-element device array.
+fn squared_norm(x: &Array) -> Result<Array> {
+    crate::api::linalg::matmul::vdot(x, x)?.reshape(vec![1])
+}
+
+/// The parts, concatenated on the device and read back in one transfer.
+fn read_back(parts: &[&Array]) -> Result<Vec<Complex64>> {
+    crate::concatenate(parts, 0)?
+        .astype(DType::Complex128)?
+        .to_vec::<Complex64>()
+}
+
+/// A norm from its square (its real part, clamped at 0).
+fn root(z: Complex64) -> f64 {
+    z.re.max(0.0).sqrt()
 }
 
 /// Host coefficients as a 1-D array of `dtype` on `like`'s device.

@@ -2,7 +2,7 @@
 //! Lanczos, and `svds` through it.
 //!
 //! The Lanczos vectors are the rows of one device array, extended with full
-//! reorthogonalization (see `basis`); the projected matrix `V^T A V` is small
+//! reorthogonalization after the three-term recurrence (see `basis`); the projected matrix `V^T A V` is small
 //! (ncv x ncv) and lives on the host, filled from the coefficients each step
 //! reads back. At a restart the k Ritz vectors nearest the wanted end
 //! become the new first rows (one device `matmul`) and the last residual
@@ -184,7 +184,14 @@ fn lanczos(
         let mut beta = 0.0;
         for j in start..ncv {
             let w = a.matvec(&basis.row(j)?)?;
-            let proj = basis.orthogonalize(w)?;
+            // Past the first step of a cycle, `A v_j` couples to `v_{j-1}`
+            // and `v_j` alone (the tridiagonal tail); the first couples to
+            // every kept Ritz vector (the arrow), so it takes the full pass.
+            let proj = if j > start {
+                basis.orthogonalize_recurrence(w, j - 1..j + 1)?
+            } else {
+                basis.orthogonalize(w)?
+            };
             for (i, h) in proj.h.iter().enumerate() {
                 t[i][j] = h.re;
                 t[j][i] = h.re;
