@@ -7,7 +7,7 @@ use num_complex::{Complex32, Complex64};
 use super::CpuBackend;
 use crate::core::dtype::DType;
 use crate::core::element::Element;
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::storage::{CpuStorage, Storage};
 use crate::core::view::View;
@@ -81,6 +81,75 @@ impl Matmul for CpuBackend {
             }
         }
     }
+
+    fn gram_schmidt_pass(
+        &self,
+        v: View<'_>,
+        w: View<'_>,
+        w_out: View<'_>,
+        coeffs: View<'_>,
+    ) -> Result<()> {
+        match w.dtype() {
+            DType::Float32 => gram_schmidt::<f32>(v, w, w_out, coeffs),
+            DType::Float64 => gram_schmidt::<f64>(v, w, w_out, coeffs),
+            dt => Err(Error::DType {
+                op: "gram_schmidt_pass",
+                detail: format!("a fused Gram-Schmidt pass takes float32 or float64, not {dt}"),
+            }),
+        }
+    }
+}
+
+/// The real dtypes of the fused Gram-Schmidt pass, which sums in f64.
+trait GsReal: Element {
+    fn to_f64(self) -> f64;
+    fn from_f64(x: f64) -> Self;
+}
+impl GsReal for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+impl GsReal for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+/// `Matmul::gram_schmidt_pass` on the host: plain loops in f64, each
+/// element of `w_out` subtracting the rows in order, as the GPU does.
+/// `w` is copied out first and `w_out` written last, so `w_out` may be `w`
+/// and may share a buffer with `v` (a basis writing its next row).
+fn gram_schmidt<T: GsReal>(v: View<'_>, w: View<'_>, w_out: View<'_>, coeffs: View<'_>) -> Result<()> {
+    let x: Vec<f64> = w.gather::<T>().into_iter().map(T::to_f64).collect();
+    let (len, n) = (v.shape()[0], x.len());
+    let mut h = vec![0.0f64; len];
+    let mut y = x.clone();
+    v.read_cpu::<T, _>(|data, layout| {
+        let (s0, s1) = (layout.strides()[0], layout.strides()[1]);
+        let at = |r: usize, i: usize| (layout.offset() as isize + r as isize * s0 + i as isize * s1) as usize;
+        for (r, hr) in h.iter_mut().enumerate() {
+            *hr = (0..n).map(|i| data[at(r, i)].to_f64() * x[i]).sum();
+        }
+        for (i, yi) in y.iter_mut().enumerate() {
+            for (r, hr) in h.iter().enumerate() {
+                *yi -= data[at(r, i)].to_f64() * hr;
+            }
+        }
+    });
+    let out: Vec<T> = y.into_iter().map(T::from_f64).collect();
+    let before: f64 = x.iter().map(|a| a * a).sum();
+    let after: f64 = out.iter().map(|&a| a.to_f64() * a.to_f64()).sum();
+    w_out.scatter::<T>(&out);
+    h.extend([before, after]);
+    coeffs.scatter::<f64>(&h);
+    Ok(())
 }
 
 /// A matrix operand: its host elements and its (batch..., r, c) layout.

@@ -610,6 +610,16 @@ impl Matmul for super::CudaBackend {
             p,
         )
     }
+
+    fn gram_schmidt_pass(
+        &self,
+        v: View<'_>,
+        w: View<'_>,
+        w_out: View<'_>,
+        coeffs: View<'_>,
+    ) -> Result<()> {
+        super::gram_schmidt::pass(self.ordinal, v, w, w_out, coeffs)
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod cusparse_ilu;
 mod cusparse_spsv;
 pub(crate) mod fusion;
 pub(crate) mod gather;
+pub(crate) mod gram_schmidt;
 pub(crate) mod iir;
 pub(crate) mod int_matmul;
 pub(crate) mod interpolate;

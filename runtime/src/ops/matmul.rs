@@ -23,4 +23,21 @@ pub(crate) trait Matmul {
     /// whose batch axes broadcast to those of `out` (C-contiguous
     /// (batch..., m, n)); integers wrap and bools give `any(a & b)`, as NumPy.
     fn matmul(&self, a: View<'_>, b: View<'_>, out: View<'_>, p: MatmulPrecision) -> Result<()>;
+
+    /// One classical Gram-Schmidt pass of `w` against the rows of `v` (a
+    /// Krylov basis step), fused: `h = v w`, `w_out = w - v^T h`, and
+    /// `coeffs = [h_0 .. h_{len-1}, ||w||^2, ||w_out||^2]`, every sum in
+    /// float64 (the squared norm of `w_out` as stored).
+    ///
+    /// `v` is (len, n) and C-contiguous (`len` may be 0), `w` and `w_out`
+    /// are C-contiguous (n,), all three float32 or all float64; `w_out`
+    /// is `w` itself (a pass in place) or overlaps neither `v` nor `w`;
+    /// `coeffs` is C-contiguous float64 (len + 2,) apart from the others.
+    fn gram_schmidt_pass(
+        &self,
+        v: View<'_>,
+        w: View<'_>,
+        w_out: View<'_>,
+        coeffs: View<'_>,
+    ) -> Result<()>;
 }

@@ -348,6 +348,15 @@ on_every_device!(eigsh_and_svds_match_scipy, |_dev| {
             }
         }
     }
+    // Few Lanczos vectors: many thick restarts, each making the kept Ritz
+    // vectors the first rows of the basis.
+    let e = eigsh(
+        &matrix("poisson"),
+        4,
+        EigshOptions::new().which(Which::LA).ncv(9).maxiter(400),
+    )?;
+    assert!(e.converged && e.restarts > 1, "restarts {}", e.restarts);
+    assert_vec_close("poisson LA ncv 9", &e.values, &fx_f64("poisson/eigsh_LA"), 1e-9);
     let s = svds(&matrix("convdiff"), 3)?;
     assert_vec_close("svds", &s.s, &fx_f64("convdiff/svds"), 1e-9);
     assert_eq!(
@@ -500,6 +509,16 @@ fn gpu_matches_cpu_without_host_fallback() {
                     values_f64(&gmres(&c, &bc, SolveOptions::new().rtol(rtol).restart(8))?.x),
                     values_f64(&bicgstab(&c, &bc, SolveOptions::new().rtol(rtol))?.x),
                     eigsh(&p, 3, EigshOptions::new().which(Which::SA).values_only())?.values,
+                    // Largest magnitude with few Lanczos vectors: many thick
+                    // restarts, each keeping the Ritz vectors as the first rows.
+                    eigsh(
+                        &p,
+                        4,
+                        EigshOptions::new().which(Which::LA).ncv(9).maxiter(400).values_only(),
+                    )?
+                    .values,
+                    svds(&c, 3)?.s,
+                    values_f64(&gmres(&c, &bc, SolveOptions::new().rtol(rtol).restart(30))?.x),
                     vec![norm(&c, SparseNorm::Fro)?, norm(&c, SparseNorm::One)?],
                     values_f64(&minres(&p, &b, SolveOptions::new().rtol(rtol))?.x),
                     values_f64(&expm_multiply(&c, &bc, -0.1)?),
@@ -532,6 +551,21 @@ fn gpu_matches_cpu_without_host_fallback() {
         for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
             assert_vec_close(&format!("{dtype} result {i}"), g, c, tol);
         }
+    }
+    // Complex bases keep the matmul path of the Gram-Schmidt step.
+    for dtype in [DType::Complex128, DType::Complex64] {
+        let tol = if dtype == DType::Complex128 { 1e-9 } else { 2e-3 };
+        let solve = |dev: Device| -> cp::Result<Vec<f64>> {
+            cp::with_device(dev, || {
+                let c = matrix("convdiff").astype(dtype)?;
+                let b = common::rand(&[c.shape().0], dtype, seed + 2);
+                let rtol = if dtype == DType::Complex128 { 1e-10 } else { 1e-5 };
+                let x = gmres(&c, &b, SolveOptions::new().rtol(rtol).restart(8))?.x;
+                Ok(common::cvals(&x).iter().flat_map(|z| [z.re, z.im]).collect())
+            })
+        };
+        let (g, c) = (solve(gpu).unwrap(), solve(Device::Cpu).unwrap());
+        assert_vec_close(&format!("{dtype} gmres"), &g, &c, tol);
     }
 }
 

@@ -2,7 +2,7 @@
 //! Lanczos, and `svds` through it.
 //!
 //! The Lanczos vectors are the rows of one device array, extended with full
-//! reorthogonalization (see `basis`); the projected matrix `V^T A V` is small
+//! reorthogonalization after the three-term recurrence (see `basis`); the projected matrix `V^T A V` is small
 //! (ncv x ncv) and lives on the host, filled from the coefficients each step
 //! reads back. At a restart the k Ritz vectors nearest the wanted end
 //! become the new first rows (one device `matmul`) and the last residual
@@ -173,7 +173,7 @@ fn lanczos(
         return Err(Error::invalid(op, "v0 is zero"));
     }
     let mut basis = Basis::new(ncv + 1, &v0)?;
-    basis.set(0, &crate::multiply(1.0 / v0n, &v0)?)?;
+    basis.set_scaled(0, 1.0 / v0n, &v0)?;
     let mut t = vec![vec![0.0f64; ncv]; ncv];
     let mut start = 0;
     // Keep the k wanted Ritz vectors (as CuPy's eigsh does): each restart
@@ -184,25 +184,29 @@ fn lanczos(
         let mut beta = 0.0;
         for j in start..ncv {
             let w = a.matvec(&basis.row(j)?)?;
-            let proj = basis.orthogonalize(w)?;
+            // Past the first step of a cycle, `A v_j` couples to `v_{j-1}`
+            // and `v_j` alone (the tridiagonal tail); the first couples to
+            // every kept Ritz vector (the arrow), so it takes the full pass.
+            let proj = if j > start {
+                basis.orthogonalize_recurrence(&w, j - 1..j + 1)?
+            } else {
+                basis.orthogonalize(&w)?
+            };
             for (i, h) in proj.h.iter().enumerate() {
                 t[i][j] = h.re;
                 t[j][i] = h.re;
             }
             beta = proj.after;
             if proj.after > eps.sqrt() * proj.before.max(f64::MIN_POSITIVE) {
-                basis.set(j + 1, &crate::multiply(1.0 / proj.after, &proj.w)?)?;
+                basis.push(1.0 / proj.after)?;
             } else {
                 // An invariant subspace: go on from a fresh direction (coupling 0).
                 beta = 0.0;
                 if j + 1 < ncv || restart + 1 < maxiter {
                     let r = start_vector(n, fresh, device)?.astype(dt)?;
                     fresh += 1;
-                    let p = basis.orthogonalize(r)?;
-                    basis.set(
-                        j + 1,
-                        &crate::multiply(1.0 / p.after.max(f64::MIN_POSITIVE), &p.w)?,
-                    )?;
+                    let p = basis.orthogonalize(&r)?;
+                    basis.push(1.0 / p.after.max(f64::MIN_POSITIVE))?;
                 }
                 if j + 1 < ncv {
                     t[j + 1][j] = 0.0;
@@ -244,10 +248,9 @@ fn lanczos(
         // Thick restart: the `keep` best Ritz vectors, then the residual direction.
         let kept: Vec<usize> = order[..keep_target].to_vec();
         let new_rows = ritz_vectors(&basis, &y, &kept, ncv)?;
-        let last = basis.row(ncv)?.copy()?;
-        for (r, _) in kept.iter().enumerate() {
-            basis.set(r, &new_rows.at(r as isize)?)?;
-        }
+        // Row ncv is not among the rows the Ritz vectors overwrite.
+        let last = basis.row(ncv)?;
+        basis.set_first(&new_rows)?;
         basis.set(kept.len(), &last)?;
         for row in t.iter_mut() {
             row.iter_mut().for_each(|v| *v = 0.0);

@@ -13,7 +13,7 @@ use crate::api::sparse::linalg::operator::IntoOperator;
 use crate::api::sparse::linalg::options::{
     psolve, rhs_norm, tolerance, zero_rhs, Problem, SolveOptions, SolveResult,
 };
-use crate::api::sparse::linalg::vector::{norm, scale};
+use crate::api::sparse::linalg::vector::norm;
 use crate::core::array::Array;
 use crate::core::dtype::DType;
 use crate::core::error::Result;
@@ -53,8 +53,9 @@ pub fn gmres<'a>(
     }
     for _ in 0..maxiter {
         let v0 = psolve(m, &r)?;
-        let v0_norm = norm(&v0)?;
-        basis.set(0, &scale(1.0 / v0_norm, &v0)?)?;
+        // Without a preconditioner v0 is r, whose norm is known.
+        let v0_norm = if m.is_none() { rnorm } else { norm(&v0)? };
+        basis.set_scaled(0, 1.0 / v0_norm, &v0)?;
         // h[col][k]: column col of the Hessenberg matrix, rotated in place.
         let mut h: Vec<Vec<Complex64>> = Vec::with_capacity(restart);
         let mut givens: Vec<(f64, Complex64)> = Vec::with_capacity(restart);
@@ -64,15 +65,15 @@ pub fn gmres<'a>(
         let mut breakdown = false;
         for col in 0..restart {
             let w = psolve(m, &p.a.matvec(&basis.row(col)?)?)?;
-            let proj = basis.orthogonalize(w)?;
+            let proj = basis.orthogonalize(&w)?;
             let mut hc = proj.h;
             hc.push(Complex64::new(proj.after, 0.0));
             if proj.after <= eps * proj.before {
                 hc[col + 1] = Complex64::new(0.0, 0.0);
                 breakdown = true;
-                basis.set(col + 1, &proj.w)?;
+                basis.push(1.0)?;
             } else {
-                basis.set(col + 1, &scale(1.0 / proj.after, &proj.w)?)?;
+                basis.push(1.0 / proj.after)?;
             }
             for (k, &(c, sn)) in givens.iter().enumerate() {
                 let (n0, n1) = (hc[k], hc[k + 1]);
