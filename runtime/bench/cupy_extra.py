@@ -245,6 +245,11 @@ def section_ndimage():
     case("label_4096sq", lambda: cnd.label(bw), n_repeat=5, n_warmup=2)
     sparse_zeros = mid > 0.001
     case("distance_transform_edt_2048sq", lambda: cnd.distance_transform_edt(sparse_zeros), n_repeat=5, n_warmup=2)
+    one_zero = cp.ones((2048, 2048), dtype=bool)
+    one_zero[1000, 1000] = False
+    every_other = (cp.arange(2048 * 2048) % 2 == 1).reshape(2048, 2048)
+    for name, m in [("one_zero", one_zero), ("all_zero", cp.zeros((2048, 2048), dtype=bool)), ("every_other", every_other)]:
+        case("distance_transform_edt_2048sq_" + name, lambda m=m: cnd.distance_transform_edt(m), n_repeat=5, n_warmup=2)
     mostly = big > 0.2
     # CuPy implements iterations > 1 only as brute_force (each pass over the whole image).
     case("binary_erosion_4096sq_10iter", lambda: cnd.binary_erosion(mostly, iterations=10, brute_force=True), n_repeat=5, n_warmup=2)

@@ -56,6 +56,34 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     b.case("distance_transform_edt_2048sq", None, None, 5, 2, || {
         nd::distance_transform_edt(&sparse_zeros, None, false)
     })?;
+    // Inputs that stress the envelope passes: one zero (every row's sites
+    // far away), all zeros (every site on every envelope), every other
+    // element zero (stripes of background columns).
+    let n2 = 2048usize;
+    let pattern = |zero: &dyn Fn(usize) -> bool| {
+        let v: Vec<f32> = (0..n2 * n2)
+            .map(|i| if zero(i) { 0.0 } else { 1.0 })
+            .collect();
+        cp::greater(&cp::from_shape_vec(vec![n2, n2], v, cp::Order::C)?, 0.5)
+    };
+    for (name, m) in [
+        (
+            "distance_transform_edt_2048sq_one_zero",
+            pattern(&|i| i == 1000 * n2 + 1000)?,
+        ),
+        (
+            "distance_transform_edt_2048sq_all_zero",
+            pattern(&|_| true)?,
+        ),
+        (
+            "distance_transform_edt_2048sq_every_other",
+            pattern(&|i| i % 2 == 0)?,
+        ),
+    ] {
+        b.case(name, None, None, 5, 2, || {
+            nd::distance_transform_edt(&m, None, false)
+        })?;
+    }
     let mostly = cp::greater(&big, 0.2)?;
     let ten = BinaryOptions::default().iterations(10);
     b.case("binary_erosion_4096sq_10iter", None, None, 5, 2, || {
