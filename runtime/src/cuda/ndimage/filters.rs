@@ -358,7 +358,7 @@ pub(super) fn binary_steps(
                     a.push(sf.mask).push(sf.prev).push(sf.changed);
                     a.push(i32::from(sf.copy_on_skip));
                     let cfg = config(s, total);
-                    launch(s, "nd_binary", func.clone(), cfg, &current_stream(), &mut a)?;
+                    launch(s, "nd_binary", *func, cfg, &current_stream(), &mut a)?;
                 }
             }
         }

@@ -439,7 +439,9 @@ mod tests {
         let cube: Vec<i64> = (0..27)
             .flat_map(|i| [i / 9 - 1, (i / 3) % 3 - 1, i % 3 - 1])
             .collect();
-        let cases: [(&[usize], &[i64], usize, DType, bool); 6] = [
+        // Shape, offsets, rank, dtype, binary.
+        type Case<'a> = (&'a [usize], &'a [i64], usize, DType, bool);
+        let cases: [Case<'_>; 6] = [
             (&[64, 64], &box3, 4, DType::Float32, false),
             (&[64, 64], &box3, 0, DType::UInt8, true),
             (&[64, 64], &box3, 8, DType::UInt8, true),
