@@ -102,7 +102,8 @@ impl Basis {
     pub fn push(&mut self, factor: f64) -> Result<()> {
         if factor != 1.0 {
             let mut row = self.row(self.len)?;
-            crate::multiply_out(&row.clone(), factor, &mut row)?;
+            let src = row.clone();
+            crate::multiply_out(&src, factor, &mut row)?;
         }
         self.len += 1;
         Ok(())
