@@ -126,14 +126,21 @@ impl GsReal for f64 {
 /// element of `w_out` subtracting the rows in order, as the GPU does.
 /// `w` is copied out first and `w_out` written last, so `w_out` may be `w`
 /// and may share a buffer with `v` (a basis writing its next row).
-fn gram_schmidt<T: GsReal>(v: View<'_>, w: View<'_>, w_out: View<'_>, coeffs: View<'_>) -> Result<()> {
+fn gram_schmidt<T: GsReal>(
+    v: View<'_>,
+    w: View<'_>,
+    w_out: View<'_>,
+    coeffs: View<'_>,
+) -> Result<()> {
     let x: Vec<f64> = w.gather::<T>().into_iter().map(T::to_f64).collect();
     let (len, n) = (v.shape()[0], x.len());
     let mut h = vec![0.0f64; len];
     let mut y = x.clone();
     v.read_cpu::<T, _>(|data, layout| {
         let (s0, s1) = (layout.strides()[0], layout.strides()[1]);
-        let at = |r: usize, i: usize| (layout.offset() as isize + r as isize * s0 + i as isize * s1) as usize;
+        let at = |r: usize, i: usize| {
+            (layout.offset() as isize + r as isize * s0 + i as isize * s1) as usize
+        };
         for (r, hr) in h.iter_mut().enumerate() {
             *hr = (0..n).map(|i| data[at(r, i)].to_f64() * x[i]).sum();
         }

@@ -98,12 +98,26 @@ pub(crate) fn pass(
     let mut a = KernelArgs::new();
     a.push(vp).push(wp).push(n as i64).push(len_i32).push(part);
     let f = func(s, &format!("cuprite_gs_project_{suffix}"))?;
-    launch(s, OP, f, one_d((gx as u32, groups as u32), 0), &stream, &mut a)?;
+    launch(
+        s,
+        OP,
+        f,
+        one_d((gx as u32, groups as u32), 0),
+        &stream,
+        &mut a,
+    )?;
 
     let reduce = func(s, "cuprite_gs_reduce")?;
     let mut a = KernelArgs::new();
     a.push(part).push(gx as i64).push(cp);
-    launch(s, OP, reduce, one_d(((len + 1) as u32, 1), 0), &stream, &mut a)?;
+    launch(
+        s,
+        OP,
+        reduce,
+        one_d(((len + 1) as u32, 1), 0),
+        &stream,
+        &mut a,
+    )?;
 
     let mut a = KernelArgs::new();
     a.push(vp).push(wp).push(op).push(n as i64).push(len_i32);
@@ -112,7 +126,9 @@ pub(crate) fn pass(
     launch(s, OP, f, one_d((gx2 as u32, 1), 0), &stream, &mut a)?;
 
     let mut a = KernelArgs::new();
-    a.push(part2).push(gx2 as i64).push(cp + ((len + 1) * 8) as u64);
+    a.push(part2)
+        .push(gx2 as i64)
+        .push(cp + ((len + 1) * 8) as u64);
     launch(s, OP, reduce, one_d((1, 1), 0), &stream, &mut a)?;
     // The scratch buffer goes back to the stream-ordered pool after the
     // launches that use it are queued.

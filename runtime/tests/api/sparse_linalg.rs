@@ -356,7 +356,12 @@ on_every_device!(eigsh_and_svds_match_scipy, |_dev| {
         EigshOptions::new().which(Which::LA).ncv(9).maxiter(400),
     )?;
     assert!(e.converged && e.restarts > 1, "restarts {}", e.restarts);
-    assert_vec_close("poisson LA ncv 9", &e.values, &fx_f64("poisson/eigsh_LA"), 1e-9);
+    assert_vec_close(
+        "poisson LA ncv 9",
+        &e.values,
+        &fx_f64("poisson/eigsh_LA"),
+        1e-9,
+    );
     let s = svds(&matrix("convdiff"), 3)?;
     assert_vec_close("svds", &s.s, &fx_f64("convdiff/svds"), 1e-9);
     assert_eq!(
@@ -514,7 +519,11 @@ fn gpu_matches_cpu_without_host_fallback() {
                     eigsh(
                         &p,
                         4,
-                        EigshOptions::new().which(Which::LA).ncv(9).maxiter(400).values_only(),
+                        EigshOptions::new()
+                            .which(Which::LA)
+                            .ncv(9)
+                            .maxiter(400)
+                            .values_only(),
                     )?
                     .values,
                     svds(&c, 3)?.s,
@@ -554,14 +563,25 @@ fn gpu_matches_cpu_without_host_fallback() {
     }
     // Complex bases keep the matmul path of the Gram-Schmidt step.
     for dtype in [DType::Complex128, DType::Complex64] {
-        let tol = if dtype == DType::Complex128 { 1e-9 } else { 2e-3 };
+        let tol = if dtype == DType::Complex128 {
+            1e-9
+        } else {
+            2e-3
+        };
         let solve = |dev: Device| -> cp::Result<Vec<f64>> {
             cp::with_device(dev, || {
                 let c = matrix("convdiff").astype(dtype)?;
                 let b = common::rand(&[c.shape().0], dtype, seed + 2);
-                let rtol = if dtype == DType::Complex128 { 1e-10 } else { 1e-5 };
+                let rtol = if dtype == DType::Complex128 {
+                    1e-10
+                } else {
+                    1e-5
+                };
                 let x = gmres(&c, &b, SolveOptions::new().rtol(rtol).restart(8))?.x;
-                Ok(common::cvals(&x).iter().flat_map(|z| [z.re, z.im]).collect())
+                Ok(common::cvals(&x)
+                    .iter()
+                    .flat_map(|z| [z.re, z.im])
+                    .collect())
             })
         };
         let (g, c) = (solve(gpu).unwrap(), solve(Device::Cpu).unwrap());

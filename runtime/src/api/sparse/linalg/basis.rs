@@ -10,8 +10,9 @@
 //! subtraction and two `vdot`s. Classical Gram-Schmidt loses orthogonality
 //! when `w` is nearly in the span, so the step repeats the pass (in place)
 //! when the norm drops below 0.7 of what it was (the
-//! Daniel-Gragg-Kaufman-Stewart test); a Lanczos step first removes the two
-//! rows its recurrence couples to, after which that repeat is rare. The
+//! Daniel-Gragg-Kaufman-Stewart test); a Lanczos step (and a GMRES step of
+//! a nearly symmetric operator) first removes the two rows its recurrence
+//! couples to, after which that repeat is rare. The
 //! coefficients and the norms of a step come back to the host in one small
 //! transfer: they are what the small Hessenberg or tridiagonal problem on
 //! the host needs.
@@ -43,6 +44,8 @@ pub(super) struct Projected {
     /// `||w||` before and after the projection.
     pub before: f64,
     pub after: f64,
+    /// Whether the DGKS test asked for a second pass over the basis.
+    pub repeated: bool,
 }
 
 impl Basis {
@@ -99,7 +102,8 @@ impl Basis {
     pub fn push(&mut self, factor: f64) -> Result<()> {
         if factor != 1.0 {
             let mut row = self.row(self.len)?;
-            crate::multiply_out(&row.clone(), factor, &mut row)?;
+            let src = row.clone();
+            crate::multiply_out(&src, factor, &mut row)?;
         }
         self.len += 1;
         Ok(())
@@ -125,13 +129,18 @@ impl Basis {
 
     /// `w` orthogonalized against the first `len` rows, into row `len`,
     /// when in exact arithmetic only the rows `recent` are not orthogonal
-    /// to it (a Lanczos step: `A v_j` couples to `v_{j-1}` and `v_j` alone).
+    /// to it (a Lanczos step: `A v_j` couples to `v_{j-1}` and `v_j` alone),
+    /// or mostly those (an Arnoldi step of a nearly symmetric operator).
     /// Those come off first, a pass over two rows; the pass over the whole
     /// basis that follows (in place) then removes only rounding, so the
     /// norm hardly drops and the DGKS repeat, a second pass over every row,
     /// is rarely taken: one pass over the basis per step instead of two.
     /// One read-back.
-    pub fn orthogonalize_recurrence(&mut self, w: &Array, recent: Range<usize>) -> Result<Projected> {
+    pub fn orthogonalize_recurrence(
+        &mut self,
+        w: &Array,
+        recent: Range<usize>,
+    ) -> Result<Projected> {
         let w = self.conform(w)?;
         let (r, len) = (recent.len(), self.len);
         let local = self
@@ -165,7 +174,12 @@ impl Basis {
         after: f64,
     ) -> Result<Projected> {
         if after >= 0.7 * entering {
-            return Ok(Projected { h, before, after });
+            return Ok(Projected {
+                h,
+                before,
+                after,
+                repeated: false,
+            });
         }
         let len = self.len;
         let coeffs = self.coefficients(len + 2)?;
@@ -178,6 +192,7 @@ impl Basis {
             h,
             before,
             after: root(vals[len + 1]),
+            repeated: true,
         })
     }
 
@@ -309,7 +324,11 @@ mod tests {
         let all = on(values((len + 2) * n, 7 + len as u64), &[len + 2, n])?;
         let v = all.slice([SliceElem::from(0..len as isize)])?;
         let w = all.at(len as isize)?;
-        let out = if in_place { w.clone() } else { all.at(len as isize + 1)? };
+        let out = if in_place {
+            w.clone()
+        } else {
+            all.at(len as isize + 1)?
+        };
         let coeffs = crate::with_device(dev, || crate::empty(len + 2, DType::Float64))?;
         crate::backend::on(OP, dev)?.gram_schmidt_pass(
             v.view(),
@@ -349,7 +368,13 @@ mod tests {
                 // The inputs as stored.
                 let all: Vec<f64> = values((len + 2) * n, 7 + len as u64)
                     .into_iter()
-                    .map(|a| if dt == DType::Float32 { a as f32 as f64 } else { a })
+                    .map(|a| {
+                        if dt == DType::Float32 {
+                            a as f32 as f64
+                        } else {
+                            a
+                        }
+                    })
                     .collect();
                 let row = |r: usize| &all[r * n..(r + 1) * n];
                 let w = row(len);
@@ -400,7 +425,10 @@ mod tests {
                     }
                     // ||w2||^2 of the GPU's own w2 (its rounding may differ).
                     let (g, e) = (gc[len + 1], sq(&gw2));
-                    assert!((g - e).abs() <= norm_tol(e), "{what}: GPU ||w2||^2 {g} vs {e}");
+                    assert!(
+                        (g - e).abs() <= norm_tol(e),
+                        "{what}: GPU ||w2||^2 {g} vs {e}"
+                    );
                 }
             }
         }
