@@ -230,7 +230,7 @@ fn gpu_labels_and_measurements_match_cpu() {
         // 2.4M elements, so the numbering's scan runs in several phases; the
         // count is compared as the last element.
         gpu_matches_cpu("label 2-D noise, with its count", 0.0, |d| {
-            let (l, n) = nd::label(&cp::greater(&random(&[1531, 1567], seed, d), 0.45)?, None)?;
+            let (l, n) = nd::label(&cp::greater(random(&[1531, 1567], seed, d), 0.45)?, None)?;
             let count = cp::asarray(vec![n as i64])?;
             cp::concatenate(&[&l.ravel()?.astype(DType::Int64)?, &count], 0)
         });
