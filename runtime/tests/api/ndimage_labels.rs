@@ -230,7 +230,7 @@ fn gpu_labels_and_measurements_match_cpu() {
         // 2.4M elements, so the numbering's scan runs in several phases; the
         // count is compared as the last element.
         gpu_matches_cpu("label 2-D noise, with its count", 0.0, |d| {
-            let (l, n) = nd::label(&cp::greater(&random(&[1531, 1567], seed, d), 0.45)?, None)?;
+            let (l, n) = nd::label(&cp::greater(random(&[1531, 1567], seed, d), 0.45)?, None)?;
             let count = cp::asarray(vec![n as i64])?;
             cp::concatenate(&[&l.ravel()?.astype(DType::Int64)?, &count], 0)
         });
@@ -302,7 +302,8 @@ fn gpu_label_shapes_match_cpu() {
             .map(|x| 0.5 * (x + 1.0) > above)
             .collect()
     };
-    let cases: Vec<(&str, Vec<usize>, Box<dyn Fn(usize) -> bool>)> = vec![
+    type Mask = Box<dyn Fn(usize) -> bool>;
+    let cases: Vec<(&str, Vec<usize>, Mask)> = vec![
         ("all true", vec![1000, 1000], Box::new(|_| true)),
         ("all false", vec![300, 200], Box::new(|_| false)),
         ("stripes", vec![257, 300], Box::new(|i| (i / 300) % 2 == 0)),
