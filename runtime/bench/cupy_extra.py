@@ -243,6 +243,8 @@ def section_ndimage():
     case("zoom_order1_2048sq_x2", lambda: cnd.zoom(mid, 2.0, order=1), bytes_moved=4 * 5 * 2048 * 2048)
     bw = big > 0.5
     case("label_4096sq", lambda: cnd.label(bw), n_repeat=5, n_warmup=2)
+    dense = big > 0.05
+    case("label_4096sq_dense", lambda: cnd.label(dense), n_repeat=5, n_warmup=2)
     sparse_zeros = mid > 0.001
     case("distance_transform_edt_2048sq", lambda: cnd.distance_transform_edt(sparse_zeros), n_repeat=5, n_warmup=2)
     one_zero = cp.ones((2048, 2048), dtype=bool)

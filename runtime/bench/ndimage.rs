@@ -52,6 +52,13 @@ pub fn run(b: &mut Bench) -> cp::Result<()> {
     )?;
     let bw = cp::greater(&big, 0.5)?;
     b.case("label_4096sq", None, None, 5, 2, || nd::label(&bw, None))?;
+    drop(bw);
+    // Mostly true: long runs and one huge component (deep union-find trees).
+    let dense = cp::greater(&big, 0.05)?;
+    b.case("label_4096sq_dense", None, None, 5, 2, || {
+        nd::label(&dense, None)
+    })?;
+    drop(dense);
     let sparse_zeros = cp::greater(&mid, 0.001)?;
     b.case("distance_transform_edt_2048sq", None, None, 5, 2, || {
         nd::distance_transform_edt(&sparse_zeros, None, false)

@@ -383,6 +383,103 @@ fn gpu_edt_matches_cpu_on_hard_inputs() {
     edt_gpu_is_cpu("4-D", &[5, 6, 7, 8], None, |i| hash(i, 12) < 0.05);
 }
 
+/// `nd::label` of the mask `on(flat index)` of `shape` on `d`, raveled with
+/// its count as the last element (int64).
+fn label_with_count(
+    d: Device,
+    shape: &[usize],
+    structure: Option<&Array>,
+    on: impl Fn(usize) -> bool,
+) -> cp::Result<Array> {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n).map(|i| if on(i) { 1.0 } else { 0.0 }).collect();
+    let mask = cp::from_shape_vec(shape, v, cp::Order::C)?.to_device(&d)?;
+    let (l, count) = nd::label(&mask, structure)?;
+    let count = cp::asarray(vec![count as i64])?;
+    cp::concatenate(&[&l.ravel()?.astype(DType::Int64)?, &count], 0)
+}
+
+// The faces-only path links runs along the last axis inside 32-element
+// segments and skips redundant unions; these masks hit its edges: runs
+// across segments and rows, every element alone, one long component, thin
+// arrays (one row, one column), 3-D; the full structure takes the generic
+// kernel.
+#[test]
+fn gpu_label_shapes_match_cpu() {
+    let noise = |shape: &[usize], seed: u64, above: f64| -> Vec<bool> {
+        let n: usize = shape.iter().product();
+        crate::common::rnd(n, seed)
+            .into_iter()
+            .map(|x| 0.5 * (x + 1.0) > above)
+            .collect()
+    };
+    type Mask = Box<dyn Fn(usize) -> bool>;
+    let cases: Vec<(&str, Vec<usize>, Mask)> = vec![
+        ("all true", vec![1000, 1000], Box::new(|_| true)),
+        ("all false", vec![300, 200], Box::new(|_| false)),
+        ("stripes", vec![257, 300], Box::new(|i| (i / 300) % 2 == 0)),
+        (
+            "checkerboard",
+            vec![133, 129],
+            Box::new(|i| (i / 129 + i % 129) % 2 == 0),
+        ),
+        (
+            // Full rows joined at alternate ends: one component.
+            "snake",
+            vec![200, 150],
+            Box::new(|i| {
+                let (r, c) = (i / 150, i % 150);
+                r % 2 == 0 || (r % 4 == 1 && c == 149) || (r % 4 == 3 && c == 0)
+            }),
+        ),
+        (
+            // Columns joined only along the last row.
+            "comb",
+            vec![97, 70],
+            Box::new(|i| (i % 70) % 2 == 0 || i / 70 == 96),
+        ),
+        ("1 x N", vec![1, 5000], {
+            let m = noise(&[5000], 21, 0.3);
+            Box::new(move |i| m[i])
+        }),
+        ("N x 1", vec![5000, 1], {
+            let m = noise(&[5000], 22, 0.3);
+            Box::new(move |i| m[i])
+        }),
+        ("1-D", vec![4099], {
+            let m = noise(&[4099], 23, 0.2);
+            Box::new(move |i| m[i])
+        }),
+        ("3-D noise", vec![40, 37, 70], {
+            let m = noise(&[40, 37, 70], 24, 0.6);
+            Box::new(move |i| m[i])
+        }),
+        ("3-D dense", vec![30, 33, 65], {
+            let m = noise(&[30, 33, 65], 25, 0.1);
+            Box::new(move |i| m[i])
+        }),
+        ("2-D dense", vec![700, 650], {
+            let m = noise(&[700, 650], 26, 0.05);
+            Box::new(move |i| m[i])
+        }),
+    ];
+    for (what, shape, on) in &cases {
+        gpu_matches_cpu(&format!("label {what}"), 0.0, |d| {
+            label_with_count(d, shape, None, on)
+        });
+    }
+    let m = noise(&[500, 300], 27, 0.55);
+    gpu_matches_cpu("label noise, full structure", 0.0, |d| {
+        let s = nd::generate_binary_structure(2, 2)?;
+        label_with_count(d, &[500, 300], Some(&s), |i| m[i])
+    });
+    let m = noise(&[31, 29, 43], 28, 0.6);
+    gpu_matches_cpu("label 3-D noise, edges structure", 0.0, |d| {
+        let s = nd::generate_binary_structure(3, 2)?;
+        label_with_count(d, &[31, 29, 43], Some(&s), |i| m[i])
+    });
+}
+
 #[test]
 fn bad_input_is_an_error() {
     let x = cp::zeros([4usize, 5], DType::Float64).unwrap();

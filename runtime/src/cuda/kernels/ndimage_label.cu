@@ -25,7 +25,9 @@
 // own p[i], and only the root it found; the finds there are read-only
 // (a halving write racing a neighbour's final p[x] = m could store a
 // non-root over it, which left some elements labelled as another
-// component), and the links they read are ancestors or the root.
+// component), and the links they read are ancestors or the root. The
+// faces-only kernels below keep (1)-(4): their extra links (init's run
+// links, the flatten's writes to a thread's own p[i]) point at ancestors.
 
 // The root of x, halving the path on the way (used while merging: a
 // non-root's link only ever moves to an ancestor, (1) and (2) above).
@@ -94,6 +96,119 @@ extern "C" __global__ void cuprite_nd_label_flatten(long long* p, long long tota
   volatile long long* vp = p;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
     if (vp[i] >= 0) vp[i] = uf_root(vp, i);
+}
+
+// The faces-only structure (one tap per axis, -1 along it), which the
+// default label uses. Flat indices are cut into aligned 32-element
+// segments (one warp each; the grid-stride step is a multiple of 32). Runs
+// along the last axis are linked without atomics: init points each masked
+// element at the first element of its run inside its segment and row (a
+// smaller index in its component, itself a root: chains of one), so the
+// merge unions along the last axis only at a segment's first element.
+// Every link ever stored is then a run start: init's, a CAS's (roots are
+// run starts) and a halving write's (a copy of a link). I is unsigned int
+// when the total fits 31 bits (cheaper division), else long long.
+template <typename I>
+__device__ __forceinline__ void faces_init(const unsigned char* __restrict__ m, long long* p, I total, I w) {
+  const I step = (I)gridDim.x * blockDim.x;
+  const unsigned lane = threadIdx.x & 31u;
+  for (I base = (I)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < total; base += step) {
+    const I i = base + lane;
+    const bool on = i < total && m[i];
+    const unsigned bits = __ballot_sync(0xffffffffu, on);
+    if (i >= total) continue;
+    if (!on) {
+      p[i] = -1;
+      continue;
+    }
+    // The lane after the last unmasked one below this lane (0 if none).
+    const unsigned off = ~bits & ((1u << lane) - 1u);
+    const I first = base + (off ? 32 - __clz(off) : 0);
+    const I row = i - i % w;
+    p[i] = (long long)(first > row ? first : row);
+  }
+}
+
+extern "C" __global__ void cuprite_nd_label_faces_init(const unsigned char* __restrict__ m, long long* p,
+    long long total, long long w) {
+  if (total < (1ll << 31)) faces_init<unsigned>(m, p, (unsigned)total, (unsigned)w);
+  else faces_init<long long>(m, p, total, w);
+}
+
+// A masked element i unions with i - 1 only at a segment's first element
+// (init joined the rest of the run), and with j = i - strides[d] along an
+// earlier axis d only when i - 1 and j - 1 are not both masked: otherwise
+// i - 1 ~ j - 1 (that pair's own union, or by induction along the row),
+// i ~ i - 1 and j ~ j - 1 already join i and j.
+template <typename I>
+__device__ __forceinline__ void faces_merge(const unsigned char* __restrict__ m, long long* p, int nd,
+    const NdShape& strides, I total, I w) {
+  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (I)gridDim.x * blockDim.x) {
+    if (!m[i]) continue;
+    const bool left = i % w != 0 && m[i - 1];
+    if (left && (i & 31) == 0) uf_union(p, (long long)i, (long long)(i - 1));
+    for (int d = 0; d + 1 < nd; ++d) {
+      const I s = (I)strides.n[d];
+      // i's offset inside its block of axes d..; i's coordinate along d is
+      // nonzero where it reaches one stride.
+      const I pos = d == 0 ? i : i % (I)strides.n[d - 1];
+      if (pos < s) continue;
+      const I j = i - s;
+      if (m[j] && !(left && m[j - 1])) uf_union(p, (long long)i, (long long)j);
+    }
+  }
+}
+
+extern "C" __global__ void cuprite_nd_label_faces_merge(const unsigned char* __restrict__ m, long long* p, int nd,
+    NdShape strides, long long total, long long w) {
+  if (total < (1ll << 31)) faces_merge<unsigned>(m, p, nd, strides, (unsigned)total, (unsigned)w);
+  else faces_merge<long long>(m, p, nd, strides, total, w);
+}
+
+// Flatten in two passes. First the run starts find their roots; each
+// thread writes only its own p[i], and only ancestors of i (the links it
+// walks), so a start whose walk passes through another start's p may be
+// carried ahead by that start's own progress. Roots never change here.
+template <typename I>
+__device__ __forceinline__ bool faces_start(const unsigned char* __restrict__ m, I i, I w) {
+  return (i & 31) == 0 || i % w == 0 || !m[i - 1];
+}
+
+template <typename I>
+__device__ __forceinline__ void faces_flatten_starts(const unsigned char* __restrict__ m, long long* p, I total, I w) {
+  volatile long long* vp = p;
+  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (I)gridDim.x * blockDim.x) {
+    if (!m[i] || !faces_start(m, i, w)) continue;
+    long long q = vp[i];
+    while (true) {
+      const long long g = vp[q];
+      if (g == q) break;
+      vp[i] = g;
+      q = g;
+    }
+  }
+}
+
+extern "C" __global__ void cuprite_nd_label_faces_flatten_starts(const unsigned char* __restrict__ m, long long* p,
+    long long total, long long w) {
+  if (total < (1ll << 31)) faces_flatten_starts<unsigned>(m, p, (unsigned)total, (unsigned)w);
+  else faces_flatten_starts<long long>(m, p, total, w);
+}
+
+// Then every other masked element: its link is a run start (see above),
+// which now points at its root.
+template <typename I>
+__device__ __forceinline__ void faces_flatten_rest(const unsigned char* __restrict__ m, long long* p, I total, I w) {
+  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (I)gridDim.x * blockDim.x) {
+    if (!m[i] || faces_start(m, i, w)) continue;
+    p[i] = p[p[i]];
+  }
+}
+
+extern "C" __global__ void cuprite_nd_label_faces_flatten_rest(const unsigned char* __restrict__ m, long long* p,
+    long long total, long long w) {
+  if (total < (1ll << 31)) faces_flatten_rest<unsigned>(m, p, (unsigned)total, (unsigned)w);
+  else faces_flatten_rest<long long>(m, p, total, w);
 }
 
 // 1 where an element is its component's root (label numbering's scan input).

@@ -40,6 +40,36 @@ pub(super) fn label_roots(
     let taps = neighbors.len() / nd.max(1);
     let stream = current_stream();
     let (xp, pp) = (ptr(op, x)?, out.ptr(op)?);
+    if nd > 0 && faces_only(neighbors, nd) {
+        // Runs along the last axis linked in init (see the kernel's comment).
+        let w = x.shape()[nd - 1] as i64;
+        let pass = |name: &'static str, kernel: &str| -> Result<()> {
+            let mut a = KernelArgs::new();
+            a.push(xp).push(pp).push(total as i64).push(w);
+            launch(s, name, func(s, kernel)?, config(s, total), &stream, &mut a)
+        };
+        pass("nd_label_faces_init", "cuprite_nd_label_faces_init")?;
+        let mut a = KernelArgs::new();
+        a.push(xp).push(pp).push(nd as i32);
+        a.push(strides_arg(x.shape())).push(total as i64).push(w);
+        launch(
+            s,
+            "nd_label_faces_merge",
+            func(s, "cuprite_nd_label_faces_merge")?,
+            config(s, total),
+            &stream,
+            &mut a,
+        )?;
+        pass(
+            "nd_label_faces_flatten_starts",
+            "cuprite_nd_label_faces_flatten_starts",
+        )?;
+        pass(
+            "nd_label_faces_flatten_rest",
+            "cuprite_nd_label_faces_flatten_rest",
+        )?;
+        return Ok(out.storage);
+    }
     let mut a = KernelArgs::new();
     a.push(xp).push(pp).push(total as i64);
     launch(
@@ -81,6 +111,23 @@ pub(super) fn label_roots(
         &mut a,
     )?;
     Ok(out.storage)
+}
+
+/// Whether the taps are the faces-only structure: one per axis, -1 along
+/// it and 0 elsewhere (any order).
+fn faces_only(neighbors: &[i64], nd: usize) -> bool {
+    if neighbors.len() != nd * nd {
+        return false;
+    }
+    let mut seen = vec![false; nd];
+    for tap in neighbors.chunks(nd) {
+        let mut axes = tap.iter().enumerate().filter(|&(_, &o)| o != 0);
+        match (axes.next(), axes.next()) {
+            (Some((d, &-1)), None) if !seen[d] => seen[d] = true,
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Numbers the roots in C order: a flag per element that is its own root,
@@ -253,5 +300,19 @@ mod tests {
         let src = super::label_source();
         assert_eq!(crate::cuda::kernel_gen::template::unfilled(&src), None);
         crate::cuda::kernel_gen::helpers::dump_source("nd_label", &src);
+    }
+
+    #[test]
+    fn faces_only_is_one_minus_one_per_axis() {
+        use super::faces_only;
+        assert!(faces_only(&[-1], 1));
+        assert!(faces_only(&[-1, 0, 0, -1], 2));
+        assert!(faces_only(&[0, -1, -1, 0], 2));
+        assert!(faces_only(&[-1, 0, 0, 0, -1, 0, 0, 0, -1], 3));
+        assert!(!faces_only(&[-1, 0, -1, 0], 2));
+        assert!(!faces_only(&[-1, -1, -1, 0, 0, -1], 2));
+        assert!(!faces_only(&[-1, 0, 0, 1], 2));
+        assert!(!faces_only(&[-1, 0], 2));
+        assert!(!faces_only(&[], 1));
     }
 }
