@@ -2,12 +2,13 @@
 //! Lanczos, and `svds` through it.
 //!
 //! The Lanczos vectors are the rows of one device array, extended with full
-//! reorthogonalization after the three-term recurrence (see `basis`); the projected matrix `V^T A V` is small
-//! (ncv x ncv) and lives on the host, filled from the coefficients each step
-//! reads back. At a restart the k Ritz vectors nearest the wanted end
-//! become the new first rows (one device `matmul`) and the last residual
-//! direction follows them, so the projected matrix is an arrow plus a
-//! tridiagonal tail (Wu and Simon's thick restart).
+//! reorthogonalization after the three-term recurrence (see `basis`); the
+//! projected matrix `V^T A V` is small (ncv x ncv) and lives on the host,
+//! filled from the coefficients each step reads back. At a restart the k
+//! Ritz vectors nearest the wanted end become the new first rows (one
+//! device `matmul`) and the last residual direction follows them, so the
+//! projected matrix is an arrow plus a tridiagonal tail (Wu and Simon's
+//! thick restart).
 
 use num_complex::Complex64;
 
